@@ -1,0 +1,379 @@
+/* plat.h — the platform layer: the only primitives "kernel" code (drivers, iommu core, vfio,
+ * workloads) may use for threads, time, shared memory words, locks, RCU, MMIO and polling.
+ * It is not a general OS abstraction: it holds exactly what the DMA path needs, shaped so that
+ * the simulation backend (src/sim) can charge virtual time for each call without any caller
+ * changing. Two backends: native (real threads, real atomics) and sim (fibers, virtual time).
+ *
+ * Rules for callers:
+ *  - A word that several CPUs touch (lock, refcount, queue prod/cons, bitmap, counter) is a
+ *    plat_word32/plat_word64 and is accessed only through plat_load/store/cmpxchg/fetch_*:
+ *    the simulator tracks its cache line (owner, transfer latency by NUMA distance,
+ *    serialisation of contending atomics).
+ *  - Waiting is plat_poll() with a predicate, never an open-coded loop: the simulator parks
+ *    the waiting CPU until the watched word changes instead of spinning.
+ *  - Pure computation that the simulator should see is charged with plat_charge_ns().
+ *  - Accesses to simulated physical memory go through src/mem accessors, which charge
+ *    plat_mem_access() by the memory's home node.
+ */
+#ifndef IOMMULAB_PLAT_H
+#define IOMMULAB_PLAT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PLAT_CACHELINE 64
+
+#if defined(__x86_64__) || defined(__i386__)
+#define plat_cpu_relax() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define plat_cpu_relax() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define plat_cpu_relax() atomic_signal_fence(memory_order_seq_cst)
+#endif
+
+/* ---- tracked shared words ------------------------------------------------------------------ */
+
+typedef struct { _Atomic uint32_t v; } plat_word32;
+typedef struct { _Atomic uint64_t v; } plat_word64;
+
+/* Kinds of access reported to the simulator. */
+enum plat_access {
+	PLAT_ACC_READ = 0,  /* load: needs the line shared */
+	PLAT_ACC_WRITE = 1, /* store: needs the line exclusive */
+	PLAT_ACC_RMW = 2,   /* atomic read-modify-write: exclusive, serialised */
+};
+
+/* ---- polling ------------------------------------------------------------------------------- */
+
+/* A poll predicate: true when the value read at the watched address ends the wait. */
+typedef bool (*plat_poll_pred)(uint64_t value, void *arg);
+
+/* ---- MMIO ---------------------------------------------------------------------------------- */
+
+/* A device's register window, as seen by a CPU. The device implements read/write; plat adds
+ * the CPU→device cost (sim) and nothing else (native). */
+struct plat_mmio_ops {
+	uint64_t (*read)(void *ctx, uint64_t offset, unsigned size);
+	void (*write)(void *ctx, uint64_t offset, uint64_t value, unsigned size);
+};
+
+struct plat_mmio {
+	const struct plat_mmio_ops *ops;
+	void *ctx;
+	int node;      /* NUMA node the device sits on (MMIO latency depends on it) */
+	const char *name;
+};
+
+/* ---- backend interface (implemented by src/sim; NULL when native) -------------------------- */
+
+/* Thread and agent bodies (see plat_run_threads / plat_agent_start below). */
+typedef void (*plat_thread_fn)(unsigned idx, void *arg);
+struct plat_agent;
+typedef void (*plat_agent_fn)(struct plat_agent *agent, void *arg);
+
+struct plat_sim_ops {
+	void (*access)(const void *addr, enum plat_access kind);
+	void (*rmw_failed)(const void *addr); /* a cmpxchg lost: the simulator counts a retry */
+	uint64_t (*now_ns)(void);
+	void (*charge_ns)(uint64_t ns);
+	void (*delay_ns)(uint64_t ns);
+	int (*cpu_id)(void);
+	int (*poll)(const void *addr, unsigned size, plat_poll_pred pred, void *arg,
+		    uint64_t timeout_ns);
+	void (*wrote)(const void *addr);
+	void (*mem_access)(int home_node, size_t bytes, bool write);
+	void (*mmio)(const struct plat_mmio *m, bool write);
+	void (*track)(const void *addr, const char *name);
+	void (*yield)(void);
+	/* Threads and agents in simulation (added by src/sim): plat_run_threads,
+	 * plat_agent_start/should_stop/stop call these when plat_sim is set. */
+	int (*run_threads)(unsigned n, const int *cpus, plat_thread_fn fn, void *arg);
+	int (*agent_start)(const char *name, int node, plat_agent_fn fn, void *arg,
+			   struct plat_agent **out);
+	bool (*agent_should_stop)(const struct plat_agent *agent);
+	void (*agent_stop)(struct plat_agent *agent, const void *wake_addr);
+};
+
+/* The active simulator, or NULL when running natively. Set by plat_init(). */
+extern const struct plat_sim_ops *plat_sim;
+
+#define plat_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ---- engine set-up ------------------------------------------------------------------------- */
+
+enum plat_engine { PLAT_ENGINE_NATIVE = 0, PLAT_ENGINE_SIM = 1 };
+
+struct ilab_topo;
+
+struct plat_config {
+	enum plat_engine engine;
+	const struct ilab_topo *topo; /* the machine whose CPUs plat exposes; NULL = this host */
+	bool bind_threads;            /* native: pin each thread to a host PU (hwloc) */
+	const struct plat_sim_ops *sim; /* the sim backend's ops, when engine == SIM */
+};
+
+/* Initialise plat for one experiment. Returns 0 or a negative errno. Not thread-safe: call
+ * before any plat thread runs. plat_fini() undoes it. */
+int plat_init(const struct plat_config *cfg);
+void plat_fini(void);
+enum plat_engine plat_engine_kind(void);
+
+/* ---- CPU identity and threads -------------------------------------------------------------- */
+
+/* Number of CPUs of the modelled machine (the topology), and their NUMA nodes. */
+unsigned plat_cpu_count(void);
+unsigned plat_node_count(void);
+int plat_cpu_node(unsigned cpu);
+/* First CPU of a node, or -1; and the i-th CPU of a node. */
+int plat_node_cpu(unsigned node, unsigned i);
+unsigned plat_node_cpu_count(unsigned node);
+
+/* The calling thread's CPU in the modelled machine; -1 outside plat threads. */
+int plat_native_cpu_id(void);
+static inline int plat_cpu_id(void)
+{
+	if (plat_unlikely(plat_sim))
+		return plat_sim->cpu_id();
+	return plat_native_cpu_id();
+}
+static inline int plat_this_node(void)
+{
+	int cpu = plat_cpu_id();
+	return cpu < 0 ? 0 : plat_cpu_node((unsigned)cpu);
+}
+
+/* Run fn(i, arg) on n threads, thread i being CPU cpus[i] of the modelled machine; returns
+ * when all have returned. Natively, each thread is pinned to a host PU when bind_threads is
+ * set (modelled CPU i maps to host PU i % host PUs). Returns 0 or a negative errno. */
+int plat_run_threads(unsigned n, const int *cpus, plat_thread_fn fn, void *arg);
+
+/* A background agent (the SMMU model's consumer, a device): fn runs until it returns; it
+ * should wait for work with plat_poll() and return when plat_agent_should_stop() is true.
+ * Natively it is a thread; in simulation, an agent of the scheduler on the given node. */
+int plat_agent_start(const char *name, int node, plat_agent_fn fn, void *arg,
+		     struct plat_agent **out);
+bool plat_agent_should_stop(const struct plat_agent *agent);
+/* Ask the agent to stop, wake it (by writing the address it polls, wake_addr, which may be
+ * NULL) and wait for it to return. */
+void plat_agent_stop(struct plat_agent *agent, const void *wake_addr);
+
+/* ---- per-CPU data -------------------------------------------------------------------------- */
+
+/* An array of plat_cpu_count() zeroed elements, each on its own cache line(s). */
+void *plat_percpu_alloc(size_t elem_size);
+void plat_percpu_free(void *base);
+size_t plat_percpu_stride(const void *base);
+static inline void *plat_percpu_ptr(void *base, unsigned cpu)
+{
+	return (char *)base + (size_t)cpu * plat_percpu_stride(base);
+}
+/* This CPU's element; outside plat threads, CPU 0's. */
+static inline void *plat_this_cpu_ptr(void *base)
+{
+	int cpu = plat_cpu_id();
+	return plat_percpu_ptr(base, cpu < 0 ? 0u : (unsigned)cpu);
+}
+
+/* ---- time ---------------------------------------------------------------------------------- */
+
+uint64_t plat_native_now_ns(void);
+/* Monotonic ns: host clock natively, this CPU's virtual clock in simulation. */
+static inline uint64_t plat_now_ns(void)
+{
+	if (plat_unlikely(plat_sim))
+		return plat_sim->now_ns();
+	return plat_native_now_ns();
+}
+/* Charge pure computation (simulation); no-op natively, where real code takes real time. */
+static inline void plat_charge_ns(uint64_t ns)
+{
+	if (plat_unlikely(plat_sim))
+		plat_sim->charge_ns(ns);
+}
+/* Let time pass (a device's transfer time, a benchmark's -x delay): natively a busy-wait. */
+void plat_native_delay_ns(uint64_t ns);
+static inline void plat_delay_ns(uint64_t ns)
+{
+	if (plat_unlikely(plat_sim))
+		plat_sim->delay_ns(ns);
+	else
+		plat_native_delay_ns(ns);
+}
+
+/* ---- tracked accesses ---------------------------------------------------------------------- */
+
+static inline void plat__acc(const void *a, enum plat_access k)
+{
+	if (plat_unlikely(plat_sim))
+		plat_sim->access(a, k);
+}
+
+/* Give a tracked word a name for the simulator's per-line statistics (no-op natively). */
+static inline void plat_track(const void *addr, const char *name)
+{
+	if (plat_unlikely(plat_sim))
+		plat_sim->track(addr, name);
+}
+
+#define PLAT_WORD_OPS(bits)                                                                   \
+	static inline uint##bits##_t plat_load##bits(plat_word##bits *w)                      \
+	{                                                                                     \
+		plat__acc(w, PLAT_ACC_READ);                                                  \
+		return atomic_load_explicit(&w->v, memory_order_acquire);                    \
+	}                                                                                     \
+	static inline uint##bits##_t plat_load_relaxed##bits(plat_word##bits *w)              \
+	{                                                                                     \
+		plat__acc(w, PLAT_ACC_READ);                                                  \
+		return atomic_load_explicit(&w->v, memory_order_relaxed);                    \
+	}                                                                                     \
+	static inline void plat_store##bits(plat_word##bits *w, uint##bits##_t v)             \
+	{                                                                                     \
+		plat__acc(w, PLAT_ACC_WRITE);                                                 \
+		atomic_store_explicit(&w->v, v, memory_order_release);                       \
+	}                                                                                     \
+	static inline bool plat_cmpxchg##bits(plat_word##bits *w, uint##bits##_t *expected,   \
+					      uint##bits##_t desired)                         \
+	{                                                                                     \
+		plat__acc(w, PLAT_ACC_RMW);                                                   \
+		bool ok = atomic_compare_exchange_strong_explicit(                            \
+			&w->v, expected, desired, memory_order_acq_rel, memory_order_acquire); \
+		if (plat_unlikely(plat_sim) && !ok)                                           \
+			plat_sim->rmw_failed(w);                                              \
+		return ok;                                                                    \
+	}                                                                                     \
+	static inline uint##bits##_t plat_fetch_add##bits(plat_word##bits *w,                 \
+							  uint##bits##_t v)                   \
+	{                                                                                     \
+		plat__acc(w, PLAT_ACC_RMW);                                                   \
+		return atomic_fetch_add_explicit(&w->v, v, memory_order_acq_rel);            \
+	}                                                                                     \
+	static inline uint##bits##_t plat_fetch_sub##bits(plat_word##bits *w,                 \
+							  uint##bits##_t v)                   \
+	{                                                                                     \
+		plat__acc(w, PLAT_ACC_RMW);                                                   \
+		return atomic_fetch_sub_explicit(&w->v, v, memory_order_acq_rel);            \
+	}                                                                                     \
+	static inline uint##bits##_t plat_fetch_or##bits(plat_word##bits *w,                  \
+							 uint##bits##_t v)                    \
+	{                                                                                     \
+		plat__acc(w, PLAT_ACC_RMW);                                                   \
+		return atomic_fetch_or_explicit(&w->v, v, memory_order_acq_rel);             \
+	}                                                                                     \
+	static inline uint##bits##_t plat_fetch_and##bits(plat_word##bits *w,                 \
+							  uint##bits##_t v)                   \
+	{                                                                                     \
+		plat__acc(w, PLAT_ACC_RMW);                                                   \
+		return atomic_fetch_and_explicit(&w->v, v, memory_order_acq_rel);            \
+	}                                                                                     \
+	static inline uint##bits##_t plat_xchg##bits(plat_word##bits *w, uint##bits##_t v)    \
+	{                                                                                     \
+		plat__acc(w, PLAT_ACC_RMW);                                                   \
+		return atomic_exchange_explicit(&w->v, v, memory_order_acq_rel);             \
+	}
+
+PLAT_WORD_OPS(32)
+PLAT_WORD_OPS(64)
+#undef PLAT_WORD_OPS
+
+/* Full memory barrier between plain stores (e.g. PTEs) and a later doorbell. */
+static inline void plat_mb(void)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+/* ---- polling ------------------------------------------------------------------------------- */
+
+/* Wait until pred(*addr) is true; addr is a naturally aligned 4- or 8-byte word (size 4 or 8)
+ * written by another CPU or by a device. timeout_ns = 0 waits forever. Returns 0, or -ETIMEDOUT.
+ * Natively: spin with cpu_relax, backing off to sched_yield (the host has few cores).
+ * Simulated: the CPU parks until the word is written (see plat_wrote). */
+int plat_native_poll(const void *addr, unsigned size, plat_poll_pred pred, void *arg,
+		     uint64_t timeout_ns);
+static inline int plat_poll(const void *addr, unsigned size, plat_poll_pred pred, void *arg,
+			    uint64_t timeout_ns)
+{
+	if (plat_unlikely(plat_sim))
+		return plat_sim->poll(addr, size, pred, arg, timeout_ns);
+	return plat_native_poll(addr, size, pred, arg, timeout_ns);
+}
+/* Code that writes a polled word other than through plat_store/plat_fetch_* (a device model
+ * writing memory, an MMIO register) calls this so simulated pollers of addr re-check. */
+static inline void plat_wrote(const void *addr)
+{
+	if (plat_unlikely(plat_sim))
+		plat_sim->wrote(addr);
+}
+/* Give the host CPU away (natively sched_yield; in simulation, a scheduling point). */
+void plat_native_yield(void);
+static inline void plat_yield(void)
+{
+	if (plat_unlikely(plat_sim))
+		plat_sim->yield();
+	else
+		plat_native_yield();
+}
+
+/* ---- simulated physical memory and MMIO costs ---------------------------------------------- */
+
+/* Charge an access of `bytes` by the current agent to memory whose home is home_node. */
+static inline void plat_mem_access(int home_node, size_t bytes, bool write)
+{
+	if (plat_unlikely(plat_sim))
+		plat_sim->mem_access(home_node, bytes, write);
+}
+
+static inline uint32_t plat_mmio_read32(const struct plat_mmio *m, uint64_t off)
+{
+	if (plat_unlikely(plat_sim))
+		plat_sim->mmio(m, false);
+	return (uint32_t)m->ops->read(m->ctx, off, 4);
+}
+static inline uint64_t plat_mmio_read64(const struct plat_mmio *m, uint64_t off)
+{
+	if (plat_unlikely(plat_sim))
+		plat_sim->mmio(m, false);
+	return m->ops->read(m->ctx, off, 8);
+}
+static inline void plat_mmio_write32(const struct plat_mmio *m, uint64_t off, uint32_t v)
+{
+	if (plat_unlikely(plat_sim))
+		plat_sim->mmio(m, true);
+	m->ops->write(m->ctx, off, v, 4);
+}
+static inline void plat_mmio_write64(const struct plat_mmio *m, uint64_t off, uint64_t v)
+{
+	if (plat_unlikely(plat_sim))
+		plat_sim->mmio(m, true);
+	m->ops->write(m->ctx, off, v, 8);
+}
+
+/* ---- spinlock (tracked, built on plat words and plat_poll) --------------------------------- */
+
+typedef struct { plat_word32 locked; } plat_spinlock;
+
+#define PLAT_SPINLOCK_INIT { { 0 } }
+void plat_spin_init(plat_spinlock *l, const char *name);
+void plat_spin_lock(plat_spinlock *l);
+bool plat_spin_trylock(plat_spinlock *l);
+void plat_spin_unlock(plat_spinlock *l);
+
+/* ---- RCU (liburcu natively) ---------------------------------------------------------------- */
+
+void plat_rcu_read_lock(void);
+void plat_rcu_read_unlock(void);
+void plat_synchronize_rcu(void);
+/* Threads created by plat_run_threads / plat_agent_start are registered automatically; other
+ * threads that use RCU read sections register themselves. */
+void plat_rcu_register_thread(void);
+void plat_rcu_unregister_thread(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IOMMULAB_PLAT_H */

@@ -1,0 +1,177 @@
+/* sim.h — the deterministic timing simulator behind plat (engine "sim"): machine profiles
+ * (YAML cost constants), the simulator object (fibers, virtual clocks, cost model) and its
+ * statistics as JSON. It is not the platform API: kernel-style code keeps calling plat_*; this
+ * header is for whoever sets up an experiment (the CLI, tests, benchmarks).
+ *
+ * Typical use:
+ *   struct ilab_profile prof;
+ *   ilab_profile_load("profiles/kunpeng920.yaml", &prof, err, sizeof(err));
+ *   ilab_topo_load(prof.topology, &topo, err, sizeof(err));
+ *   ilab_sim_create_topo(topo, &prof, &(struct ilab_sim_config){ .seed = 1 }, &sim, err, n);
+ *   plat_init(&(struct plat_config){ .engine = PLAT_ENGINE_SIM, .topo = topo,
+ *                                     .sim = ilab_sim_ops(sim) });
+ *   ... plat_run_threads(...) ...      (runs as fibers in virtual time)
+ *   ilab_sim_json_write(sim, stdout);
+ *   plat_fini(); ilab_sim_destroy(sim);
+ * See docs/simulation.md for the model.
+ */
+#ifndef IOMMULAB_SIM_H
+#define IOMMULAB_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iommulab/plat.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- machine profile ------------------------------------------------------------------------ */
+
+#define ILAB_PROFILE_NAME_MAX 64
+#define ILAB_PROFILE_PATH_MAX 512
+#define ILAB_PROFILE_MAX_DIST 16
+#define ILAB_PROFILE_MAX_COMPUTE 32
+
+/* A cost that depends on the SLIT distance d between two nodes (10 = same node). Without a
+ * table, the documented formula of each field is used (see docs/simulation.md); with a table,
+ * every distance that occurs in the topology must be listed. */
+struct ilab_dist_cost {
+	uint64_t local_ns; /* the cost at distance 10 */
+	unsigned nr;       /* table entries; 0 = formula */
+	unsigned distance[ILAB_PROFILE_MAX_DIST];
+	uint64_t ns[ILAB_PROFILE_MAX_DIST];
+};
+
+struct ilab_compute_cost {
+	char name[ILAB_PROFILE_NAME_MAX];
+	uint64_t ns;
+};
+
+/* Every constant of the cost model, in nanoseconds of the modelled machine. */
+struct ilab_profile {
+	char name[ILAB_PROFILE_NAME_MAX];
+	char topology[ILAB_PROFILE_PATH_MAX]; /* topo spec: preset, hwloc XML or synthetic: */
+	char source[ILAB_PROFILE_PATH_MAX];   /* file it was loaded from */
+
+	/* memory: load-to-use latency of one cache line from a node's DRAM.
+	 * formula: mem(d) = memory.local_ns * d / 10 (ACPI SLIT: relative latency). */
+	struct ilab_dist_cost mem;
+	uint64_t mem_line_ns; /* each further line of a multi-line access (streaming) */
+
+	/* tracked shared words (cache lines) */
+	uint64_t cache_hit_ns;     /* load/store on a line already held in the right state */
+	uint64_t atomic_local_ns;  /* atomic RMW on a line held exclusively by this CPU */
+	/* cache-to-cache transfer. formula: xfer(d) = transfer_local_ns + mem(d) - mem(10) */
+	struct ilab_dist_cost transfer;
+
+	/* MMIO from a CPU to a device register.
+	 * formula: read(d) = read_local_ns + mem(d) - mem(10) (non-posted: a round trip);
+	 *          write(d) = write_local_ns + (mem(d) - mem(10)) / 2 (posted: one way). */
+	struct ilab_dist_cost mmio_read;
+	struct ilab_dist_cost mmio_write;
+
+	/* SMMU-side costs (the SMMU's memory accesses are charged by memory latency from its
+	 * node to the memory's home node, like any agent's). */
+	uint64_t smmu_command_ns;    /* consume and execute one command-queue entry */
+	uint64_t smmu_sync_ns;       /* extra for CMD_SYNC completion signalling */
+	uint64_t smmu_tlb_lookup_ns; /* one TLB / walk-cache lookup */
+
+	/* named compute charges for driver code (plat_charge_ns), looked up by name */
+	unsigned nr_compute;
+	struct ilab_compute_cost compute[ILAB_PROFILE_MAX_COMPUTE];
+};
+
+/* Load a profile from a YAML file. Returns 0, or a negative errno with err receiving
+ * "file:line:column: what is wrong" (-EINVAL for malformed content, -ENOENT etc. for I/O). */
+int ilab_profile_load(const char *path, struct ilab_profile *prof, char *err, size_t errlen);
+/* The same from a string; name is used in messages in place of the file name. */
+int ilab_profile_parse(const char *text, size_t len, const char *name, struct ilab_profile *prof,
+		       char *err, size_t errlen);
+/* A named compute charge (profile "compute:" section), or dflt when the profile has none. */
+uint64_t ilab_profile_compute_ns(const struct ilab_profile *prof, const char *name,
+				 uint64_t dflt);
+/* Cost at SLIT distance d for one of the profile's distance costs (kind selects the formula):
+ * returns 0 and sets *ns, or -ENOENT when a table lacks d. */
+enum ilab_dist_kind { ILAB_DIST_MEM, ILAB_DIST_TRANSFER, ILAB_DIST_MMIO_READ, ILAB_DIST_MMIO_WRITE };
+int ilab_profile_dist_ns(const struct ilab_profile *prof, enum ilab_dist_kind kind, unsigned d,
+			 uint64_t *ns);
+
+/* ---- the simulator ------------------------------------------------------------------------- */
+
+struct ilab_sim;
+struct ilab_topo;
+
+/* The machine as the cost model needs it (ilab_sim_create_topo fills it from a topology). */
+struct ilab_sim_machine {
+	unsigned nr_nodes;        /* 1..64 */
+	unsigned nr_cpus;         /* >= 1 */
+	const int *cpu_node;      /* nr_cpus entries */
+	const unsigned *distance; /* nr_nodes * nr_nodes SLIT, row-major, 10 on the diagonal */
+};
+
+struct ilab_sim_config {
+	uint64_t seed;          /* for ilab_sim_rand(); recorded in the JSON */
+	size_t stack_bytes;     /* per fiber; 0 = 256 KiB (1 MiB under ASan) */
+	uint64_t time_limit_ns; /* a wait still pending past this virtual time fails with
+				 * -ETIME; 0 = 1000 s of virtual time */
+};
+
+int ilab_sim_create(const struct ilab_sim_machine *m, const struct ilab_profile *prof,
+		    const struct ilab_sim_config *cfg, struct ilab_sim **out, char *err,
+		    size_t errlen);
+int ilab_sim_create_topo(const struct ilab_topo *t, const struct ilab_profile *prof,
+			 const struct ilab_sim_config *cfg, struct ilab_sim **out, char *err,
+			 size_t errlen);
+/* Fibers still parked (after a deadlock) are abandoned: their stacks are freed unwound. */
+void ilab_sim_destroy(struct ilab_sim *s);
+
+/* The plat backend ops of this simulator, for plat_config.sim. The ops act on the simulator
+ * most recently passed here (one simulator is active at a time per process). */
+const struct plat_sim_ops *ilab_sim_ops(struct ilab_sim *s);
+
+/* The same operations as plat_run_threads / plat_agent_* in simulation (plat dispatches to
+ * them through the ops; tests may call them directly). They act on the active simulator.
+ * A wait that can never end (every fiber parked, no timer pending) returns -EDEADLK and
+ * ilab_sim_error() describes who waits on what; the simulator then refuses further waits. */
+int ilab_sim_run_threads(unsigned n, const int *cpus, plat_thread_fn fn, void *arg);
+int ilab_sim_agent_start(const char *name, int node, plat_agent_fn fn, void *arg,
+			 struct plat_agent **out);
+bool ilab_sim_agent_should_stop(const struct plat_agent *agent);
+void ilab_sim_agent_stop(struct plat_agent *agent, const void *wake_addr);
+
+/* Virtual time of the set-up context (the code that called ilab_sim_run_threads). */
+uint64_t ilab_sim_now_ns(const struct ilab_sim *s);
+/* Last error (deadlock report, time limit), or "" */
+const char *ilab_sim_error(const struct ilab_sim *s);
+/* Deterministic pseudo-random numbers from the seed (splitmix64). */
+uint64_t ilab_sim_rand(struct ilab_sim *s);
+/* Cost model queries, in ns, between nodes (for models that charge themselves). */
+uint64_t ilab_sim_mem_ns(const struct ilab_sim *s, unsigned from_node, unsigned home_node);
+uint64_t ilab_sim_transfer_ns(const struct ilab_sim *s, unsigned from_node, unsigned to_node);
+uint64_t ilab_sim_mmio_ns(const struct ilab_sim *s, unsigned cpu_node, unsigned dev_node,
+			  bool write);
+const struct ilab_profile *ilab_sim_profile(const struct ilab_sim *s);
+
+/* Record one sample of a named distribution (e.g. "smmu0.cmd_sync_ns", "smmu0.cmdq_used")
+ * in the active simulator's statistics: count, sum, min, max and log2 buckets. No-op when no
+ * simulator is active. name must stay valid until the simulator is destroyed. */
+void ilab_sim_sample(const char *name, uint64_t value);
+
+/* ---- statistics ---------------------------------------------------------------------------- */
+
+/* All statistics as one JSON document (sorted keys, exact integers, no host times): the same
+ * inputs and seed give byte-identical output. Returns a malloc'd string (free() it) or NULL. */
+char *ilab_sim_json_dumps(const struct ilab_sim *s);
+int ilab_sim_json_write(const struct ilab_sim *s, FILE *f);
+/* The same as a jansson json_t (new reference), for embedding in a larger result. */
+struct json_t;
+struct json_t *ilab_sim_json(const struct ilab_sim *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IOMMULAB_SIM_H */

@@ -1,0 +1,357 @@
+/* cmdq.c — the command-queue consumer: a queue object (base, size, PROD/CONS, error state) and
+ * the decode/execute of every command (IHI 0070 chapter 4). Not the register file (regs.c). */
+#include "smmuv3_internal.h"
+
+/* ---- the queue object ------------------------------------------------------------------------
+ * Everything kind-specific is behind these four helpers, so SMMUv3.3 ECMDQs (per-queue
+ * PROD.EN/CONS.ENACK and CONS.ERR/PROD.ERRACK instead of CR0.CMDQEN and GERROR.CMDQ_ERR) can be
+ * added as more instances of the same consumer. */
+static bool q_enabled(const struct smmu *s, const struct smmu_cmdq *q)
+{
+    (void)q;
+    return s->cr0 & CR0_CMDQEN;
+}
+
+static bool q_error_active(const struct smmu *s, const struct smmu_cmdq *q)
+{
+    (void)q;
+    return (s->gerror ^ s->gerrorn) & GERROR_CMDQ_ERR;
+}
+
+static void q_raise_error(struct smmu *s, struct smmu_cmdq *q, unsigned code)
+{
+    uint32_t c = atomic_load_explicit(&q->cons, memory_order_relaxed);
+    c = (c & ~CMDQ_CONS_ERR_MASK) | ((uint32_t)code << CMDQ_CONS_ERR_SHIFT);
+    atomic_store_explicit(&q->cons, c, memory_order_release);
+    if (code == CERROR_ILL)
+        q->st.cerror_ill++;
+    else
+        q->st.cerror_abt++;
+    smmu_trace(s, "cmdq_error", q->index, code);
+    smmu_gerror_raise(s, GERROR_CMDQ_ERR);
+}
+
+static unsigned q_log2(const struct smmu_cmdq *q)
+{
+    unsigned l = (unsigned)(q->base & Q_BASE_LOG2SIZE_MASK);
+    return l > q->max_log2 ? q->max_log2 : l; /* capped at IDR1.CMDQS (§6.3.25) */
+}
+
+void smmu_cmdq_reset(struct smmu *s)
+{
+    for (unsigned i = 0; i < SMMU_NUM_CMDQ; i++) {
+        struct smmu_cmdq *q = &s->cmdq[i];
+        q->kind = CMDQ_KIND_MAIN;
+        q->index = i;
+        q->base = 0;
+        q->max_log2 = s->cfg.cmdqs;
+        atomic_store(&q->prod, 0);
+        atomic_store(&q->cons, 0);
+    }
+}
+
+/* ---- command fields (§4.1.6, §4.3–4.7) -------------------------------------------------------- */
+#define C_OP GENMASK64(7, 0)
+#define C_GLOBAL BIT64(9)
+#define C_SSV BIT64(11)
+#define C_SSID GENMASK64(31, 12)
+#define C_SID GENMASK64(63, 32)
+#define C_VMID GENMASK64(47, 32)
+#define C_ASID GENMASK64(63, 48)
+#define C_NUM GENMASK64(16, 12)
+#define C_SCALE GENMASK64(24, 20) /* bit 25 RES0 when IDR5.DS == 0 */
+#define C_LEAF BIT64(0)
+#define C_TTL GENMASK64(9, 8)
+#define C_TG GENMASK64(11, 10)
+#define C_ADDR GENMASK64(63, 12)
+
+enum {
+    OP_PREFETCH_CONFIG = 0x01,
+    OP_PREFETCH_ADDR = 0x02,
+    OP_CFGI_STE = 0x03,
+    OP_CFGI_STE_RANGE = 0x04,
+    OP_CFGI_CD = 0x05,
+    OP_CFGI_CD_ALL = 0x06,
+    OP_TLBI_NH_ALL = 0x10,
+    OP_TLBI_NH_ASID = 0x11,
+    OP_TLBI_NH_VA = 0x12,
+    OP_TLBI_NH_VAA = 0x13,
+    OP_TLBI_EL2_ALL = 0x20,
+    OP_TLBI_EL2_ASID = 0x21,
+    OP_TLBI_EL2_VA = 0x22,
+    OP_TLBI_EL2_VAA = 0x23,
+    OP_TLBI_NSNH_ALL = 0x30,
+    OP_ATC_INV = 0x40,
+    OP_CMD_SYNC = 0x46,
+};
+
+/* The defined (non-RES0) bits of each command this model accepts. §4.1.5 lets an
+ * implementation either ignore Reserved fields or detect them as malformed; this model
+ * detects them, so every RES0 bit set gives CERROR_ILL. SSec (bit 10) is never listed: on the
+ * Non-secure queue SSec == 1 is ILLEGAL (§4.1.6). Opcodes absent here — Reserved, EL3, stage 2
+ * (no S2P), PRI_RESP (no PRI), RESUME/STALL_TERM (no stalls), CFGI_VMS_PIDM, IMPLEMENTATION
+ * DEFINED — are CERROR_ILL. */
+static bool cmd_fields(const struct smmu *s, unsigned op, uint64_t *m0, uint64_t *m1)
+{
+    const uint64_t rng0 = s->cfg.ril ? (C_NUM | C_SCALE) : 0;
+    const uint64_t rng1 = s->cfg.ril ? (C_TTL | C_TG) : 0;
+    switch (op) {
+    case OP_PREFETCH_CONFIG:
+        *m0 = C_OP | C_SSV | C_SSID | C_SID, *m1 = 0;
+        return true;
+    case OP_PREFETCH_ADDR: /* Size [4:0], Stride [9:5], Address [63:12] */
+        *m0 = C_OP | C_SSV | C_SSID | C_SID, *m1 = GENMASK64(9, 0) | C_ADDR;
+        return true;
+    case OP_CFGI_STE:
+        *m0 = C_OP | C_SID, *m1 = C_LEAF;
+        return true;
+    case OP_CFGI_STE_RANGE:
+        *m0 = C_OP | C_SID, *m1 = GENMASK64(4, 0);
+        return true;
+    case OP_CFGI_CD:
+        *m0 = C_OP | C_SSID | C_SID, *m1 = C_LEAF;
+        return true;
+    case OP_CFGI_CD_ALL:
+        *m0 = C_OP | C_SID, *m1 = 0;
+        return true;
+    case OP_TLBI_NH_ALL:
+        *m0 = C_OP | C_VMID, *m1 = 0;
+        return true;
+    case OP_TLBI_NH_ASID:
+        *m0 = C_OP | C_VMID | C_ASID, *m1 = 0;
+        return true;
+    case OP_TLBI_NH_VA:
+        *m0 = C_OP | rng0 | C_VMID | C_ASID, *m1 = C_LEAF | rng1 | C_ADDR;
+        return true;
+    case OP_TLBI_NH_VAA:
+        *m0 = C_OP | rng0 | C_VMID, *m1 = C_LEAF | rng1 | C_ADDR;
+        return true;
+    case OP_TLBI_EL2_ALL:
+        *m0 = C_OP, *m1 = 0;
+        return s->cfg.hyp;
+    case OP_TLBI_EL2_ASID:
+        *m0 = C_OP | C_ASID, *m1 = 0;
+        return s->cfg.hyp;
+    case OP_TLBI_EL2_VA:
+        *m0 = C_OP | rng0 | C_ASID, *m1 = C_LEAF | rng1 | C_ADDR;
+        return s->cfg.hyp;
+    case OP_TLBI_EL2_VAA:
+        *m0 = C_OP | rng0, *m1 = C_LEAF | rng1 | C_ADDR;
+        return s->cfg.hyp;
+    case OP_TLBI_NSNH_ALL:
+        *m0 = C_OP, *m1 = 0;
+        return true;
+    case OP_ATC_INV: /* Global bit 9, SSV, SSID, SID; Size [5:0], Address [63:12] */
+        *m0 = C_OP | C_GLOBAL | C_SSV | C_SSID | C_SID, *m1 = GENMASK64(5, 0) | C_ADDR;
+        return s->cfg.ats;
+    case OP_CMD_SYNC: /* CS [13:12], MSH [23:22], MSIAttr [27:24], MSIData [63:32]; MSIAddr [51:2] */
+        *m0 = C_OP | GENMASK64(13, 12) | GENMASK64(23, 22) | GENMASK64(27, 24) | GENMASK64(63, 32);
+        *m1 = GENMASK64(51, 2);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Sign-extend bit 55 into the top byte, the canonical form the TLB stores (TBI aware). */
+static inline uint64_t canon(uint64_t va)
+{
+    return (va & BIT64(55)) ? (va | GENMASK64(63, 56)) : (va & ~GENMASK64(63, 56));
+}
+
+/* Address-based TLBI scope (§4.4.1.1): without TG, the one address (any entry containing it);
+ * with TG, Range = (NUM+1) * 2^SCALE granules starting at Address. TTL only narrows the
+ * required scope, so ignoring it over-invalidates, which §4.4 permits. */
+static int tlbi_va_scope(const struct smmu *s, uint64_t d0, uint64_t d1, struct smmu_inv *m)
+{
+    uint64_t addr = canon(d1 & C_ADDR);
+    unsigned tg = (unsigned)fld(d1, 11, 10), ttl = (unsigned)fld(d1, 9, 8);
+    unsigned num = (unsigned)fld(d0, 16, 12), scale = (unsigned)fld(d0, 24, 20);
+    m->ranged = true;
+    m->leaf_only = d1 & C_LEAF;
+    if (!s->cfg.ril || tg == 0) {
+        if (num || scale || ttl)
+            return CERROR_ILL; /* RES0 when TG == 0 */
+        m->lo = m->hi = addr;
+        return CERROR_NONE;
+    }
+    if (tg == 2 && ttl == 1)
+        return CERROR_ILL; /* 16K level-1 leaf needs IDR5.DS (§4.4.1.1) */
+    unsigned tgshift = tg == 1 ? 12 : tg == 2 ? 14 : 16;
+    unsigned shift = scale + tgshift; /* <= 24 + 16 */
+    uint64_t span = (uint64_t)(num + 1) << shift;
+    m->lo = addr;
+    m->hi = addr + span - 1;
+    if (m->hi < m->lo)
+        m->hi = UINT64_MAX; /* no wrap into the bottom of the address space */
+    return CERROR_NONE;
+}
+
+static int exec_cmd(struct smmu *s, struct smmu_cmdq *q, uint64_t d0, uint64_t d1)
+{
+    unsigned op = (unsigned)(d0 & 0xFF);
+    uint64_t m0, m1;
+    if (!cmd_fields(s, op, &m0, &m1) || (d0 & ~m0) || (d1 & ~m1))
+        return CERROR_ILL;
+    const uint32_t sid = (uint32_t)(d0 >> 32);
+    struct smmu_inv m = {.any_vmid = true, .amode = INV_ASID_ANY};
+    const uint16_t asid = (uint16_t)fld(d0, 63, 48);
+    int rc;
+
+    switch (op) {
+    case OP_PREFETCH_CONFIG:
+    case OP_PREFETCH_ADDR:
+    case OP_ATC_INV:
+        /* Prefetch is a hint (§4.2) and there is no ATC to invalidate (no ATS translated
+         * traffic is modelled): legal, no effect. */
+        break;
+    case OP_CFGI_STE:
+        smmu_cfg_inv_ste_range(s, sid, sid);
+        break;
+    case OP_CFGI_STE_RANGE: {
+        /* §4.3.2: 2^(Range+1) StreamIDs from StreamID aligned down; Range 31 = CFGI_ALL. */
+        unsigned n = (unsigned)fld(d1, 4, 0) + 1;
+        uint32_t mask = n >= 32 ? UINT32_MAX : ((1u << n) - 1);
+        smmu_cfg_inv_ste_range(s, sid & ~mask, (sid & ~mask) | mask);
+        break;
+    }
+    case OP_CFGI_CD:
+        smmu_cfg_inv_cd(s, sid, false, (uint32_t)fld(d0, 31, 12));
+        break;
+    case OP_CFGI_CD_ALL:
+        smmu_cfg_inv_cd(s, sid, true, 0);
+        break;
+    case OP_TLBI_NH_ALL:
+        m.regime = REGIME_EL1;
+        smmu_tlbi(s, &m);
+        break;
+    case OP_TLBI_NH_ASID:
+        m.regime = REGIME_EL1;
+        m.amode = INV_ASID_NONGLOBAL; /* global entries are not ASID-scoped */
+        m.asid = asid;
+        smmu_tlbi(s, &m);
+        break;
+    case OP_TLBI_NH_VA:
+    case OP_TLBI_NH_VAA:
+    case OP_TLBI_EL2_VA:
+    case OP_TLBI_EL2_VAA:
+        m.regime = (op == OP_TLBI_NH_VA || op == OP_TLBI_NH_VAA) ? REGIME_EL1 : REGIME_EL2;
+        /* VMID is not a tag in a stage-1-only SMMU: every entry has VMID 0 whatever the
+         * command says, so match any (over-invalidation is permitted, §4.4). */
+        m.any_vmid = false;
+        m.vmid = 0;
+        if (op == OP_TLBI_NH_VA || op == OP_TLBI_EL2_VA) {
+            m.amode = INV_ASID_OR_GLOBAL;
+            m.asid = asid;
+        }
+        rc = tlbi_va_scope(s, d0, d1, &m);
+        if (rc)
+            return rc;
+        smmu_tlbi(s, &m);
+        break;
+    case OP_TLBI_EL2_ALL:
+        m.regime = REGIME_EL2;
+        smmu_tlbi(s, &m);
+        break;
+    case OP_TLBI_EL2_ASID:
+        m.regime = REGIME_EL2;
+        m.amode = INV_ASID_NONGLOBAL;
+        m.asid = asid;
+        smmu_tlbi(s, &m);
+        break;
+    case OP_TLBI_NSNH_ALL:
+        m.any_regime = true;
+        smmu_tlbi(s, &m);
+        break;
+    case OP_CMD_SYNC: {
+        /* Everything before the CMD_SYNC has completed: this model executes each command to
+         * completion before CONS moves past it (§4.7.3). */
+        unsigned cs = (unsigned)fld(d0, 13, 12);
+        if (cs == 3)
+            return CERROR_ILL; /* Reserved */
+        if (cs == 1) { /* SIG_IRQ */
+            uint64_t msiaddr = d1 & GENMASK64(51, 2);
+            if (s->cfg.msi && msiaddr) {
+                if (!smmu_msi_write(s, msiaddr, (uint32_t)(d0 >> 32)))
+                    smmu_gerror_raise(s, GERROR_MSI_CMDQ_ABT_ERR);
+                q->st.syncs_msi++;
+            } else {
+                s->st.irq_pulses++;
+                if (s->ops.irq)
+                    s->ops.irq(s->ctx, SMMU_IRQ_CMD_SYNC);
+                q->st.syncs_irq++;
+            }
+        } else if (cs == 2 && s->cfg.sev) { /* SIG_SEV; without IDR0.SEV it is SIG_NONE */
+            s->st.irq_pulses++;
+            if (s->ops.irq)
+                s->ops.irq(s->ctx, SMMU_IRQ_SEV);
+            q->st.syncs_sev++;
+        }
+        break;
+    }
+    }
+    return CERROR_NONE;
+}
+
+/* Consume up to `max` commands of queue `q`. Called with the model lock held. */
+static unsigned consume(struct smmu *s, struct smmu_cmdq *q, unsigned max)
+{
+    unsigned n = 0;
+    while (n < max) {
+        if (!q_enabled(s, q) || q_error_active(s, q))
+            break;
+        const unsigned log2 = q_log2(q);
+        const uint32_t m = (2u << log2) - 1; /* index + wrap bit */
+        const uint32_t prod = atomic_load_explicit(&q->prod, memory_order_acquire) & m;
+        const uint32_t consv = atomic_load_explicit(&q->cons, memory_order_relaxed);
+        const uint32_t c = consv & m;
+        if (prod == c)
+            break;
+        const uint64_t qbytes = (uint64_t)16 << log2;
+        const uint64_t base = q->base & Q_BASE_ADDR_MASK & ~(qbytes - 1);
+        uint8_t b[16];
+        if (smmu_mem_read(s, base + (uint64_t)(c & (m >> 1)) * 16, b, sizeof(b))) {
+            q_raise_error(s, q, CERROR_ABT);
+            break;
+        }
+        const uint64_t d0 = le64(b), d1 = le64(b + 8);
+        smmu_trace(s, "cmd", d0, d1);
+        int err = exec_cmd(s, q, d0, d1);
+        if (err) {
+            q_raise_error(s, q, (unsigned)err);
+            break;
+        }
+        /* CONS advances only after the command completed (§4.1.4). */
+        uint32_t nc = ((c + 1) & m) | (consv & CMDQ_CONS_ERR_MASK);
+        atomic_store_explicit(&q->cons, nc, memory_order_release);
+        q->st.commands++;
+        q->st.by_opcode[d0 & 0xFF]++;
+        n++;
+    }
+    return n;
+}
+
+#define CMDQ_CHUNK 32u
+
+unsigned smmu_process_commands(struct smmu *s, unsigned max_cmds)
+{
+    unsigned total = 0;
+    for (unsigned i = 0; i < SMMU_NUM_CMDQ && total < max_cmds; i++) {
+        struct smmu_cmdq *q = &s->cmdq[i];
+        /* Lock-free idle check: a polling model thread costs two loads when nothing is queued. */
+        uint32_t p = atomic_load_explicit(&q->prod, memory_order_acquire);
+        uint32_t c = atomic_load_explicit(&q->cons, memory_order_acquire);
+        if (((p ^ c) & Q_IDX_MASK) == 0)
+            continue;
+        while (total < max_cmds) {
+            unsigned chunk = max_cmds - total < CMDQ_CHUNK ? max_cmds - total : CMDQ_CHUNK;
+            smmu_lock(s);
+            unsigned k = consume(s, q, chunk);
+            smmu_unlock(s);
+            total += k;
+            if (k < chunk)
+                break;
+        }
+    }
+    return total;
+}

@@ -1,0 +1,53 @@
+/* cost.c — turns a machine profile and the topology's SLIT into the simulator's cost
+ * matrices (memory latency, cache-line transfer, MMIO read and write, for every pair of
+ * nodes). It is not where costs are charged (lines.c, ops.c) nor where the formulas are
+ * defined (profile.c, ilab_profile_dist_ns).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sim/sim_internal.h"
+
+static int fill(struct ilab_sim *s, enum ilab_dist_kind kind, uint64_t *m, const char *what,
+		char *err, size_t errlen)
+{
+	unsigned n = s->nr_nodes;
+
+	for (unsigned a = 0; a < n; a++)
+		for (unsigned b = 0; b < n; b++) {
+			unsigned d = s->distance[a * n + b];
+
+			if (ilab_profile_dist_ns(&s->prof, kind, d, &m[a * n + b])) {
+				if (err)
+					snprintf(err, errlen,
+						 "%s: %s table has no entry for distance %u "
+						 "(nodes %u -> %u)",
+						 s->prof.source[0] ? s->prof.source : "profile", what, d,
+						 a, b);
+				return -EINVAL;
+			}
+		}
+	return 0;
+}
+
+int sim_cost_init(struct ilab_sim *s, char *err, size_t errlen)
+{
+	size_t nn = (size_t)s->nr_nodes * s->nr_nodes;
+	int rc;
+
+	s->mem_ns = calloc(nn, sizeof(uint64_t));
+	s->xfer_ns = calloc(nn, sizeof(uint64_t));
+	s->mmio_rd_ns = calloc(nn, sizeof(uint64_t));
+	s->mmio_wr_ns = calloc(nn, sizeof(uint64_t));
+	if (!s->mem_ns || !s->xfer_ns || !s->mmio_rd_ns || !s->mmio_wr_ns)
+		return -ENOMEM;
+	rc = fill(s, ILAB_DIST_MEM, s->mem_ns, "memory latency", err, errlen);
+	if (!rc)
+		rc = fill(s, ILAB_DIST_TRANSFER, s->xfer_ns, "cache transfer", err, errlen);
+	if (!rc)
+		rc = fill(s, ILAB_DIST_MMIO_READ, s->mmio_rd_ns, "MMIO read", err, errlen);
+	if (!rc)
+		rc = fill(s, ILAB_DIST_MMIO_WRITE, s->mmio_wr_ns, "MMIO write", err, errlen);
+	return rc;
+}

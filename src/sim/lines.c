@@ -1,0 +1,307 @@
+/* lines.c — the cache-line model of tracked shared words: a hash table keyed by address >> 6,
+ * each line with its owner, sharers, where its freshest copy is, and until when it is busy, so
+ * that contending accesses serialise and pay transfer latency by NUMA distance. Also the
+ * waiters parked on a line by plat_poll. It is not a cache simulator: only tracked words (and
+ * polled words) have lines, capacity and associativity are not modelled.
+ *
+ * The protocol, per access by CPU (or agent) c on node n at virtual time t:
+ *  - every access starts at max(t, busy_until): a line being transferred or atomically updated
+ *    is not available to anyone else before that ends;
+ *  - read: a hit (c holds a copy) costs cache_hit_ns; a miss costs the transfer from the node
+ *    of the freshest copy, or the local memory latency for a line no cache holds yet; c
+ *    becomes a sharer and an exclusive owner is downgraded. Reads do not extend busy_until:
+ *    sharers read in parallel;
+ *  - write / RMW: if c owns the line exclusively, it costs cache_hit_ns (write) or
+ *    atomic_local_ns (RMW). Otherwise c needs the data (transfer, as for a read miss, unless it
+ *    is a sharer) and every other copy invalidated (the farthest sharer's transfer latency):
+ *    it pays the larger of the two, becomes the exclusive owner, and the line is busy until
+ *    the access completes. So N CPUs hammering one line get one access per transfer latency.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+
+#define LINE_CHUNK 256
+
+static inline unsigned line_hash(uintptr_t key, unsigned bits)
+{
+	return (unsigned)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+static int lines_grow(struct ilab_sim *s)
+{
+	unsigned bits = s->lines_bits + 1;
+	size_t n = (size_t)1 << bits;
+	struct sim_line_slot *t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < ((size_t)1 << s->lines_bits); i++) {
+		struct sim_line_slot *o = &s->lines[i];
+		unsigned h;
+
+		if (!o->line)
+			continue;
+		h = line_hash(o->key, bits);
+		while (t[h].line)
+			h = (h + 1) & (unsigned)(n - 1);
+		t[h] = *o;
+	}
+	free(s->lines);
+	s->lines = t;
+	s->lines_bits = bits;
+	return 0;
+}
+
+static struct sim_line *line_alloc(struct ilab_sim *s)
+{
+	size_t sz = sizeof(struct sim_line) + s->sharer_words * sizeof(uint64_t);
+	struct sim_line *l;
+
+	sz = (sz + 15) & ~(size_t)15;
+	if (!s->nr_line_chunks || s->chunk_used == LINE_CHUNK) {
+		void **chunks = realloc(s->line_chunks, (s->nr_line_chunks + 1) * sizeof(*chunks));
+		void *c;
+
+		if (!chunks)
+			return NULL;
+		s->line_chunks = chunks;
+		c = calloc(LINE_CHUNK, sz);
+		if (!c)
+			return NULL;
+		s->line_chunks[s->nr_line_chunks++] = c;
+		s->chunk_used = 0;
+	}
+	l = (struct sim_line *)((char *)s->line_chunks[s->nr_line_chunks - 1] + sz * s->chunk_used++);
+	l->sharers = (uint64_t *)(l + 1);
+	l->owner = -1;
+	l->src_node = -1;
+	return l;
+}
+
+/* The line of addr, created on first use. Running out of host memory here cannot be reported
+ * through plat (its accesses return no error): the process aborts with a message. */
+struct sim_line *sim_line_get(struct ilab_sim *s, const void *addr)
+{
+	uintptr_t key = (uintptr_t)addr >> 6;
+	unsigned mask, h;
+	struct sim_line *l;
+
+	if (s->last_line && s->last_line->key == key)
+		return s->last_line;
+	mask = (1u << s->lines_bits) - 1;
+	h = line_hash(key, s->lines_bits);
+	while (s->lines[h].line) {
+		if (s->lines[h].key == key)
+			return s->last_line = s->lines[h].line;
+		h = (h + 1) & mask;
+	}
+	l = line_alloc(s);
+	if (!l)
+		goto oom;
+	l->key = key;
+	s->lines[h].key = key;
+	s->lines[h].line = l;
+	if (++s->lines_n * 2 > (1u << s->lines_bits) && lines_grow(s))
+		goto oom;
+	return s->last_line = l;
+oom:
+	fprintf(stderr, "iommulab sim: out of memory tracking cache lines\n");
+	abort();
+}
+
+static inline bool sharer_test(const struct sim_line *l, unsigned slot)
+{
+	return (l->sharers[slot >> 6] >> (slot & 63)) & 1;
+}
+
+static inline void sharer_set(struct sim_line *l, unsigned slot)
+{
+	l->sharers[slot >> 6] |= 1ull << (slot & 63);
+}
+
+/* Largest transfer latency from any node holding a copy to node n: the time to invalidate
+ * them all (the acknowledgements come back in parallel). */
+static uint64_t invalidate_ns(const struct ilab_sim *s, const struct sim_line *l, unsigned n)
+{
+	uint64_t nodes = l->sharer_nodes, worst = 0;
+
+	while (nodes) {
+		unsigned m = (unsigned)__builtin_ctzll(nodes);
+		uint64_t c = s->xfer_ns[m * s->nr_nodes + n];
+
+		nodes &= nodes - 1;
+		if (c > worst)
+			worst = c;
+	}
+	return worst;
+}
+
+/* Cost of bringing a copy of l to node n. */
+static inline uint64_t fetch_ns(const struct ilab_sim *s, const struct sim_line *l, unsigned n)
+{
+	if (l->src_node < 0)
+		return s->mem_ns[n * s->nr_nodes + n];
+	return s->xfer_ns[(unsigned)l->src_node * s->nr_nodes + n];
+}
+
+void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l,
+		     enum plat_access kind)
+{
+	struct sim_stats *st = f->stats;
+	unsigned slot = f->slot, n = f->node;
+	uint64_t start = sim_max64(f->t, l->busy_until);
+	uint64_t wait = start - f->t, cost;
+
+	if (kind == PLAT_ACC_READ) {
+		st->reads++;
+		l->reads++;
+		if (sharer_test(l, slot)) {
+			st->hits++;
+			cost = s->prof.cache_hit_ns;
+		} else {
+			st->misses++;
+			cost = fetch_ns(s, l, n);
+			st->transfer_ns += cost;
+			l->transfer_ns += cost;
+			l->transfers++;
+			sharer_set(l, slot);
+			l->nr_sharers++;
+			l->sharer_nodes |= 1ull << n;
+			l->owner = -1; /* M/E -> S */
+			if (l->src_node < 0)
+				l->src_node = (int)n;
+		}
+		f->t = start + cost;
+	} else {
+		if (kind == PLAT_ACC_RMW) {
+			st->rmws++;
+		} else {
+			st->writes++;
+		}
+		l->acquisitions++;
+		if (l->owner == (int)slot) {
+			st->hits++;
+			cost = kind == PLAT_ACC_RMW ? s->prof.atomic_local_ns : s->prof.cache_hit_ns;
+		} else {
+			bool have = sharer_test(l, slot);
+
+			st->misses++;
+			cost = have ? 0 : fetch_ns(s, l, n);
+			if (l->nr_sharers > (have ? 1u : 0u)) {
+				uint64_t inv = invalidate_ns(s, l, n);
+
+				if (inv > cost)
+					cost = inv;
+			}
+			st->transfer_ns += cost;
+			l->transfer_ns += cost;
+			l->transfers++;
+			memset(l->sharers, 0, s->sharer_words * sizeof(uint64_t));
+			sharer_set(l, slot);
+			l->nr_sharers = 1;
+			l->sharer_nodes = 1ull << n;
+			l->owner = (int)slot;
+			l->src_node = (int)n;
+		}
+		f->t = start + cost;
+		l->busy_until = f->t;
+	}
+	if (wait) {
+		st->line_wait_ns += wait;
+		l->wait_ns += wait;
+		if (wait > l->max_wait_ns)
+			l->max_wait_ns = wait;
+	}
+}
+
+/* Someone wrote a word of l by other means than a tracked store (a device model, an MMIO
+ * register, a plain memory write): the writer already paid for the write itself; the line now
+ * lives with the writer, so pollers pay the transfer from the writer's node when they re-read. */
+void sim_line_wrote(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l)
+{
+	memset(l->sharers, 0, s->sharer_words * sizeof(uint64_t));
+	sharer_set(l, f->slot);
+	l->nr_sharers = 1;
+	l->sharer_nodes = 1ull << f->node;
+	l->owner = (int)f->slot;
+	l->src_node = (int)f->node;
+	l->busy_until = sim_max64(l->busy_until, f->t);
+	l->wrote++;
+}
+
+/* Wake every fiber parked on l: they become runnable at `when` (the write's time) and their
+ * re-read pays the transfer from the writer. */
+void sim_line_wake(struct ilab_sim *s, struct sim_line *l, uint64_t when)
+{
+	struct sim_fiber *w = l->waiters;
+
+	l->waiters = NULL;
+	while (w) {
+		struct sim_fiber *next = w->wnext;
+
+		w->wait_line = NULL;
+		w->wnext = w->wprev = NULL;
+		sim_make_runnable(s, w, when);
+		w = next;
+	}
+}
+
+void sim_line_unwait(struct sim_fiber *f)
+{
+	struct sim_line *l = f->wait_line;
+
+	if (!l)
+		return;
+	if (f->wprev)
+		f->wprev->wnext = f->wnext;
+	else
+		l->waiters = f->wnext;
+	if (f->wnext)
+		f->wnext->wprev = f->wprev;
+	f->wait_line = NULL;
+	f->wnext = f->wprev = NULL;
+}
+
+const char *sim_intern(struct ilab_sim *s, const char *name)
+{
+	char **names, *copy;
+
+	for (unsigned i = 0; i < s->nr_names; i++)
+		if (!strcmp(s->names[i], name))
+			return s->names[i];
+	names = realloc(s->names, (s->nr_names + 1) * sizeof(*names));
+	if (!names)
+		return NULL;
+	s->names = names;
+	copy = strdup(name);
+	if (!copy)
+		return NULL;
+	s->names[s->nr_names++] = copy;
+	return copy;
+}
+
+int sim_lines_init(struct ilab_sim *s)
+{
+	s->sharer_words = (s->nr_slots + 63) / 64;
+	s->lines_bits = 10;
+	s->lines = calloc((size_t)1 << s->lines_bits, sizeof(*s->lines));
+	return s->lines ? 0 : -ENOMEM;
+}
+
+void sim_lines_fini(struct ilab_sim *s)
+{
+	for (unsigned i = 0; i < s->nr_line_chunks; i++)
+		free(s->line_chunks[i]);
+	free(s->line_chunks);
+	free(s->lines);
+	for (unsigned i = 0; i < s->nr_names; i++)
+		free(s->names[i]);
+	free(s->names);
+	s->line_chunks = NULL;
+	s->lines = NULL;
+	s->names = NULL;
+}

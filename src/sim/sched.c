@@ -1,0 +1,593 @@
+/* sched.c — the simulator's scheduler: fibers with virtual clocks, a run queue ordered by
+ * (virtual time, insertion sequence), parking and waking, simulated threads and agents, and
+ * deadlock detection. It is not the cost model (lines.c, cost.c) nor the plat ops (ops.c).
+ *
+ * The rule that makes runs deterministic and causal: the fiber that runs is always the one
+ * with the smallest virtual time; a running fiber may advance its own clock freely (charges,
+ * memory accesses), but before anything another fiber can observe (a tracked access, a poll,
+ * a wrote, an MMIO, finishing) it calls sim_sync(), which hands the host CPU to any fiber that
+ * is behind it. So every shared interaction happens in virtual-time order; ties go to the
+ * running fiber, then to the run queue in insertion order.
+ *
+ * Switches are direct, fiber to fiber (one context switch per hand-over); the set-up context
+ * (the host stack that called ilab_sim_run_threads) is itself a fiber, "main", so waiting from
+ * it works the same way, and it is where a deadlock is reported.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sim/sim_internal.h"
+
+#if defined(ILAB_ASAN) || defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define SIM_UNPOISON(p, n) __asan_unpoison_memory_region((p), (n))
+#else
+#define SIM_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+struct ilab_sim *sim_active;
+
+/* ---- run queue: binary min-heap on (key, seq) ------------------------------------------------ */
+
+static inline bool fiber_before(const struct sim_fiber *a, const struct sim_fiber *b)
+{
+	return a->key < b->key || (a->key == b->key && a->seq < b->seq);
+}
+
+static void heap_up(struct ilab_sim *s, unsigned i)
+{
+	struct sim_fiber *f = s->heap[i];
+
+	while (i > 0) {
+		unsigned p = (i - 1) / 2;
+
+		if (!fiber_before(f, s->heap[p]))
+			break;
+		s->heap[i] = s->heap[p];
+		s->heap[i]->heap_idx = (int)i;
+		i = p;
+	}
+	s->heap[i] = f;
+	f->heap_idx = (int)i;
+}
+
+static void heap_down(struct ilab_sim *s, unsigned i)
+{
+	struct sim_fiber *f = s->heap[i];
+	unsigned n = s->heap_n;
+
+	for (;;) {
+		unsigned c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && fiber_before(s->heap[c + 1], s->heap[c]))
+			c++;
+		if (!fiber_before(s->heap[c], f))
+			break;
+		s->heap[i] = s->heap[c];
+		s->heap[i]->heap_idx = (int)i;
+		i = c;
+	}
+	s->heap[i] = f;
+	f->heap_idx = (int)i;
+}
+
+/* The heap has room for every fiber (it grows when fibers are created), so pushing cannot
+ * fail. */
+static void heap_push(struct ilab_sim *s, struct sim_fiber *f)
+{
+	f->seq = s->next_seq++;
+	s->heap[s->heap_n] = f;
+	f->heap_idx = (int)s->heap_n;
+	s->heap_n++;
+	heap_up(s, s->heap_n - 1);
+}
+
+static struct sim_fiber *heap_pop(struct ilab_sim *s)
+{
+	struct sim_fiber *top;
+
+	if (!s->heap_n)
+		return NULL;
+	top = s->heap[0];
+	top->heap_idx = -1;
+	if (--s->heap_n) {
+		s->heap[0] = s->heap[s->heap_n];
+		heap_down(s, 0);
+	}
+	return top;
+}
+
+void sim_heap_remove(struct ilab_sim *s, struct sim_fiber *f)
+{
+	unsigned i = (unsigned)f->heap_idx;
+
+	if (f->heap_idx < 0)
+		return;
+	f->heap_idx = -1;
+	if (i == --s->heap_n)
+		return;
+	s->heap[i] = s->heap[s->heap_n];
+	s->heap[i]->heap_idx = (int)i;
+	heap_up(s, i);
+	heap_down(s, (unsigned)s->heap[i]->heap_idx);
+}
+
+static int heap_reserve(struct ilab_sim *s, unsigned n)
+{
+	struct sim_fiber **h;
+	unsigned cap;
+
+	if (n <= s->heap_cap)
+		return 0;
+	cap = s->heap_cap ? s->heap_cap : 64;
+	while (cap < n)
+		cap *= 2;
+	h = realloc(s->heap, cap * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	s->heap = h;
+	s->heap_cap = cap;
+	return 0;
+}
+
+/* Make f runnable no earlier than `when` (a parked fiber, or one waiting on a timer whose
+ * wake-up comes earlier). */
+void sim_make_runnable(struct ilab_sim *s, struct sim_fiber *f, uint64_t when)
+{
+	uint64_t key = sim_max64(f->t, when);
+
+	if (f->heap_idx >= 0) {
+		if (key >= f->key)
+			return;
+		sim_heap_remove(s, f);
+	}
+	f->key = key;
+	f->state = SIM_RUNNABLE;
+	heap_push(s, f);
+}
+
+/* ---- switching ------------------------------------------------------------------------------ */
+
+/* Hand the host CPU to the earliest runnable fiber. cur has already been queued or parked.
+ * When nothing is runnable, main is resumed with s->stall set (deadlock); when the earliest
+ * fiber is past the time limit while main waits, likewise with -ETIME. */
+static void sim_schedule(struct ilab_sim *s, struct sim_fiber *cur, bool exiting)
+{
+	struct sim_fiber *next = heap_pop(s);
+
+	if (!next) {
+		s->stall = -EDEADLK;
+		next = &s->main;
+	} else if (next != &s->main && next->key > s->time_limit &&
+		   s->main.state == SIM_PARKED) {
+		heap_push(s, next);
+		s->stall = -ETIME;
+		next = &s->main;
+	}
+	if (next->key > next->t && !s->stall)
+		next->t = next->key;
+	next->state = SIM_RUNNING;
+	if (next == cur)
+		return;
+	s->cur = next;
+	s->switches++;
+	if (exiting)
+		fiber_arch_exit_to(&cur->ctx, &next->ctx);
+	else
+		fiber_arch_switch(&cur->ctx, &next->ctx);
+}
+
+void sim_sync(struct ilab_sim *s, struct sim_fiber *f)
+{
+	if (s->heap_n && s->heap[0]->key < f->t) {
+		if (f == &s->main && s->broken)
+			return; /* after a failure, main runs alone */
+		f->key = f->t;
+		f->state = SIM_RUNNABLE;
+		heap_push(s, f);
+		sim_schedule(s, f, false);
+	}
+}
+
+/* Like sim_sync, but also let fibers at the same virtual time run first. */
+void sim_yield(struct ilab_sim *s, struct sim_fiber *f)
+{
+	if (s->heap_n && s->heap[0]->key <= f->t) {
+		if (f == &s->main && s->broken)
+			return;
+		f->key = f->t;
+		f->state = SIM_RUNNABLE;
+		heap_push(s, f);
+		sim_schedule(s, f, false);
+	}
+}
+
+/* Describe every parked fiber into s->err (deterministic order: by creation). */
+static void describe_stall(struct ilab_sim *s, int why)
+{
+	size_t n = 0;
+	unsigned shown = 0;
+	struct sim_fiber *list[64];
+	unsigned nl = 0;
+
+	n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, "%s at %llu ns:",
+			      why == -ETIME ? "virtual time limit passed" : "deadlock",
+			      (unsigned long long)s->main.t);
+	for (struct sim_fiber *f = s->all_fibers; f && nl < 64; f = f->next_all)
+		if (f->state == SIM_PARKED)
+			list[nl++] = f;
+	/* all_fibers is newest first: print oldest first */
+	for (unsigned i = nl; i-- > 0 && n < sizeof(s->err) - 1;) {
+		struct sim_fiber *f = list[i];
+
+		if (f->kind == SIM_AGENT)
+			n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " agent '%s'",
+					      f->agent->name);
+		else
+			n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " cpu %d", f->cpu);
+		if (n >= sizeof(s->err) - 1)
+			break;
+		n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " waits on %s since %llu ns;",
+				      f->wait_what ? f->wait_what : "?",
+				      (unsigned long long)f->t);
+		shown++;
+	}
+	if (!shown && n < sizeof(s->err) - 1)
+		snprintf(s->err + n, sizeof(s->err) - n, " nothing can run");
+}
+
+/* Park f (not queued, or queued on a timer) until someone makes it runnable. */
+void sim_park(struct ilab_sim *s, struct sim_fiber *f)
+{
+	if (f == &s->main && s->broken)
+		return; /* after a failure nothing else runs: the caller sees sim_stalled() */
+	if (f->heap_idx < 0)
+		f->state = SIM_PARKED;
+	sim_schedule(s, f, false);
+}
+
+/* After main was resumed: 0, or the error that made it resume (the stall is consumed and
+ * becomes the simulator's persistent state). */
+int sim_stalled(struct ilab_sim *s, struct sim_fiber *f)
+{
+	if (f != &s->main)
+		return 0;
+	if (s->stall) {
+		int why = s->stall;
+
+		s->stall = 0;
+		s->main.state = SIM_RUNNING;
+		if (!s->broken) {
+			s->broken = why;
+			describe_stall(s, why);
+		}
+		sim_line_unwait(f);
+		sim_heap_remove(s, f);
+		return why;
+	}
+	return s->broken;
+}
+
+/* ---- fibers --------------------------------------------------------------------------------- */
+
+static void fiber_entry(void *p);
+
+static struct sim_fiber *fiber_new(struct ilab_sim *s)
+{
+	struct sim_fiber *f = s->free_fibers;
+	int err;
+
+	if (heap_reserve(s, s->nr_fibers + 2))
+		return NULL;
+	if (f) {
+		s->free_fibers = f->next_free;
+		SIM_UNPOISON(f->stack, f->stack_map);
+		struct fiber_arch_ctx ctx = f->ctx;
+		void *stack = f->stack;
+		size_t map = f->stack_map;
+		struct sim_fiber *next_all = f->next_all;
+		unsigned id = f->id;
+
+		memset(f, 0, sizeof(*f));
+		f->ctx = ctx;
+		f->stack = stack;
+		f->stack_map = map;
+		f->next_all = next_all;
+		f->id = id;
+	} else {
+		long page = sysconf(_SC_PAGESIZE);
+		size_t map = s->stack_bytes + (size_t)page;
+		void *stack;
+
+		f = calloc(1, sizeof(*f));
+		if (!f)
+			return NULL;
+		stack = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			     -1, 0);
+		if (stack == MAP_FAILED) {
+			free(f);
+			return NULL;
+		}
+		/* guard page below the stack: an overflow faults instead of corrupting */
+		mprotect(stack, (size_t)page, PROT_NONE);
+		f->stack = stack;
+		f->stack_map = map;
+		f->id = s->nr_fibers++;
+		f->next_all = s->all_fibers;
+		s->all_fibers = f;
+	}
+	f->sim = s;
+	f->heap_idx = -1;
+	f->state = SIM_RUNNABLE;
+	{
+		long page = sysconf(_SC_PAGESIZE);
+
+		err = fiber_arch_init(&f->ctx, (char *)f->stack + page, f->stack_map - (size_t)page,
+				      fiber_entry, f);
+	}
+	if (err) {
+		f->state = SIM_DEAD;
+		f->next_free = s->free_fibers;
+		s->free_fibers = f;
+		return NULL;
+	}
+	return f;
+}
+
+static void fiber_free_all(struct ilab_sim *s)
+{
+	struct sim_fiber *f = s->all_fibers;
+
+	while (f) {
+		struct sim_fiber *next = f->next_all;
+
+		fiber_arch_destroy(&f->ctx);
+		SIM_UNPOISON(f->stack, f->stack_map);
+		munmap(f->stack, f->stack_map);
+		free(f);
+		f = next;
+	}
+	s->all_fibers = NULL;
+	s->free_fibers = NULL;
+}
+
+/* The end of every fiber: report to whoever waits, then leave for good. */
+static void fiber_finish(struct ilab_sim *s, struct sim_fiber *f)
+{
+	sim_sync(s, f); /* finishing is observable: do it in virtual-time order */
+	f->stats->end_ns = sim_max64(f->stats->end_ns, f->t);
+	if (f->kind == SIM_THREAD) {
+		struct sim_join *j = f->join;
+
+		j->end = sim_max64(j->end, f->t);
+		if (--j->left == 0)
+			sim_make_runnable(s, j->waiter, j->end);
+	} else {
+		struct sim_agent *a = f->agent;
+
+		a->done = true;
+		a->f = NULL;
+		if (a->joiner)
+			sim_make_runnable(s, a->joiner, f->t);
+	}
+	f->state = SIM_DEAD;
+	f->next_free = s->free_fibers;
+	s->free_fibers = f;
+	sim_schedule(s, f, true);
+	abort(); /* a dead fiber is never resumed */
+}
+
+static void fiber_entry(void *p)
+{
+	struct sim_fiber *f = p;
+
+	if (f->kind == SIM_THREAD)
+		f->fn(f->idx, f->arg);
+	else
+		f->agent->fn((struct plat_agent *)f->agent, f->agent->arg);
+	fiber_finish(f->sim, f);
+}
+
+/* ---- threads and agents (plat_run_threads, plat_agent_*) -------------------------------------- */
+
+static int check_cpus(struct ilab_sim *s, unsigned n, const int *cpus)
+{
+	unsigned char *seen = calloc(s->nr_cpus, 1);
+
+	if (!seen)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		int cpu = cpus ? cpus[i] : (int)i;
+
+		/* Two threads on one CPU would share its per-CPU data: refuse, as natively. */
+		if (cpu < 0 || (unsigned)cpu >= s->nr_cpus || seen[cpu]) {
+			free(seen);
+			return -EINVAL;
+		}
+		seen[cpu] = 1;
+	}
+	free(seen);
+	return 0;
+}
+
+int ilab_sim_run_threads(unsigned n, const int *cpus, plat_thread_fn fn, void *arg)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_fiber *cur;
+	struct sim_join join;
+	int err;
+
+	if (!s || !fn)
+		return -EINVAL;
+	cur = s->cur;
+	if (cur == &s->main && s->broken)
+		return s->broken;
+	if (n == 0)
+		return 0;
+	err = check_cpus(s, n, cpus);
+	if (err)
+		return err;
+	join.left = n;
+	join.end = cur->t;
+	join.waiter = cur;
+	/* all or nothing: create every fiber before queueing any */
+	struct sim_fiber **fs = calloc(n, sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		struct sim_fiber *f = fiber_new(s);
+
+		if (!f) {
+			for (unsigned k = 0; k < i; k++) {
+				fs[k]->state = SIM_DEAD;
+				fs[k]->next_free = s->free_fibers;
+				s->free_fibers = fs[k];
+			}
+			free(fs);
+			return -ENOMEM;
+		}
+		f->kind = SIM_THREAD;
+		f->cpu = cpus ? cpus[i] : (int)i;
+		f->slot = (unsigned)f->cpu;
+		f->node = (unsigned)s->cpu_node[f->cpu];
+		f->stats = &s->cpu_stats[f->cpu];
+		f->fn = fn;
+		f->idx = i;
+		f->arg = arg;
+		f->join = &join;
+		f->t = cur->t;
+		fs[i] = f;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		fs[i]->stats->threads++;
+		sim_make_runnable(s, fs[i], cur->t);
+	}
+	free(fs);
+	cur->wait_what = "threads to finish";
+	while (join.left) {
+		sim_park(s, cur);
+		err = sim_stalled(s, cur);
+		if (err)
+			return err;
+	}
+	cur->wait_what = NULL;
+	return 0;
+}
+
+int ilab_sim_agent_start(const char *name, int node, plat_agent_fn fn, void *arg,
+			 struct plat_agent **out)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_agent *a;
+	struct sim_fiber *f;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!s || !fn || node < 0 || (unsigned)node >= s->nr_nodes)
+		return -EINVAL;
+	if (s->nr_agents >= SIM_MAX_AGENTS)
+		return -ENOSPC;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	f = fiber_new(s);
+	if (!f) {
+		free(a);
+		return -ENOMEM;
+	}
+	a->fn = fn;
+	a->arg = arg;
+	a->node = node;
+	a->index = s->nr_agents;
+	snprintf(a->name, sizeof(a->name), "%s", name ? name : "agent");
+	/* two agents with one name get distinct statistics keys */
+	for (unsigned i = 0; i < s->nr_agents; i++)
+		if (!strcmp(s->agents[i]->name, a->name)) {
+			snprintf(a->name, sizeof(a->name), "%.38s#%u", name ? name : "agent",
+				 a->index);
+			break;
+		}
+	a->f = f;
+	s->agents[s->nr_agents++] = a;
+	f->kind = SIM_AGENT;
+	f->cpu = -1;
+	f->slot = s->nr_cpus + 1 + a->index;
+	f->node = (unsigned)node;
+	f->stats = &a->stats;
+	f->agent = a;
+	f->t = s->cur->t;
+	sim_make_runnable(s, f, f->t);
+	*out = (struct plat_agent *)a;
+	return 0;
+}
+
+bool ilab_sim_agent_should_stop(const struct plat_agent *agent)
+{
+	const struct sim_agent *a = (const struct sim_agent *)agent;
+
+	return !a || a->stop;
+}
+
+void ilab_sim_agent_stop(struct plat_agent *agent, const void *wake_addr)
+{
+	struct sim_agent *a = (struct sim_agent *)agent;
+	struct ilab_sim *s = sim_active;
+	struct sim_fiber *cur;
+
+	if (!a || !s)
+		return;
+	cur = s->cur;
+	a->stop = true;
+	if (wake_addr)
+		sim_wrote(s, cur, wake_addr);
+	/* An agent parked in plat_poll on something else is woken too: in simulation its poll
+	 * returns -ETIMEDOUT once it is asked to stop (see ops.c), so it sees the request. */
+	if (a->f && a->f->state == SIM_PARKED && a->f->wait_line) {
+		sim_line_unwait(a->f);
+		sim_make_runnable(s, a->f, cur->t);
+	}
+	cur->wait_what = "an agent to stop";
+	while (!a->done) {
+		a->joiner = cur;
+		sim_park(s, cur);
+		if (sim_stalled(s, cur))
+			break;
+	}
+	a->joiner = NULL;
+	cur->wait_what = NULL;
+}
+
+/* ---- set-up ----------------------------------------------------------------------------------- */
+
+int sim_sched_init(struct ilab_sim *s)
+{
+	int err = fiber_arch_init_main(&s->main.ctx);
+
+	if (err)
+		return err;
+	s->main.sim = s;
+	s->main.kind = SIM_MAIN;
+	s->main.state = SIM_RUNNING;
+	s->main.heap_idx = -1;
+	s->main.cpu = -1;
+	s->main.slot = s->nr_cpus;
+	s->main.node = (unsigned)s->cpu_node[0];
+	s->main.stats = &s->main_stats;
+	s->cur = &s->main;
+	return heap_reserve(s, 64);
+}
+
+void sim_sched_fini(struct ilab_sim *s)
+{
+	fiber_free_all(s);
+	fiber_arch_destroy(&s->main.ctx);
+	free(s->heap);
+	s->heap = NULL;
+}

@@ -1,0 +1,199 @@
+/* sim_internal.h — the simulator's private data structures, shared by the files of src/sim:
+ * fibers and their virtual clocks, the run queue (a binary heap), tracked cache lines and the
+ * cost matrices. It is not an API: only src/sim includes it (the public one is iommulab/sim.h).
+ */
+#ifndef ILAB_SIM_INTERNAL_H
+#define ILAB_SIM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "iommulab/plat.h"
+#include "iommulab/sim.h"
+#include "sim/fiber_arch.h"
+
+#define SIM_MAX_NODES 64
+#define SIM_MAX_AGENTS 256
+#define SIM_ERR_MAX 1024
+#define SIM_HIST_BUCKETS 64
+
+/* Counters of one CPU, one agent or the set-up context. */
+struct sim_stats {
+	uint64_t threads;      /* fibers that ran here (CPUs) */
+	uint64_t reads, writes, rmws;
+	uint64_t hits, misses;
+	uint64_t rmw_retries;  /* cmpxchg that lost */
+	uint64_t line_wait_ns; /* waiting for a line busy with another CPU's access */
+	uint64_t transfer_ns;  /* latency paid to bring lines (misses, invalidations) */
+	uint64_t polls, poll_wakeups, poll_timeouts, parked_ns;
+	uint64_t charged_ns, delayed_ns;
+	uint64_t mem_accesses, mem_bytes_local, mem_bytes_remote, mem_ns;
+	uint64_t mmio_reads, mmio_writes, mmio_ns;
+	uint64_t end_ns;       /* virtual clock when its last fiber finished */
+};
+
+enum sim_fiber_kind { SIM_MAIN, SIM_THREAD, SIM_AGENT };
+enum sim_fiber_state { SIM_RUNNING, SIM_RUNNABLE, SIM_PARKED, SIM_DEAD };
+
+struct sim_line;
+struct sim_agent;
+
+/* Threads of one ilab_sim_run_threads call: the last to finish wakes the caller. */
+struct sim_join {
+	unsigned left;
+	uint64_t end;
+	struct sim_fiber *waiter;
+};
+
+struct sim_fiber {
+	struct fiber_arch_ctx ctx; /* first: nothing depends on it, but keeps it hot */
+	struct ilab_sim *sim;
+	uint64_t t;    /* virtual clock */
+	uint64_t key;  /* run-queue key: when it may run next */
+	uint64_t seq;  /* run-queue tie-break: order of insertion */
+	int heap_idx;  /* position in the run queue, -1 when not in it */
+	enum sim_fiber_kind kind;
+	enum sim_fiber_state state;
+	int cpu;       /* simulated CPU, -1 for agents and the set-up context */
+	unsigned slot; /* identity in line sharer sets: cpu, or nr_cpus + 1 + agent index */
+	unsigned node;
+	unsigned id;   /* creation order, for deterministic reports */
+	struct sim_stats *stats;
+
+	/* parked in plat_poll: the line watched, doubly linked list of its waiters */
+	struct sim_line *wait_line;
+	struct sim_fiber *wnext, *wprev;
+	const char *wait_what; /* for the deadlock report */
+
+	/* body */
+	plat_thread_fn fn;
+	unsigned idx;
+	void *arg;
+	struct sim_join *join;
+	struct sim_agent *agent;
+
+	void *stack; /* mapping (guard page included) */
+	size_t stack_map;
+	struct sim_fiber *next_free;
+	struct sim_fiber *next_all;
+};
+
+struct sim_agent {
+	struct sim_fiber *f;
+	plat_agent_fn fn;
+	void *arg;
+	bool stop, done;
+	unsigned index;
+	int node;
+	char name[48];
+	struct sim_fiber *joiner;
+	struct sim_stats stats;
+};
+
+/* One tracked 64-byte line of host memory. */
+struct sim_line {
+	uintptr_t key;        /* address >> 6 */
+	uint64_t busy_until;  /* end of the last exclusive access: later ones queue behind it */
+	int owner;            /* slot holding it exclusively (M/E), or -1 */
+	int src_node;         /* node of the freshest copy, -1 = only in memory */
+	unsigned nr_sharers;
+	uint64_t sharer_nodes;
+	const char *name;
+	struct sim_fiber *waiters;
+	uint64_t *sharers;    /* bitset over slots */
+	/* statistics */
+	uint64_t reads, acquisitions, transfers, rmw_retries, wrote;
+	uint64_t wait_ns, max_wait_ns, transfer_ns;
+};
+
+struct sim_line_slot {
+	uintptr_t key;
+	struct sim_line *line;
+};
+
+struct sim_hist {
+	const char *name;
+	uint64_t count, sum, min, max;
+	uint64_t bucket[SIM_HIST_BUCKETS];
+};
+
+struct ilab_sim {
+	struct ilab_profile prof;
+	unsigned nr_nodes, nr_cpus, nr_slots;
+	int *cpu_node;
+	unsigned *distance;
+	/* cost matrices [from * nr_nodes + to] */
+	uint64_t *mem_ns, *xfer_ns, *mmio_rd_ns, *mmio_wr_ns;
+	uint64_t seed, rng, time_limit;
+	size_t stack_bytes;
+
+	/* scheduling */
+	struct sim_fiber *cur;
+	struct sim_fiber main;
+	struct sim_fiber **heap;
+	unsigned heap_n, heap_cap;
+	uint64_t next_seq;
+	uint64_t switches;
+	unsigned nr_fibers; /* created, including recycled ones */
+	int stall;          /* set when the set-up context is resumed because nothing can run */
+	int broken;         /* persistent error after a deadlock / time limit */
+	struct sim_fiber *free_fibers;
+	struct sim_fiber *all_fibers;
+
+	/* lines */
+	struct sim_line_slot *lines;
+	unsigned lines_bits, lines_n;
+	struct sim_line *last_line;
+	unsigned sharer_words;
+	void **line_chunks;
+	unsigned nr_line_chunks, chunk_used, chunk_cap;
+	char **names; /* interned line names */
+	unsigned nr_names;
+
+	/* agents, statistics */
+	struct sim_agent *agents[SIM_MAX_AGENTS];
+	unsigned nr_agents;
+	struct sim_stats *cpu_stats; /* nr_cpus */
+	struct sim_stats main_stats;
+	struct sim_hist *hists;
+	unsigned nr_hists;
+
+	char err[SIM_ERR_MAX];
+};
+
+/* The active simulator (ilab_sim_ops) */
+extern struct ilab_sim *sim_active;
+
+/* sched.c */
+void sim_sync(struct ilab_sim *s, struct sim_fiber *f);
+void sim_yield(struct ilab_sim *s, struct sim_fiber *f);
+void sim_park(struct ilab_sim *s, struct sim_fiber *f);
+void sim_make_runnable(struct ilab_sim *s, struct sim_fiber *f, uint64_t when);
+void sim_heap_remove(struct ilab_sim *s, struct sim_fiber *f);
+int sim_stalled(struct ilab_sim *s, struct sim_fiber *f);
+int sim_sched_init(struct ilab_sim *s);
+void sim_sched_fini(struct ilab_sim *s);
+
+/* lines.c */
+int sim_lines_init(struct ilab_sim *s);
+void sim_lines_fini(struct ilab_sim *s);
+struct sim_line *sim_line_get(struct ilab_sim *s, const void *addr);
+void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l,
+		     enum plat_access kind);
+void sim_line_wrote(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l);
+void sim_line_wake(struct ilab_sim *s, struct sim_line *l, uint64_t when);
+void sim_line_unwait(struct sim_fiber *f);
+const char *sim_intern(struct ilab_sim *s, const char *name);
+
+/* ops.c */
+void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr);
+
+/* cost.c */
+int sim_cost_init(struct ilab_sim *s, char *err, size_t errlen);
+
+static inline uint64_t sim_max64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+#endif /* ILAB_SIM_INTERNAL_H */

@@ -1,0 +1,398 @@
+/* topo_hwloc.c — topologies that hwloc discovers: this host, an hwloc XML file, a synthetic
+ * description; and the I/O side derived from their PCI host bridges.
+ * Not the presets (topo_preset.c), which need no hwloc at all.
+ */
+#include "topo/topo_internal.h"
+
+#include <errno.h>
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XML_MAX_BYTES (256u << 20) /* no lstopo output is near this; bounds a bad path */
+
+/* Node of a NUMA object: its logical index. */
+static int numa_logical(hwloc_topology_t h, unsigned os_index)
+{
+	hwloc_obj_t n = hwloc_get_numanode_obj_by_os_index(h, os_index);
+
+	return n ? (int)n->logical_index : -1;
+}
+
+static int load_cpus(hwloc_topology_t h, struct ilab_topo *t, char *err, size_t errlen)
+{
+	int nr_nodes = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_NUMANODE);
+	int nr_pus = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PU);
+
+	if (nr_nodes <= 0)
+		return topo_fail(err, errlen, EINVAL, "%s: declares no NUMA node", t->name);
+	if (nr_pus <= 0)
+		return topo_fail(err, errlen, EINVAL, "%s: declares no CPU (PU)", t->name);
+	if (nr_nodes > ILAB_TOPO_MAX_NODES)
+		return topo_fail(err, errlen, E2BIG, "%s: %d NUMA nodes, at most %d are supported",
+				 t->name, nr_nodes, ILAB_TOPO_MAX_NODES);
+	if (nr_pus > ILAB_TOPO_MAX_CPUS)
+		return topo_fail(err, errlen, E2BIG, "%s: %d CPUs, at most %d are supported",
+				 t->name, nr_pus, ILAB_TOPO_MAX_CPUS);
+
+	/* A PU inside several nodes' cpusets (e.g. DRAM + HBM nodes) belongs to the first. */
+	int *map = calloc((size_t)nr_pus, sizeof(*map));
+	if (!map)
+		return topo_fail(err, errlen, ENOMEM, "%s: out of memory", t->name);
+	for (int c = 0; c < nr_pus; c++) {
+		hwloc_obj_t pu = hwloc_get_obj_by_type(h, HWLOC_OBJ_PU, (unsigned)c);
+
+		map[c] = -1;
+		for (int n = 0; n < nr_nodes; n++) {
+			hwloc_obj_t node = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)n);
+
+			if (node->cpuset && hwloc_bitmap_isset(node->cpuset, pu->os_index)) {
+				map[c] = n;
+				break;
+			}
+		}
+	}
+	int ret = topo_set_cpus(t, (unsigned)nr_nodes, (unsigned)nr_pus, map, err, errlen);
+	free(map);
+	if (ret)
+		return ret;
+
+	int nr_packages = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PACKAGE);
+	t->nr_packages = nr_packages > 0 ? (unsigned)nr_packages : 1;
+	for (int n = 0; n < nr_nodes; n++) {
+		hwloc_obj_t node = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)n);
+		hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(h, HWLOC_OBJ_PACKAGE, node);
+
+		t->node_package[n] = pkg ? (int)pkg->logical_index : 0;
+	}
+	return 0;
+}
+
+/* The NUMA latency matrix if the source has one, else the documented default. */
+static int load_distances(hwloc_topology_t h, struct ilab_topo *t, char *err, size_t errlen)
+{
+	struct hwloc_distances_s *d = NULL;
+	unsigned nr = 1, n = t->nr_nodes;
+	int ret;
+
+	if (hwloc_distances_get_by_type(h, HWLOC_OBJ_NUMANODE, &nr, &d,
+					HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) < 0 || nr == 0)
+		return topo_set_distances(t, NULL, err, errlen);
+
+	unsigned *m = calloc((size_t)n * n, sizeof(*m));
+	if (!m) {
+		hwloc_distances_release(h, d);
+		return topo_fail(err, errlen, ENOMEM, "%s: out of memory", t->name);
+	}
+	if (d->nbobjs != n) {
+		ret = topo_fail(err, errlen, EINVAL,
+				"%s: nonsense distances: the matrix covers %u of %u NUMA nodes",
+				t->name, d->nbobjs, n);
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		for (unsigned j = 0; j < n; j++) {
+			unsigned a = d->objs[i]->logical_index, b = d->objs[j]->logical_index;
+			hwloc_uint64_t v = d->values[i * n + j];
+
+			if (v > 254) {
+				ret = topo_fail(err, errlen, EINVAL,
+						"%s: nonsense distances: [%u][%u] = %llu, above 254 (SLIT range)",
+						t->name, a, b, (unsigned long long)v);
+				goto out;
+			}
+			m[a * n + b] = (unsigned)v;
+		}
+	}
+	ret = topo_set_distances(t, m, err, errlen);
+out:
+	free(m);
+	hwloc_distances_release(h, d);
+	return ret;
+}
+
+/* Where a PCI host bridge (or a bridgeless device) sits: the first node of its nearest
+ * non-I/O ancestor, node 0 when that ancestor spans no node. */
+static int io_node(hwloc_topology_t h, hwloc_obj_t obj)
+{
+	hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(h, obj);
+	int first = (anc && anc->nodeset) ? hwloc_bitmap_first(anc->nodeset) : -1;
+	int node = first >= 0 ? numa_logical(h, (unsigned)first) : -1;
+
+	return node >= 0 ? node : 0;
+}
+
+static bool is_host_bridge(hwloc_obj_t o)
+{
+	return o->type == HWLOC_OBJ_BRIDGE && o->attr &&
+	       o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST;
+}
+
+static enum ilab_dev_kind pci_kind(unsigned class_id)
+{
+	if (class_id == 0x0108)
+		return ILAB_DEV_NVME;
+	if ((class_id >> 8) == 0x01)
+		return ILAB_DEV_STORAGE;
+	if ((class_id >> 8) == 0x02 || class_id == 0x0c06) /* network, InfiniBand */
+		return ILAB_DEV_NIC;
+	if ((class_id >> 8) == 0x03)
+		return ILAB_DEV_GPU;
+	return ILAB_DEV_OTHER;
+}
+
+/* One SMMU and one root port per PCI host bridge, on the bridge's node. A device hwloc shows
+ * without a host bridge above it gets one per node, made on first use. */
+struct io_map {
+	hwloc_obj_t bridge[256];
+	unsigned nr_bridges;
+	int node_rootport[ILAB_TOPO_MAX_NODES]; /* bridgeless devices' root port, -1 if none */
+};
+
+static int add_bridge(struct ilab_topo *t, int node, const char *label)
+{
+	char name[ILAB_TOPO_NAME_MAX];
+	int smmu;
+
+	snprintf(name, sizeof(name), "smmu%u", t->nr_smmus);
+	smmu = topo_add_smmu(t, node, name);
+	if (smmu < 0)
+		return smmu;
+	return topo_add_rootport(t, node, (unsigned)smmu, label);
+}
+
+static int rootport_of(hwloc_topology_t h, struct ilab_topo *t, struct io_map *io, hwloc_obj_t dev)
+{
+	hwloc_obj_t o;
+
+	for (o = dev->parent; o && !is_host_bridge(o); o = o->parent)
+		;
+	if (o) {
+		for (unsigned i = 0; i < io->nr_bridges; i++)
+			if (io->bridge[i] == o)
+				return (int)i;
+	}
+	int node = io_node(h, dev);
+	if (io->node_rootport[node] < 0) {
+		char label[ILAB_TOPO_NAME_MAX];
+
+		snprintf(label, sizeof(label), "node%d-pci", node);
+		io->node_rootport[node] = add_bridge(t, node, label);
+	}
+	return io->node_rootport[node];
+}
+
+static int load_io(hwloc_topology_t h, struct ilab_topo *t, char *err, size_t errlen)
+{
+	struct io_map io = { .nr_bridges = 0 };
+	hwloc_obj_t o = NULL;
+
+	for (unsigned n = 0; n < ILAB_TOPO_MAX_NODES; n++)
+		io.node_rootport[n] = -1;
+	/* Host bridges first, so their root ports are numbered 0..nr_bridges-1. */
+	while ((o = hwloc_get_next_bridge(h, o))) {
+		char label[ILAB_TOPO_NAME_MAX];
+
+		if (!is_host_bridge(o))
+			continue;
+		if (io.nr_bridges == sizeof(io.bridge) / sizeof(io.bridge[0]))
+			return topo_fail(err, errlen, E2BIG, "%s: more than %zu PCI host bridges",
+					 t->name, sizeof(io.bridge) / sizeof(io.bridge[0]));
+		snprintf(label, sizeof(label), "pci%04x:[%02x-%02x]",
+			 o->attr->bridge.downstream.pci.domain,
+			 o->attr->bridge.downstream.pci.secondary_bus,
+			 o->attr->bridge.downstream.pci.subordinate_bus);
+		if (add_bridge(t, io_node(h, o), label) < 0)
+			return topo_fail(err, errlen, ENOMEM, "%s: out of memory", t->name);
+		io.bridge[io.nr_bridges++] = o;
+	}
+	for (o = NULL; (o = hwloc_get_next_pcidev(h, o));) {
+		struct hwloc_pcidev_attr_s *p = &o->attr->pcidev;
+		char name[ILAB_TOPO_NAME_MAX];
+		int rp = rootport_of(h, t, &io, o);
+
+		if (rp < 0)
+			return topo_fail(err, errlen, ENOMEM, "%s: out of memory", t->name);
+		snprintf(name, sizeof(name), "%04x:%02x:%02x.%x", p->domain, p->bus, p->dev, p->func);
+		/* StreamID = PCI requester ID, the identity mapping IORT gives most root complexes. */
+		if (topo_add_device(t, pci_kind(p->class_id), (unsigned)rp,
+				    ((uint32_t)p->bus << 8) | ((uint32_t)p->dev << 3) | p->func,
+				    name) < 0)
+			return topo_fail(err, errlen, ENOMEM, "%s: out of memory", t->name);
+	}
+	return topo_check(t, err, errlen);
+}
+
+/* Turn a loaded hwloc topology into ours. */
+static int convert(hwloc_topology_t h, const char *name, struct ilab_topo **out, char *err,
+		   size_t errlen)
+{
+	struct ilab_topo *t = topo_alloc(name);
+	int ret;
+
+	if (!t)
+		return topo_fail(err, errlen, ENOMEM, "%s: out of memory", name);
+	ret = load_cpus(h, t, err, errlen);
+	if (!ret)
+		ret = load_distances(h, t, err, errlen);
+	if (!ret)
+		ret = load_io(h, t, err, errlen);
+	if (ret) {
+		ilab_topo_free(t);
+		return ret;
+	}
+	*out = t;
+	return 0;
+}
+
+static int init_hwloc(hwloc_topology_t *h, const char *name, char *err, size_t errlen)
+{
+	if (hwloc_topology_init(h) < 0)
+		return topo_fail(err, errlen, ENOMEM, "%s: cannot initialise hwloc", name);
+	/* PCI devices and the bridges above them; "important" drops the uninteresting ones. */
+	hwloc_topology_set_io_types_filter(*h, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+	/* On Linux hwloc finds PCI in sysfs by itself; its libpciaccess plugin ("pci") finds the
+	 * same devices but leaks memory on every load (LeakSanitizer fails the ASan tests). */
+	hwloc_topology_set_components(*h, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
+	return 0;
+}
+
+static int load_and_convert(hwloc_topology_t h, const char *name, struct ilab_topo **out,
+			    char *err, size_t errlen, const char *what)
+{
+	int ret;
+
+	if (hwloc_topology_load(h) < 0) {
+		int e = errno ? errno : EINVAL;
+
+		ret = topo_fail(err, errlen, e, "%s: %s (hwloc: %s)", name, what, strerror(e));
+	} else {
+		ret = convert(h, name, out, err, errlen);
+	}
+	hwloc_topology_destroy(h);
+	return ret;
+}
+
+int topo_load_hwloc_host(struct ilab_topo **out, char *err, size_t errlen)
+{
+	hwloc_topology_t h;
+	int ret = init_hwloc(&h, "host", err, errlen);
+
+	if (ret)
+		return ret;
+	return load_and_convert(h, "host", out, err, errlen, "cannot discover this machine's topology");
+}
+
+int topo_load_hwloc_synthetic(const char *desc, struct ilab_topo **out, char *err, size_t errlen)
+{
+	char name[256];
+	hwloc_topology_t h;
+	int ret;
+
+	snprintf(name, sizeof(name), "synthetic:%s", desc);
+	ret = init_hwloc(&h, name, err, errlen);
+	if (ret)
+		return ret;
+	if (hwloc_topology_set_synthetic(h, desc) < 0) {
+		hwloc_topology_destroy(h);
+		return topo_fail(err, errlen, EINVAL, "%s: invalid hwloc synthetic description",
+				 name);
+	}
+	return load_and_convert(h, name, out, err, errlen, "cannot build the synthetic topology");
+}
+
+/* Read a whole file, NUL-terminated. */
+static int read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, n = 0;
+	char *b;
+
+	if (!f)
+		return topo_fail(err, errlen, errno, "%s: cannot read (%s)", path, strerror(errno));
+	b = malloc(cap);
+	while (b) {
+		n += fread(b + n, 1, cap - 1 - n, f);
+		if (ferror(f) || n < cap - 1)
+			break;
+		if (cap >= XML_MAX_BYTES) {
+			fclose(f);
+			free(b);
+			return topo_fail(err, errlen, EFBIG, "%s: larger than %u MiB", path,
+					 XML_MAX_BYTES >> 20);
+		}
+		char *nb = realloc(b, cap * 2);
+		if (!nb) {
+			free(b);
+			b = NULL;
+			break;
+		}
+		b = nb;
+		cap *= 2;
+	}
+	if (!b) {
+		fclose(f);
+		return topo_fail(err, errlen, ENOMEM, "%s: out of memory", path);
+	}
+	if (ferror(f)) {
+		int e = errno ? errno : EIO;
+
+		fclose(f);
+		free(b);
+		return topo_fail(err, errlen, e, "%s: cannot read (%s)", path, strerror(e));
+	}
+	fclose(f);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* hwloc's own parse errors say little, so say what is wrong with the text first. */
+static int check_xml_text(const char *path, const char *buf, size_t len, char *err, size_t errlen)
+{
+	if (len == 0)
+		return topo_fail(err, errlen, EINVAL, "%s: empty file", path);
+	if (strlen(buf) != len)
+		return topo_fail(err, errlen, EINVAL, "%s: not an hwloc XML topology (binary data)",
+				 path);
+	if (!strstr(buf, "<topology"))
+		return topo_fail(err, errlen, EINVAL,
+				 "%s: not an hwloc XML topology (no <topology> element)", path);
+	if (!strstr(buf, "</topology>"))
+		return topo_fail(err, errlen, EINVAL,
+				 "%s: truncated hwloc XML (no closing </topology>)", path);
+	if (!strstr(buf, "\"NUMANode\""))
+		return topo_fail(err, errlen, EINVAL, "%s: declares no NUMA node", path);
+	return 0;
+}
+
+int topo_load_hwloc_xml(const char *path, struct ilab_topo **out, char *err, size_t errlen)
+{
+	hwloc_topology_t h;
+	char *buf;
+	size_t len;
+	int ret;
+
+	ret = read_file(path, &buf, &len, err, errlen);
+	if (ret)
+		return ret;
+	ret = check_xml_text(path, buf, len, err, errlen);
+	if (!ret)
+		ret = init_hwloc(&h, path, err, errlen);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	/* The file describes a whole machine, not what some process on it was allowed to use. */
+	hwloc_topology_set_flags(h, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+	if (hwloc_topology_set_xmlbuffer(h, buf, (int)len + 1) < 0) {
+		hwloc_topology_destroy(h);
+		free(buf);
+		return topo_fail(err, errlen, EINVAL, "%s: cannot parse hwloc XML (malformed)", path);
+	}
+	ret = load_and_convert(h, path, out, err, errlen, "cannot parse hwloc XML");
+	free(buf);
+	return ret;
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# topo.sh — `iommulab topo`: text and JSON output, and one-line errors with exit 2 on bad input.
+# Not a check of every topology fact (tests/topo does that); run as: bash topo.sh <iommulab> <srcdir>
+set -u
+BIN=$1
+SRC=$2
+DATA=$SRC/tests/data/topologies
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+bad() { echo "FAIL: $*"; fail=1; }
+
+# JSON node count: print nr_nodes and len(nodes) from stdin.
+json_nodes() {
+	python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["nr_nodes"], len(d["nodes"]))' 2>/dev/null
+}
+
+# default topology is kunpeng920: 4 nodes
+out=$("$BIN" topo --json) || bad "topo --json exited $?"
+[ "$(printf '%s' "$out" | json_nodes)" = "4 4" ] || bad "topo --json: not 4 nodes"
+
+for spec_nodes in "a100-2node:2" "$DATA/24em64t-2n6c2t-pci.xml:2" "synthetic:pack:2 numa:2 pu:2:4" "host:"; do
+	spec=${spec_nodes%:*}
+	want=${spec_nodes##*:}
+	out=$("$BIN" topo --topology "$spec" --json) || { bad "topo --topology '$spec' --json exited $?"; continue; }
+	got=$(printf '%s' "$out" | json_nodes) || { bad "'$spec': output is not JSON"; continue; }
+	if [ -n "$want" ] && [ "$got" != "$want $want" ]; then bad "'$spec': nodes '$got', want $want"; fi
+done
+
+# text output names the CPU ranges and the NIC's SMMU
+out=$("$BIN" topo) || bad "topo exited $?"
+printf '%s\n' "$out" | grep -q '0-31' || bad "topo text: no CPU range 0-31"
+printf '%s\n' "$out" | grep -q 'smmu2' || bad "topo text: no smmu2"
+
+# bad input: exit 2, exactly one line on stderr, nothing on stdout
+expect_one_line_error() {
+	local what=$1; shift
+	"$BIN" "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ $rc -eq 2 ] || bad "$what: exit $rc, want 2"
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] || { bad "$what: stderr is not one line:"; cat "$tmp/err"; }
+	grep -q '^iommulab: ' "$tmp/err" || bad "$what: stderr does not start with 'iommulab: '"
+	[ ! -s "$tmp/out" ] || bad "$what: wrote to stdout"
+}
+expect_one_line_error "missing file" topo --topology /nonexistent.xml
+grep -q 'nonexistent.xml' "$tmp/err" || bad "missing file: message does not name the file"
+expect_one_line_error "truncated" topo --topology "$DATA/broken-truncated.xml"
+expect_one_line_error "no NUMA" topo --topology "$DATA/broken-no-numa.xml"
+expect_one_line_error "garbage" topo --topology "$DATA/broken-garbage.xml"
+expect_one_line_error "distances" topo --topology "$DATA/broken-distances-diagonal.xml"
+grep -q 'nonsense distances' "$tmp/err" || bad "distances: no 'nonsense distances' in message"
+expect_one_line_error "unknown preset" topo --topology kunpeng921
+
+# bad options: exit 2
+"$BIN" topo --bogus >/dev/null 2>&1; rc=$?; [ $rc -eq 2 ] || bad "topo --bogus: exit $rc, want 2"
+"$BIN" topo --topology >/dev/null 2>&1; rc=$?; [ $rc -eq 2 ] || bad "topo --topology (no value): exit $rc, want 2"
+"$BIN" topo --help | grep -q -- '--topology' || bad "topo --help does not mention --topology"
+
+[ $fail -eq 0 ] && echo "cli/topo: all checks passed"
+exit $fail

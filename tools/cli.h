@@ -1,0 +1,41 @@
+/* cli.h — what the iommulab command-line front end's pieces share: the command table entry,
+ * exit codes and the one-line error helpers. Not library API (that is include/iommulab/).
+ */
+#ifndef ILAB_TOOLS_CLI_H
+#define ILAB_TOOLS_CLI_H
+
+#include <stdio.h>
+
+#ifndef ILAB_VERSION
+#define ILAB_VERSION "0.1.0" /* keep in step with project(VERSION) in CMakeLists.txt */
+#endif
+
+#define CLI_PROG "iommulab"
+
+enum {
+	CLI_EXIT_OK = 0,
+	CLI_EXIT_FAIL = 1,  /* the command ran and something went wrong */
+	CLI_EXIT_USAGE = 2, /* bad command line or bad input (topology, scenario...) */
+};
+
+struct cli_command {
+	const char *name;
+	int (*fn)(int argc, char **argv); /* argv[0] is the command name */
+	const char *synopsis;             /* "topo [--topology X] [--json]" */
+	const char *summary;              /* one line for the command list */
+	const char *help;                 /* options, one per line, for `<command> --help` */
+};
+
+const struct cli_command *cli_find_command(const char *name);
+/* Print `usage: iommulab <synopsis>` and the command's help text. */
+void cli_print_command_help(const struct cli_command *c, FILE *f);
+/* Print "iommulab[ cmd]: <message>" and a hint line to stderr; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Report getopt's complaint about argv (opterr = 0, optstring starting with ':'). */
+int cli_bad_option(const char *cmd, int opt, int argc, char **argv);
+
+int cmd_topo(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+#endif /* ILAB_TOOLS_CLI_H */

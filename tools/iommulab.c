@@ -1,0 +1,132 @@
+/* iommulab.c — the command-line front end: global options and the command table.
+ * Not the commands themselves: each lives in tools/cmd_<name>.c.
+ */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* New commands (bench, ...) add a line here and a tools/cmd_<name>.c. */
+static const struct cli_command commands[] = {
+	{ "topo", cmd_topo, "topo [--topology X] [--json]",
+	  "show the modelled machine: nodes, CPUs, distances, root ports, SMMUs, devices",
+	  "  -t, --topology X  kunpeng920 (default), a100-2node, host, an hwloc XML file,\n"
+	  "                    or synthetic:<hwloc synthetic description>\n"
+	  "  -j, --json        print JSON (sorted keys) instead of text\n"
+	  "  -h, --help        show this help\n" },
+	{ "run", cmd_run, "run [experiment...]",
+	  "run the seed experiments (000-004) and compare with the reference figures",
+	  "  experiment        an id (000) or a name (cma-pernuma); default: all\n"
+	  "  -h, --help        show this help\n" },
+	{ "help", cmd_help, "help [command]", "show help for iommulab or one command", "" },
+};
+
+const struct cli_command *cli_find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+void cli_print_command_help(const struct cli_command *c, FILE *f)
+{
+	fprintf(f, "usage: %s %s\n%s\n%s", CLI_PROG, c->synopsis, c->summary, c->help);
+}
+
+static void print_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s [--help|--version] <command> [options]\n"
+		"\n"
+		"iommulab models the Linux IOMMU DMA-mapping path for Arm SMMUv3 on many-node\n"
+		"servers and measures it natively and in a deterministic simulation.\n"
+		"\n"
+		"commands:\n", CLI_PROG);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nRun '%s <command> --help' for a command's options.\n", CLI_PROG);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s%s%s: ", CLI_PROG, cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s%s%s --help'.\n", CLI_PROG, cmd ? " " : "", cmd ? cmd : "");
+	return CLI_EXIT_USAGE;
+}
+
+int cli_bad_option(const char *cmd, int opt, int argc, char **argv)
+{
+	const char *arg = (optind > 0 && optind - 1 < argc) ? argv[optind - 1] : "?";
+
+	if (opt == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value", arg);
+	if (optopt && optopt != '?')
+		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+	return cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
+int cmd_help(int argc, char **argv)
+{
+	const struct cli_command *c;
+
+	if (argc < 2) {
+		print_usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	if (argc > 2)
+		return cli_usage_error("help", "too many arguments");
+	c = cli_find_command(argv[1]);
+	if (!c)
+		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+	cli_print_command_help(c, stdout);
+	return CLI_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct cli_command *c;
+	int opt;
+
+	opterr = 0;
+	/* '+': stop at the command name, whose options are the command's own. */
+	while ((opt = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			print_usage(stdout);
+			return CLI_EXIT_OK;
+		case 'V':
+			printf("%s %s\n", CLI_PROG, ILAB_VERSION);
+			return CLI_EXIT_OK;
+		default:
+			return cli_bad_option(NULL, opt, argc, argv);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error(NULL, "no command given");
+	c = cli_find_command(argv[optind]);
+	if (!c)
+		return cli_usage_error(NULL, "unknown command '%s'", argv[optind]);
+
+	argv += optind;
+	argc -= optind;
+	optind = 0; /* glibc: 0 restarts getopt from scratch for the command's own parse */
+	int ret = c->fn(argc, argv);
+	if (fflush(stdout) != 0 && ret == CLI_EXIT_OK) {
+		fprintf(stderr, "%s: cannot write the output\n", CLI_PROG);
+		return CLI_EXIT_FAIL;
+	}
+	return ret;
+}
