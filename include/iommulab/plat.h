@@ -290,7 +290,8 @@ static inline void plat_mb(void)
 /* ---- polling ------------------------------------------------------------------------------- */
 
 /* Wait until pred(*addr) is true; addr is a naturally aligned 4- or 8-byte word (size 4 or 8)
- * written by another CPU or by a device. timeout_ns = 0 waits forever. Returns 0, or -ETIMEDOUT.
+ * written by another CPU or by a device. timeout_ns = 0 waits forever. Returns 0, -ETIMEDOUT,
+ * or -EINVAL for a malformed request (NULL address or predicate, size not 4 or 8, misaligned).
  * Natively: spin with cpu_relax, backing off to sched_yield (the host has few cores).
  * Simulated: the CPU parks until the word is written (see plat_wrote). */
 int plat_native_poll(const void *addr, unsigned size, plat_poll_pred pred, void *arg,

@@ -1,0 +1,442 @@
+/* profile.c — loads a machine profile (YAML, see profiles/kunpeng920.yaml) into struct
+ * ilab_profile, strictly: unknown keys, duplicates, missing keys and non-integer costs are
+ * errors reported as "file:line:column: message". It also defines the distance formulas.
+ * It is not the topology loader (src/topo) and holds no cost logic beyond the formulas.
+ *
+ * Parsed with libyaml's document API, whose nodes keep their source position.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "iommulab/sim.h"
+
+/* Costs above this are certainly typos (about 11.5 days). */
+#define PROFILE_NS_MAX 1000000000000000ull
+
+struct pctx {
+	yaml_document_t *doc;
+	const char *file;
+	char *err;
+	size_t errlen;
+};
+
+static int perr(struct pctx *c, const yaml_node_t *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int perr(struct pctx *c, const yaml_node_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	if (!c->err || !c->errlen)
+		return -EINVAL;
+	n = (size_t)snprintf(c->err, c->errlen, "%s:%zu:%zu: ", c->file,
+			     at ? at->start_mark.line + 1 : 1, at ? at->start_mark.column + 1 : 1);
+	if (n < c->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(c->err + n, c->errlen - n, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static int get_u64(struct pctx *c, const yaml_node_t *n, const char *key, uint64_t *out)
+{
+	const char *v = scalar(n);
+	uint64_t x = 0;
+
+	if (!v || !*v)
+		return perr(c, n, "%s: expected a non-negative integer (ns)", key);
+	for (const char *p = v; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return perr(c, n, "%s: expected a non-negative integer (ns), got '%s'",
+				    key, v);
+		x = x * 10 + (uint64_t)(*p - '0');
+		if (x > PROFILE_NS_MAX)
+			return perr(c, n, "%s: value %s is out of range", key, v);
+	}
+	*out = x;
+	return 0;
+}
+
+static int get_str(struct pctx *c, const yaml_node_t *n, const char *key, char *out, size_t sz)
+{
+	const char *v = scalar(n);
+
+	if (!v)
+		return perr(c, n, "%s: expected a string", key);
+	if (strlen(v) >= sz)
+		return perr(c, n, "%s: longer than %zu characters", key, sz - 1);
+	snprintf(out, sz, "%s", v);
+	return 0;
+}
+
+/* One key of a mapping section. */
+struct field {
+	const char *key;
+	bool required;
+	int (*parse)(struct pctx *c, const yaml_node_t *v, const char *key, void *dst);
+	void *dst;
+	bool seen;
+};
+
+static int parse_u64(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	return get_u64(c, v, key, dst);
+}
+
+static int parse_table(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	struct ilab_dist_cost *t = dst;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return perr(c, v, "%s: expected a mapping 'distance: ns'", key);
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+		yaml_node_t *val = yaml_document_get_node(c->doc, p->value);
+		uint64_t d, ns;
+		int rc;
+
+		rc = get_u64(c, k, key, &d);
+		if (rc)
+			return rc;
+		if (d < 10 || d > 255)
+			return perr(c, k, "%s: distance %" PRIu64 " is not a SLIT value (10..255)",
+				    key, d);
+		for (unsigned i = 0; i < t->nr; i++)
+			if (t->distance[i] == d)
+				return perr(c, k, "%s: distance %" PRIu64 " listed twice", key, d);
+		if (t->nr == ILAB_PROFILE_MAX_DIST)
+			return perr(c, k, "%s: more than %d distances", key, ILAB_PROFILE_MAX_DIST);
+		rc = get_u64(c, val, key, &ns);
+		if (rc)
+			return rc;
+		t->distance[t->nr] = (unsigned)d;
+		t->ns[t->nr] = ns;
+		t->nr++;
+	}
+	return 0;
+}
+
+static int parse_fields(struct pctx *c, const yaml_node_t *map, const char *section,
+			struct field *f, unsigned nf)
+{
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return perr(c, map, "%s: expected a mapping", section);
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		const char *name = scalar(k);
+		unsigned i;
+		int rc;
+
+		if (!name)
+			return perr(c, k, "%s: keys must be plain words", section);
+		for (i = 0; i < nf; i++)
+			if (!strcmp(f[i].key, name))
+				break;
+		if (i == nf)
+			return perr(c, k, "%s: unknown key '%s'", section, name);
+		if (f[i].seen)
+			return perr(c, k, "%s: key '%s' given twice", section, name);
+		f[i].seen = true;
+		rc = f[i].parse(c, v, name, f[i].dst);
+		if (rc)
+			return rc;
+	}
+	for (unsigned i = 0; i < nf; i++)
+		if (f[i].required && !f[i].seen)
+			return perr(c, map, "%s: missing key '%s'", section, f[i].key);
+	return 0;
+}
+
+static int parse_memory(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	struct ilab_profile *p = dst;
+	struct field f[] = {
+		{ "local_ns", true, parse_u64, &p->mem.local_ns, false },
+		{ "line_stream_ns", true, parse_u64, &p->mem_line_ns, false },
+		{ "latency_by_distance", false, parse_table, &p->mem, false },
+	};
+
+	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
+}
+
+static int parse_cache(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	struct ilab_profile *p = dst;
+	struct field f[] = {
+		{ "hit_ns", true, parse_u64, &p->cache_hit_ns, false },
+		{ "atomic_local_ns", true, parse_u64, &p->atomic_local_ns, false },
+		{ "transfer_local_ns", true, parse_u64, &p->transfer.local_ns, false },
+		{ "transfer_by_distance", false, parse_table, &p->transfer, false },
+	};
+
+	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
+}
+
+static int parse_mmio(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	struct ilab_profile *p = dst;
+	struct field f[] = {
+		{ "read_local_ns", true, parse_u64, &p->mmio_read.local_ns, false },
+		{ "write_local_ns", true, parse_u64, &p->mmio_write.local_ns, false },
+		{ "read_by_distance", false, parse_table, &p->mmio_read, false },
+		{ "write_by_distance", false, parse_table, &p->mmio_write, false },
+	};
+
+	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
+}
+
+static int parse_smmu(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	struct ilab_profile *p = dst;
+	struct field f[] = {
+		{ "command_ns", true, parse_u64, &p->smmu_command_ns, false },
+		{ "sync_ns", true, parse_u64, &p->smmu_sync_ns, false },
+		{ "tlb_lookup_ns", true, parse_u64, &p->smmu_tlb_lookup_ns, false },
+	};
+
+	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
+}
+
+/* compute: free-form "name: ns" pairs, looked up by name at run time. */
+static int parse_compute(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	struct ilab_profile *p = dst;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return perr(c, v, "%s: expected a mapping 'name: ns'", key);
+	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
+	     pr++) {
+		yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
+		yaml_node_t *val = yaml_document_get_node(c->doc, pr->value);
+		const char *name = scalar(k);
+		struct ilab_compute_cost *cc;
+		int rc;
+
+		if (!name || !*name)
+			return perr(c, k, "%s: keys must be plain words", key);
+		for (unsigned i = 0; i < p->nr_compute; i++)
+			if (!strcmp(p->compute[i].name, name))
+				return perr(c, k, "%s: key '%s' given twice", key, name);
+		if (p->nr_compute == ILAB_PROFILE_MAX_COMPUTE)
+			return perr(c, k, "%s: more than %d entries", key, ILAB_PROFILE_MAX_COMPUTE);
+		cc = &p->compute[p->nr_compute];
+		rc = get_str(c, k, key, cc->name, sizeof(cc->name));
+		if (!rc)
+			rc = get_u64(c, val, name, &cc->ns);
+		if (rc)
+			return rc;
+		p->nr_compute++;
+	}
+	return 0;
+}
+
+static int parse_name(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	return get_str(c, v, key, dst, ILAB_PROFILE_NAME_MAX);
+}
+
+static int parse_path(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	return get_str(c, v, key, dst, ILAB_PROFILE_PATH_MAX);
+}
+
+static int parse_ignored(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	return scalar(v) ? 0 : perr(c, v, "%s: expected a string", key);
+}
+
+static int parse_root(struct pctx *c, struct ilab_profile *p)
+{
+	yaml_node_t *root = yaml_document_get_root_node(c->doc);
+	struct field f[] = {
+		{ "name", true, parse_name, p->name, false },
+		{ "description", false, parse_ignored, NULL, false },
+		{ "topology", true, parse_path, p->topology, false },
+		{ "memory", true, parse_memory, p, false },
+		{ "cache", true, parse_cache, p, false },
+		{ "mmio", true, parse_mmio, p, false },
+		{ "smmu", true, parse_smmu, p, false },
+		{ "compute", false, parse_compute, p, false },
+	};
+
+	if (!root)
+		return perr(c, NULL, "empty profile");
+	return parse_fields(c, root, "profile", f, sizeof(f) / sizeof(f[0]));
+}
+
+int ilab_profile_parse(const char *text, size_t len, const char *name, struct ilab_profile *prof,
+		       char *err, size_t errlen)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct pctx c = { .doc = &doc, .file = name ? name : "<profile>", .err = err,
+			  .errlen = errlen };
+	struct ilab_profile p;
+	int rc;
+
+	if (!text || !prof)
+		return -EINVAL;
+	if (err && errlen)
+		err[0] = '\0';
+	memset(&p, 0, sizeof(p));
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		const yaml_mark_t *m = parser.problem_mark.line || parser.problem_mark.column
+					       ? &parser.problem_mark
+					       : &parser.context_mark;
+
+		if (err && errlen)
+			snprintf(err, errlen, "%s:%zu:%zu: %s%s%s", c.file, m->line + 1,
+				 m->column + 1, parser.problem ? parser.problem : "malformed YAML",
+				 parser.context ? " " : "", parser.context ? parser.context : "");
+		yaml_parser_delete(&parser);
+		return -EINVAL;
+	}
+	rc = parse_root(&c, &p);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	if (rc)
+		return rc;
+	snprintf(p.source, sizeof(p.source), "%s", c.file);
+	*prof = p;
+	return 0;
+}
+
+int ilab_profile_load(const char *path, struct ilab_profile *prof, char *err, size_t errlen)
+{
+	FILE *f;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	if (!path || !prof)
+		return -EINVAL;
+	f = fopen(path, "rb");
+	if (!f) {
+		rc = -errno;
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	for (;;) {
+		size_t got;
+
+		if (len == cap) {
+			char *nb = realloc(buf, cap ? cap * 2 : 8192);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap = cap ? cap * 2 : 8192;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		rc = -EIO;
+		if (err && errlen)
+			snprintf(err, errlen, "%s: read error", path);
+	} else {
+		rc = ilab_profile_parse(buf, len, path, prof, err, errlen);
+	}
+	free(buf);
+	fclose(f);
+	return rc;
+}
+
+uint64_t ilab_profile_compute_ns(const struct ilab_profile *prof, const char *name, uint64_t dflt)
+{
+	if (!prof || !name)
+		return dflt;
+	for (unsigned i = 0; i < prof->nr_compute; i++)
+		if (!strcmp(prof->compute[i].name, name))
+			return prof->compute[i].ns;
+	return dflt;
+}
+
+/* Table entry for d; distance 10 falls back to local_ns. */
+static int table_ns(const struct ilab_dist_cost *t, unsigned d, uint64_t *ns)
+{
+	for (unsigned i = 0; i < t->nr; i++)
+		if (t->distance[i] == d) {
+			*ns = t->ns[i];
+			return 0;
+		}
+	if (d == 10) {
+		*ns = t->local_ns;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* mem(d): a table, or local * d / 10 — ACPI defines SLIT entries as memory latency relative
+ * to the local node's, which is 10. Rounded to the nearest ns. */
+static int mem_ns(const struct ilab_profile *p, unsigned d, uint64_t *ns)
+{
+	if (p->mem.nr)
+		return table_ns(&p->mem, d, ns);
+	*ns = (p->mem.local_ns * d + 5) / 10;
+	return 0;
+}
+
+int ilab_profile_dist_ns(const struct ilab_profile *p, enum ilab_dist_kind kind, unsigned d,
+			 uint64_t *ns)
+{
+	const struct ilab_dist_cost *t;
+	uint64_t m, m10, extra;
+	int rc;
+
+	if (!p || !ns)
+		return -EINVAL;
+	switch (kind) {
+	case ILAB_DIST_MEM:
+		return mem_ns(p, d, ns);
+	case ILAB_DIST_TRANSFER:
+		t = &p->transfer;
+		break;
+	case ILAB_DIST_MMIO_READ:
+		t = &p->mmio_read;
+		break;
+	case ILAB_DIST_MMIO_WRITE:
+		t = &p->mmio_write;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (t->nr)
+		return table_ns(t, d, ns);
+	/* Formula: the local cost plus the interconnect's extra round trip at distance d, which
+	 * is what remote memory costs beyond local memory: mem(d) - mem(10). */
+	rc = mem_ns(p, d, &m);
+	if (!rc)
+		rc = mem_ns(p, 10, &m10);
+	if (rc)
+		return rc;
+	extra = m > m10 ? m - m10 : 0;
+	if (kind == ILAB_DIST_MMIO_WRITE)
+		extra /= 2; /* posted: one way only */
+	*ns = t->local_ns + extra;
+	return 0;
+}
