@@ -371,8 +371,8 @@ static int check_xml_text(const char *path, const char *buf, size_t len, char *e
 int topo_load_hwloc_xml(const char *path, struct ilab_topo **out, char *err, size_t errlen)
 {
 	hwloc_topology_t h;
-	char *buf;
-	size_t len;
+	char *buf = NULL;
+	size_t len = 0;
 	int ret;
 
 	ret = read_file(path, &buf, &len, err, errlen);

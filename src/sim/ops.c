@@ -1,0 +1,234 @@
+/* ops.c — the plat backend of the simulator: each plat_sim_ops hook charges the calling
+ * fiber's virtual clock from the cost model and, for anything another fiber can observe,
+ * first lets every fiber that is behind in virtual time run (sim_sync). It is not the
+ * scheduler (sched.c) nor the line protocol (lines.c).
+ *
+ * Where a fiber may be switched out: tracked accesses, plat_poll, plat_wrote, MMIO, yield,
+ * thread exit. Not on plat_charge_ns / plat_delay_ns / plat_mem_access / now / cpu_id: those
+ * only move the fiber's own clock; the next synchronising call puts it back in order.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+
+static void op_access(const void *addr, enum plat_access kind)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_fiber *f = s->cur;
+	struct sim_line *l;
+
+	sim_sync(s, f);
+	l = sim_line_get(s, addr);
+	sim_line_access(s, f, l, kind);
+	/* The host store happens right after we return, before any other fiber runs: pollers
+	 * woken now see it when they re-check. */
+	if (kind != PLAT_ACC_READ && l->waiters)
+		sim_line_wake(s, l, f->t);
+}
+
+static void op_rmw_failed(const void *addr)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_line *l = sim_line_get(s, addr);
+
+	l->rmw_retries++;
+	s->cur->stats->rmw_retries++;
+}
+
+static uint64_t op_now_ns(void)
+{
+	return sim_active->cur->t;
+}
+
+static void op_charge_ns(uint64_t ns)
+{
+	struct sim_fiber *f = sim_active->cur;
+
+	f->t += ns;
+	f->stats->charged_ns += ns;
+}
+
+static void op_delay_ns(uint64_t ns)
+{
+	struct sim_fiber *f = sim_active->cur;
+
+	f->t += ns;
+	f->stats->delayed_ns += ns;
+}
+
+static int op_cpu_id(void)
+{
+	return sim_active->cur->cpu;
+}
+
+static uint64_t read_word(const void *addr, unsigned size)
+{
+	if (size == 4)
+		return atomic_load_explicit((_Atomic uint32_t *)(uintptr_t)addr,
+					    memory_order_acquire);
+	return atomic_load_explicit((_Atomic uint64_t *)(uintptr_t)addr, memory_order_acquire);
+}
+
+static int op_poll(const void *addr, unsigned size, plat_poll_pred pred, void *arg,
+		   uint64_t timeout_ns)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_fiber *f = s->cur;
+	struct sim_line *l;
+	uint64_t deadline;
+	int err;
+
+	if ((size != 4 && size != 8) || ((uintptr_t)addr & (size - 1)) || !pred)
+		return -EINVAL;
+	sim_sync(s, f);
+	f->stats->polls++;
+	deadline = timeout_ns && f->t + timeout_ns > f->t ? f->t + timeout_ns : UINT64_MAX;
+	for (;;) {
+		uint64_t parked_at;
+
+		/* every check is a read of the line: a re-check after a write pays the transfer
+		 * from the writer's node */
+		l = sim_line_get(s, addr);
+		sim_line_access(s, f, l, PLAT_ACC_READ);
+		if (pred(read_word(addr, size), arg))
+			return 0;
+		if (f->t >= deadline)
+			break;
+		/* A stopping agent must get back to its loop to see plat_agent_should_stop(). */
+		if (f->kind == SIM_AGENT && f->agent->stop)
+			break;
+		if (f == &s->main && s->broken)
+			return s->broken;
+		parked_at = f->t;
+		f->wait_line = l;
+		f->wprev = NULL;
+		f->wnext = l->waiters;
+		if (l->waiters)
+			l->waiters->wprev = f;
+		l->waiters = f;
+		f->wait_what = l->name ? l->name : "an unnamed word";
+		if (deadline != UINT64_MAX) {
+			f->key = deadline;
+			f->state = SIM_RUNNABLE;
+			sim_make_runnable(s, f, deadline);
+		}
+		sim_park(s, f);
+		err = sim_stalled(s, f);
+		sim_line_unwait(f); /* still listed when the timer woke us */
+		f->wait_what = NULL;
+		f->stats->parked_ns += f->t - parked_at;
+		if (err)
+			return err;
+		f->stats->poll_wakeups++;
+	}
+	f->stats->poll_timeouts++;
+	return -ETIMEDOUT;
+}
+
+void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr)
+{
+	struct sim_line *l;
+
+	sim_sync(s, f);
+	l = sim_line_get(s, addr);
+	sim_line_wrote(s, f, l);
+	if (l->waiters)
+		sim_line_wake(s, l, f->t);
+}
+
+static void op_wrote(const void *addr)
+{
+	sim_wrote(sim_active, sim_active->cur, addr);
+}
+
+static void op_mem_access(int home_node, size_t bytes, bool write)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_fiber *f = s->cur;
+	unsigned home = home_node >= 0 && (unsigned)home_node < s->nr_nodes ? (unsigned)home_node
+									       : f->node;
+	uint64_t lines, cost;
+
+	if (!bytes)
+		return;
+	/* One latency for the first line, then streaming: the next lines are fetched while the
+	 * first is in flight (memory.line_stream_ns each). Writes cost the same as reads: the
+	 * line is fetched for ownership before it is written. */
+	lines = (bytes + 63) / 64;
+	cost = s->mem_ns[f->node * s->nr_nodes + home] + (lines - 1) * s->prof.mem_line_ns;
+	f->t += cost;
+	f->stats->mem_accesses++;
+	f->stats->mem_ns += cost;
+	if (home == f->node)
+		f->stats->mem_bytes_local += bytes;
+	else
+		f->stats->mem_bytes_remote += bytes;
+	(void)write;
+}
+
+static void op_mmio(const struct plat_mmio *m, bool write)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_fiber *f = s->cur;
+	unsigned dev = m && m->node >= 0 && (unsigned)m->node < s->nr_nodes ? (unsigned)m->node : 0;
+	uint64_t cost;
+
+	sim_sync(s, f);
+	cost = (write ? s->mmio_wr_ns : s->mmio_rd_ns)[f->node * s->nr_nodes + dev];
+	f->t += cost;
+	f->stats->mmio_ns += cost;
+	if (write)
+		f->stats->mmio_writes++;
+	else
+		f->stats->mmio_reads++;
+}
+
+static void op_track(const void *addr, const char *name)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_line *l = sim_line_get(s, addr);
+
+	if (name)
+		l->name = sim_intern(s, name);
+}
+
+/* A scheduling point: let every fiber at or before this time run. The fiber pays a cache hit
+ * so that a loop of yields advances virtual time instead of spinning at one instant. */
+static void op_yield(void)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_fiber *f = s->cur;
+
+	f->t += s->prof.cache_hit_ns ? s->prof.cache_hit_ns : 1;
+	sim_yield(s, f);
+}
+
+static const struct plat_sim_ops sim_ops = {
+	.access = op_access,
+	.rmw_failed = op_rmw_failed,
+	.now_ns = op_now_ns,
+	.charge_ns = op_charge_ns,
+	.delay_ns = op_delay_ns,
+	.cpu_id = op_cpu_id,
+	.poll = op_poll,
+	.wrote = op_wrote,
+	.mem_access = op_mem_access,
+	.mmio = op_mmio,
+	.track = op_track,
+	.yield = op_yield,
+	.run_threads = ilab_sim_run_threads,
+	.agent_start = ilab_sim_agent_start,
+	.agent_should_stop = ilab_sim_agent_should_stop,
+	.agent_stop = ilab_sim_agent_stop,
+};
+
+const struct plat_sim_ops *ilab_sim_ops(struct ilab_sim *s)
+{
+	if (!s)
+		return NULL;
+	sim_active = s;
+	return &sim_ops;
+}
