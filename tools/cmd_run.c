@@ -1,83 +1,210 @@
-/* cmd_run.c — `iommulab run`: the table of seed experiments and their runner.
- * Not the experiments: none is implemented yet (a later issue fills in .run), so today this
- * says so plainly and lists them.
+/* cmd_run.c — `iommulab run [scenario...]`: parse the scenarios (all built-in ones by default),
+ * run each case, print the comparison table (or the JSON), write <out>/<name>.json and a plot.
+ * Not the runner or the report themselves (src/experiments, src/report): this is the glue.
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-struct experiment {
-	const char *id;    /* the seed file number */
-	const char *name;
-	const char *title;
-	int (*run)(void);  /* NULL: not implemented yet */
-};
+#include "iommulab/report.h"
+#include "iommulab/scenario.h"
 
-static const struct experiment experiments[] = {
-	{ "000", "cma-pernuma", "per-NUMA CMA: CMD_SYNC wait with the SMMU on node 2", NULL },
-	{ "001", "dma-domain-lookup", "fast DMA-domain lookup: NIC rx packets/s", NULL },
-	{ "002", "map-pages", "map_pages/unmap_pages: dma_map_benchmark latency", NULL },
-	{ "003", "ecmdq", "ECMDQ: NIC throughput by number of queues", NULL },
-	{ "004", "vfio-node-domains", "VFIO domain per NUMA node: NCCL allreduce bandwidth", NULL },
-};
+#define ERRLEN 1024
 
-#define NR_EXPERIMENTS (sizeof(experiments) / sizeof(experiments[0]))
-
-static const struct experiment *find_experiment(const char *key)
+/* mkdir -p */
+static int make_dirs(const char *path)
 {
-	for (size_t i = 0; i < NR_EXPERIMENTS; i++)
-		if (strcmp(experiments[i].id, key) == 0 || strcmp(experiments[i].name, key) == 0)
-			return &experiments[i];
-	return NULL;
+	char buf[ILAB_SCN_PATH_MAX];
+	struct stat st;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+		return -errno;
+	if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return 0;
+}
+
+struct run_totals {
+	unsigned scenarios, cases, ok, not_implemented, failed, figures, within;
+};
+
+static void add_totals(struct run_totals *t, const struct ilab_scenario_result *r)
+{
+	t->scenarios++;
+	for (unsigned i = 0; i < r->nr_cases; i++) {
+		const struct ilab_case *k = &r->scenario->cases[i];
+
+		t->cases++;
+		t->ok += r->cases[i].status == ILAB_CASE_OK;
+		t->not_implemented += r->cases[i].status == ILAB_CASE_NOT_IMPLEMENTED;
+		t->failed += r->cases[i].status == ILAB_CASE_FAILED;
+		for (unsigned j = 0; j < k->nr_refs; j++) {
+			struct ilab_comparison c;
+
+			ilab_compare(r->scenario, &k->refs[j], &r->cases[i], &c);
+			t->figures++;
+			t->within += c.verdict == ILAB_VERDICT_WITHIN;
+		}
+	}
+}
+
+/* Run one parsed scenario: table or JSON to stdout, files to out. Returns a CLI exit code. */
+static int run_one(const struct ilab_scenario *s, const char *out, bool quick, bool json,
+		   json_t *json_all, struct run_totals *tot)
+{
+	struct ilab_scenario_result *r;
+	char path[ILAB_SCN_PATH_MAX + 80], err[ERRLEN];
+	int ret = CLI_EXIT_OK, pr;
+
+	if (ilab_scenario_run(s, &(struct ilab_run_options){ .quick = quick, .progress = stderr },
+			      &r, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s run: %s: %s\n", CLI_PROG, s->name, err);
+		return CLI_EXIT_FAIL;
+	}
+	add_totals(tot, r);
+	if (json) {
+		json_t *j = ilab_result_json(r);
+
+		if (!j || json_array_append_new(json_all, j) != 0)
+			ret = CLI_EXIT_FAIL;
+	} else {
+		ilab_report_table(r, stdout);
+		fputc('\n', stdout);
+	}
+	snprintf(path, sizeof(path), "%s/%s.json", out, s->name);
+	if (ilab_result_save_json(r, path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s run: %s\n", CLI_PROG, err);
+		ret = CLI_EXIT_FAIL;
+	}
+	pr = ilab_report_plot(r, out, err, sizeof(err));
+	if (pr < 0) {
+		fprintf(stderr, "%s run: plot: %s\n", CLI_PROG, err);
+		ret = CLI_EXIT_FAIL;
+	} else {
+		fprintf(stderr, "%s run: wrote %s%s%s\n", CLI_PROG, path, pr == 0 ? " and " : "; ",
+			err);
+	}
+	for (unsigned i = 0; i < r->nr_cases; i++)
+		if (r->cases[i].status == ILAB_CASE_FAILED)
+			ret = CLI_EXIT_FAIL;
+	ilab_scenario_result_free(r);
+	return ret;
 }
 
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct experiment *chosen[NR_EXPERIMENTS];
-	bool seen[NR_EXPERIMENTS] = { false };
-	size_t nr = 0;
-	int opt;
+	const char *out = "results";
+	bool quick = false, json = false;
+	struct ilab_scenario **scn = NULL;
+	struct run_totals tot = { 0 };
+	char err[ERRLEN], path[ILAB_SCN_PATH_MAX];
+	char **builtin = NULL, **files;
+	int opt, nr, ret = CLI_EXIT_OK;
+	json_t *json_all = NULL;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		if (opt != 'h')
+	while ((opt = getopt_long(argc, argv, ":o:qjh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': out = optarg; break;
+		case 'q': quick = true; break;
+		case 'j': json = true; break;
+		case 'h':
+			cli_print_command_help(cli_find_command("run"), stdout);
+			return CLI_EXIT_OK;
+		default:
 			return cli_bad_option("run", opt, argc, argv);
-		cli_print_command_help(cli_find_command("run"), stdout);
-		return CLI_EXIT_OK;
-	}
-	for (int i = optind; i < argc; i++) {
-		const struct experiment *e = find_experiment(argv[i]);
-
-		if (!e)
-			return cli_usage_error("run", "unknown experiment '%s' (known: 000-004)",
-					       argv[i]);
-		if (!seen[e - experiments]) {
-			seen[e - experiments] = true;
-			chosen[nr++] = e;
 		}
 	}
-	if (nr == 0)
-		for (size_t i = 0; i < NR_EXPERIMENTS; i++)
-			chosen[nr++] = &experiments[i];
+	if (!*out)
+		return cli_usage_error("run", "--out needs a directory");
 
-	int ret = CLI_EXIT_OK, missing = 0;
-	for (size_t i = 0; i < nr; i++) {
-		if (chosen[i]->run) {
-			int r = chosen[i]->run();
-			if (r != CLI_EXIT_OK)
-				ret = r;
-			continue;
+	/* Which files: the arguments, or every built-in scenario. */
+	if (optind < argc) {
+		files = argv + optind;
+		nr = argc - optind;
+	} else {
+		nr = ilab_scenario_builtin_list(&builtin, err, sizeof(err));
+		if (nr <= 0) {
+			fprintf(stderr, "%s run: %s\n", CLI_PROG,
+				nr == 0 ? "no built-in scenarios found" : err);
+			return CLI_EXIT_FAIL;
 		}
-		if (missing++ == 0)
-			printf("The experiments below are not implemented yet; nothing was run.\n");
-		printf("  %s %-18s not implemented: %s\n", chosen[i]->id, chosen[i]->name,
-		       chosen[i]->title);
+		files = builtin;
 	}
+
+	/* Parse everything before running anything: a typo in the last file should not cost the
+	 * time of the first. */
+	scn = calloc((size_t)nr, sizeof(*scn));
+	if (!scn) {
+		free(builtin);
+		return CLI_EXIT_FAIL;
+	}
+	for (int i = 0; i < nr && ret == CLI_EXIT_OK; i++) {
+		if (ilab_scenario_resolve(files[i], path, sizeof(path), err, sizeof(err)) < 0) {
+			ret = cli_usage_error("run", "%s", err);
+			break;
+		}
+		if (ilab_scenario_load(path, &scn[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "%s\n", err);
+			ret = CLI_EXIT_USAGE;
+		}
+	}
+	if (ret == CLI_EXIT_OK) {
+		int m = make_dirs(out);
+
+		if (m < 0) {
+			fprintf(stderr, "%s run: cannot create %s: %s\n", CLI_PROG, out, strerror(-m));
+			ret = CLI_EXIT_FAIL;
+		}
+	}
+	if (ret == CLI_EXIT_OK && json && !(json_all = json_array()))
+		ret = CLI_EXIT_FAIL;
+
+	for (int i = 0; i < nr && ret != CLI_EXIT_USAGE && scn[i]; i++) {
+		int r = run_one(scn[i], out, quick, json, json_all, &tot);
+
+		if (r != CLI_EXIT_OK)
+			ret = r;
+	}
+
+	if (ret != CLI_EXIT_USAGE && json_all) {
+		/* One scenario: its object; several: an array of them. */
+		json_t *doc = json_array_size(json_all) == 1 ? json_array_get(json_all, 0) : json_all;
+
+		json_dumpf(doc, stdout, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+		fputc('\n', stdout);
+	} else if (ret != CLI_EXIT_USAGE && tot.scenarios) {
+		printf("%u scenario%s, %u cases: %u run, %u not implemented yet, %u failed; "
+		       "%u of %u published figures within tolerance\n",
+		       tot.scenarios, tot.scenarios == 1 ? "" : "s", tot.cases, tot.ok,
+		       tot.not_implemented, tot.failed, tot.within, tot.figures);
+	}
+	json_decref(json_all);
+	for (int i = 0; i < nr; i++)
+		ilab_scenario_free(scn[i]);
+	free(scn);
+	free(builtin);
 	return ret;
 }

@@ -32,6 +32,7 @@ struct ilab_dev {
 	struct ilab_iommu_group *group;/* set by ilab_iommu_probe_device */
 	void *iommu_priv;              /* the driver's per-device state (its "master") */
 	void *dma_priv;                /* dma-iommu's per-device state */
+	bool pci;                      /* a PCI device: dma-iommu tries 32-bit IOVAs first (SAC) */
 };
 
 /* Domain types (Linux IOMMU_DOMAIN_*). */
@@ -46,9 +47,12 @@ enum ilab_domain_type {
 /* What a driver implements for one domain. */
 struct ilab_iommu_domain_ops {
 	int (*attach_dev)(struct ilab_iommu_domain *domain, struct ilab_dev *dev);
-	/* Invalidate every TLB entry of the domain and wait (flush queue, detach). */
+	/* Invalidate every TLB entry of the domain and wait (flush queue, detach). A driver
+	 * without it cannot run a DMA_FQ domain: the core falls back to strict DMA. */
 	void (*flush_iotlb_all)(struct ilab_iommu_domain *domain);
 	void (*free)(struct ilab_iommu_domain *domain);
+	/* Optional: the physical address iova translates to (a table walk), 0 if unmapped. */
+	ilab_pa_t (*iova_to_phys)(struct ilab_iommu_domain *domain, uint64_t iova);
 };
 
 struct ilab_iommu_domain {
@@ -87,6 +91,89 @@ struct ilab_iommu {
 	struct ilab_mem *mem;
 	void *priv;                    /* the driver's instance (e.g. struct ilab_smmu_drv) */
 };
+
+/* ---- groups (Linux struct iommu_group) ---------------------------------------------------- */
+
+/* The devices that the IOMMU cannot tell apart share a group; a group is attached to one
+ * domain at a time. The core makes one group per device unless the driver (or board) adds a
+ * device to an existing group with ilab_iommu_group_add_device.
+ *
+ * refcount is the group's reference count (Linux: the kref of group->devices_kobj). It is
+ * deliberately a tracked word sitting next to the domain pointers: the 2018 lookup
+ * iommu_get_domain_for_dev() took and dropped a reference on every DMA map and unmap, and that
+ * shared cache line is what seed 001 removes. */
+struct ilab_iommu_group {
+	unsigned id;
+	plat_word32 refcount;          /* 1 for the core + 1 per device + transient lookups */
+	struct ilab_iommu_domain *domain;         /* attached now */
+	struct ilab_iommu_domain *default_domain; /* the DMA API's domain (or identity) */
+	plat_spinlock lock;            /* Linux group->mutex: attach, detach, membership */
+	struct ilab_dev **devices;
+	unsigned nr_devices, cap_devices;
+};
+
+/* ---- core API (src/iommu/iommu.c) --------------------------------------------------------- */
+
+/* The last error message of this thread, after a negative return from the core or dma-iommu. */
+const char *ilab_iommu_strerror(void);
+
+/* Add a device to the IOMMU framework: ops->probe_device, a new group of its own, a default
+ * domain of def_type (ILAB_DOMAIN_DMA, ILAB_DOMAIN_DMA_FQ or ILAB_DOMAIN_IDENTITY; DMA_FQ
+ * falls back to DMA when the driver has no flush_iotlb_all or the flush queue cannot be set
+ * up, as Linux does), attach it, and set up the DMA API state (dma_iommu.h) with default
+ * options. dev->iommu must be set. Returns 0, -EINVAL, -ENODEV (the driver refuses the
+ * device), -EBUSY (already probed) or -ENOMEM. */
+int ilab_iommu_probe_device(struct ilab_dev *dev, enum ilab_domain_type def_type);
+/* Undo probe: block the device's DMA, leave its group (freeing the group and its default
+ * domain with the last device), release the driver's per-device state. */
+void ilab_iommu_release_device(struct ilab_dev *dev);
+/* Probe dev into an existing group (a driver saying "this device aliases that one"): it gets
+ * the group's current domain attached. Returns 0 or a negative errno as probe. */
+int ilab_iommu_group_add_device(struct ilab_iommu_group *group, struct ilab_dev *dev);
+
+/* Group references (Linux iommu_group_get/put): get returns dev's group with one more
+ * reference (NULL if none); put drops it. Each is one atomic RMW on group->refcount. */
+struct ilab_iommu_group *ilab_iommu_group_get(struct ilab_dev *dev);
+void ilab_iommu_group_put(struct ilab_iommu_group *group);
+unsigned ilab_iommu_group_refcount(struct ilab_iommu_group *group);
+unsigned ilab_iommu_group_id(const struct ilab_iommu_group *group);
+
+/* Domain lookup, the two forms seed 001 compares:
+ *  - ilab_iommu_get_domain_for_dev: Linux <= 4.18 iommu_get_domain_for_dev(), used by the DMA
+ *    ops on every map and unmap: group get (atomic increment of the shared refcount), read
+ *    group->domain, group put (atomic decrement). No mutex: 4.18 did not take group->mutex here.
+ *  - ilab_iommu_get_dma_domain: Linux >= 4.19 iommu_get_dma_domain(): a plain dereference of
+ *    dev->group->default_domain, nothing written.
+ * Both return NULL for a device without a group. */
+struct ilab_iommu_domain *ilab_iommu_get_domain_for_dev(struct ilab_dev *dev);
+struct ilab_iommu_domain *ilab_iommu_get_dma_domain(struct ilab_dev *dev);
+
+/* Allocate a domain through the driver (node < 0: the IOMMU's node). UNMANAGED domains are for
+ * VFIO-like users; DMA domains get dma-iommu's cookie. NULL on failure (see strerror). */
+struct ilab_iommu_domain *ilab_iommu_domain_alloc(struct ilab_iommu *iommu,
+						  enum ilab_domain_type type, int node);
+/* Free a domain no group is attached to. */
+void ilab_iommu_domain_free(struct ilab_iommu_domain *domain);
+
+/* Attach every device of the group to domain (Linux iommu_attach_group). Only from the
+ * default domain: a group already attached elsewhere gives -EBUSY. On a driver failure the
+ * devices go back to the previous domain and the error is returned. */
+int ilab_iommu_attach_group(struct ilab_iommu_domain *domain, struct ilab_iommu_group *group);
+/* Put the group back on its default domain (or blocked, without one). */
+void ilab_iommu_detach_group(struct ilab_iommu_domain *domain, struct ilab_iommu_group *group);
+/* Single-device forms (Linux iommu_attach_device): the device must be alone in its group. */
+int ilab_iommu_attach_device(struct ilab_iommu_domain *domain, struct ilab_dev *dev);
+void ilab_iommu_detach_device(struct ilab_iommu_domain *domain, struct ilab_dev *dev);
+
+/* Map/unmap on a domain (Linux iommu_map / iommu_unmap: map_pages path, unmap synced).
+ * For UNMANAGED users; the DMA API uses dma_iommu.h. */
+int ilab_iommu_domain_map(struct ilab_iommu_domain *domain, uint64_t iova, ilab_pa_t pa,
+			  size_t size, int prot);
+size_t ilab_iommu_domain_unmap(struct ilab_iommu_domain *domain, uint64_t iova, size_t size);
+/* Translate through the domain's tables (0 if unmapped or the driver cannot tell). */
+ilab_pa_t ilab_iommu_iova_to_phys(struct ilab_iommu_domain *domain, uint64_t iova);
+
+const char *ilab_domain_type_name(enum ilab_domain_type type);
 
 #ifdef __cplusplus
 }

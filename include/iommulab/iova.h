@@ -82,7 +82,7 @@ struct ilab_iova_stats {
 	uint64_t rbtree_frees;
 	uint64_t nodes;                 /* ranges in the tree now, anchor excluded */
 	uint64_t cache_hits;            /* alloc_iova_fast served by an rcache */
-	uint64_t cache_misses;          /* alloc_iova_fast that went to the tree */
+	uint64_t cache_misses;          /* cacheable (<= 32 pfn) alloc_iova_fast that missed */
 	uint64_t cache_frees;           /* free_iova_fast kept in an rcache */
 	uint64_t cache_free_fallbacks;  /* free_iova_fast that went to the tree */
 	uint64_t free_errors;           /* frees of unknown / mismatched / already-freed IOVAs */

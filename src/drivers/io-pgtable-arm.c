@@ -99,7 +99,13 @@ static struct ilab_io_pgtable_stats *this_stats(struct ilab_io_pgtable *d)
 	return plat_this_cpu_ptr(d->stats);
 }
 
-#define STAT_ADD(d, field, n) __atomic_fetch_add(&this_stats(d)->field, (n), __ATOMIC_RELAXED)
+/* Each CPU writes only its own slot, so a relaxed load+store is enough (no locked RMW on the
+ * fast path); threads outside plat share slot 0 and may lose counts: statistics only. */
+static inline void stat_add(uint64_t *ctr, uint64_t n)
+{
+	__atomic_store_n(ctr, __atomic_load_n(ctr, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+#define STAT_ADD(d, field, n) stat_add(&this_stats(d)->field, (n))
 
 /* Host pointer of the table whose descriptor is pte. */
 static uint64_t *table_va(struct ilab_io_pgtable *d, uint64_t pte)
@@ -358,9 +364,11 @@ int ilab_io_pgtable_map_pages(struct ilab_io_pgtable *d, uint64_t iova, ilab_pa_
 		return -ERANGE;
 	if (!(prot & (ILAB_IOMMU_READ | ILAB_IOMMU_WRITE)))
 		return -EINVAL;
+	/* Linux ends with wmb() so the PTEs are visible before a later doorbell. Here whatever
+	 * hands the mapping to another agent (a queue's prod word, a device doorbell) is a plat
+	 * release store or RMW, which already orders every earlier store in C11; no fence (which
+	 * TSan builds also reject). */
 	ret = do_map(d, iova, paddr, pgsize, pgcount, prot_to_pte(prot), mapped);
-	/* Order the PTE stores before whatever the caller does next (Linux wmb()). */
-	plat_mb();
 	return ret;
 }
 

@@ -37,8 +37,8 @@ int plat_agent_start(const char *name, int node, plat_agent_fn fn, void *arg,
 	if (!fn || !out)
 		return -EINVAL;
 	*out = NULL;
-	if (plat_sim)
-		return -ENOSYS; /* the sim backend has no agent hook yet (see docs/plat.md) */
+	if (plat_sim) /* an agent of the simulator's scheduler; its handle is the sim's own */
+		return plat_sim->agent_start(name, node, fn, arg, out);
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
@@ -65,6 +65,8 @@ bool plat_agent_should_stop(const struct plat_agent *agent)
 {
 	if (!agent)
 		return true;
+	if (plat_sim)
+		return plat_sim->agent_should_stop(agent);
 	/* plat_load32 takes a mutable word because the simulator may account the access. */
 	return plat_load32((plat_word32 *)&agent->stop) != 0;
 }
@@ -73,6 +75,10 @@ void plat_agent_stop(struct plat_agent *agent, const void *wake_addr)
 {
 	if (!agent)
 		return;
+	if (plat_sim) {
+		plat_sim->agent_stop(agent, wake_addr);
+		return;
+	}
 	plat_store32(&agent->stop, 1);
 	if (wake_addr)
 		plat_wrote(wake_addr);

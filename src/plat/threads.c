@@ -97,8 +97,8 @@ int plat_run_threads(unsigned n, const int *cpus, plat_thread_fn fn, void *arg)
 
 	if (!fn)
 		return -EINVAL;
-	if (plat_sim)
-		return -ENOSYS; /* the sim backend has no thread hook yet (see docs/plat.md) */
+	if (plat_sim) /* simulated CPUs are fibers of the simulator */
+		return plat_sim->run_threads(n, cpus, fn, arg);
 	if (n == 0)
 		return 0;
 	err = check_cpus(n, cpus);

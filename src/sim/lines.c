@@ -8,9 +8,9 @@
  *  - every access starts at max(t, busy_until): a line being transferred or atomically updated
  *    is not available to anyone else before that ends;
  *  - read: a hit (c holds a copy) costs cache_hit_ns; a miss costs the transfer from the node
- *    of the freshest copy, or the local memory latency for a line no cache holds yet; c
- *    becomes a sharer and an exclusive owner is downgraded. Reads do not extend busy_until:
- *    sharers read in parallel;
+ *    of the freshest copy, or the local memory latency for a line no cache holds yet (that
+ *    first fill holds the line until it arrives); c becomes a sharer and an exclusive owner
+ *    is downgraded. Other reads do not extend busy_until: sharers read in parallel;
  *  - write / RMW: if c owns the line exclusively, it costs cache_hit_ns (write) or
  *    atomic_local_ns (RMW). Otherwise c needs the data (transfer, as for a read miss, unless it
  *    is a sharer) and every other copy invalidated (the farthest sharer's transfer latency):
@@ -172,10 +172,14 @@ void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l
 			l->nr_sharers++;
 			l->sharer_nodes |= 1ull << n;
 			l->owner = -1; /* M/E -> S */
-			if (l->src_node < 0)
-				l->src_node = (int)n;
 		}
 		f->t = start + cost;
+		if (l->src_node < 0) {
+			/* first fill from memory: others reading it meanwhile get it from this
+			 * cache once it has arrived, not before */
+			l->src_node = (int)n;
+			l->busy_until = f->t;
+		}
 	} else {
 		if (kind == PLAT_ACC_RMW) {
 			st->rmws++;

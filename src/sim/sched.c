@@ -216,12 +216,17 @@ static void describe_stall(struct ilab_sim *s, int why)
 	struct sim_fiber *list[64];
 	unsigned nl = 0;
 
+	uint64_t latest = s->main.t;
+
+	for (struct sim_fiber *f = s->all_fibers; f; f = f->next_all)
+		if (f->state == SIM_PARKED || f->state == SIM_RUNNABLE) {
+			latest = sim_max64(latest, f->t);
+			if (f->state == SIM_PARKED && nl < 64)
+				list[nl++] = f;
+		}
 	n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, "%s at %llu ns:",
 			      why == -ETIME ? "virtual time limit passed" : "deadlock",
-			      (unsigned long long)s->main.t);
-	for (struct sim_fiber *f = s->all_fibers; f && nl < 64; f = f->next_all)
-		if (f->state == SIM_PARKED)
-			list[nl++] = f;
+			      (unsigned long long)latest);
 	/* all_fibers is newest first: print oldest first */
 	for (unsigned i = nl; i-- > 0 && n < sizeof(s->err) - 1;) {
 		struct sim_fiber *f = list[i];

@@ -132,12 +132,28 @@ static void fake_mem(int node, size_t bytes, bool w) {}
 static void fake_mmio(const struct plat_mmio *m, bool w) {}
 static void fake_track(const void *a, const char *name) { n_track++; }
 static void fake_yield(void) { n_yield++; }
+static int n_run, n_agent;
+static int fake_run(unsigned n, const int *cpus, plat_thread_fn fn, void *arg)
+{
+	n_run++;
+	return -EXDEV; /* a value only the fake returns: proves plat forwarded the call */
+}
+static int fake_agent_start(const char *name, int node, plat_agent_fn fn, void *arg,
+			    struct plat_agent **out)
+{
+	n_agent++;
+	return -EXDEV;
+}
+static bool fake_agent_should_stop(const struct plat_agent *a) { return true; }
+static void fake_agent_stop(struct plat_agent *a, const void *w) {}
 
 static const struct plat_sim_ops fake_sim = {
 	.access = fake_access, .rmw_failed = fake_rmw_failed, .now_ns = fake_now,
 	.charge_ns = fake_charge, .delay_ns = fake_delay, .cpu_id = fake_cpu,
 	.poll = fake_poll, .wrote = fake_wrote, .mem_access = fake_mem, .mmio = fake_mmio,
-	.track = fake_track, .yield = fake_yield,
+	.track = fake_track, .yield = fake_yield, .run_threads = fake_run,
+	.agent_start = fake_agent_start, .agent_should_stop = fake_agent_should_stop,
+	.agent_stop = fake_agent_stop,
 };
 
 static void never_thread(unsigned idx, void *arg) { fail(); }
@@ -172,12 +188,13 @@ static void sim_engine_dispatches_to_its_ops(void **state)
 	plat_synchronize_rcu();
 	plat_rcu_read_unlock();
 
-	/* No thread or agent hook in plat_sim_ops yet: refused, not run natively by mistake. */
+	/* Threads and agents go to the simulator, never to native pthreads. */
 	int cpus[1] = { 0 };
-	assert_int_equal(plat_run_threads(1, cpus, never_thread, NULL), -ENOSYS);
+	assert_int_equal(plat_run_threads(1, cpus, never_thread, NULL), -EXDEV);
+	assert_int_equal(n_run, 1);
 	agent = (struct plat_agent *)1;
-	assert_int_equal(plat_agent_start("x", 0, never_agent, NULL, &agent),
-			 -ENOSYS);
+	assert_int_equal(plat_agent_start("x", 0, never_agent, NULL, &agent), -EXDEV);
+	assert_int_equal(n_agent, 1);
 	assert_null(agent);
 	plat_fini();
 	assert_null(plat_sim);

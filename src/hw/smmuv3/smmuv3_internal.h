@@ -244,6 +244,14 @@ struct smmu {
     struct smmu_tcache tlb;
     struct smmu_tcache walk[3];
 
+    /* Last-context register: the CD-cache line used by the previous translation, valid while
+     * cfg_gen is unchanged (any config-cache fill or invalidation bumps it). It skips the two
+     * hashed probes for back-to-back transactions of one stream, like a TBU's context latch. */
+    uint64_t cfg_gen, last_gen;
+    uint32_t last_sid, last_ssid;
+    bool last_ssv;
+    const struct smmu_ctx *last_ctx;
+
     struct smmu_stats st;
 };
 

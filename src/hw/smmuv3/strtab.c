@@ -277,6 +277,16 @@ enum cfg_result smmu_cfg_lookup(struct smmu *s, const struct smmu_txn_req *req,
                                 const struct smmu_ctx **ctxp, struct smmu_ste *ste_out,
                                 uint64_t evt[4])
 {
+    if (s->last_ctx && s->last_gen == s->cfg_gen && s->last_sid == req->sid &&
+        s->last_ssv == req->ssv && (!req->ssv || s->last_ssid == req->ssid)) {
+        /* Same stream as last time and no configuration change since: both caches would hit. */
+        s->ste_c.st.lookups++;
+        s->ste_c.st.hits++;
+        s->cd_c.st.lookups++;
+        s->cd_c.st.hits++;
+        *ctxp = s->last_ctx;
+        return CFG_TRANSLATE;
+    }
     const struct smmu_ste *ste = NULL;
     struct smmu_cache *sc = &s->ste_c;
     if (sc->lines) {
@@ -296,15 +306,14 @@ enum cfg_result smmu_cfg_lookup(struct smmu *s, const struct smmu_txn_req *req,
         enum cfg_result r = ste_fetch(s, req, ste_out, evt);
         if (r != CFG_TRANSLATE)
             return r;
+        s->cfg_gen++;
         if (sc->lines) {
             uint32_t line = smmu_cache_alloc(sc, smmu_cache_set(sc, req->sid));
             s->ste_e[line] = *ste_out;
         }
         ste = ste_out;
-    } else {
-        *ste_out = *ste;
-        ste = ste_out;
     }
+    (void)ste_out;
 
     switch (ste->config) {
     case STE_CFG_ABORT:
@@ -341,7 +350,7 @@ enum cfg_result smmu_cfg_lookup(struct smmu *s, const struct smmu_txn_req *req,
             if (cc->valid[line + w] && c->sid == req->sid && c->ssid == ssid) {
                 smmu_cache_hit(cc, line + w);
                 *ctxp = c;
-                return CFG_TRANSLATE;
+                goto remember;
             }
         }
         cc->st.misses++;
@@ -355,6 +364,7 @@ enum cfg_result smmu_cfg_lookup(struct smmu *s, const struct smmu_txn_req *req,
         return r;
     tmp.sid = req->sid;
     tmp.ssid = ssid;
+    s->cfg_gen++;
     if (cc->lines) {
         uint32_t line = smmu_cache_alloc(cc, smmu_cache_set(cc, cd_key(req->sid, ssid)));
         s->cd_e[line] = tmp;
@@ -362,7 +372,14 @@ enum cfg_result smmu_cfg_lookup(struct smmu *s, const struct smmu_txn_req *req,
     } else {
         scratch = tmp;
         *ctxp = &scratch;
+        return CFG_TRANSLATE;
     }
+remember:
+    s->last_gen = s->cfg_gen;
+    s->last_sid = req->sid;
+    s->last_ssid = req->ssid;
+    s->last_ssv = req->ssv;
+    s->last_ctx = *ctxp;
     return CFG_TRANSLATE;
 }
 
@@ -371,6 +388,7 @@ enum cfg_result smmu_cfg_lookup(struct smmu *s, const struct smmu_txn_req *req,
  * a changed S1ContextPtr must never be paired with a stale CD. */
 void smmu_cfg_inv_ste_range(struct smmu *s, uint32_t lo, uint32_t hi)
 {
+    s->cfg_gen++;
     for (uint32_t i = 0; i < s->ste_c.lines; i++)
         if (s->ste_c.valid[i] && s->ste_e[i].sid >= lo && s->ste_e[i].sid <= hi)
             smmu_cache_inval_line(&s->ste_c, i);
@@ -381,6 +399,7 @@ void smmu_cfg_inv_ste_range(struct smmu *s, uint32_t lo, uint32_t hi)
 
 void smmu_cfg_inv_cd(struct smmu *s, uint32_t sid, bool all_ssid, uint32_t ssid)
 {
+    s->cfg_gen++;
     if (!all_ssid && s->cd_c.lines) {
         uint32_t line = smmu_cache_set(&s->cd_c, cd_key(sid, ssid)) * s->cd_c.ways;
         for (uint32_t w = 0; w < s->cd_c.ways; w++)
@@ -396,6 +415,7 @@ void smmu_cfg_inv_cd(struct smmu *s, uint32_t sid, bool all_ssid, uint32_t ssid)
 
 void smmu_cfg_inv_all(struct smmu *s)
 {
+    s->cfg_gen++;
     smmu_cache_flush(&s->ste_c);
     smmu_cache_flush(&s->cd_c);
 }

@@ -1,0 +1,92 @@
+/* board.h — the machine assembled from a topology: simulated memory (one range per NUMA node,
+ * CMA areas), one SMMUv3 model per topology SMMU with its MMIO window and its polling agent,
+ * device DMA through the models, and the ilab_dev of every topology device.
+ * It is not a driver: the SMMUv3 driver is probed on top of it (ilab_board_probe_iommus is a
+ * convenience that does exactly what a platform's probe would), and not a scheduler (agents are
+ * plat agents: threads natively).
+ */
+#ifndef IOMMULAB_BOARD_H
+#define IOMMULAB_BOARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <iommulab/iommu.h>
+#include <iommulab/mem.h>
+#include <iommulab/plat.h>
+#include <iommulab/smmuv3.h>
+#include <iommulab/smmuv3_drv.h>
+#include <iommulab/topo.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ilab_board_opts {
+	uint64_t node_bytes;        /* per node; 0 = 4 GiB (sparse: untouched memory is free) */
+	enum ilab_cma_mode cma;     /* coherent memory placement (seed 000) */
+	int cma_global_node;        /* node of the global area (Linux: 0) */
+	uint64_t cma_global_bytes;  /* 0 = 64 MiB when cma != NONE */
+	uint64_t cma_node_bytes;    /* 0 = 64 MiB for PERNUMA / LISTED */
+	uint64_t cma_nodes_mask;    /* LISTED */
+	const struct smmu_config *smmu_cfg; /* NULL = smmu_config_default() */
+	unsigned process_batch;     /* commands per smmu_process_commands call; 0 = 256 */
+};
+
+struct ilab_board;
+
+/* Build the machine for `topo` (which must outlive the board). Agents are not running yet.
+ * Returns 0, -EINVAL (bad options; err names the cause) or -ENOMEM. */
+int ilab_board_create(const struct ilab_topo *topo, const struct ilab_board_opts *opts,
+		      struct ilab_board **out, char *err, size_t errlen);
+/* Start one model agent per SMMU (on the SMMU's node): it waits on its doorbell and consumes
+ * commands. Idempotent. Returns 0 or a negative errno (e.g. -ENOSYS from plat). */
+int ilab_board_start(struct ilab_board *b);
+/* Stop the agents (idempotent). */
+void ilab_board_stop(struct ilab_board *b);
+/* Stop, remove probed drivers, free everything. NULL is fine. */
+void ilab_board_destroy(struct ilab_board *b);
+
+struct ilab_mem *ilab_board_mem(struct ilab_board *b);
+const struct ilab_topo *ilab_board_topo(const struct ilab_board *b);
+unsigned ilab_board_nr_smmus(const struct ilab_board *b);
+/* NULL for a bad index. */
+struct smmu *ilab_board_smmu(struct ilab_board *b, unsigned i);
+struct plat_mmio *ilab_board_mmio(struct ilab_board *b, unsigned i);
+int ilab_board_smmu_node(const struct ilab_board *b, unsigned i);
+
+/* Probe the SMMUv3 driver on every SMMU (the board must be started: probe issues commands).
+ * Returns 0 or the first error (already probed ones stay). */
+int ilab_board_probe_iommus(struct ilab_board *b, const struct ilab_smmu_drv_opts *opts);
+struct ilab_iommu *ilab_board_iommu(struct ilab_board *b, unsigned i);
+
+/* The devices of the topology, one struct ilab_dev each (name, node, sid, dma_bits 48, iommu =
+ * its SMMU's driver instance once probed). The array belongs to the board. */
+int ilab_board_devices(struct ilab_board *b, struct ilab_dev **devs, unsigned *n);
+/* The SMMU index of a board device, or -EINVAL. */
+int ilab_board_dev_smmu(const struct ilab_board *b, const struct ilab_dev *dev);
+
+/* What stopped a DMA. */
+struct ilab_board_fault {
+	uint8_t event;        /* enum smmu_event_type; SMMU_EVT_NONE for a silent abort */
+	bool recorded;        /* the event reached the event queue */
+	uint64_t iova;        /* address that faulted */
+};
+
+/* Device DMA of len bytes at iova by StreamID sid (and SubstreamID ssid if ssv) behind SMMU
+ * smmu_index: translated page by page with smmu_translate, copied with ilab_mem_read/write.
+ * Returns 0; -EIO when the SMMU aborted the transaction (fault filled in if non-NULL);
+ * -EFAULT when the output address is not memory; -EINVAL for bad arguments. Bytes before the
+ * faulting page have been transferred. */
+int ilab_board_dma_read(struct ilab_board *b, unsigned smmu_index, uint32_t sid, uint32_t ssid,
+			bool ssv, uint64_t iova, void *buf, size_t len,
+			struct ilab_board_fault *fault);
+int ilab_board_dma_write(struct ilab_board *b, unsigned smmu_index, uint32_t sid, uint32_t ssid,
+			 bool ssv, uint64_t iova, const void *buf, size_t len,
+			 struct ilab_board_fault *fault);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IOMMULAB_BOARD_H */

@@ -1,0 +1,79 @@
+/* report.h — turning a scenario result into what people read: the comparison of each published
+ * figure with ours (ratio, tolerance, verdict), the human table, the result JSON (schema
+ * "iommulab-result/1", docs/result-schema.md) and a gnuplot plot.
+ * It is not the runner (scenario.h) and measures nothing.
+ */
+#ifndef IOMMULAB_REPORT_H
+#define IOMMULAB_REPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "iommulab/scenario.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ILAB_RESULT_SCHEMA "iommulab-result/1"
+
+enum ilab_verdict {
+	ILAB_VERDICT_NO_DATA = 0, /* we have no figure for this metric (not run, failed) */
+	ILAB_VERDICT_WITHIN,
+	ILAB_VERDICT_OUTSIDE,
+};
+
+struct ilab_comparison {
+	const struct ilab_reference *ref;
+	bool have_ours;
+	double ours_raw; /* as measured */
+	double ours;     /* truncated to the reference's resolution, if it has one */
+	double ratio;    /* ours / seed figure */
+	double tolerance;
+	enum ilab_verdict verdict;
+};
+
+/* The tolerance a reference is judged with: its own, else by kind (calibration: the
+ * scenario's calibration bound; prediction and undecided: the prediction bound). */
+double ilab_reference_tolerance(const struct ilab_scenario *s, const struct ilab_reference *ref);
+/* Compare one published figure with a case's result (r may be NULL: no data).
+ * eq: within when |ours/seed - 1| <= tol; gt ("> seed"): within when ours >= seed*(1-tol);
+ * lt: within when ours <= seed*(1+tol). */
+void ilab_compare(const struct ilab_scenario *s, const struct ilab_reference *ref,
+		  const struct ilab_case_result *r, struct ilab_comparison *out);
+
+const char *ilab_case_status_name(enum ilab_case_status st); /* "ok", "not_implemented", "failed" */
+const char *ilab_verdict_name(enum ilab_verdict v);          /* "no_data", "within", "outside" */
+/* "ok", "partial", "not_implemented" or "failed" for the whole scenario. */
+const char *ilab_result_status(const struct ilab_scenario_result *r);
+
+/* The result as a JSON object (new reference; NULL when out of memory). Deterministic: no
+ * wall-clock times, numbers that are integral are JSON integers. */
+json_t *ilab_result_json(const struct ilab_scenario_result *r);
+/* Write it with sorted keys and a trailing newline. Returns 0 or -EIO/-ENOMEM. */
+int ilab_result_write_json(const struct ilab_scenario_result *r, FILE *f);
+/* Write it to path. Returns 0, or a negative errno with err = "path: reason". */
+int ilab_result_save_json(const struct ilab_scenario_result *r, const char *path, char *err,
+			  size_t errlen);
+
+/* The human table: one row per published figure — case, metric, seed figure, iommulab's,
+ * ratio, kind, verdict (or why there is no figure). */
+int ilab_report_table(const struct ilab_scenario_result *r, FILE *f);
+/* Format a figure the way the table does: integral values exactly, others with 3-4 significant
+ * digits ("240", "1215539", "0.1", "241.4"; from 1000 up, rounded to an integer). */
+void ilab_report_format_number(double v, char *buf, size_t len);
+
+/* Write <dir>/<scenario>.gp and render <dir>/<scenario>.png with gnuplot ($IOMMULAB_GNUPLOT or
+ * `gnuplot` from PATH). Returns 0 (msg: the PNG's path), 1 when it skipped (msg says why: no
+ * figure to plot, or gnuplot missing — the script is still written when there is data), or a
+ * negative errno (msg says what failed). */
+int ilab_report_plot(const struct ilab_scenario_result *r, const char *dir, char *msg,
+		     size_t msglen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IOMMULAB_REPORT_H */

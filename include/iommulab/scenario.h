@@ -1,0 +1,252 @@
+/* scenario.h — experiments: the scenario model (a YAML file naming a profile, the mechanisms
+ * switched on per case, a workload and the published figures to compare with), its strict
+ * parser, the workload registry and the runner that produces a struct ilab_scenario_result.
+ * It is not the report (tables, JSON, plots: report.h) and not the workloads' measurement code
+ * (src/workloads/); docs/experiments.md describes the file format.
+ *
+ * Typical use:
+ *   struct ilab_scenario *s;
+ *   if (ilab_scenario_load("scenarios/seed000-cmdsync.yaml", &s, err, sizeof(err)) < 0)
+ *           fprintf(stderr, "%s\n", err);          ("file:line:column: message")
+ *   struct ilab_scenario_result *r;
+ *   ilab_scenario_run(s, &(struct ilab_run_options){ .quick = true }, &r, err, sizeof(err));
+ *   ilab_report_table(r, stdout);                  (report.h)
+ *   ilab_scenario_result_free(r); ilab_scenario_free(s);
+ */
+#ifndef IOMMULAB_SCENARIO_H
+#define IOMMULAB_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ILAB_SCN_NAME_MAX 64     /* scenario name, case label, profile, workload type */
+#define ILAB_SCN_KEY_MAX 32      /* parameter and metric names */
+#define ILAB_SCN_UNIT_MAX 16
+#define ILAB_SCN_TEXT_MAX 1024   /* title, description, notes */
+#define ILAB_SCN_PATH_MAX 512
+#define ILAB_SCN_MAX_PARAMS 16   /* parameters of one workload */
+#define ILAB_SCN_MAX_REFS 8      /* reference figures of one case */
+#define ILAB_SCN_MAX_CASES 256
+#define ILAB_SCN_MAX_FIGURES 8   /* figures one case's run may report */
+
+/* The issue's acceptance bounds (issue 7): calibration points within ±10%, predictions ±25%. */
+#define ILAB_TOL_CALIBRATION 0.10
+#define ILAB_TOL_PREDICTION 0.25
+
+/* ---- the model ------------------------------------------------------------------------------ */
+
+enum ilab_engine_kind { ILAB_ENGINE_KIND_SIM = 0, ILAB_ENGINE_KIND_NATIVE };
+enum ilab_cma_policy { ILAB_CMA_GLOBAL = 0, ILAB_CMA_PERNUMA };           /* seed 000 */
+enum ilab_domain_lookup { ILAB_LOOKUP_REFCOUNT = 0, ILAB_LOOKUP_DIRECT }; /* seed 001 */
+enum ilab_dma_mode { ILAB_MODE_STRICT = 0, ILAB_MODE_LAZY, ILAB_MODE_PASSTHROUGH };
+
+/* The switches a case turns on. The zero value is Linux before any of the seed patches:
+ * one global CMA area, refcounted domain lookup, per-page map/unmap, one command queue, strict
+ * invalidation, one VFIO domain for every group. */
+struct ilab_mechanisms {
+	enum ilab_cma_policy cma;
+	enum ilab_domain_lookup lookup;
+	bool map_pages;                 /* seed 002 */
+	bool ecmdq;                     /* seed 003 */
+	enum ilab_dma_mode mode;
+	bool vfio_attach_group_by_node; /* seed 004 */
+};
+
+struct ilab_param {
+	char name[ILAB_SCN_KEY_MAX];
+	double value; /* integral when the workload declares the parameter an integer */
+};
+
+/* Whether a published figure set the profile's constants or is predicted from them. Who
+ * calibrates decides; until then a figure is "undecided" and judged with the prediction bound. */
+enum ilab_ref_kind { ILAB_REF_UNDECIDED = 0, ILAB_REF_CALIBRATION, ILAB_REF_PREDICTION };
+/* "> 550 ns" in a post is a lower bound: relation gt. */
+enum ilab_ref_relation { ILAB_REL_EQ = 0, ILAB_REL_GT, ILAB_REL_LT };
+
+struct ilab_reference {
+	char metric[ILAB_SCN_KEY_MAX];
+	char unit[ILAB_SCN_UNIT_MAX];
+	double value; /* > 0 */
+	enum ilab_ref_kind kind;
+	enum ilab_ref_relation relation;
+	/* The published tool's resolution: dma_map_benchmark prints 100 ns units, truncated, so
+	 * "0.1" means 0.1-0.199 µs; our figure is truncated the same way before comparing. 0: none. */
+	double truncate;
+	double tolerance; /* fraction; 0 = by kind (undecided: the prediction bound) */
+	char note[ILAB_SCN_TEXT_MAX / 4];
+};
+
+struct ilab_case {
+	char label[ILAB_SCN_NAME_MAX];
+	char series[ILAB_SCN_NAME_MAX]; /* plot line this case belongs to ("" = one per label) */
+	struct ilab_mechanisms mech;
+	/* Effective parameters: workload defaults, then the scenario's, then the case's. */
+	unsigned nr_params;
+	struct ilab_param params[ILAB_SCN_MAX_PARAMS];
+	unsigned nr_refs;
+	struct ilab_reference refs[ILAB_SCN_MAX_REFS];
+	unsigned line; /* 1-based line of the case in its file */
+};
+
+struct ilab_workload;
+
+struct ilab_scenario {
+	char path[ILAB_SCN_PATH_MAX]; /* the file it came from */
+	char name[ILAB_SCN_NAME_MAX];
+	char seed[8];                 /* "000".."999" */
+	char title[ILAB_SCN_TEXT_MAX / 4];
+	char description[ILAB_SCN_TEXT_MAX];
+	char source[ILAB_SCN_PATH_MAX]; /* the seed post it reproduces */
+	char profile[ILAB_SCN_NAME_MAX];
+	enum ilab_engine_kind engine;
+	double tol_calibration, tol_prediction;
+	const struct ilab_workload *workload;
+	/* --quick overrides of parameters (reduced sizes for tests). */
+	unsigned nr_quick;
+	struct ilab_param quick[ILAB_SCN_MAX_PARAMS];
+	/* plot hints: x names a parameter (else cases are categories on the x axis). */
+	char plot_x[ILAB_SCN_KEY_MAX];
+	char plot_xlabel[ILAB_SCN_NAME_MAX];
+	bool plot_logx, plot_logy;
+	unsigned nr_cases;
+	struct ilab_case *cases;
+};
+
+/* Parse a scenario file. Returns 0 and *out (free with ilab_scenario_free), or a negative errno:
+ * -EINVAL with err = "file:line:column: message" for bad content (syntax error, unknown key,
+ * wrong type, missing field, value out of range, unknown workload or metric), -ENOENT etc. with
+ * err = "file: strerror" when it cannot be read. */
+int ilab_scenario_load(const char *path, struct ilab_scenario **out, char *err, size_t errlen);
+/* The same from memory; name stands for the file name in messages. */
+int ilab_scenario_parse(const char *text, size_t len, const char *name,
+			struct ilab_scenario **out, char *err, size_t errlen);
+void ilab_scenario_free(struct ilab_scenario *s);
+
+/* A case's parameter, or dflt when it has none. */
+double ilab_case_param(const struct ilab_case *c, const char *name, double dflt);
+
+const char *ilab_engine_kind_name(enum ilab_engine_kind e); /* "sim", "native" */
+const char *ilab_cma_policy_name(enum ilab_cma_policy p);   /* "global", "pernuma" */
+const char *ilab_domain_lookup_name(enum ilab_domain_lookup l); /* "refcount", "direct" */
+const char *ilab_dma_mode_name(enum ilab_dma_mode m);       /* "strict", "lazy", "passthrough" */
+const char *ilab_ref_kind_name(enum ilab_ref_kind k);       /* "undecided", "calibration", ... */
+const char *ilab_ref_relation_name(enum ilab_ref_relation r); /* "eq", "gt", "lt" */
+
+/* ---- results ------------------------------------------------------------------------------- */
+
+enum ilab_case_status {
+	ILAB_CASE_OK = 0,
+	ILAB_CASE_NOT_IMPLEMENTED, /* the workload's run returned -ENOSYS */
+	ILAB_CASE_FAILED,          /* any other error */
+};
+
+struct ilab_figure {
+	char metric[ILAB_SCN_KEY_MAX];
+	char unit[ILAB_SCN_UNIT_MAX];
+	double value;
+};
+
+/* What one case's run produced. A workload fills figures (and may fill stats_json); the runner
+ * fills status and message. */
+struct ilab_case_result {
+	enum ilab_case_status status;
+	char message[256];
+	unsigned nr_figures;
+	struct ilab_figure figures[ILAB_SCN_MAX_FIGURES];
+	/* Optional: a JSON object (text, malloc'd) of engine statistics, embedded as "stats". */
+	char *stats_json;
+	double host_seconds; /* wall time of the run; for progress lines only (not in the JSON) */
+};
+
+/* Record a figure; returns -ENOSPC when the case already has ILAB_SCN_MAX_FIGURES. */
+int ilab_case_result_add(struct ilab_case_result *r, const char *metric, const char *unit,
+			 double value);
+/* The figure for metric, or NULL. */
+const struct ilab_figure *ilab_case_result_find(const struct ilab_case_result *r,
+						const char *metric);
+
+struct ilab_scenario_result {
+	const struct ilab_scenario *scenario; /* not owned */
+	bool quick;
+	unsigned nr_cases;               /* = scenario->nr_cases */
+	struct ilab_case_result *cases;  /* one per scenario case, same order */
+};
+
+/* ---- workloads ------------------------------------------------------------------------------ */
+
+struct ilab_workload_param {
+	const char *name;
+	double dflt;
+	double min, max; /* inclusive */
+	bool integer;
+	const char *doc;
+};
+
+struct ilab_workload_metric {
+	const char *name;
+	const char *unit;
+	const char *doc;
+};
+
+/* A workload: what a scenario's "workload.type" names. run() measures one case (with --quick
+ * overrides already applied) and adds its figures with ilab_case_result_add(); it returns 0,
+ * -ENOSYS when not implemented yet, or another negative errno with a message in err. */
+struct ilab_workload {
+	const char *name;
+	int (*run)(const struct ilab_scenario *s, const struct ilab_case *c,
+		   struct ilab_case_result *r, char *err, size_t errlen);
+	const char *summary;
+	const char *needs;                         /* what it waits for: "issues 4 and 6" */
+	const struct ilab_workload_param *params;  /* terminated by { NULL } */
+	const struct ilab_workload_metric *metrics; /* terminated by { NULL } */
+};
+
+const struct ilab_workload *ilab_workload_find(const char *name);
+/* The i-th known workload (built-in first, then registered), NULL past the end. */
+const struct ilab_workload *ilab_workload_at(size_t i);
+/* Add a workload (tests, plug-ins). The pointer must stay valid. -EEXIST for a taken name,
+ * -ENOSPC when the table is full, -EINVAL for a nameless or run-less workload. */
+int ilab_workload_register(const struct ilab_workload *w);
+const struct ilab_workload_param *ilab_workload_param_find(const struct ilab_workload *w,
+							   const char *name);
+const struct ilab_workload_metric *ilab_workload_metric_find(const struct ilab_workload *w,
+							     const char *name);
+
+/* ---- running ------------------------------------------------------------------------------- */
+
+struct ilab_run_options {
+	bool quick;      /* apply the scenario's quick: parameter overrides */
+	FILE *progress;  /* a line per case ("[name 1/2] label: status"); NULL = silent */
+};
+
+/* Run every case of s. Returns 0 and *out (free with ilab_scenario_result_free) even when
+ * cases fail or are not implemented (their status says so); a negative errno only when the
+ * run could not happen at all (out of memory). */
+int ilab_scenario_run(const struct ilab_scenario *s, const struct ilab_run_options *o,
+		      struct ilab_scenario_result **out, char *err, size_t errlen);
+void ilab_scenario_result_free(struct ilab_scenario_result *r);
+
+/* ---- built-in scenarios -------------------------------------------------------------------- */
+
+/* The directory of built-in scenarios: $IOMMULAB_DATADIR/scenarios when that variable is set,
+ * else <source tree>/scenarios when it exists, else <install prefix>/share/iommulab/scenarios.
+ * Returns 0, or -ENOENT (err says where it looked). */
+int ilab_scenario_dir(char *buf, size_t len, char *err, size_t errlen);
+/* The built-in scenario files (*.yaml of that directory), sorted by name. *paths is one
+ * malloc'd block (free it); returns the count or a negative errno. */
+int ilab_scenario_builtin_list(char ***paths, char *err, size_t errlen);
+/* Resolve what a user typed: an existing file, a built-in scenario name ("seed000-cmdsync"),
+ * or a seed id ("000", also "seed000"). Returns 0, or -ENOENT with err saying what is known. */
+int ilab_scenario_resolve(const char *what, char *path, size_t len, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IOMMULAB_SCENARIO_H */

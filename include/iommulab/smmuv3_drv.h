@@ -1,0 +1,107 @@
+/* smmuv3_drv.h — the Arm SMMUv3 driver (Linux drivers/iommu/arm/arm-smmu-v3): probe from the ID
+ * registers, stream table / CD / queues in coherent memory, the lock-free command-queue producer,
+ * TLB invalidation, and the ilab_iommu_ops that the IOMMU core calls.
+ * It is not the hardware model (smmuv3.h) and not the IOMMU core (iommu.h): it meets the model
+ * only through MMIO (struct plat_mmio) and simulated physical memory (struct ilab_mem).
+ */
+#ifndef IOMMULAB_SMMUV3_DRV_H
+#define IOMMULAB_SMMUV3_DRV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <iommulab/iommu.h>
+#include <iommulab/mem.h>
+#include <iommulab/plat.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a CMD_SYNC's completion is detected (Linux §5.3). */
+enum ilab_smmu_sync_mode {
+	ILAB_SMMU_SYNC_AUTO = 0, /* MSI polling if IDR0.MSI and IDR0.COHACC, else CONS polling */
+	ILAB_SMMU_SYNC_MSI,      /* CS=SIG_IRQ, MSI written over the CMD_SYNC's own slot */
+	ILAB_SMMU_SYNC_CONS,     /* CS=SIG_SEV, poll the CMDQ_CONS register */
+};
+
+/* Called after every sync of the hitless entry writer (CFGI + CMD_SYNC completed), with the
+ * entry as the SMMU may now see it. For tests: translate between the steps. */
+typedef void (*ilab_smmu_entry_hook)(void *ctx, bool is_ste, uint32_t sid, const uint64_t ent[8]);
+
+struct ilab_smmu_drv_opts {
+	unsigned cmdq_log2;     /* 0: Linux's choice, min(IDR1.CMDQS, 16); else min(this, CMDQS) */
+	unsigned evtq_log2;     /* 0: min(IDR1.EVENTQS, 15) */
+	enum ilab_smmu_sync_mode sync_mode;
+	bool no_ril;            /* do not use range invalidation even if IDR3.RIL */
+	bool skip_prefetch;     /* no CMD_PREFETCH_CONFIG after STE writes (Hi161x quirk) */
+	ilab_smmu_entry_hook entry_hook;
+	void *entry_hook_ctx;
+};
+
+/* Probe the SMMU behind `mmio` (registers as in smmuv3.h), allocate its tables and queues with
+ * ilab_mem_alloc_coherent(mem, node, ...), reset and enable it, and return the IOMMU instance.
+ * opts may be NULL (defaults). Returns 0, -EINVAL (bad arguments), -ENODEV (the ID registers
+ * describe an SMMU this driver cannot use), -ENOMEM, or -ETIMEDOUT (no CR0ACK).
+ * ilab_smmu_drv_strerror() names the cause. */
+int ilab_smmu_drv_probe(struct plat_mmio *mmio, struct ilab_mem *mem, int node,
+			const struct ilab_smmu_drv_opts *opts, struct ilab_iommu **out);
+/* Disable the SMMU and free everything. Domains and devices must have been released. */
+void ilab_smmu_drv_remove(struct ilab_iommu *iommu);
+const char *ilab_smmu_drv_strerror(void);
+
+/* What probe found and chose. */
+struct ilab_smmu_drv_info {
+	unsigned sid_bits, ssid_bits, asid_bits, oas, ias;
+	uint64_t pgsize_bitmap;
+	bool ril, msi, sev, coherent, strtab_2lvl;
+	unsigned cmdq_log2, evtq_log2;
+	enum ilab_smmu_sync_mode sync_mode; /* resolved: MSI or CONS */
+	ilab_pa_t cmdq_pa, evtq_pa, strtab_pa;
+};
+int ilab_smmu_drv_get_info(struct ilab_iommu *iommu, struct ilab_smmu_drv_info *info);
+
+/* Counters, summed over CPUs. */
+struct ilab_smmu_drv_stats {
+	uint64_t cmds;            /* commands written to the queue (CMD_SYNCs included) */
+	uint64_t issues;          /* arm_smmu_cmdq_issue_cmdlist calls */
+	uint64_t batches;         /* owner batches: CMDQ_PROD register writes */
+	uint64_t syncs;           /* CMD_SYNCs */
+	uint64_t sync_wait_ns;    /* time spent waiting for CMD_SYNC completion */
+	uint64_t cmpxchg_retries; /* failed reservations of queue space */
+	uint64_t queue_full_waits;/* times a producer had to wait for space */
+	uint64_t sync_timeouts;
+	uint64_t by_opcode[256];  /* commands written, per opcode */
+};
+int ilab_smmu_drv_get_stats(struct ilab_iommu *iommu, struct ilab_smmu_drv_stats *st);
+void ilab_smmu_drv_clear_stats(struct ilab_iommu *iommu);
+
+/* Issue raw commands (2 dwords each) through the producer, optionally followed by a CMD_SYNC
+ * that is waited for. For tests and benchmarks of the queue itself. Returns 0, -EINVAL or
+ * -ETIMEDOUT. */
+int ilab_smmu_drv_issue_cmds(struct ilab_iommu *iommu, const uint64_t *cmds, unsigned n,
+			     bool sync);
+/* Build a TLBI_NH_VA (leaf, one granule, no range) or TLBI_NH_ASID command, for the same. */
+void ilab_smmu_drv_build_tlbi_va(uint64_t cmd[2], uint16_t asid, uint64_t iova);
+void ilab_smmu_drv_build_tlbi_asid(uint64_t cmd[2], uint16_t asid);
+
+/* Invalidate [iova, iova+size) of a paging domain, leaf granule `granule`, then CMD_SYNC (what
+ * iotlb_sync does with a gather). Returns 0 or a negative errno. */
+int ilab_smmu_drv_inv_range(struct ilab_iommu_domain *domain, uint64_t iova, size_t size,
+			    size_t granule);
+/* The ASID of a paging domain, or -EINVAL. */
+int ilab_smmu_drv_domain_asid(const struct ilab_iommu_domain *domain);
+
+/* Event queue: copy up to max records (4 dwords each) and consume them. Returns the number
+ * read; *lost (may be NULL) is set when the SMMU reported an overflow since the last call. */
+unsigned ilab_smmu_drv_read_events(struct ilab_iommu *iommu, uint64_t (*recs)[4], unsigned max,
+				   bool *lost);
+
+/* Read back the STE of a StreamID as the SMMU would (8 dwords); -ENOENT if not reachable. */
+int ilab_smmu_drv_read_ste(struct ilab_iommu *iommu, uint32_t sid, uint64_t ste[8]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IOMMULAB_SMMUV3_DRV_H */

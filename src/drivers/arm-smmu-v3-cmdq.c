@@ -1,0 +1,601 @@
+/* arm-smmu-v3-cmdq.c — the SMMUv3 command queue, software side: queue memory, command encoding,
+ * Linux's lock-free multi-producer insertion (arm_smmu_cmdq_issue_cmdlist), CMD_SYNC completion
+ * by MSI write-back or CONS polling, and the 64-command batch.
+ * It is not the consumer (the model in src/hw/smmuv3 executes the commands) and not the policy
+ * of which commands to send (arm-smmu-v3-tlb.c, arm-smmu-v3-ste.c).
+ *
+ * The algorithm follows Linux drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c (unchanged since
+ * v5.4; reference/linux-dma-path.md §5.4): one 64-bit word holds the shared prod and cons and is
+ * updated with one cmpxchg per reservation; bit 31 of prod is the "owned" flag; a valid bitmap
+ * with one bit per slot, whose "valid" polarity flips each lap, tells the owner when the slots
+ * of the producers it gathered are written; the owner writes the PROD register once for the
+ * whole batch and hands over through owner_prod. CMD_SYNC waiters hold a shared lock so that
+ * the queue cannot wrap twice under them; the exclusive side only refreshes cons from hardware.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drivers/arm-smmu-v3.h"
+
+/* ---- queue pointer arithmetic (Linux Q_IDX/Q_WRP/queue_has_space/queue_inc_prod_n) ---- */
+
+static inline uint32_t q_idx(const struct arm_smmu_ll_queue *q, uint32_t p)
+{
+	return p & ((1u << q->max_n_shift) - 1);
+}
+static inline uint32_t q_wrp(const struct arm_smmu_ll_queue *q, uint32_t p)
+{
+	return p & (1u << q->max_n_shift);
+}
+static inline uint32_t q_ovf(uint32_t p)
+{
+	return p & Q_OVERFLOW_FLAG;
+}
+
+static bool queue_has_space(const struct arm_smmu_ll_queue *q, uint32_t n)
+{
+	uint32_t prod = q_idx(q, q->prod), cons = q_idx(q, q->cons), space;
+
+	if (q_wrp(q, q->prod) == q_wrp(q, q->cons))
+		space = (1u << q->max_n_shift) - (prod - cons);
+	else
+		space = cons - prod;
+	return space >= n;
+}
+
+/* Has the consumer moved past `prod` (wrap-aware)? */
+static bool queue_consumed(const struct arm_smmu_ll_queue *q, uint32_t prod)
+{
+	return (q_wrp(q, q->cons) == q_wrp(q, prod) && q_idx(q, q->cons) > q_idx(q, prod)) ||
+	       (q_wrp(q, q->cons) != q_wrp(q, prod) && q_idx(q, q->cons) <= q_idx(q, prod));
+}
+
+static uint32_t queue_inc_prod_n(const struct arm_smmu_ll_queue *q, uint32_t n)
+{
+	uint32_t prod = (q_wrp(q, q->prod) | q_idx(q, q->prod)) + n;
+
+	return q_ovf(q->prod) | q_wrp(q, prod) | q_idx(q, prod);
+}
+
+static inline uint64_t *queue_ent(const struct arm_smmu_queue *q, const struct arm_smmu_ll_queue *l,
+				  uint32_t p)
+{
+	return q->base + (size_t)q_idx(l, p) * q->ent_dwords;
+}
+
+/* ---- queue memory -------------------------------------------------------------------------- */
+
+/* Linux arm_smmu_init_one_queue: coherent memory from the SMMU's node, so CMA placement decides
+ * where it lives; halve the size on failure, down to one page. */
+int arm_smmu_queue_alloc(struct arm_smmu_device *smmu, struct arm_smmu_queue *q, unsigned log2,
+			 unsigned ent_dwords, uint64_t prod_reg, uint64_t cons_reg)
+{
+	struct ilab_mem_alloc_info info;
+	int err = -ENOMEM;
+
+	memset(q, 0, sizeof(*q));
+	for (;;) {
+		size_t bytes = ((size_t)ent_dwords * 8) << log2;
+
+		err = ilab_mem_alloc_coherent(smmu->mem, smmu->node, bytes, &q->base_pa, &info);
+		if (!err) {
+			q->bytes = bytes;
+			break;
+		}
+		if (bytes <= ILAB_PAGE_SIZE)
+			return arm_smmu_set_error(err, "smmuv3: no coherent memory for a queue");
+		log2--;
+	}
+	q->base = ilab_mem_va(smmu->mem, q->base_pa, q->bytes);
+	if (!q->base) {
+		ilab_mem_free_coherent(smmu->mem, q->base_pa, q->bytes);
+		return arm_smmu_set_error(-EFAULT, "smmuv3: queue memory has no host view");
+	}
+	memset(q->base, 0, q->bytes);
+	q->home_node = info.home_node;
+	q->max_n_shift = log2;
+	q->ent_dwords = ent_dwords;
+	q->prod_reg = prod_reg;
+	q->cons_reg = cons_reg;
+	q->q_base = Q_BASE_RWA | (q->base_pa & Q_BASE_ADDR_MASK) |
+		    arm_field_prep(Q_BASE_LOG2SIZE, log2);
+	plat_store64(&q->llq, 0);
+	return 0;
+}
+
+void arm_smmu_queue_free(struct arm_smmu_device *smmu, struct arm_smmu_queue *q)
+{
+	if (q->base)
+		ilab_mem_free_coherent(smmu->mem, q->base_pa, q->bytes);
+	q->base = NULL;
+}
+
+int arm_smmu_cmdq_init(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
+{
+	unsigned nents = 1u << cmdq->q.max_n_shift;
+
+	/* The bitmap trick needs whole 64-bit words, and a batch must fit (Linux: probe fails
+	 * if the queue is not larger than CMDQ_BATCH_ENTRIES). */
+	if (nents <= CMDQ_BATCH_ENTRIES)
+		return arm_smmu_set_error(-ENODEV, "smmuv3: command queue of %u entries is too small",
+					  nents);
+	cmdq->valid_words = nents / 64;
+	cmdq->valid_map = aligned_alloc(PLAT_CACHELINE,
+					(cmdq->valid_words * sizeof(plat_word64) + PLAT_CACHELINE - 1) /
+						PLAT_CACHELINE * PLAT_CACHELINE);
+	if (!cmdq->valid_map)
+		return arm_smmu_set_error(-ENOMEM, "smmuv3: no memory for the valid bitmap");
+	plat_store32(&cmdq->owner_prod, 0);
+	plat_store32(&cmdq->lock, 0);
+	for (unsigned i = 0; i < cmdq->valid_words; i++)
+		plat_store64(&cmdq->valid_map[i], 0);
+	plat_track(&cmdq->q.llq, "smmu.cmdq.llq");
+	plat_track(&cmdq->owner_prod, "smmu.cmdq.owner_prod");
+	plat_track(&cmdq->lock, "smmu.cmdq.lock");
+	for (unsigned i = 0; i < cmdq->valid_words; i++)
+		plat_track(&cmdq->valid_map[i], "smmu.cmdq.valid_map");
+	(void)smmu;
+	return 0;
+}
+
+void arm_smmu_cmdq_free(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
+{
+	free(cmdq->valid_map);
+	cmdq->valid_map = NULL;
+	arm_smmu_queue_free(smmu, &cmdq->q);
+}
+
+struct arm_smmu_pcpu_stats *arm_smmu_this_stats(struct arm_smmu_device *smmu)
+{
+	return plat_this_cpu_ptr(smmu->stats);
+}
+
+/* ---- command encoding (Linux arm_smmu_cmdq_build_cmd) ------------------------------------ */
+
+int arm_smmu_cmdq_build_cmd(uint64_t cmd[2], const struct arm_smmu_cmdq_ent *ent)
+{
+	cmd[0] = arm_field_prep(CMDQ_0_OP, ent->opcode);
+	cmd[1] = 0;
+
+	switch (ent->opcode) {
+	case CMDQ_OP_TLBI_EL2_ALL:
+	case CMDQ_OP_TLBI_NSNH_ALL:
+		break;
+	case CMDQ_OP_PREFETCH_CFG:
+		cmd[0] |= arm_field_prep(CMDQ_PREFETCH_0_SID, ent->prefetch.sid);
+		break;
+	case CMDQ_OP_CFGI_CD:
+		cmd[0] |= arm_field_prep(CMDQ_CFGI_0_SSID, ent->cfgi.ssid);
+		/* fallthrough */
+	case CMDQ_OP_CFGI_STE:
+		cmd[0] |= arm_field_prep(CMDQ_CFGI_0_SID, ent->cfgi.sid);
+		cmd[1] |= ent->cfgi.leaf ? CMDQ_CFGI_1_LEAF : 0;
+		break;
+	case CMDQ_OP_CFGI_CD_ALL:
+		cmd[0] |= arm_field_prep(CMDQ_CFGI_0_SID, ent->cfgi.sid);
+		break;
+	case CMDQ_OP_CFGI_ALL:
+		/* Cover the whole StreamID space: RANGE 31 (§4.3.2). */
+		cmd[1] |= arm_field_prep(CMDQ_CFGI_1_RANGE, 31);
+		break;
+	case CMDQ_OP_TLBI_NH_VA:
+		cmd[0] |= arm_field_prep(CMDQ_TLBI_0_NUM, ent->tlbi.num);
+		cmd[0] |= arm_field_prep(CMDQ_TLBI_0_SCALE, ent->tlbi.scale);
+		cmd[0] |= arm_field_prep(CMDQ_TLBI_0_VMID, ent->tlbi.vmid);
+		cmd[0] |= arm_field_prep(CMDQ_TLBI_0_ASID, ent->tlbi.asid);
+		cmd[1] |= ent->tlbi.leaf ? CMDQ_TLBI_1_LEAF : 0;
+		cmd[1] |= arm_field_prep(CMDQ_TLBI_1_TTL, ent->tlbi.ttl);
+		cmd[1] |= arm_field_prep(CMDQ_TLBI_1_TG, ent->tlbi.tg);
+		cmd[1] |= ent->tlbi.addr & CMDQ_TLBI_1_VA_MASK;
+		break;
+	case CMDQ_OP_TLBI_NH_ASID:
+		cmd[0] |= arm_field_prep(CMDQ_TLBI_0_ASID, ent->tlbi.asid);
+		cmd[0] |= arm_field_prep(CMDQ_TLBI_0_VMID, ent->tlbi.vmid);
+		break;
+	case CMDQ_OP_CMD_SYNC:
+		if (ent->sync.msiaddr) {
+			cmd[0] |= arm_field_prep(CMDQ_SYNC_0_CS, CMDQ_SYNC_0_CS_IRQ);
+			cmd[1] |= ent->sync.msiaddr & CMDQ_SYNC_1_MSIADDR_MASK;
+		} else {
+			cmd[0] |= arm_field_prep(CMDQ_SYNC_0_CS, CMDQ_SYNC_0_CS_SEV);
+		}
+		cmd[0] |= arm_field_prep(CMDQ_SYNC_0_MSH, ARM_SMMU_SH_ISH);
+		cmd[0] |= arm_field_prep(CMDQ_SYNC_0_MSIATTR, ARM_SMMU_MEMATTR_OIWB);
+		/* MSIDATA stays 0: completion is the first word of the command becoming 0. */
+		break;
+	default:
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void build_sync_cmd(uint64_t cmd[2], struct arm_smmu_device *smmu,
+			   const struct arm_smmu_queue *q, const struct arm_smmu_ll_queue *l,
+			   uint32_t prod)
+{
+	struct arm_smmu_cmdq_ent ent = { .opcode = CMDQ_OP_CMD_SYNC };
+
+	/* MSI polling: the SMMU writes MSIDATA (0) over this very slot when the sync completes. */
+	if (smmu->msipoll)
+		ent.sync.msiaddr = q->base_pa + (uint64_t)q_idx(l, prod) * q->ent_dwords * 8;
+	arm_smmu_cmdq_build_cmd(cmd, &ent);
+}
+
+/* ---- the cmdq lock: shared for CMD_SYNC waiters, exclusive to refresh cons -------------- */
+
+static bool lock_nonneg(uint64_t v, void *arg)
+{
+	(void)arg;
+	return (int32_t)(uint32_t)v >= 0;
+}
+
+static void cmdq_shared_lock(struct arm_smmu_cmdq *cmdq)
+{
+	/* An exclusive holder set INT_MIN: our increment keeps the value negative and is wiped by
+	 * its unlock, so only then do we need the cmpxchg loop. */
+	if ((int32_t)plat_fetch_add32(&cmdq->lock, 1) >= 0)
+		return;
+	for (;;) {
+		uint32_t v;
+
+		plat_poll(&cmdq->lock, 4, lock_nonneg, NULL, 0);
+		v = plat_load32(&cmdq->lock);
+		if ((int32_t)v >= 0 && plat_cmpxchg32(&cmdq->lock, &v, v + 1))
+			return;
+	}
+}
+
+static void cmdq_shared_unlock(struct arm_smmu_cmdq *cmdq)
+{
+	plat_fetch_sub32(&cmdq->lock, 1);
+}
+
+/* Fails when we are the last holder: then the caller may publish its view of cons. */
+static bool cmdq_shared_tryunlock(struct arm_smmu_cmdq *cmdq)
+{
+	if (plat_load32(&cmdq->lock) == 1)
+		return false;
+	cmdq_shared_unlock(cmdq);
+	return true;
+}
+
+static bool cmdq_exclusive_trylock(struct arm_smmu_cmdq *cmdq)
+{
+	uint32_t zero = 0;
+
+	return plat_cmpxchg32(&cmdq->lock, &zero, (uint32_t)INT32_MIN);
+}
+
+static void cmdq_exclusive_unlock(struct arm_smmu_cmdq *cmdq)
+{
+	plat_store32(&cmdq->lock, 0);
+}
+
+/* Linux does WRITE_ONCE(llq.cons): a 32-bit store into half of the word others cmpxchg. With
+ * one tracked 64-bit word the same effect is a cmpxchg loop that only replaces the cons half. */
+static void cmdq_publish_cons(struct arm_smmu_cmdq *cmdq, uint32_t cons)
+{
+	uint64_t old = plat_load64(&cmdq->q.llq);
+
+	while (!plat_cmpxchg64(&cmdq->q.llq, &old, (old & 0xffffffffull) | ((uint64_t)cons << 32)))
+		;
+}
+
+/* ---- waiting for space (Linux arm_smmu_cmdq_poll_until_not_full, with the 2025 fix: wait for
+ * room for n entries, one deadline per issue) ------------------------------------------------ */
+
+struct space_arg {
+	unsigned shift;
+	uint32_t n;
+};
+
+static bool llq_has_space(uint64_t v, void *arg)
+{
+	const struct space_arg *a = arg;
+	struct arm_smmu_ll_queue l = { .max_n_shift = a->shift };
+
+	llq_set(&l, v);
+	return queue_has_space(&l, a->n);
+}
+
+static uint32_t read_hw_cons(struct arm_smmu_device *smmu, const struct arm_smmu_queue *q)
+{
+	uint32_t cons = plat_mmio_read32(smmu->mmio, q->cons_reg);
+
+	return cons & ((2u << q->max_n_shift) - 1); /* index and wrap; not CONS.ERR */
+}
+
+static int cmdq_wait_for_space(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
+			       struct arm_smmu_ll_queue *llq, uint32_t n, uint64_t deadline)
+{
+	struct space_arg a = { .shift = cmdq->q.max_n_shift, .n = n };
+
+	for (;;) {
+		if (cmdq_exclusive_trylock(cmdq)) {
+			cmdq_publish_cons(cmdq, read_hw_cons(smmu, &cmdq->q));
+			cmdq_exclusive_unlock(cmdq);
+		} else {
+			/* Somebody else refreshes cons (the exclusive holder, or the last CMD_SYNC
+			 * waiter): watch the shared word for a while, then retry the lock. */
+			plat_poll(&cmdq->q.llq, 8, llq_has_space, &a, 2000);
+		}
+		llq_set(llq, plat_load64(&cmdq->q.llq));
+		if (queue_has_space(llq, n))
+			return 0;
+		if (plat_now_ns() >= deadline)
+			return -ETIMEDOUT;
+		plat_yield();
+	}
+}
+
+/* ---- the valid bitmap (Linux __arm_smmu_cmdq_poll_set_valid_map) --------------------------- */
+
+struct valid_arg {
+	uint64_t mask, valid;
+};
+
+static bool valid_bits_set(uint64_t v, void *arg)
+{
+	const struct valid_arg *a = arg;
+
+	return (v & a->mask) == a->valid;
+}
+
+static void cmdq_poll_set_valid_map(struct arm_smmu_cmdq *cmdq, uint32_t sprod, uint32_t eprod,
+				    bool set)
+{
+	struct arm_smmu_ll_queue l = { .max_n_shift = cmdq->q.max_n_shift, .prod = sprod };
+	uint32_t ewidx = q_idx(&l, eprod) / 64, ebidx = q_idx(&l, eprod) % 64;
+
+	while (l.prod != eprod) {
+		uint32_t swidx = q_idx(&l, l.prod) / 64, sbidx = q_idx(&l, l.prod) % 64;
+		uint32_t limit = 64;
+		plat_word64 *w = &cmdq->valid_map[swidx];
+		uint64_t mask;
+		bool wrap = q_wrp(&l, l.prod) != 0;
+
+		if (swidx == ewidx && sbidx < ebidx)
+			limit = ebidx;
+		mask = (limit == 64 ? ~0ull : ((1ull << limit) - 1)) & ~((1ull << sbidx) - 1);
+
+		/* Valid is the inverse of the wrap bit: a zeroed map is invalid, and flipping the
+		 * bits each lap makes them invalid again. The bits of [sprod, eprod) belong to us
+		 * alone this lap, so Linux's XOR is an OR on even laps and an AND-NOT on odd ones. */
+		if (set) {
+			if (!wrap)
+				plat_fetch_or64(w, mask);
+			else
+				plat_fetch_and64(w, ~mask);
+		} else {
+			struct valid_arg a = { .mask = mask, .valid = wrap ? 0 : mask };
+
+			plat_poll(w, 8, valid_bits_set, &a, 0);
+		}
+		l.prod = queue_inc_prod_n(&l, limit - sbidx);
+	}
+}
+
+/* ---- CMD_SYNC completion (Linux arm_smmu_cmdq_poll_until_sync) --------------------------- */
+
+static bool word_is_zero(uint64_t v, void *arg)
+{
+	(void)arg;
+	return v == 0;
+}
+
+/* MSI write-back: the SMMU writes MSIDATA = 0 over the first 32 bits of our CMD_SYNC. */
+static int poll_until_msi(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
+			  struct arm_smmu_ll_queue *llq)
+{
+	const uint32_t *slot = (const uint32_t *)queue_ent(&cmdq->q, llq, llq->prod);
+	int ret = plat_poll(slot, 4, word_is_zero, NULL, ARM_SMMU_POLL_TIMEOUT_NS);
+
+	(void)smmu;
+	llq->cons = ret ? llq->prod : queue_inc_prod_n(llq, 1);
+	return ret;
+}
+
+/* CONS polling: read the CONS register until it has passed our CMD_SYNC. The readl matters:
+ * our later shared_tryunlock must see a cons at least this new. */
+static int poll_until_consumed(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
+			       struct arm_smmu_ll_queue *llq)
+{
+	uint32_t prod = llq->prod;
+	uint64_t deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
+	unsigned spins = 0;
+
+	llq_set(llq, plat_load64(&cmdq->q.llq));
+	llq->prod = prod;
+	for (;;) {
+		if (queue_consumed(llq, prod))
+			return 0;
+		/* Linux queue_poll: cpu_relax for ARM_SMMU_POLL_SPIN_COUNT (10), then back off;
+		 * here the back-off gives the host CPU to the model thread. */
+		if (++spins > 10) {
+			if (plat_now_ns() >= deadline)
+				return -ETIMEDOUT;
+			plat_yield();
+		} else {
+			plat_cpu_relax();
+		}
+		llq->cons = read_hw_cons(smmu, &cmdq->q);
+	}
+}
+
+/* ---- insertion (Linux arm_smmu_cmdq_issue_cmdlist) ------------------------------------------ */
+
+static void count_issue(struct arm_smmu_device *smmu, const uint64_t *cmds, unsigned n, bool sync,
+			bool owner, unsigned retries, bool waited)
+{
+	struct arm_smmu_pcpu_stats *st = arm_smmu_this_stats(smmu);
+
+	arm_smmu_stat_add(&st->issues, 1);
+	arm_smmu_stat_add(&st->cmds, n + sync);
+	for (unsigned i = 0; i < n; i++)
+		arm_smmu_stat_add(&st->by_opcode[cmds[2 * i] & 0xff], 1);
+	if (sync) {
+		arm_smmu_stat_add(&st->syncs, 1);
+		arm_smmu_stat_add(&st->by_opcode[CMDQ_OP_CMD_SYNC], 1);
+	}
+	if (owner)
+		arm_smmu_stat_add(&st->batches, 1);
+	if (retries)
+		arm_smmu_stat_add(&st->cmpxchg_retries, retries);
+	if (waited)
+		arm_smmu_stat_add(&st->queue_full_waits, 1);
+}
+
+static bool owner_prod_is(uint64_t v, void *arg)
+{
+	return (uint32_t)v == *(const uint32_t *)arg;
+}
+
+int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
+				const uint64_t *cmds, unsigned n, bool sync)
+{
+	struct arm_smmu_ll_queue llq = { .max_n_shift = cmdq->q.max_n_shift }, head = llq;
+	uint64_t cmd_sync[CMDQ_ENT_DWORDS], deadline = 0;
+	unsigned retries = 0;
+	bool owner, waited = false;
+	uint32_t prod;
+	int ret = 0;
+
+	if (n + sync == 0)
+		return 0;
+	if (n + sync > (1u << llq.max_n_shift))
+		return -EINVAL;
+
+	/* 1. Reserve n + sync slots with one cmpxchg on prod+cons. */
+	llq_set(&llq, plat_load64(&cmdq->q.llq));
+	for (;;) {
+		uint64_t old;
+
+		while (!queue_has_space(&llq, n + sync)) {
+			if (!waited)
+				deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
+			waited = true;
+			if (cmdq_wait_for_space(smmu, cmdq, &llq, n + sync, deadline)) {
+				count_issue(smmu, cmds, 0, false, false, retries, waited);
+				return arm_smmu_set_error(-ETIMEDOUT, "smmuv3: CMDQ timeout");
+			}
+		}
+		head.cons = llq.cons;
+		head.prod = queue_inc_prod_n(&llq, n + sync) | CMDQ_PROD_OWNED_FLAG;
+		old = llq_val(&llq);
+		if (plat_cmpxchg64(&cmdq->q.llq, &old, llq_val(&head)))
+			break;
+		llq_set(&llq, old);
+		retries++;
+	}
+	/* We own the queue iff nobody was gathering when we appended. */
+	owner = !(llq.prod & CMDQ_PROD_OWNED_FLAG);
+	head.prod &= ~CMDQ_PROD_OWNED_FLAG;
+	llq.prod &= ~CMDQ_PROD_OWNED_FLAG;
+
+	/* 2. Write the commands (plain stores: only we own these slots until they are valid). */
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t *ent = queue_ent(&cmdq->q, &llq, queue_inc_prod_n(&llq, i));
+
+		ent[0] = cmds[2 * i];
+		ent[1] = cmds[2 * i + 1];
+	}
+	if (sync) {
+		uint64_t *ent;
+
+		prod = queue_inc_prod_n(&llq, n);
+		build_sync_cmd(cmd_sync, smmu, &cmdq->q, &llq, prod);
+		ent = queue_ent(&cmdq->q, &llq, prod);
+		ent[0] = cmd_sync[0];
+		ent[1] = cmd_sync[1];
+		/* The queue must not wrap twice while we wait for our CMD_SYNC: hold the lock
+		 * shared before our slots become valid. */
+		cmdq_shared_lock(cmdq);
+	}
+
+	/* 3. Publish: commands first (the RMW on the bitmap orders them), then valid bits. */
+	plat_mb();
+	cmdq_poll_set_valid_map(cmdq, llq.prod, head.prod, true);
+
+	/* 4. The owner gathers everything appended since, and rings the doorbell once. */
+	if (owner) {
+		uint32_t start = llq.prod;
+
+		/* a. wait for the previous owner to finish writing PROD */
+		plat_poll(&cmdq->owner_prod, 4, owner_prod_is, &start, 0);
+		/* b. stop gathering: clear the owned flag; what we get back is the batch's end */
+		prod = (uint32_t)plat_fetch_and64(&cmdq->q.llq, ~(uint64_t)CMDQ_PROD_OWNED_FLAG);
+		prod &= ~CMDQ_PROD_OWNED_FLAG;
+		/* c. wait until every producer of the batch has written its slots */
+		cmdq_poll_set_valid_map(cmdq, llq.prod, prod, false);
+		/* d. advance the hardware */
+		plat_mmio_write32(smmu->mmio, cmdq->q.prod_reg, prod);
+		/* e. hand over to the next owner */
+		plat_store32(&cmdq->owner_prod, prod);
+	}
+
+	/* 5. Wait for our CMD_SYNC. */
+	if (sync) {
+		uint64_t t0 = plat_now_ns();
+		struct arm_smmu_pcpu_stats *st;
+
+		llq.prod = queue_inc_prod_n(&llq, n);
+		ret = smmu->msipoll ? poll_until_msi(smmu, cmdq, &llq)
+				    : poll_until_consumed(smmu, cmdq, &llq);
+		st = arm_smmu_this_stats(smmu);
+		arm_smmu_stat_add(&st->sync_wait_ns, plat_now_ns() - t0);
+		if (ret) {
+			arm_smmu_stat_add(&st->sync_timeouts, 1);
+			arm_smmu_set_error(ret, "smmuv3: CMD_SYNC timeout (prod 0x%x)", llq.prod);
+		}
+		/* Last shared holder: nobody can be waiting on an older cons, publish ours. */
+		if (!cmdq_shared_tryunlock(cmdq)) {
+			cmdq_publish_cons(cmdq, llq.cons);
+			cmdq_shared_unlock(cmdq);
+		}
+	}
+	count_issue(smmu, cmds, n, sync, owner, retries, waited);
+	return ret;
+}
+
+int arm_smmu_cmdq_issue_cmd(struct arm_smmu_device *smmu, const struct arm_smmu_cmdq_ent *ent,
+			    bool sync)
+{
+	uint64_t cmd[CMDQ_ENT_DWORDS];
+
+	if (arm_smmu_cmdq_build_cmd(cmd, ent))
+		return arm_smmu_set_error(-EINVAL, "smmuv3: unknown opcode 0x%x", ent->opcode);
+	return arm_smmu_cmdq_issue_cmdlist(smmu, &smmu->cmdq, cmd, 1, sync);
+}
+
+/* ---- batches (Linux arm_smmu_cmdq_batch_*) ----------------------------------------------- */
+
+void arm_smmu_cmdq_batch_init(struct arm_smmu_device *smmu, struct arm_smmu_cmdq_batch *b)
+{
+	b->num = 0;
+	b->cmdq = &smmu->cmdq;
+}
+
+void arm_smmu_cmdq_batch_add(struct arm_smmu_device *smmu, struct arm_smmu_cmdq_batch *b,
+			     const struct arm_smmu_cmdq_ent *ent)
+{
+	/* A full batch goes out without a sync; the final submit adds the one CMD_SYNC. */
+	if (b->num == CMDQ_BATCH_ENTRIES) {
+		arm_smmu_cmdq_issue_cmdlist(smmu, b->cmdq, b->cmds, b->num, false);
+		b->num = 0;
+	}
+	if (arm_smmu_cmdq_build_cmd(&b->cmds[b->num * CMDQ_ENT_DWORDS], ent)) {
+		arm_smmu_set_error(-EINVAL, "smmuv3: skipping unknown opcode 0x%x", ent->opcode);
+		return;
+	}
+	b->num++;
+}
+
+int arm_smmu_cmdq_batch_submit(struct arm_smmu_device *smmu, struct arm_smmu_cmdq_batch *b)
+{
+	int ret = arm_smmu_cmdq_issue_cmdlist(smmu, b->cmdq, b->cmds, b->num, true);
+
+	b->num = 0;
+	return ret;
+}

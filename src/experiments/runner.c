@@ -1,0 +1,317 @@
+/* runner.c — runs a parsed scenario case by case through its workload and collects a
+ * struct ilab_scenario_result; also finds the built-in scenarios (source tree, install prefix
+ * or $IOMMULAB_DATADIR). It is not the report (src/report/) and does not judge the figures.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "iommulab/scenario.h"
+
+#ifndef ILAB_SRCDIR
+#define ILAB_SRCDIR "."
+#endif
+#ifndef ILAB_DATADIR
+#define ILAB_DATADIR "/usr/local/share/iommulab"
+#endif
+
+int ilab_case_result_add(struct ilab_case_result *r, const char *metric, const char *unit,
+			 double value)
+{
+	struct ilab_figure *f;
+
+	if (r->nr_figures == ILAB_SCN_MAX_FIGURES)
+		return -ENOSPC;
+	f = &r->figures[r->nr_figures++];
+	snprintf(f->metric, sizeof(f->metric), "%s", metric);
+	snprintf(f->unit, sizeof(f->unit), "%s", unit);
+	f->value = value;
+	return 0;
+}
+
+const struct ilab_figure *ilab_case_result_find(const struct ilab_case_result *r,
+						const char *metric)
+{
+	for (unsigned i = 0; r && i < r->nr_figures; i++)
+		if (strcmp(r->figures[i].metric, metric) == 0)
+			return &r->figures[i];
+	return NULL;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The case as the workload sees it: with --quick, the scenario's quick overrides applied. */
+static void effective_case(const struct ilab_scenario *s, const struct ilab_case *in, bool quick,
+			   struct ilab_case *out)
+{
+	*out = *in;
+	if (!quick)
+		return;
+	for (unsigned q = 0; q < s->nr_quick; q++)
+		for (unsigned i = 0; i < out->nr_params; i++)
+			if (strcmp(out->params[i].name, s->quick[q].name) == 0)
+				out->params[i].value = s->quick[q].value;
+}
+
+static void run_case(const struct ilab_scenario *s, const struct ilab_case *k, bool quick,
+		     struct ilab_case_result *r)
+{
+	struct ilab_case eff;
+	char err[sizeof(r->message)] = "";
+	double t0 = now_seconds();
+	int ret;
+
+	effective_case(s, k, quick, &eff);
+	ret = s->workload->run(s, &eff, r, err, sizeof(err));
+	r->host_seconds = now_seconds() - t0;
+	if (ret == -ENOSYS) {
+		r->status = ILAB_CASE_NOT_IMPLEMENTED;
+		r->nr_figures = 0;
+		snprintf(r->message, sizeof(r->message), "not implemented yet (needs %s)",
+			 s->workload->needs ? s->workload->needs : "a later issue");
+	} else if (ret < 0) {
+		r->status = ILAB_CASE_FAILED;
+		snprintf(r->message, sizeof(r->message), "%s",
+			 err[0] ? err : strerror(-ret));
+	} else {
+		r->status = ILAB_CASE_OK;
+		r->message[0] = '\0';
+	}
+}
+
+static const char *status_word(const struct ilab_case_result *r)
+{
+	switch (r->status) {
+	case ILAB_CASE_OK: return "done";
+	case ILAB_CASE_NOT_IMPLEMENTED: return "skipped";
+	default: return "FAILED";
+	}
+}
+
+int ilab_scenario_run(const struct ilab_scenario *s, const struct ilab_run_options *o,
+		      struct ilab_scenario_result **out, char *err, size_t errlen)
+{
+	struct ilab_run_options none = { 0 };
+	struct ilab_scenario_result *res;
+
+	*out = NULL;
+	if (!o)
+		o = &none;
+	if (!s || !s->workload || !s->workload->run) {
+		snprintf(err, errlen, "scenario has no runnable workload");
+		return -EINVAL;
+	}
+	res = calloc(1, sizeof(*res));
+	if (res)
+		res->cases = calloc(s->nr_cases ? s->nr_cases : 1, sizeof(*res->cases));
+	if (!res || !res->cases) {
+		free(res);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	res->scenario = s;
+	res->quick = o->quick;
+	res->nr_cases = s->nr_cases;
+	for (unsigned i = 0; i < s->nr_cases; i++) {
+		struct ilab_case_result *r = &res->cases[i];
+
+		run_case(s, &s->cases[i], o->quick, r);
+		if (o->progress) {
+			fprintf(o->progress, "[%s %u/%u] %s: %s", s->name, i + 1, s->nr_cases,
+				s->cases[i].label, status_word(r));
+			if (r->status == ILAB_CASE_OK)
+				fprintf(o->progress, " (%.2f s)\n", r->host_seconds);
+			else
+				fprintf(o->progress, ": %s\n", r->message);
+			fflush(o->progress);
+		}
+	}
+	*out = res;
+	return 0;
+}
+
+void ilab_scenario_result_free(struct ilab_scenario_result *r)
+{
+	if (!r)
+		return;
+	for (unsigned i = 0; i < r->nr_cases; i++)
+		free(r->cases[i].stats_json);
+	free(r->cases);
+	free(r);
+}
+
+/* ---- finding the built-in scenarios --------------------------------------------------------- */
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int ilab_scenario_dir(char *buf, size_t len, char *err, size_t errlen)
+{
+	const char *env = getenv("IOMMULAB_DATADIR");
+
+	/* An explicit override wins, and is not second-guessed: a wrong one is an error. */
+	if (env && *env) {
+		snprintf(buf, len, "%s/scenarios", env);
+		if (is_dir(buf))
+			return 0;
+		snprintf(err, errlen, "IOMMULAB_DATADIR=%s: no scenarios/ directory there", env);
+		return -ENOENT;
+	}
+	snprintf(buf, len, "%s/scenarios", ILAB_SRCDIR);
+	if (is_dir(buf))
+		return 0;
+	snprintf(buf, len, "%s/scenarios", ILAB_DATADIR);
+	if (is_dir(buf))
+		return 0;
+	snprintf(err, errlen,
+		 "no built-in scenarios: looked in %s/scenarios and %s/scenarios (set IOMMULAB_DATADIR)",
+		 ILAB_SRCDIR, ILAB_DATADIR);
+	return -ENOENT;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has_yaml_suffix(const char *n)
+{
+	size_t l = strlen(n);
+
+	return l > 5 && strcmp(n + l - 5, ".yaml") == 0 && n[0] != '.';
+}
+
+int ilab_scenario_builtin_list(char ***paths, char *err, size_t errlen)
+{
+	char dir[ILAB_SCN_PATH_MAX];
+	struct dirent *e;
+	size_t nr = 0, bytes = 0, dlen;
+	char **arr, *strs;
+	DIR *d;
+	int ret;
+
+	*paths = NULL;
+	if ((ret = ilab_scenario_dir(dir, sizeof(dir), err, errlen)))
+		return ret;
+	d = opendir(dir);
+	if (!d) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(-ret));
+		return ret;
+	}
+	dlen = strlen(dir);
+	while ((e = readdir(d)) != NULL)
+		if (has_yaml_suffix(e->d_name)) {
+			nr++;
+			bytes += dlen + 1 + strlen(e->d_name) + 1;
+		}
+	/* One block: the pointer array, then the strings. */
+	arr = malloc((nr + 1) * sizeof(*arr) + bytes);
+	if (!arr) {
+		closedir(d);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	strs = (char *)(arr + nr + 1);
+	rewinddir(d);
+	size_t i = 0;
+	while ((e = readdir(d)) != NULL && i < nr)
+		if (has_yaml_suffix(e->d_name)) {
+			size_t l = dlen + 1 + strlen(e->d_name) + 1;
+
+			if ((size_t)(strs - (char *)(arr + nr + 1)) + l > bytes)
+				break; /* the directory grew between the two passes */
+			snprintf(strs, l, "%s/%s", dir, e->d_name);
+			arr[i++] = strs;
+			strs += l;
+		}
+	closedir(d);
+	arr[i] = NULL;
+	qsort(arr, i, sizeof(*arr), cmp_str);
+	*paths = arr;
+	return (int)i;
+}
+
+/* "seed000-cmdsync.yaml" matches "seed000-cmdsync", "seed000", "000" and "cmdsync". */
+static bool name_matches(const char *file, const char *what)
+{
+	const char *base = strrchr(file, '/');
+	char stem[256];
+	size_t l;
+
+	base = base ? base + 1 : file;
+	snprintf(stem, sizeof(stem), "%s", base);
+	l = strlen(stem);
+	if (l > 5)
+		stem[l - 5] = '\0';
+	if (strcmp(stem, what) == 0)
+		return true;
+	if (strncmp(stem, "seed", 4) == 0 && strlen(stem) >= 7) {
+		const char *id = stem + 4, *rest = stem + 7;
+
+		if (strlen(what) == 3 && strncmp(id, what, 3) == 0)
+			return true;
+		if (strncmp(what, "seed", 4) == 0 && strlen(what) == 7 && strncmp(id, what + 4, 3) == 0)
+			return true;
+		if (*rest == '-' && strcmp(rest + 1, what) == 0)
+			return true;
+	}
+	return false;
+}
+
+int ilab_scenario_resolve(const char *what, char *path, size_t len, char *err, size_t errlen)
+{
+	char **list;
+	int n;
+
+	if (strchr(what, '/') || is_file(what)) {
+		snprintf(path, len, "%s", what);
+		if (is_file(path))
+			return 0;
+		snprintf(err, errlen, "%s: no such scenario file", what);
+		return -ENOENT;
+	}
+	n = ilab_scenario_builtin_list(&list, err, errlen);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++)
+		if (name_matches(list[i], what)) {
+			snprintf(path, len, "%s", list[i]);
+			free(list);
+			return 0;
+		}
+	{
+		size_t off = (size_t)snprintf(err, errlen, "unknown scenario '%s' (known:", what);
+
+		for (int i = 0; i < n && off < errlen; i++) {
+			const char *b = strrchr(list[i], '/');
+
+			b = b ? b + 1 : list[i];
+			off += (size_t)snprintf(err + off, errlen - off, " %.*s", (int)strlen(b) - 5, b);
+		}
+		if (off < errlen)
+			snprintf(err + off, errlen - off, ")");
+	}
+	free(list);
+	return -ENOENT;
+}

@@ -1,0 +1,655 @@
+/* scenario_parse.c — reads a scenario file (YAML) into struct ilab_scenario, strictly: syntax
+ * errors, unknown or duplicate keys, wrong types, missing fields, values out of range, unknown
+ * workloads, parameters, metrics and units are all reported as "file:line:column: message".
+ * It is not the runner (runner.c) and knows of workloads only what the registry declares.
+ *
+ * Parsed with libyaml's document API, whose nodes keep their source position (0-based marks,
+ * printed 1-based). The format is described in docs/experiments.md.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "iommulab/scenario.h"
+
+#define SCENARIO_FILE_MAX (1u << 20) /* a scenario is a page of text; refuse anything huge */
+#define MAX_KEYS 16
+
+struct sctx {
+	yaml_document_t *doc;
+	const char *file;
+	char *err;
+	size_t errlen;
+	const struct ilab_workload *wl;
+};
+
+static int serr(struct sctx *c, const yaml_node_t *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int serr(struct sctx *c, const yaml_node_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	if (!c->err || !c->errlen)
+		return -EINVAL;
+	n = (size_t)snprintf(c->err, c->errlen, "%s:%zu:%zu: ", c->file,
+			     at ? at->start_mark.line + 1 : 1, at ? at->start_mark.column + 1 : 1);
+	if (n < c->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(c->err + n, c->errlen - n, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static yaml_node_t *node_at(struct sctx *c, int id)
+{
+	return yaml_document_get_node(c->doc, id);
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static const char *node_kind(const yaml_node_t *n)
+{
+	switch (n ? n->type : YAML_NO_NODE) {
+	case YAML_SCALAR_NODE: return "a scalar";
+	case YAML_SEQUENCE_NODE: return "a list";
+	case YAML_MAPPING_NODE: return "a mapping";
+	default: return "nothing";
+	}
+}
+
+/* ---- mappings: known keys, duplicates, required keys ---------------------------------------- */
+
+/* keys: NULL-terminated; a leading '!' marks a required key. vals[i] receives the value node of
+ * keys[i] (NULL when absent). */
+static int collect(struct sctx *c, const yaml_node_t *map, const char *what,
+		   const char *const *keys, yaml_node_t **vals)
+{
+	size_t nr = 0;
+
+	while (keys[nr])
+		nr++;
+	for (size_t i = 0; i < nr; i++)
+		vals[i] = NULL;
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return serr(c, map, "%s: expected a mapping, got %s", what, node_kind(map));
+
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
+		const char *key = scalar(k);
+		size_t i;
+
+		if (!key)
+			return serr(c, k, "%s: a key must be a plain name", what);
+		for (i = 0; i < nr; i++)
+			if (strcmp(keys[i] + (keys[i][0] == '!'), key) == 0)
+				break;
+		if (i == nr) {
+			char known[256] = "";
+			size_t off = 0;
+
+			for (size_t j = 0; j < nr && off < sizeof(known); j++)
+				off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s",
+							j ? ", " : "", keys[j] + (keys[j][0] == '!'));
+			return serr(c, k, "unknown key '%s' in %s (known: %s)", key, what, known);
+		}
+		if (vals[i])
+			return serr(c, k, "duplicate key '%s' in %s", key, what);
+		vals[i] = v;
+	}
+	for (size_t i = 0; i < nr; i++)
+		if (keys[i][0] == '!' && !vals[i])
+			return serr(c, map, "%s: missing required key '%s'", what, keys[i] + 1);
+	return 0;
+}
+
+/* ---- scalar values -------------------------------------------------------------------------- */
+
+static int get_text(struct sctx *c, const yaml_node_t *v, const char *key, char *out, size_t sz)
+{
+	const char *s = scalar(v);
+
+	if (!s)
+		return serr(c, v, "%s: expected a string, got %s", key, node_kind(v));
+	if (!*s)
+		return serr(c, v, "%s: must not be empty", key);
+	if (strlen(s) >= sz)
+		return serr(c, v, "%s: longer than %zu characters", key, sz - 1);
+	snprintf(out, sz, "%s", s);
+	return 0;
+}
+
+/* Names that end up in file names, JSON keys and gnuplot titles: [A-Za-z0-9][A-Za-z0-9_.=+-]*. */
+static int get_ident(struct sctx *c, const yaml_node_t *v, const char *key, char *out, size_t sz)
+{
+	int ret = get_text(c, v, key, out, sz);
+
+	if (ret)
+		return ret;
+	for (const char *p = out; *p; p++) {
+		bool alnum = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			     (*p >= '0' && *p <= '9');
+
+		if (!alnum && (p == out || !strchr("_.=+-", *p)))
+			return serr(c, v,
+				    "%s: '%s' is not a name (letters, digits and _.=+- only, starting with a letter or digit)",
+				    key, out);
+	}
+	return 0;
+}
+
+static bool is_plain(const yaml_node_t *v)
+{
+	return v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ||
+	       v->data.scalar.style == YAML_ANY_SCALAR_STYLE;
+}
+
+static int get_number(struct sctx *c, const yaml_node_t *v, const char *key, double min,
+		      double max, bool integer, double *out)
+{
+	const char *s = scalar(v);
+	char *end;
+	double d;
+
+	if (!s)
+		return serr(c, v, "%s: expected a number, got %s", key, node_kind(v));
+	if (!is_plain(v) || !*s || strspn(s, "0123456789+-.eE") != strlen(s))
+		return serr(c, v, "%s: expected a number, got '%s'", key, s);
+	errno = 0;
+	d = strtod(s, &end);
+	if (*end || end == s || errno == ERANGE || !isfinite(d))
+		return serr(c, v, "%s: expected a number, got '%s'", key, s);
+	if (integer && d != floor(d))
+		return serr(c, v, "%s: expected an integer, got '%s'", key, s);
+	if (d < min || d > max)
+		return serr(c, v, "%s: %s is out of range [%g, %g]", key, s, min, max);
+	*out = d;
+	return 0;
+}
+
+static int get_choice(struct sctx *c, const yaml_node_t *v, const char *key,
+		      const char *const *names, int *out)
+{
+	const char *s = scalar(v);
+	char known[128] = "";
+	size_t off = 0;
+
+	if (!s)
+		return serr(c, v, "%s: expected a string, got %s", key, node_kind(v));
+	for (int i = 0; names[i]; i++) {
+		if (strcmp(names[i], s) == 0) {
+			*out = i;
+			return 0;
+		}
+		off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s", i ? "|" : "",
+					names[i]);
+	}
+	return serr(c, v, "%s: '%s' is not one of %s", key, s, known);
+}
+
+static int get_onoff(struct sctx *c, const yaml_node_t *v, const char *key, bool *out)
+{
+	static const char *const names[] = { "off", "on", "false", "true", NULL };
+	const char *s = scalar(v);
+	int i;
+
+	if (!s)
+		return serr(c, v, "%s: expected on or off, got %s", key, node_kind(v));
+	if (get_choice(c, v, key, names, &i))
+		return serr(c, v, "%s: expected on or off, got '%s'", key, s);
+	*out = i & 1;
+	return 0;
+}
+
+/* ---- names of the enums (shared with the report) -------------------------------------------- */
+
+static const char *const engine_names[] = { "sim", "native", NULL };
+static const char *const cma_names[] = { "global", "pernuma", NULL };
+static const char *const lookup_names[] = { "refcount", "direct", NULL };
+static const char *const mode_names[] = { "strict", "lazy", "passthrough", NULL };
+static const char *const kind_names[] = { "undecided", "calibration", "prediction", NULL };
+static const char *const relation_names[] = { "eq", "gt", "lt", NULL };
+
+#define NAME_OF(tbl, i) ((unsigned)(i) < sizeof(tbl) / sizeof(tbl[0]) - 1 ? tbl[i] : "?")
+
+const char *ilab_engine_kind_name(enum ilab_engine_kind e) { return NAME_OF(engine_names, e); }
+const char *ilab_cma_policy_name(enum ilab_cma_policy p) { return NAME_OF(cma_names, p); }
+const char *ilab_domain_lookup_name(enum ilab_domain_lookup l) { return NAME_OF(lookup_names, l); }
+const char *ilab_dma_mode_name(enum ilab_dma_mode m) { return NAME_OF(mode_names, m); }
+const char *ilab_ref_kind_name(enum ilab_ref_kind k) { return NAME_OF(kind_names, k); }
+const char *ilab_ref_relation_name(enum ilab_ref_relation r) { return NAME_OF(relation_names, r); }
+
+/* ---- sections ------------------------------------------------------------------------------ */
+
+static int parse_mechanisms(struct sctx *c, const yaml_node_t *map, const char *what,
+			    struct ilab_mechanisms *m)
+{
+	static const char *const keys[] = { "cma", "lookup", "map_pages", "ecmdq", "mode",
+					    "vfio_attach_group_by_node", NULL };
+	yaml_node_t *v[MAX_KEYS];
+	int ret, i;
+
+	if ((ret = collect(c, map, what, keys, v)))
+		return ret;
+	if (v[0] && !(ret = get_choice(c, v[0], "cma", cma_names, &i)))
+		m->cma = (enum ilab_cma_policy)i;
+	if (!ret && v[1] && !(ret = get_choice(c, v[1], "lookup", lookup_names, &i)))
+		m->lookup = (enum ilab_domain_lookup)i;
+	if (!ret && v[2])
+		ret = get_onoff(c, v[2], "map_pages", &m->map_pages);
+	if (!ret && v[3])
+		ret = get_onoff(c, v[3], "ecmdq", &m->ecmdq);
+	if (!ret && v[4] && !(ret = get_choice(c, v[4], "mode", mode_names, &i)))
+		m->mode = (enum ilab_dma_mode)i;
+	if (!ret && v[5])
+		ret = get_onoff(c, v[5], "vfio_attach_group_by_node", &m->vfio_attach_group_by_node);
+	return ret;
+}
+
+static void known_params(const struct ilab_workload *w, char *buf, size_t sz)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (const struct ilab_workload_param *p = w->params; p && p->name && off < sz; p++)
+		off += (size_t)snprintf(buf + off, sz - off, "%s%s", p == w->params ? "" : ", ",
+					p->name);
+}
+
+static void set_param(struct ilab_param *arr, unsigned *nr, const char *name, double value)
+{
+	for (unsigned i = 0; i < *nr; i++)
+		if (strcmp(arr[i].name, name) == 0) {
+			arr[i].value = value;
+			return;
+		}
+	if (*nr < ILAB_SCN_MAX_PARAMS) {
+		snprintf(arr[*nr].name, sizeof(arr[*nr].name), "%s", name);
+		arr[(*nr)++].value = value;
+	}
+}
+
+/* A mapping of workload parameters; each is set in arr (overriding what is there). */
+static int parse_params(struct sctx *c, const yaml_node_t *map, const char *what,
+			struct ilab_param *arr, unsigned *nr)
+{
+	if (map->type != YAML_MAPPING_NODE)
+		return serr(c, map, "%s: expected a mapping, got %s", what, node_kind(map));
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
+		const struct ilab_workload_param *spec;
+		const char *key = scalar(k);
+		double d;
+		int ret;
+
+		if (!key)
+			return serr(c, k, "%s: a key must be a plain name", what);
+		spec = ilab_workload_param_find(c->wl, key);
+		if (!spec) {
+			char known[256];
+
+			known_params(c->wl, known, sizeof(known));
+			return serr(c, k, "unknown parameter '%s' for workload '%s' (known: %s)", key,
+				    c->wl->name, known);
+		}
+		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++)
+			if (strcmp(scalar(node_at(c, q->key)), key) == 0)
+				return serr(c, k, "duplicate key '%s' in %s", key, what);
+		if ((ret = get_number(c, v, key, spec->min, spec->max, spec->integer, &d)))
+			return ret;
+		set_param(arr, nr, key, d);
+	}
+	return 0;
+}
+
+static int parse_reference(struct sctx *c, const yaml_node_t *map, struct ilab_reference *r)
+{
+	static const char *const keys[] = { "!metric", "!value", "!unit", "!kind", "relation",
+					    "truncate", "tolerance", "note", NULL };
+	const struct ilab_workload_metric *m;
+	yaml_node_t *v[MAX_KEYS];
+	int ret, i;
+
+	if ((ret = collect(c, map, "reference figure", keys, v)))
+		return ret;
+	if ((ret = get_ident(c, v[0], "metric", r->metric, sizeof(r->metric))))
+		return ret;
+	m = ilab_workload_metric_find(c->wl, r->metric);
+	if (!m) {
+		char known[128] = "";
+		size_t off = 0;
+
+		for (const struct ilab_workload_metric *x = c->wl->metrics; x && x->name; x++)
+			off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s",
+						x == c->wl->metrics ? "" : ", ", x->name);
+		return serr(c, v[0], "unknown metric '%s' for workload '%s' (known: %s)", r->metric,
+			    c->wl->name, known);
+	}
+	/* A ratio is meaningless unless both figures are in the same unit. */
+	if ((ret = get_number(c, v[1], "value", 1e-300, 1e18, false, &r->value)))
+		return ret;
+	if ((ret = get_text(c, v[2], "unit", r->unit, sizeof(r->unit))))
+		return ret;
+	if (strcmp(r->unit, m->unit) != 0)
+		return serr(c, v[2], "unit '%s' does not match metric '%s', which is in %s", r->unit,
+			    m->name, m->unit);
+	if ((ret = get_choice(c, v[3], "kind", kind_names, &i)))
+		return ret;
+	r->kind = (enum ilab_ref_kind)i;
+	if (v[4]) {
+		if ((ret = get_choice(c, v[4], "relation", relation_names, &i)))
+			return ret;
+		r->relation = (enum ilab_ref_relation)i;
+	}
+	if (v[5] && (ret = get_number(c, v[5], "truncate", 0, 1e18, false, &r->truncate)))
+		return ret;
+	if (v[6] && (ret = get_number(c, v[6], "tolerance", 1e-6, 1, false, &r->tolerance)))
+		return ret;
+	if (v[7] && (ret = get_text(c, v[7], "note", r->note, sizeof(r->note))))
+		return ret;
+	return 0;
+}
+
+static int parse_case(struct sctx *c, const struct ilab_scenario *s, const yaml_node_t *map,
+		      struct ilab_case *k)
+{
+	static const char *const keys[] = { "!label", "series", "mechanisms", "params",
+					    "reference", NULL };
+	yaml_node_t *v[MAX_KEYS];
+	int ret;
+
+	if ((ret = collect(c, map, "case", keys, v)))
+		return ret;
+	k->line = (unsigned)map->start_mark.line + 1;
+	if ((ret = get_ident(c, v[0], "label", k->label, sizeof(k->label))))
+		return ret;
+	for (unsigned i = 0; i < s->nr_cases; i++)
+		if (strcmp(s->cases[i].label, k->label) == 0)
+			return serr(c, v[0], "duplicate case label '%s' (first at line %u)", k->label,
+				    s->cases[i].line);
+	if (v[1] && (ret = get_text(c, v[1], "series", k->series, sizeof(k->series))))
+		return ret;
+	if (v[2] && (ret = parse_mechanisms(c, v[2], "case mechanisms", &k->mech)))
+		return ret;
+	if (v[3] && (ret = parse_params(c, v[3], "case params", k->params, &k->nr_params)))
+		return ret;
+	if (v[4]) {
+		const yaml_node_t *seq = v[4];
+
+		if (seq->type != YAML_SEQUENCE_NODE)
+			return serr(c, seq, "reference: expected a list, got %s", node_kind(seq));
+		for (yaml_node_item_t *it = seq->data.sequence.items.start;
+		     it < seq->data.sequence.items.top; it++) {
+			if (k->nr_refs == ILAB_SCN_MAX_REFS)
+				return serr(c, node_at(c, *it), "reference: more than %d figures",
+					    ILAB_SCN_MAX_REFS);
+			if ((ret = parse_reference(c, node_at(c, *it), &k->refs[k->nr_refs])))
+				return ret;
+			k->nr_refs++;
+		}
+	}
+	return 0;
+}
+
+static int parse_workload(struct sctx *c, struct ilab_scenario *s, const yaml_node_t *map,
+			  struct ilab_param *defaults, unsigned *nr_defaults)
+{
+	static const char *const keys[] = { "!type", "params", "quick", NULL };
+	yaml_node_t *v[MAX_KEYS];
+	char type[ILAB_SCN_NAME_MAX];
+	int ret;
+
+	if ((ret = collect(c, map, "workload", keys, v)))
+		return ret;
+	if ((ret = get_text(c, v[0], "type", type, sizeof(type))))
+		return ret;
+	c->wl = s->workload = ilab_workload_find(type);
+	if (!c->wl) {
+		char known[256] = "";
+		size_t off = 0;
+		const struct ilab_workload *w;
+
+		for (size_t i = 0; (w = ilab_workload_at(i)) != NULL && off < sizeof(known); i++)
+			off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s",
+						i ? ", " : "", w->name);
+		return serr(c, v[0], "unknown workload '%s' (known: %s)", type, known);
+	}
+	/* Every parameter starts at the workload's documented default. */
+	for (const struct ilab_workload_param *p = c->wl->params; p && p->name; p++)
+		set_param(defaults, nr_defaults, p->name, p->dflt);
+	if (v[1] && (ret = parse_params(c, v[1], "workload params", defaults, nr_defaults)))
+		return ret;
+	if (v[2] && (ret = parse_params(c, v[2], "workload quick", s->quick, &s->nr_quick)))
+		return ret;
+	return 0;
+}
+
+static int parse_tolerance(struct sctx *c, struct ilab_scenario *s, const yaml_node_t *map)
+{
+	static const char *const keys[] = { "calibration", "prediction", NULL };
+	yaml_node_t *v[MAX_KEYS];
+	int ret;
+
+	if ((ret = collect(c, map, "tolerance", keys, v)))
+		return ret;
+	if (v[0] && (ret = get_number(c, v[0], "calibration", 1e-6, 1, false, &s->tol_calibration)))
+		return ret;
+	if (v[1] && (ret = get_number(c, v[1], "prediction", 1e-6, 1, false, &s->tol_prediction)))
+		return ret;
+	return 0;
+}
+
+static int parse_plot(struct sctx *c, struct ilab_scenario *s, const yaml_node_t *map)
+{
+	static const char *const keys[] = { "x", "xlabel", "logx", "logy", NULL };
+	yaml_node_t *v[MAX_KEYS];
+	int ret;
+
+	if ((ret = collect(c, map, "plot", keys, v)))
+		return ret;
+	if (v[0]) {
+		if ((ret = get_ident(c, v[0], "x", s->plot_x, sizeof(s->plot_x))))
+			return ret;
+		if (!ilab_workload_param_find(s->workload, s->plot_x))
+			return serr(c, v[0], "x: '%s' is not a parameter of workload '%s'",
+				    s->plot_x, s->workload->name);
+	}
+	if (v[1] && (ret = get_text(c, v[1], "xlabel", s->plot_xlabel, sizeof(s->plot_xlabel))))
+		return ret;
+	if (v[2] && (ret = get_onoff(c, v[2], "logx", &s->plot_logx)))
+		return ret;
+	if (v[3] && (ret = get_onoff(c, v[3], "logy", &s->plot_logy)))
+		return ret;
+	return 0;
+}
+
+enum { K_NAME, K_SEED, K_TITLE, K_DESC, K_SOURCE, K_PROFILE, K_ENGINE, K_TOL, K_MECH, K_WORKLOAD,
+       K_PLOT, K_CASES, K_NOTES };
+
+static int parse_root(struct sctx *c, struct ilab_scenario *s, const yaml_node_t *root)
+{
+	static const char *const keys[] = { "!name", "!seed", "!title", "description", "source",
+					    "!profile", "engine", "tolerance", "mechanisms",
+					    "!workload", "plot", "!cases", "notes", NULL };
+	yaml_node_t *v[MAX_KEYS];
+	struct ilab_mechanisms mech = { 0 };
+	struct ilab_param defaults[ILAB_SCN_MAX_PARAMS];
+	unsigned nr_defaults = 0;
+	char notes[ILAB_SCN_TEXT_MAX * 4];
+	int ret, i;
+
+	if ((ret = collect(c, root, "scenario", keys, v)))
+		return ret;
+	if ((ret = get_ident(c, v[K_NAME], "name", s->name, sizeof(s->name))))
+		return ret;
+	if ((ret = get_text(c, v[K_SEED], "seed", s->seed, sizeof(s->seed))))
+		return ret;
+	if (strlen(s->seed) != 3 || strspn(s->seed, "0123456789") != 3)
+		return serr(c, v[K_SEED], "seed: expected three digits (the seed file's number), got '%s'",
+			    s->seed);
+	if ((ret = get_text(c, v[K_TITLE], "title", s->title, sizeof(s->title))))
+		return ret;
+	if (v[K_DESC] && (ret = get_text(c, v[K_DESC], "description", s->description,
+					 sizeof(s->description))))
+		return ret;
+	if (v[K_SOURCE] && (ret = get_text(c, v[K_SOURCE], "source", s->source, sizeof(s->source))))
+		return ret;
+	if ((ret = get_ident(c, v[K_PROFILE], "profile", s->profile, sizeof(s->profile))))
+		return ret;
+	if (v[K_ENGINE]) {
+		if ((ret = get_choice(c, v[K_ENGINE], "engine", engine_names, &i)))
+			return ret;
+		s->engine = (enum ilab_engine_kind)i;
+	}
+	if (v[K_TOL] && (ret = parse_tolerance(c, s, v[K_TOL])))
+		return ret;
+	if (v[K_MECH] && (ret = parse_mechanisms(c, v[K_MECH], "mechanisms", &mech)))
+		return ret;
+	if ((ret = parse_workload(c, s, v[K_WORKLOAD], defaults, &nr_defaults)))
+		return ret;
+	if (v[K_PLOT] && (ret = parse_plot(c, s, v[K_PLOT])))
+		return ret;
+	if (v[K_NOTES] && (ret = get_text(c, v[K_NOTES], "notes", notes, sizeof(notes))))
+		return ret;
+
+	const yaml_node_t *seq = v[K_CASES];
+	size_t n;
+
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return serr(c, seq, "cases: expected a list, got %s", node_kind(seq));
+	n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	if (n == 0)
+		return serr(c, seq, "cases: the list is empty");
+	if (n > ILAB_SCN_MAX_CASES)
+		return serr(c, seq, "cases: more than %d cases", ILAB_SCN_MAX_CASES);
+	s->cases = calloc(n, sizeof(*s->cases));
+	if (!s->cases)
+		return -ENOMEM;
+	for (yaml_node_item_t *it = seq->data.sequence.items.start;
+	     it < seq->data.sequence.items.top; it++) {
+		struct ilab_case *k = &s->cases[s->nr_cases];
+
+		/* The case starts from the scenario's mechanisms and parameters. */
+		k->mech = mech;
+		memcpy(k->params, defaults, sizeof(defaults));
+		k->nr_params = nr_defaults;
+		if ((ret = parse_case(c, s, node_at(c, *it), k)))
+			return ret;
+		s->nr_cases++;
+	}
+	return 0;
+}
+
+int ilab_scenario_parse(const char *text, size_t len, const char *name,
+			struct ilab_scenario **out, char *err, size_t errlen)
+{
+	struct sctx c = { .file = name ? name : "<scenario>", .err = err, .errlen = errlen };
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct ilab_scenario *s;
+	yaml_node_t *root;
+	int ret;
+
+	*out = NULL;
+	if (err && errlen)
+		err[0] = '\0';
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s:%zu:%zu: YAML syntax error: %s", c.file,
+				 parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+				 parser.problem ? parser.problem : "unreadable");
+		ret = parser.error == YAML_MEMORY_ERROR ? -ENOMEM : -EINVAL;
+		yaml_parser_delete(&parser);
+		return ret;
+	}
+	yaml_parser_delete(&parser);
+	c.doc = &doc;
+
+	root = yaml_document_get_root_node(&doc);
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		yaml_document_delete(&doc);
+		return -ENOMEM;
+	}
+	snprintf(s->path, sizeof(s->path), "%s", c.file);
+	s->tol_calibration = ILAB_TOL_CALIBRATION;
+	s->tol_prediction = ILAB_TOL_PREDICTION;
+	if (!root)
+		ret = serr(&c, NULL, "the file is empty (expected a scenario mapping)");
+	else
+		ret = parse_root(&c, s, root);
+	yaml_document_delete(&doc);
+	if (ret) {
+		if (ret == -ENOMEM && err && errlen)
+			snprintf(err, errlen, "%s: out of memory", c.file);
+		ilab_scenario_free(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+int ilab_scenario_load(const char *path, struct ilab_scenario **out, char *err, size_t errlen)
+{
+	FILE *f;
+	char *buf;
+	size_t n;
+	int ret;
+
+	*out = NULL;
+	f = fopen(path, "rb");
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	buf = malloc(SCENARIO_FILE_MAX + 1);
+	if (!buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	n = fread(buf, 1, SCENARIO_FILE_MAX + 1, f);
+	if (ferror(f)) {
+		ret = -EIO;
+		snprintf(err, errlen, "%s: read error", path);
+	} else if (n > SCENARIO_FILE_MAX) {
+		ret = -EFBIG;
+		snprintf(err, errlen, "%s: larger than %u bytes; not a scenario", path,
+			 SCENARIO_FILE_MAX);
+	} else {
+		ret = ilab_scenario_parse(buf, n, path, out, err, errlen);
+	}
+	fclose(f);
+	free(buf);
+	return ret;
+}
+
+void ilab_scenario_free(struct ilab_scenario *s)
+{
+	if (!s)
+		return;
+	free(s->cases);
+	free(s);
+}
+
+double ilab_case_param(const struct ilab_case *c, const char *name, double dflt)
+{
+	for (unsigned i = 0; c && i < c->nr_params; i++)
+		if (strcmp(c->params[i].name, name) == 0)
+			return c->params[i].value;
+	return dflt;
+}

@@ -1,0 +1,161 @@
+/* workload_registry.c — the table of workloads a scenario can name: their parameters (with
+ * defaults and ranges, which the scenario parser enforces) and the metrics they report.
+ * It is not the workloads' code: each run() will live in src/workloads/; until then run()
+ * returns -ENOSYS and the report says which issue it waits for.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "iommulab/scenario.h"
+
+/* Placeholder until the stack can run the workload (issue 4: the DMA stack; issue 6: the
+ * simulator). Measuring nothing is the honest answer. */
+static int not_implemented(const struct ilab_scenario *s, const struct ilab_case *c,
+			   struct ilab_case_result *r, char *err, size_t errlen)
+{
+	(void)s, (void)c, (void)r, (void)err, (void)errlen;
+	return -ENOSYS;
+}
+
+#define NODE_MAX 63.0
+#define ITER_MAX 1e9
+
+/* seed 000: one CPU sends CMD_SYNC into an empty command queue and waits for completion. */
+static const struct ilab_workload_param cmdsync_params[] = {
+	{ "smmu_node", 2, 0, NODE_MAX, true, "node of the SMMU whose queue is used (seed: node 2)" },
+	{ "cpu_node", 2, 0, NODE_MAX, true, "node of the CPU issuing the CMD_SYNC" },
+	{ "global_cma_node", 0, 0, NODE_MAX, true, "node of the one global CMA area (cma: global)" },
+	{ "iterations", 10000, 1, ITER_MAX, true, "CMD_SYNCs measured (one at a time)" },
+	{ NULL, 0, 0, 0, false, NULL },
+};
+static const struct ilab_workload_metric cmdsync_metrics[] = {
+	{ "cmdsync_wait", "ns", "mean time from the producer-index write to the sync completion" },
+	{ NULL, NULL, NULL },
+};
+
+/* seed 001: NIC receive of small packets by many processes; every packet mapped and unmapped. */
+static const struct ilab_workload_param nic_rx_params[] = {
+	{ "processes", 128, 1, 4096, true, "receiving processes (iperf -P), one per CPU" },
+	{ "packet_bytes", 64, 1, 65536, true, "payload of one packet (small packets)" },
+	{ "packets", 2000, 1, ITER_MAX, true, "packets received per process" },
+	{ "nic_node", 0, 0, NODE_MAX, true, "node of the NIC's root port" },
+	{ NULL, 0, 0, 0, false, NULL },
+};
+static const struct ilab_workload_metric nic_rx_metrics[] = {
+	{ "rx_packets_per_s", "packets/s", "packets received per second, all processes" },
+	{ NULL, NULL, NULL },
+};
+
+/* seed 002: kernel/dma/map_benchmark.c — threads map and unmap granule pages in a loop. */
+static const struct ilab_workload_param dma_map_params[] = {
+	{ "threads", 1, 1, 1024, true, "dma_map_benchmark -t" },
+	{ "granule", 1, 1, 1024, true, "dma_map_benchmark -g: 4 KiB pages per map" },
+	{ "iterations", 2000, 1, ITER_MAX, true, "map+unmap pairs per thread" },
+	{ "node", 0, 0, NODE_MAX, true, "device node (dma_map_benchmark -n)" },
+	{ NULL, 0, 0, 0, false, NULL },
+};
+static const struct ilab_workload_metric dma_map_metrics[] = {
+	{ "map_latency", "us", "mean dma_map_single latency" },
+	{ "unmap_latency", "us", "mean dma_unmap_single latency" },
+	{ NULL, NULL, NULL },
+};
+
+/* seed 003: a 200 Gbit/s NIC receiving on several queues, each buffer mapped and unmapped. */
+static const struct ilab_workload_param nic_tput_params[] = {
+	{ "nic_queues", 8, 1, 256, true, "NIC queues, one CPU each" },
+	{ "link_gbps", 200, 1, 10000, false, "NIC line rate, Gbit/s" },
+	{ "packet_bytes", 1500, 64, 65536, true, "frame size" },
+	{ "duration_us", 2000, 1, 1e9, true, "simulated time measured, µs" },
+	{ "nic_node", 0, 0, NODE_MAX, true, "node of the NIC" },
+	{ NULL, 0, 0, 0, false, NULL },
+};
+static const struct ilab_workload_metric nic_tput_metrics[] = {
+	{ "throughput", "Gbit/s", "received payload rate" },
+	{ NULL, NULL, NULL },
+};
+
+/* seed 004: NCCL-style ring allreduce between GPUs through NICs with ATS, under VFIO. */
+static const struct ilab_workload_param allreduce_params[] = {
+	{ "first_node", 0, 0, NODE_MAX, true, "first node whose GPUs and NICs take part" },
+	{ "nr_nodes", 1, 1, 64, true, "consecutive nodes taking part" },
+	{ "gpus_per_node", 4, 1, 64, true, "GPUs used on each node" },
+	{ "nics_per_node", 4, 1, 64, true, "NICs used on each node" },
+	{ "pgtable_node", 1, 0, NODE_MAX, true, "node of the one shared domain's page table" },
+	{ "message_bytes", 1 << 28, 4096, 1e12, true, "allreduce size" },
+	{ "iterations", 5, 1, 1e6, true, "allreduces measured" },
+	{ NULL, 0, 0, 0, false, NULL },
+};
+static const struct ilab_workload_metric allreduce_metrics[] = {
+	{ "algbw", "GB/s", "NCCL algorithm bandwidth: bytes / time per allreduce" },
+	{ NULL, NULL, NULL },
+};
+
+static const struct ilab_workload builtin[] = {
+	{ "cmdsync_latency", not_implemented, "latency of one CMD_SYNC into an empty command queue",
+	  "issues 4 and 6", cmdsync_params, cmdsync_metrics },
+	{ "nic_rx", not_implemented, "NIC receive of small packets, each mapped and unmapped",
+	  "issues 4 and 6", nic_rx_params, nic_rx_metrics },
+	{ "dma_map_benchmark", not_implemented, "dma_map_benchmark: map/unmap latency",
+	  "issues 4 and 6", dma_map_params, dma_map_metrics },
+	{ "nic_throughput", not_implemented, "200 Gbit/s NIC throughput by number of queues",
+	  "issues 4 and 6", nic_tput_params, nic_tput_metrics },
+	{ "allreduce", not_implemented, "NCCL-style allreduce over GPUs and NICs with ATS",
+	  "issues 4 and 6", allreduce_params, allreduce_metrics },
+};
+
+#define NR_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))
+#define MAX_REGISTERED 16
+
+/* Registered at run time (tests, later plug-ins); the CLI is single-threaded when it does. */
+static const struct ilab_workload *registered[MAX_REGISTERED];
+static size_t nr_registered;
+
+const struct ilab_workload *ilab_workload_at(size_t i)
+{
+	if (i < NR_BUILTIN)
+		return &builtin[i];
+	i -= NR_BUILTIN;
+	return i < nr_registered ? registered[i] : NULL;
+}
+
+const struct ilab_workload *ilab_workload_find(const char *name)
+{
+	const struct ilab_workload *w;
+
+	for (size_t i = 0; name && (w = ilab_workload_at(i)) != NULL; i++)
+		if (strcmp(w->name, name) == 0)
+			return w;
+	return NULL;
+}
+
+int ilab_workload_register(const struct ilab_workload *w)
+{
+	if (!w || !w->name || !*w->name || !w->run)
+		return -EINVAL;
+	if (ilab_workload_find(w->name))
+		return -EEXIST;
+	if (nr_registered == MAX_REGISTERED)
+		return -ENOSPC;
+	registered[nr_registered++] = w;
+	return 0;
+}
+
+const struct ilab_workload_param *ilab_workload_param_find(const struct ilab_workload *w,
+							   const char *name)
+{
+	for (const struct ilab_workload_param *p = w && w->params ? w->params : NULL; p && p->name;
+	     p++)
+		if (strcmp(p->name, name) == 0)
+			return p;
+	return NULL;
+}
+
+const struct ilab_workload_metric *ilab_workload_metric_find(const struct ilab_workload *w,
+							     const char *name)
+{
+	for (const struct ilab_workload_metric *m = w && w->metrics ? w->metrics : NULL;
+	     m && m->name; m++)
+		if (strcmp(m->name, name) == 0)
+			return m;
+	return NULL;
+}

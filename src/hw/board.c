@@ -1,0 +1,339 @@
+/* board.c — the machine: memory for the topology's nodes, one SMMUv3 model per topology SMMU
+ * wired to that memory (host ops) and to the CPUs (an MMIO window with a doorbell), and one
+ * plat agent per SMMU that consumes commands whenever the doorbell rings.
+ * Not device DMA (board_dma.c) and not the drivers (board_iommu.c probes them).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/board_internal.h"
+
+static int board_err(char *err, size_t errlen, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int board_err(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+/* ---- the model's view of the machine (host ops) --------------------------------------------- */
+
+static int host_mem_read(void *ctx, uint64_t pa, void *buf, size_t len)
+{
+	struct board_smmu *bs = ctx;
+
+	return ilab_mem_read(bs->board->mem, pa, buf, len) ? -1 : 0;
+}
+
+static int host_mem_write(void *ctx, uint64_t pa, const void *buf, size_t len)
+{
+	struct board_smmu *bs = ctx;
+	struct ilab_mem *mem = bs->board->mem;
+
+	/* Aligned 32/64-bit writes (MSIs, single-word updates) are single-copy atomic, as on a
+	 * real interconnect: a CPU may be polling that very word. */
+	if ((len == 4 || len == 8) && !(pa % len)) {
+		void *va = ilab_mem_va(mem, pa, len);
+		uint64_t v = 0;
+
+		if (!va)
+			return -1;
+		memcpy(&v, buf, len);
+		if (len == 4)
+			__atomic_store_n((uint32_t *)va, (uint32_t)v, __ATOMIC_RELEASE);
+		else
+			__atomic_store_n((uint64_t *)va, v, __ATOMIC_RELEASE);
+		plat_mem_access(ilab_mem_node_of(mem, pa), len, true);
+		return 0;
+	}
+	return ilab_mem_write(mem, pa, buf, len) ? -1 : 0;
+}
+
+static void host_msi(void *ctx, uint64_t addr, uint32_t data)
+{
+	struct board_smmu *bs = ctx;
+	void *va = ilab_mem_va(bs->board->mem, addr, 4);
+
+	(void)data;
+	if (va)
+		plat_wrote(va); /* wake simulated pollers of that word */
+}
+
+static const struct smmu_host_ops board_host_ops = {
+	.mem_read = host_mem_read,
+	.mem_write = host_mem_write,
+	.msi = host_msi,
+};
+
+/* ---- the CPUs' view of the model (MMIO) ----------------------------------------------------- */
+
+static uint64_t board_mmio_read(void *ctx, uint64_t off, unsigned size)
+{
+	struct board_smmu *bs = ctx;
+
+	return smmu_mmio_read(bs->smmu, off, size);
+}
+
+static void board_mmio_write(void *ctx, uint64_t off, uint64_t value, unsigned size)
+{
+	struct board_smmu *bs = ctx;
+
+	smmu_mmio_write(bs->smmu, off, value, size);
+	/* Ring the doorbell: the agent re-checks the queues (any write may enable one). */
+	plat_fetch_add32(&bs->doorbell, 1);
+	plat_wrote(&bs->doorbell);
+}
+
+static const struct plat_mmio_ops board_mmio_ops = {
+	.read = board_mmio_read,
+	.write = board_mmio_write,
+};
+
+/* ---- the model's agent --------------------------------------------------------------------- */
+
+struct agent_wait {
+	struct plat_agent *agent;
+	uint32_t seen;
+};
+
+static bool doorbell_rang(uint64_t v, void *arg)
+{
+	const struct agent_wait *w = arg;
+
+	return (uint32_t)v != w->seen || plat_agent_should_stop(w->agent);
+}
+
+static void smmu_agent(struct plat_agent *agent, void *arg)
+{
+	struct board_smmu *bs = arg;
+	struct agent_wait w = { .agent = agent };
+
+	for (;;) {
+		/* Read the doorbell before looking at the queue: a PROD write after our last
+		 * look has rung it again, so the poll below cannot miss it. */
+		w.seen = plat_load32(&bs->doorbell);
+		while (smmu_process_commands(bs->smmu, bs->board->process_batch))
+			;
+		if (plat_agent_should_stop(agent))
+			return;
+		plat_poll(&bs->doorbell, 4, doorbell_rang, &w, 0);
+	}
+}
+
+/* ---- lifecycle ------------------------------------------------------------------------------ */
+
+#define DEFAULT_NODE_BYTES (4ull << 30)
+#define DEFAULT_CMA_BYTES (64ull << 20)
+
+static int make_mem(struct ilab_board *b, const struct ilab_board_opts *o, char *err, size_t errlen)
+{
+	struct ilab_mem_config mc = { 0 };
+	int rc;
+
+	mc.nr_nodes = ilab_topo_nr_nodes(b->topo);
+	mc.node_bytes = o->node_bytes ? o->node_bytes : DEFAULT_NODE_BYTES;
+	mc.cma = o->cma;
+	mc.cma_global_node = o->cma_global_node;
+	if (o->cma != ILAB_CMA_NONE) {
+		mc.cma_global_bytes = o->cma_global_bytes ? o->cma_global_bytes : DEFAULT_CMA_BYTES;
+		if (o->cma != ILAB_CMA_GLOBAL)
+			mc.cma_node_bytes = o->cma_node_bytes ? o->cma_node_bytes : DEFAULT_CMA_BYTES;
+		mc.cma_nodes_mask = o->cma_nodes_mask;
+	}
+	rc = ilab_mem_create(&mc, &b->mem);
+	if (rc)
+		return board_err(err, errlen, rc, "board: memory: %s", ilab_mem_strerror());
+	return 0;
+}
+
+static int make_smmus(struct ilab_board *b, const struct ilab_board_opts *o, char *err,
+		      size_t errlen)
+{
+	struct smmu_config cfg;
+
+	if (o->smmu_cfg)
+		cfg = *o->smmu_cfg;
+	else
+		smmu_config_default(&cfg);
+	if (plat_engine_kind() == PLAT_ENGINE_NATIVE)
+		cfg.thread_safe = true; /* CPUs and the agent thread call it concurrently */
+
+	b->nr_smmus = ilab_topo_nr_smmus(b->topo);
+	if (!b->nr_smmus)
+		return 0;
+	b->smmus = aligned_alloc(PLAT_CACHELINE, b->nr_smmus * sizeof(*b->smmus));
+	if (!b->smmus)
+		return board_err(err, errlen, -ENOMEM, "board: out of memory");
+	memset(b->smmus, 0, b->nr_smmus * sizeof(*b->smmus));
+	for (unsigned i = 0; i < b->nr_smmus; i++) {
+		const struct ilab_smmu_desc *d = ilab_topo_smmu(b->topo, i);
+		struct board_smmu *bs = &b->smmus[i];
+		const char *why = NULL;
+		int rc;
+
+		bs->board = b;
+		bs->index = i;
+		bs->node = d->node < 0 ? 0 : d->node;
+		snprintf(bs->name, sizeof(bs->name), "%s", d->name[0] ? d->name : "smmu");
+		rc = smmu_create(&bs->smmu, &cfg, &board_host_ops, bs, &why);
+		if (rc)
+			return board_err(err, errlen, rc, "board: SMMU %u: %s", i,
+					 why ? why : "cannot create the model");
+		bs->mmio.ops = &board_mmio_ops;
+		bs->mmio.ctx = bs;
+		bs->mmio.node = bs->node;
+		bs->mmio.name = bs->name;
+		plat_store32(&bs->doorbell, 0);
+		plat_track(&bs->doorbell, "board.smmu.doorbell");
+	}
+	return 0;
+}
+
+static int make_devices(struct ilab_board *b, char *err, size_t errlen)
+{
+	b->nr_devs = ilab_topo_nr_devices(b->topo);
+	if (!b->nr_devs)
+		return 0;
+	b->devs = calloc(b->nr_devs, sizeof(*b->devs));
+	b->dev_smmu = calloc(b->nr_devs, sizeof(*b->dev_smmu));
+	if (!b->devs || !b->dev_smmu)
+		return board_err(err, errlen, -ENOMEM, "board: out of memory");
+	for (unsigned i = 0; i < b->nr_devs; i++) {
+		const struct ilab_device *d = ilab_topo_device(b->topo, i);
+
+		snprintf(b->devs[i].name, sizeof(b->devs[i].name), "%s", d->name);
+		b->devs[i].node = d->node;
+		b->devs[i].sid = d->sid;
+		b->devs[i].dma_bits = 48;
+		b->dev_smmu[i] = d->smmu;
+		if (d->smmu >= b->nr_smmus)
+			return board_err(err, errlen, -EINVAL, "board: device %s: no SMMU %u",
+					 d->name, d->smmu);
+	}
+	return 0;
+}
+
+int ilab_board_create(const struct ilab_topo *topo, const struct ilab_board_opts *opts,
+		      struct ilab_board **out, char *err, size_t errlen)
+{
+	struct ilab_board_opts defaults = { 0 };
+	struct ilab_board *b;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!out)
+		return board_err(err, errlen, -EINVAL, "board: no output pointer");
+	*out = NULL;
+	if (!topo)
+		return board_err(err, errlen, -EINVAL, "board: no topology");
+	if (!opts)
+		opts = &defaults;
+	if (opts->cma_global_node < 0 || (unsigned)opts->cma_global_node >= ilab_topo_nr_nodes(topo))
+		return board_err(err, errlen, -EINVAL, "board: CMA global node %d is not a node",
+				 opts->cma_global_node);
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return board_err(err, errlen, -ENOMEM, "board: out of memory");
+	b->topo = topo;
+	b->process_batch = opts->process_batch ? opts->process_batch : 256;
+	rc = make_mem(b, opts, err, errlen);
+	if (!rc)
+		rc = make_smmus(b, opts, err, errlen);
+	if (!rc)
+		rc = make_devices(b, err, errlen);
+	if (rc) {
+		ilab_board_destroy(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+int ilab_board_start(struct ilab_board *b)
+{
+	if (!b)
+		return -EINVAL;
+	for (unsigned i = 0; i < b->nr_smmus; i++) {
+		struct board_smmu *bs = &b->smmus[i];
+		int rc;
+
+		if (bs->agent)
+			continue;
+		rc = plat_agent_start(bs->name, bs->node, smmu_agent, bs, &bs->agent);
+		if (rc) {
+			ilab_board_stop(b);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void ilab_board_stop(struct ilab_board *b)
+{
+	if (!b)
+		return;
+	for (unsigned i = 0; i < b->nr_smmus; i++) {
+		struct board_smmu *bs = &b->smmus[i];
+
+		if (bs->agent)
+			plat_agent_stop(bs->agent, &bs->doorbell);
+		bs->agent = NULL;
+	}
+}
+
+void ilab_board_destroy(struct ilab_board *b)
+{
+	if (!b)
+		return;
+	/* Drivers issue commands while they remove: the agents must still run. */
+	board_remove_iommus(b);
+	ilab_board_stop(b);
+	for (unsigned i = 0; b->smmus && i < b->nr_smmus; i++)
+		if (b->smmus[i].smmu)
+			smmu_destroy(b->smmus[i].smmu);
+	free(b->smmus);
+	free(b->devs);
+	free(b->dev_smmu);
+	ilab_mem_destroy(b->mem);
+	free(b);
+}
+
+struct ilab_mem *ilab_board_mem(struct ilab_board *b)
+{
+	return b ? b->mem : NULL;
+}
+
+const struct ilab_topo *ilab_board_topo(const struct ilab_board *b)
+{
+	return b ? b->topo : NULL;
+}
+
+unsigned ilab_board_nr_smmus(const struct ilab_board *b)
+{
+	return b ? b->nr_smmus : 0;
+}
+
+struct smmu *ilab_board_smmu(struct ilab_board *b, unsigned i)
+{
+	return b && i < b->nr_smmus ? b->smmus[i].smmu : NULL;
+}
+
+struct plat_mmio *ilab_board_mmio(struct ilab_board *b, unsigned i)
+{
+	return b && i < b->nr_smmus ? &b->smmus[i].mmio : NULL;
+}
+
+int ilab_board_smmu_node(const struct ilab_board *b, unsigned i)
+{
+	return b && i < b->nr_smmus ? b->smmus[i].node : -EINVAL;
+}

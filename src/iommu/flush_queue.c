@@ -1,0 +1,240 @@
+/* flush_queue.c — lazy invalidation for DMA_FQ domains (Linux dma-iommu's flush queue): per-CPU
+ * rings of unmapped IOVAs whose TLB entries may still be live, freed only after one
+ * domain-wide invalidation has completed since they were queued.
+ * It is not a TLB or an IOVA allocator: it calls the domain's flush-all and the IOVA free
+ * it is given. Until an entry is freed its IOVA cannot be reused, so a stale TLB entry can
+ * only ever point at the buffer that was unmapped (the "lazy" trade-off), never at a new one.
+ *
+ * The timer. Linux arms a 10 ms timer when the first entry is queued on an idle queue; its
+ * handler flushes once and reclaims every CPU's ring. Here the timer is a plat agent: it
+ * waits (plat_poll) for the queue to be armed, then waits with a timeout until the deadline,
+ * then flushes. So the stale-translation window of an IOVA is bounded by the timeout plus one
+ * flush, or less when its CPU's ring fills first (a full ring flushes synchronously).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <iommulab/plat.h>
+
+#include "iommu/iommu_internal.h"
+
+struct fq_entry {
+	uint64_t pfn;
+	uint64_t pages;
+	uint64_t counter; /* flush_start_cnt when queued: freeable once finish_cnt passes it */
+};
+
+/* One CPU's ring. head == tail: empty; (tail + 1) & mask == head: full. */
+struct fq_ring {
+	plat_spinlock lock;
+	unsigned head, tail;
+	uint64_t queued, freed; /* under lock */
+	struct fq_entry e[];
+};
+
+struct ilab_fq {
+	void *rings;             /* per-CPU struct fq_ring + size entries */
+	unsigned size, mask, nr_cpus;
+	uint64_t timeout_ns;
+	const struct ilab_fq_ops *ops;
+	void *ctx;
+	plat_word64 flush_start_cnt, flush_finish_cnt;
+	plat_word32 timer_on;     /* Linux fq_timer_on: read first, then xchg, to spare the line */
+	plat_word64 deadline;     /* 0 = timer idle; else when it fires (plat_now_ns) */
+	plat_word32 stop;         /* destroy asks the timer agent to return */
+	struct plat_agent *timer;
+	plat_word64 flushes, full_flushes, timeouts;
+};
+
+static struct fq_ring *ring_of(struct ilab_fq *fq, unsigned cpu)
+{
+	return plat_percpu_ptr(fq->rings, cpu);
+}
+
+static bool ring_full(const struct ilab_fq *fq, const struct fq_ring *r)
+{
+	return ((r->tail + 1) & fq->mask) == r->head;
+}
+
+/* Free the entries whose flush has completed (ring lock held). */
+static void ring_reclaim(struct ilab_fq *fq, struct fq_ring *r)
+{
+	uint64_t done = plat_load64(&fq->flush_finish_cnt);
+
+	while (r->head != r->tail) {
+		struct fq_entry *e = &r->e[r->head];
+
+		if (e->counter >= done)
+			break;
+		fq->ops->free_iova(fq->ctx, e->pfn, e->pages);
+		r->freed++;
+		r->head = (r->head + 1) & fq->mask;
+	}
+}
+
+/* One domain-wide invalidation; everything queued before its start is then safe to free. */
+static void fq_flush_iotlb(struct ilab_fq *fq)
+{
+	plat_fetch_add64(&fq->flush_start_cnt, 1);
+	fq->ops->flush_all(fq->ctx);
+	plat_fetch_add64(&fq->flush_finish_cnt, 1);
+	plat_fetch_add64(&fq->flushes, 1);
+}
+
+static void reclaim_all(struct ilab_fq *fq)
+{
+	for (unsigned cpu = 0; cpu < fq->nr_cpus; cpu++) {
+		struct fq_ring *r = ring_of(fq, cpu);
+
+		plat_spin_lock(&r->lock);
+		ring_reclaim(fq, r);
+		plat_spin_unlock(&r->lock);
+	}
+}
+
+void ilab_fq_queue(struct ilab_fq *fq, uint64_t pfn, uint64_t pages)
+{
+	struct fq_ring *r = plat_this_cpu_ptr(fq->rings);
+
+	/* The PTE clears must be visible before this entry can be seen as flushable. */
+	plat_mb();
+	plat_spin_lock(&r->lock);
+	ring_reclaim(fq, r);
+	if (ring_full(fq, r)) {
+		fq_flush_iotlb(fq);
+		plat_fetch_add64(&fq->full_flushes, 1);
+		ring_reclaim(fq, r);
+	}
+	r->e[r->tail] = (struct fq_entry){
+		.pfn = pfn,
+		.pages = pages,
+		.counter = plat_load64(&fq->flush_start_cnt),
+	};
+	r->tail = (r->tail + 1) & fq->mask;
+	r->queued++;
+	plat_spin_unlock(&r->lock);
+
+	/* Arm the timer unless it is already on; reading first avoids bouncing the line. */
+	if (fq->timer && !plat_load_relaxed32(&fq->timer_on) && !plat_xchg32(&fq->timer_on, 1))
+		plat_store64(&fq->deadline, plat_now_ns() + fq->timeout_ns);
+}
+
+void ilab_fq_drain(struct ilab_fq *fq)
+{
+	if (!fq)
+		return;
+	fq_flush_iotlb(fq);
+	reclaim_all(fq);
+}
+
+/* ---- the timer agent ------------------------------------------------------------------- */
+
+static bool armed_or_stop(uint64_t deadline, void *arg)
+{
+	struct ilab_fq *fq = arg;
+
+	return deadline != 0 || plat_load_relaxed32(&fq->stop);
+}
+
+static bool is_set(uint64_t v, void *arg)
+{
+	(void)arg;
+	return v != 0;
+}
+
+static void fq_timer_fn(struct plat_agent *agent, void *arg)
+{
+	struct ilab_fq *fq = arg;
+
+	while (!plat_agent_should_stop(agent) && !plat_load32(&fq->stop)) {
+		uint64_t deadline, now;
+
+		plat_poll(&fq->deadline, 8, armed_or_stop, fq, 0);
+		deadline = plat_load64(&fq->deadline);
+		if (!deadline)
+			continue; /* stop */
+		now = plat_now_ns();
+		/* Sleep until the deadline: nothing but stop writes fq->stop. */
+		if (now < deadline && plat_poll(&fq->stop, 4, is_set, NULL, deadline - now) == 0)
+			break;
+		/* fq_flush_timeout: disarm first, so a later queue re-arms a fresh deadline. */
+		plat_store64(&fq->deadline, 0);
+		plat_store32(&fq->timer_on, 0);
+		fq_flush_iotlb(fq);
+		plat_fetch_add64(&fq->timeouts, 1);
+		reclaim_all(fq);
+	}
+}
+
+/* ---- life cycle ------------------------------------------------------------------------ */
+
+int ilab_fq_create(unsigned size, uint64_t timeout_ns, bool timer, const struct ilab_fq_ops *ops,
+		   void *ctx, struct ilab_fq **out)
+{
+	struct ilab_fq *fq;
+	int ret;
+
+	if (!out || !ops || !ops->flush_all || !ops->free_iova || size < 2 ||
+	    (size & (size - 1)) || !timeout_ns)
+		return -EINVAL;
+	fq = calloc(1, sizeof(*fq));
+	if (!fq)
+		return -ENOMEM;
+	fq->size = size;
+	fq->mask = size - 1;
+	fq->timeout_ns = timeout_ns;
+	fq->ops = ops;
+	fq->ctx = ctx;
+	fq->nr_cpus = plat_cpu_count();
+	fq->rings = plat_percpu_alloc(sizeof(struct fq_ring) + size * sizeof(struct fq_entry));
+	if (!fq->rings) {
+		free(fq);
+		return -ENOMEM;
+	}
+	for (unsigned cpu = 0; cpu < fq->nr_cpus; cpu++)
+		plat_spin_init(&ring_of(fq, cpu)->lock, "fq.lock");
+	plat_track(&fq->flush_start_cnt, "fq.flush_start_cnt");
+	plat_track(&fq->flush_finish_cnt, "fq.flush_finish_cnt");
+	plat_track(&fq->timer_on, "fq.timer_on");
+	if (timer) {
+		ret = plat_agent_start("fq-timer", -1, fq_timer_fn, fq, &fq->timer);
+		if (ret) {
+			plat_percpu_free(fq->rings);
+			free(fq);
+			return ret;
+		}
+	}
+	*out = fq;
+	return 0;
+}
+
+void ilab_fq_destroy(struct ilab_fq *fq)
+{
+	if (!fq)
+		return;
+	if (fq->timer) {
+		plat_store32(&fq->stop, 1);
+		plat_agent_stop(fq->timer, &fq->deadline);
+	}
+	ilab_fq_drain(fq);
+	plat_percpu_free(fq->rings);
+	free(fq);
+}
+
+void ilab_fq_stats(struct ilab_fq *fq, struct ilab_fq_stats *st)
+{
+	*st = (struct ilab_fq_stats){ 0 };
+	if (!fq)
+		return;
+	for (unsigned cpu = 0; cpu < fq->nr_cpus; cpu++) {
+		struct fq_ring *r = ring_of(fq, cpu);
+
+		plat_spin_lock(&r->lock);
+		st->queued += r->queued;
+		st->freed += r->freed;
+		plat_spin_unlock(&r->lock);
+	}
+	st->flushes = plat_load64(&fq->flushes);
+	st->full_flushes = plat_load64(&fq->full_flushes);
+	st->timeouts = plat_load64(&fq->timeouts);
+}

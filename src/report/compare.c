@@ -1,0 +1,108 @@
+/* compare.c — judges one published figure against ours: truncation to the published tool's
+ * resolution, ratio, tolerance by kind and the verdict; plus the status names the report uses.
+ * It is not the table or the JSON (table.c, result_json.c) and never changes a figure's value.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "iommulab/report.h"
+
+double ilab_reference_tolerance(const struct ilab_scenario *s, const struct ilab_reference *ref)
+{
+	if (ref->tolerance > 0)
+		return ref->tolerance;
+	/* Undecided figures are held to the looser bound until someone calibrates with them. */
+	return ref->kind == ILAB_REF_CALIBRATION ? s->tol_calibration : s->tol_prediction;
+}
+
+/* dma_map_benchmark prints whole 100 ns units: 0.199 µs shows as 0.1. A relative epsilon keeps
+ * values like 0.3 (0.29999...) from falling into the unit below. */
+static double truncate_to(double v, double unit)
+{
+	if (unit <= 0)
+		return v;
+	return floor(v / unit * (1 + 1e-12)) * unit;
+}
+
+void ilab_compare(const struct ilab_scenario *s, const struct ilab_reference *ref,
+		  const struct ilab_case_result *r, struct ilab_comparison *out)
+{
+	const struct ilab_figure *f = NULL;
+
+	memset(out, 0, sizeof(*out));
+	out->ref = ref;
+	out->tolerance = ilab_reference_tolerance(s, ref);
+	if (r && r->status == ILAB_CASE_OK)
+		f = ilab_case_result_find(r, ref->metric);
+	if (!f || !isfinite(f->value)) {
+		out->verdict = ILAB_VERDICT_NO_DATA;
+		return;
+	}
+	out->have_ours = true;
+	out->ours_raw = f->value;
+	out->ours = truncate_to(f->value, ref->truncate);
+	out->ratio = out->ours / ref->value;
+	switch (ref->relation) {
+	case ILAB_REL_GT:
+		out->verdict = out->ratio >= 1 - out->tolerance ? ILAB_VERDICT_WITHIN
+								: ILAB_VERDICT_OUTSIDE;
+		break;
+	case ILAB_REL_LT:
+		out->verdict = out->ratio <= 1 + out->tolerance ? ILAB_VERDICT_WITHIN
+								: ILAB_VERDICT_OUTSIDE;
+		break;
+	default:
+		out->verdict = fabs(out->ratio - 1) <= out->tolerance ? ILAB_VERDICT_WITHIN
+								      : ILAB_VERDICT_OUTSIDE;
+		break;
+	}
+}
+
+const char *ilab_case_status_name(enum ilab_case_status st)
+{
+	switch (st) {
+	case ILAB_CASE_OK: return "ok";
+	case ILAB_CASE_NOT_IMPLEMENTED: return "not_implemented";
+	default: return "failed";
+	}
+}
+
+const char *ilab_verdict_name(enum ilab_verdict v)
+{
+	switch (v) {
+	case ILAB_VERDICT_WITHIN: return "within";
+	case ILAB_VERDICT_OUTSIDE: return "outside";
+	default: return "no_data";
+	}
+}
+
+const char *ilab_result_status(const struct ilab_scenario_result *r)
+{
+	unsigned ok = 0, ni = 0, failed = 0;
+
+	for (unsigned i = 0; i < r->nr_cases; i++) {
+		ok += r->cases[i].status == ILAB_CASE_OK;
+		ni += r->cases[i].status == ILAB_CASE_NOT_IMPLEMENTED;
+		failed += r->cases[i].status == ILAB_CASE_FAILED;
+	}
+	if (failed)
+		return "failed";
+	if (ok == r->nr_cases)
+		return "ok";
+	return ok ? "partial" : "not_implemented";
+}
+
+void ilab_report_format_number(double v, char *buf, size_t len)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, len, "%s", "—");
+	else if (v == floor(v) && a < 1e15)
+		snprintf(buf, len, "%.0f", v);
+	else if (a >= 1000)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+}

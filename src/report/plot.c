@@ -1,0 +1,271 @@
+/* plot.c — a scenario result as a gnuplot script (<dir>/<name>.gp, data inline) rendered to
+ * <dir>/<name>.png: one panel per metric, the seed's figures as points and iommulab's as lines,
+ * one colour per series. It is not the JSON or the table; without gnuplot it writes the script
+ * and says so instead of failing.
+ */
+#include <errno.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "iommulab/report.h"
+
+extern char **environ;
+
+#define MAX_METRICS 8
+#define MAX_SERIES 16
+
+struct plot_axes {
+	const char *metric[MAX_METRICS];
+	const char *unit[MAX_METRICS];
+	unsigned nr_metrics;
+	const char *series[MAX_SERIES];
+	unsigned nr_series;
+};
+
+static unsigned index_of(const char **arr, unsigned *nr, unsigned max, const char *s)
+{
+	for (unsigned i = 0; i < *nr; i++)
+		if (strcmp(arr[i], s) == 0)
+			return i;
+	if (*nr == max)
+		return max; /* beyond what one picture shows: left out */
+	arr[*nr] = s;
+	return (*nr)++;
+}
+
+/* gnuplot single-quoted strings: '' stands for one quote. */
+static void put_quoted(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		if (*s != '\n')
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+static bool has_ours(const struct ilab_scenario_result *r)
+{
+	const struct ilab_scenario *s = r->scenario;
+
+	for (unsigned i = 0; i < s->nr_cases; i++)
+		for (unsigned j = 0; j < s->cases[i].nr_refs; j++) {
+			struct ilab_comparison c;
+
+			ilab_compare(s, &s->cases[i].refs[j], &r->cases[i], &c);
+			if (c.have_ours)
+				return true;
+		}
+	return false;
+}
+
+static void collect_axes(const struct ilab_scenario *s, struct plot_axes *ax)
+{
+	memset(ax, 0, sizeof(*ax));
+	for (unsigned i = 0; i < s->nr_cases; i++) {
+		const struct ilab_case *k = &s->cases[i];
+
+		index_of(ax->series, &ax->nr_series, MAX_SERIES, k->series);
+		for (unsigned j = 0; j < k->nr_refs; j++) {
+			unsigned m = index_of(ax->metric, &ax->nr_metrics, MAX_METRICS,
+					      k->refs[j].metric);
+			if (m < MAX_METRICS)
+				ax->unit[m] = k->refs[j].unit;
+		}
+	}
+}
+
+static void write_block(FILE *f, const struct ilab_scenario_result *r,
+			const struct plot_axes *ax, unsigned m, unsigned sr, bool *any)
+{
+	const struct ilab_scenario *s = r->scenario;
+
+	*any = false;
+	for (unsigned i = 0; i < s->nr_cases; i++) {
+		const struct ilab_case *k = &s->cases[i];
+
+		if (strcmp(k->series, ax->series[sr]) != 0)
+			continue;
+		for (unsigned j = 0; j < k->nr_refs; j++) {
+			struct ilab_comparison c;
+			double x;
+
+			if (strcmp(k->refs[j].metric, ax->metric[m]) != 0)
+				continue;
+			if (!*any)
+				fprintf(f, "$m%us%u << EOD\n", m, sr);
+			*any = true;
+			ilab_compare(s, &k->refs[j], &r->cases[i], &c);
+			x = s->plot_x[0] ? ilab_case_param(k, s->plot_x, NAN) : (double)i;
+			fprintf(f, "%.17g %.17g ", x, k->refs[j].value);
+			if (c.have_ours)
+				fprintf(f, "%.17g", c.ours_raw);
+			else
+				fputs("NaN", f);
+			fprintf(f, " \"%s\"\n", k->label); /* labels are names: no quotes inside */
+		}
+	}
+	if (*any)
+		fputs("EOD\n", f);
+}
+
+static int write_script(FILE *f, const struct ilab_scenario_result *r, const char *png)
+{
+	const struct ilab_scenario *s = r->scenario;
+	struct plot_axes ax;
+	bool have[MAX_METRICS][MAX_SERIES];
+	char title[512];
+
+	collect_axes(s, &ax);
+	fprintf(f, "# %s.gp — written by `iommulab run` from results of scenario %s.\n", s->name,
+		s->name);
+	fputs("# Points: the seed's published figures. Lines: iommulab's. Re-render: gnuplot <this file>\n",
+	      f);
+	fprintf(f, "set terminal pngcairo noenhanced size %u,480 font ',10'\nset output ",
+		ax.nr_metrics > 1 ? 560 * ax.nr_metrics : 720);
+	put_quoted(f, png);
+	fputs("\nset datafile missing NaN\nset grid\nset key top left\n", f);
+	if (s->plot_logx)
+		fputs("set logscale x 2\n", f);
+	if (s->plot_logy)
+		fputs("set logscale y\n", f);
+	for (unsigned m = 0; m < ax.nr_metrics; m++)
+		for (unsigned sr = 0; sr < ax.nr_series; sr++)
+			write_block(f, r, &ax, m, sr, &have[m][sr]);
+
+	snprintf(title, sizeof(title), "seed %s — %s%s", s->seed, s->title,
+		 r->quick ? " (quick run)" : "");
+	fprintf(f, "set multiplot layout 1,%u title ", ax.nr_metrics ? ax.nr_metrics : 1);
+	put_quoted(f, title);
+	fputc('\n', f);
+	for (unsigned m = 0; m < ax.nr_metrics; m++) {
+		bool first = true;
+
+		fputs("set title ", f);
+		put_quoted(f, ax.metric[m]);
+		fputs("\nset ylabel ", f);
+		put_quoted(f, ax.unit[m]);
+		fputs("\nset xlabel ", f);
+		put_quoted(f, s->plot_xlabel[0] ? s->plot_xlabel : s->plot_x[0] ? s->plot_x : "case");
+		fputs("\nplot ", f);
+		for (unsigned sr = 0; sr < ax.nr_series; sr++) {
+			const char *xcol = s->plot_x[0] ? "1" : "1:2:xtic(4)";
+			char name[160];
+
+			if (!have[m][sr])
+				continue;
+			snprintf(name, sizeof(name), "seed%s%s", ax.series[sr][0] ? ": " : "",
+				 ax.series[sr]);
+			fprintf(f, "%s$m%us%u using %s%s with points pt 7 ps 1.3 lc %u title ",
+				first ? "" : ", \\\n     ", m, sr, xcol,
+				s->plot_x[0] ? ":2" : "", sr + 1);
+			put_quoted(f, name);
+			snprintf(name, sizeof(name), "iommulab%s%s", ax.series[sr][0] ? ": " : "",
+				 ax.series[sr]);
+			fprintf(f, ", \\\n     $m%us%u using 1:3 with linespoints pt 6 lc %u title ",
+				m, sr, sr + 1);
+			put_quoted(f, name);
+			first = false;
+		}
+		fputc('\n', f);
+	}
+	fputs("unset multiplot\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* The gnuplot to run: $IOMMULAB_GNUPLOT, else `gnuplot` found in PATH. */
+static bool find_gnuplot(char *buf, size_t len)
+{
+	const char *env = getenv("IOMMULAB_GNUPLOT"), *path = getenv("PATH");
+
+	if (env && *env) {
+		snprintf(buf, len, "%s", env);
+		return strchr(env, '/') ? access(env, X_OK) == 0 : true;
+	}
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(buf, len, "%.*s/gnuplot", (int)n, n ? p : ".");
+		if (access(buf, X_OK) == 0)
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
+static int run_gnuplot(const char *prog, const char *script, char *msg, size_t msglen)
+{
+	char *argv[] = { (char *)prog, (char *)script, NULL };
+	pid_t pid;
+	int st, ret;
+
+	ret = posix_spawnp(&pid, prog, NULL, NULL, argv, environ);
+	if (ret) {
+		snprintf(msg, msglen, "cannot start %s: %s", prog, strerror(ret));
+		return 1;
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(msg, msglen, "waiting for %s: %s", prog, strerror(errno));
+			return -errno;
+		}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		snprintf(msg, msglen, "%s %s failed (exit status %d)", prog, script,
+			 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return -EIO;
+	}
+	return 0;
+}
+
+int ilab_report_plot(const struct ilab_scenario_result *r, const char *dir, char *msg,
+		     size_t msglen)
+{
+	const struct ilab_scenario *s = r->scenario;
+	char script[ILAB_SCN_PATH_MAX + 80], png[ILAB_SCN_PATH_MAX + 80], prog[ILAB_SCN_PATH_MAX];
+	struct stat st;
+	FILE *f;
+	int ret;
+
+	if (!has_ours(r)) {
+		snprintf(msg, msglen, "no plot for %s: iommulab has no figure to compare yet", s->name);
+		return 1;
+	}
+	snprintf(script, sizeof(script), "%s/%s.gp", dir, s->name);
+	snprintf(png, sizeof(png), "%s/%s.png", dir, s->name);
+	f = fopen(script, "w");
+	if (!f) {
+		ret = -errno;
+		snprintf(msg, msglen, "%s: %s", script, strerror(-ret));
+		return ret;
+	}
+	ret = write_script(f, r, png);
+	if (fclose(f) != 0 && !ret)
+		ret = -EIO;
+	if (ret) {
+		snprintf(msg, msglen, "%s: write error", script);
+		return ret;
+	}
+	if (!find_gnuplot(prog, sizeof(prog))) {
+		snprintf(msg, msglen,
+			 "warning: gnuplot not found, no %s (the script is %s: run gnuplot on it)", png,
+			 script);
+		return 1;
+	}
+	remove(png);
+	ret = run_gnuplot(prog, script, msg, msglen);
+	if (ret)
+		return ret;
+	if (stat(png, &st) != 0 || st.st_size == 0) {
+		snprintf(msg, msglen, "%s ran but wrote no %s", prog, png);
+		return -EIO;
+	}
+	snprintf(msg, msglen, "%s", png);
+	return 0;
+}

@@ -1,0 +1,126 @@
+/* table.c — the human table of a scenario result: a header naming the seed and the setup, then
+ * one row per published figure with the seed's figure, iommulab's, their ratio and the verdict.
+ * It is not the JSON (result_json.c); columns are padded by display width (UTF-8 aware).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iommulab/report.h"
+
+#define NR_COLS 7
+#define CELL 320
+#define DASH "—"
+
+struct row {
+	char cell[NR_COLS][CELL];
+};
+
+static size_t display_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80; /* count code points, not bytes */
+	return w;
+}
+
+static void pad(FILE *f, const char *s, size_t width, bool last)
+{
+	fputs(s, f);
+	if (last)
+		return;
+	for (size_t w = display_width(s); w < width + 2; w++)
+		fputc(' ', f);
+}
+
+static const char *relation_prefix(enum ilab_ref_relation r)
+{
+	return r == ILAB_REL_GT ? "> " : r == ILAB_REL_LT ? "< " : "";
+}
+
+static void fill_row(const struct ilab_scenario *s, const struct ilab_case *k,
+		     const struct ilab_case_result *cr, const struct ilab_reference *ref,
+		     struct row *row)
+{
+	struct ilab_comparison c;
+	char num[64];
+
+	snprintf(row->cell[0], CELL, "%s", k->label);
+	if (!ref) {
+		snprintf(row->cell[1], CELL, DASH);
+		snprintf(row->cell[2], CELL, "(no published figure)");
+		snprintf(row->cell[3], CELL, DASH);
+		snprintf(row->cell[4], CELL, DASH);
+		snprintf(row->cell[5], CELL, DASH);
+		snprintf(row->cell[6], CELL, "%s", cr->status == ILAB_CASE_OK ? "ran" : cr->message);
+		return;
+	}
+	ilab_compare(s, ref, cr, &c);
+	snprintf(row->cell[1], CELL, "%s", ref->metric);
+	ilab_report_format_number(ref->value, num, sizeof(num));
+	snprintf(row->cell[2], CELL, "%s%s %s", relation_prefix(ref->relation), num, ref->unit);
+	if (c.have_ours) {
+		ilab_report_format_number(c.ours, num, sizeof(num));
+		snprintf(row->cell[3], CELL, "%s %s", num, ref->unit);
+		snprintf(row->cell[4], CELL, "%.2f", c.ratio);
+	} else {
+		snprintf(row->cell[3], CELL, DASH);
+		snprintf(row->cell[4], CELL, DASH);
+	}
+	snprintf(row->cell[5], CELL, "%s", ilab_ref_kind_name(ref->kind));
+	if (c.have_ours)
+		snprintf(row->cell[6], CELL, "%s ±%.0f%%",
+			 c.verdict == ILAB_VERDICT_WITHIN ? "within" : "OUTSIDE", c.tolerance * 100);
+	else if (cr->status != ILAB_CASE_OK)
+		snprintf(row->cell[6], CELL, "%s", cr->message);
+	else
+		snprintf(row->cell[6], CELL, "no %s figure reported", ref->metric);
+}
+
+int ilab_report_table(const struct ilab_scenario_result *r, FILE *f)
+{
+	static const char *const head[NR_COLS] = { "case", "metric", "seed figure", "iommulab",
+						   "ratio", "kind", "verdict" };
+	const struct ilab_scenario *s = r->scenario;
+	size_t nr = 0, width[NR_COLS];
+	struct row *rows;
+
+	for (unsigned i = 0; i < s->nr_cases; i++)
+		nr += s->cases[i].nr_refs ? s->cases[i].nr_refs : 1;
+	rows = calloc(nr ? nr : 1, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	nr = 0;
+	for (unsigned i = 0; i < s->nr_cases; i++) {
+		const struct ilab_case *k = &s->cases[i];
+
+		if (!k->nr_refs)
+			fill_row(s, k, &r->cases[i], NULL, &rows[nr++]);
+		for (unsigned j = 0; j < k->nr_refs; j++)
+			fill_row(s, k, &r->cases[i], &k->refs[j], &rows[nr++]);
+	}
+	for (int c = 0; c < NR_COLS; c++) {
+		width[c] = display_width(head[c]);
+		for (size_t i = 0; i < nr; i++) {
+			size_t w = display_width(rows[i].cell[c]);
+
+			width[c] = w > width[c] ? w : width[c];
+		}
+	}
+
+	fprintf(f, "seed %s — %s\n", s->seed, s->title);
+	fprintf(f, "scenario %s, profile %s, engine %s, workload %s%s\n", s->name, s->profile,
+		ilab_engine_kind_name(s->engine), s->workload ? s->workload->name : "?",
+		r->quick ? " (quick)" : "");
+	for (int c = 0; c < NR_COLS; c++)
+		pad(f, head[c], width[c], c == NR_COLS - 1);
+	fputc('\n', f);
+	for (size_t i = 0; i < nr; i++) {
+		for (int c = 0; c < NR_COLS; c++)
+			pad(f, rows[i].cell[c], width[c], c == NR_COLS - 1);
+		fputc('\n', f);
+	}
+	free(rows);
+	return ferror(f) ? -EIO : 0;
+}

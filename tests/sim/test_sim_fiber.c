@@ -1,0 +1,167 @@
+/* test_sim_fiber.c — the fiber context switch and the scheduler's ordering: many fibers with
+ * deep stacks keep their locals across thousands of switches, and fibers run in virtual-time
+ * order. Not a test of costs (test_sim_model.c).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sim/sim_fixture.h"
+
+#define DEPTH 64
+#define NFIB 128
+
+struct deep {
+	plat_word64 shared;
+	unsigned bad[NFIB];
+	uint64_t sums[NFIB];
+};
+
+/* Recurse with a local array per frame and a scheduling point at each level; on the way back
+ * every frame checks that its locals (integers and doubles, in registers and on the stack)
+ * are what it left there. */
+static uint64_t dive(struct deep *d, unsigned idx, unsigned level)
+{
+	volatile uint64_t frame[16];
+	double x = (double)idx * 1.5 + level;
+	uint64_t r = 0;
+
+	for (unsigned i = 0; i < 16; i++)
+		frame[i] = ((uint64_t)idx << 32) ^ ((uint64_t)level << 8) ^ i;
+	plat_fetch_add64(&d->shared, 1); /* may switch */
+	plat_yield();                      /* switches when others are level */
+	if (level < DEPTH)
+		r = dive(d, idx, level + 1);
+	plat_charge_ns(idx % 7);
+	plat_yield();
+	for (unsigned i = 0; i < 16; i++)
+		if (frame[i] != (((uint64_t)idx << 32) ^ ((uint64_t)level << 8) ^ i))
+			d->bad[idx]++;
+	if (x != (double)idx * 1.5 + level)
+		d->bad[idx]++;
+	return r + frame[level % 16];
+}
+
+static void deep_fn(unsigned idx, void *arg)
+{
+	struct deep *d = arg;
+
+	d->sums[idx] = dive(d, idx, 0);
+}
+
+static void many_fibers_keep_their_locals(void **state)
+{
+	struct ilab_sim *s = fix_sim(4, 1);
+	static struct deep d;
+
+	assert_non_null(s);
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(ilab_sim_run_threads(NFIB, NULL, deep_fn, &d), 0);
+	assert_int_equal(d.shared.v, (uint64_t)NFIB * (DEPTH + 1));
+	for (unsigned i = 0; i < NFIB; i++) {
+		uint64_t want = 0;
+
+		for (unsigned level = 0; level <= DEPTH; level++)
+			want += ((uint64_t)i << 32) ^ ((uint64_t)level << 8) ^ (level % 16);
+		assert_int_equal(d.bad[i], 0);
+		assert_int_equal(d.sums[i], want);
+	}
+	/* reuse of finished fibers' stacks */
+	assert_int_equal(ilab_sim_run_threads(NFIB, NULL, deep_fn, &d), 0);
+	assert_int_equal(d.shared.v, 2ull * NFIB * (DEPTH + 1));
+	fix_sim_done(s);
+}
+
+/* Fibers record the virtual time at which they pass a synchronising call: the order of the
+ * records must be the order of the times. */
+struct order {
+	plat_word64 log_n;
+	uint64_t when[1024];
+};
+
+static void order_fn(unsigned idx, void *arg)
+{
+	struct order *o = arg;
+
+	for (unsigned i = 0; i < 8; i++) {
+		plat_charge_ns((idx * 37 + i * 11) % 50 + 1);
+		plat_yield();
+		/* plat_yield synchronised us: now record our time (a host write, no cost) */
+		o->when[o->log_n.v++] = plat_now_ns();
+	}
+}
+
+static void fibers_run_in_virtual_time_order(void **state)
+{
+	struct ilab_sim *s = fix_sim(1, 1);
+	static struct order o;
+
+	assert_non_null(s);
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(ilab_sim_run_threads(64, NULL, order_fn, &o), 0);
+	assert_int_equal(o.log_n.v, 64 * 8);
+	for (unsigned i = 1; i < 64 * 8; i++)
+		if (o.when[i] < o.when[i - 1])
+			fail_msg("record %u at %llu ns follows one at %llu ns", i,
+				 (unsigned long long)o.when[i], (unsigned long long)o.when[i - 1]);
+	fix_sim_done(s);
+}
+
+static void nested(unsigned idx, void *arg)
+{
+	plat_word64 *w = arg;
+
+	plat_fetch_add64(w, 1);
+}
+
+static void spawner(unsigned idx, void *arg)
+{
+	plat_word64 *w = arg;
+	int cpus[2] = { 10 + (int)idx * 2, 11 + (int)idx * 2 };
+
+	/* a simulated thread may itself run threads (a workload's helper) */
+	assert_int_equal(ilab_sim_run_threads(2, cpus, nested, w), 0);
+}
+
+static void threads_can_run_threads(void **state)
+{
+	struct ilab_sim *s = fix_sim(1, 1);
+	static plat_word64 w;
+
+	assert_non_null(s);
+	w.v = 0;
+	assert_int_equal(ilab_sim_run_threads(3, NULL, spawner, &w), 0);
+	assert_int_equal(w.v, 6);
+	fix_sim_done(s);
+}
+
+static void bad_cpu_lists_are_refused(void **state)
+{
+	struct ilab_sim *s = fix_sim(1, 1);
+	static plat_word64 w;
+	int dup[2] = { 3, 3 }, out[1] = { FIX_CPUS };
+
+	assert_non_null(s);
+	assert_int_equal(ilab_sim_run_threads(2, dup, nested, &w), -EINVAL);
+	assert_int_equal(ilab_sim_run_threads(1, out, nested, &w), -EINVAL);
+	assert_int_equal(ilab_sim_run_threads(1, NULL, NULL, &w), -EINVAL);
+	assert_int_equal(w.v, 0);
+	fix_sim_done(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(many_fibers_keep_their_locals),
+		cmocka_unit_test(fibers_run_in_virtual_time_order),
+		cmocka_unit_test(threads_can_run_threads),
+		cmocka_unit_test(bad_cpu_lists_are_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,480 @@
+/* test_sim_model.c — the simulator's cost model against first principles: each expected time
+ * is computed here from the profile's constants and the documented formulas (ACPI SLIT
+ * ratio, transfer = local transfer + remote memory penalty), never from the simulator's own
+ * output. Not a test of the profile parser (test_sim_profile.c) nor of fibers.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "sim/sim_fixture.h"
+
+static struct ilab_profile P;
+
+static int setup(void **state)
+{
+	return fix_load_profile(&P);
+}
+
+/* Formulas of docs/simulation.md, restated independently of src/sim. */
+static uint64_t mem_d(unsigned d)
+{
+	return (P.mem.local_ns * d + 5) / 10;
+}
+
+static uint64_t xfer_d(unsigned d)
+{
+	return P.transfer.local_ns + mem_d(d) - mem_d(10);
+}
+
+/* ---- one CPU's uncontended atomic --------------------------------------------------------- */
+
+struct uncontended {
+	plat_word64 w;
+	uint64_t t_first, t_last;
+	unsigned k;
+};
+
+static void uncontended_fn(unsigned idx, void *arg)
+{
+	struct uncontended *u = arg;
+
+	plat_fetch_add64(&u->w, 1); /* cold miss: brings the line in */
+	u->t_first = plat_now_ns();
+	for (unsigned i = 0; i < u->k; i++)
+		plat_fetch_add64(&u->w, 1);
+	u->t_last = plat_now_ns();
+}
+
+static void uncontended_atomic_costs_local_latency(void **state)
+{
+	struct ilab_sim *s = fix_sim(4, 1);
+	struct uncontended u = { .k = 1000 };
+	int cpu = 5;
+
+	assert_non_null(s);
+	assert_int_equal(ilab_sim_run_threads(1, &cpu, uncontended_fn, &u), 0);
+	assert_int_equal(u.w.v, 1001);
+	/* the first access of a line no cache holds comes from local memory */
+	assert_int_equal(u.t_first, mem_d(10));
+	assert_int_equal(u.t_last - u.t_first, (uint64_t)u.k * P.atomic_local_ns);
+	fix_sim_done(s);
+}
+
+/* ---- N CPUs hammering one line ------------------------------------------------------------ */
+
+struct hammer {
+	plat_word64 w;
+	unsigned k;
+	uint64_t t0;
+};
+
+static void hammer_fn(unsigned idx, void *arg)
+{
+	struct hammer *h = arg;
+
+	for (unsigned i = 0; i < h->k; i++)
+		plat_fetch_add64(&h->w, 1);
+}
+
+/* Aggregate rate in operations per microsecond * 1000 (integer arithmetic). */
+static uint64_t hammer_rate_milli(unsigned nodes, unsigned n, const int *cpus, unsigned k,
+				  uint64_t *ops)
+{
+	struct ilab_sim *s = fix_sim(nodes, 1);
+	struct hammer h = { .k = k };
+	uint64_t t;
+
+	assert_non_null(s);
+	assert_int_equal(ilab_sim_run_threads(n, cpus, hammer_fn, &h), 0);
+	t = ilab_sim_now_ns(s);
+	*ops = h.w.v;
+	fix_sim_done(s);
+	/* ops per ns * 1e6 */
+	return (uint64_t)h.w.v * 1000000 / t;
+}
+
+static void hammer_rate_is_one_per_transfer_whatever_n(void **state)
+{
+	static const unsigned ns[] = { 2, 16, 128 };
+	uint64_t expect = 1000000 / xfer_d(10); /* one op per local transfer */
+
+	for (unsigned i = 0; i < 3; i++) {
+		unsigned n = ns[i], k = 25600 / n;
+		uint64_t ops, rate = hammer_rate_milli(1, n, NULL, k, &ops);
+
+		assert_int_equal(ops, (uint64_t)n * k);
+		/* within 10% */
+		if (rate * 10 < expect * 9 || rate * 10 > expect * 11)
+			fail_msg("N=%u: rate %llu (x1e-6/ns), expected %llu +- 10%%", n,
+				 (unsigned long long)rate, (unsigned long long)expect);
+	}
+}
+
+static void hammer_across_nodes_pays_remote_transfer(void **state)
+{
+	/* node 0 and node 2 are at distance 32 */
+	int cpus[2] = { fix_cpu_of_node(0), fix_cpu_of_node(2) };
+	uint64_t ops, rate = hammer_rate_milli(4, 2, cpus, 2000, &ops);
+	uint64_t expect = 1000000 / xfer_d(32);
+
+	assert_int_equal(ops, 4000);
+	if (rate * 10 < expect * 9 || rate * 10 > expect * 11)
+		fail_msg("rate %llu, expected %llu", (unsigned long long)rate,
+			 (unsigned long long)expect);
+}
+
+/* ---- cmpxchg loops: losers retry and pay again -------------------------------------------- */
+
+struct casloop {
+	plat_word64 w;
+	unsigned k;
+};
+
+static void casloop_fn(unsigned idx, void *arg)
+{
+	struct casloop *c = arg;
+
+	for (unsigned i = 0; i < c->k; i++) {
+		uint64_t old = plat_load64(&c->w);
+
+		plat_charge_ns(20); /* compute the new value */
+		while (!plat_cmpxchg64(&c->w, &old, old + 1))
+			plat_charge_ns(20);
+	}
+}
+
+static void cmpxchg_losers_retry_and_pay(void **state)
+{
+	struct ilab_sim *s = fix_sim(1, 1);
+	struct casloop c = { .k = 200 };
+	json_t *j, *cpus;
+	uint64_t retries = 0, t;
+
+	assert_non_null(s);
+	plat_track(&c.w, "casloop.word");
+	assert_int_equal(ilab_sim_run_threads(8, NULL, casloop_fn, &c), 0);
+	assert_int_equal(c.w.v, 8 * 200);
+	j = ilab_sim_json(s);
+	cpus = json_object_get(j, "cpus");
+	for (size_t i = 0; i < json_array_size(cpus); i++)
+		retries += (uint64_t)json_integer_value(
+			json_object_get(json_array_get(cpus, i), "rmw_retries"));
+	assert_true(retries > 0);
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_object_get(json_object_get(j, "lines"), "casloop.word"),
+				 "rmw_retries")),
+			 (json_int_t)retries);
+	/* every attempt (success or not) needed the line exclusive, each for at least one
+	 * local transfer while others contend: the run cannot be shorter than that. */
+	t = ilab_sim_now_ns(s);
+	assert_true(t >= (8 * 200 + retries) * xfer_d(10) / 2);
+	json_decref(j);
+	fix_sim_done(s);
+}
+
+/* ---- polling: parked until written, woken at write time + transfer ------------------------- */
+
+struct pollw {
+	plat_word32 w;
+	uint64_t t_write_done, t_woken;
+	int rc;
+};
+
+static bool is_one(uint64_t v, void *arg)
+{
+	return v == 1;
+}
+
+static void poll_fn(unsigned idx, void *arg)
+{
+	struct pollw *p = arg;
+
+	if (idx == 0) {
+		p->rc = plat_poll(&p->w, 4, is_one, NULL, 0);
+		p->t_woken = plat_now_ns();
+	} else {
+		plat_delay_ns(1000);
+		plat_store32(&p->w, 1);
+		p->t_write_done = plat_now_ns();
+	}
+}
+
+static void poll_wakes_at_write_time_plus_transfer(void **state)
+{
+	struct ilab_sim *s = fix_sim(4, 1);
+	struct pollw p = { .rc = -1 };
+	int cpus[2] = { fix_cpu_of_node(0), fix_cpu_of_node(2) };
+
+	assert_non_null(s);
+	assert_int_equal(ilab_sim_run_threads(2, cpus, poll_fn, &p), 0);
+	assert_int_equal(p.rc, 0);
+	assert_true(p.t_write_done > 1000);
+	/* the re-read brings the line from the writer's node (distance 32) */
+	assert_int_equal(p.t_woken, p.t_write_done + xfer_d(32));
+	fix_sim_done(s);
+}
+
+/* A device-style writer: a plain store then plat_wrote(). */
+static void wrote_fn(unsigned idx, void *arg)
+{
+	struct pollw *p = arg;
+
+	if (idx == 0) {
+		p->rc = plat_poll(&p->w, 4, is_one, NULL, 0);
+		p->t_woken = plat_now_ns();
+	} else {
+		plat_delay_ns(5000);
+		atomic_store(&p->w.v, 1);
+		plat_wrote(&p->w);
+		p->t_write_done = plat_now_ns();
+	}
+}
+
+static void wrote_wakes_poller(void **state)
+{
+	struct ilab_sim *s = fix_sim(4, 1);
+	struct pollw p = { .rc = -1 };
+	int cpus[2] = { fix_cpu_of_node(1), fix_cpu_of_node(3) }; /* distance 32 */
+
+	assert_non_null(s);
+	assert_int_equal(ilab_sim_run_threads(2, cpus, wrote_fn, &p), 0);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.t_write_done, 5000);
+	assert_int_equal(p.t_woken, 5000 + xfer_d(32));
+	fix_sim_done(s);
+}
+
+struct tmo {
+	plat_word32 w;
+	int rc;
+	uint64_t t;
+};
+
+static void timeout_fn(unsigned idx, void *arg)
+{
+	struct tmo *t = arg;
+
+	if (idx == 0) {
+		t->rc = plat_poll(&t->w, 4, is_one, NULL, 500);
+		t->t = plat_now_ns();
+	} else {
+		plat_delay_ns(100000); /* someone else alive, but never writing */
+	}
+}
+
+static void poll_times_out(void **state)
+{
+	struct ilab_sim *s = fix_sim(1, 1);
+	struct tmo t = { .rc = 1 };
+
+	assert_non_null(s);
+	assert_int_equal(ilab_sim_run_threads(2, NULL, timeout_fn, &t), 0);
+	assert_int_equal(t.rc, -ETIMEDOUT);
+	/* woken at the deadline, then one more (cached) check */
+	assert_int_equal(t.t, 500 + P.cache_hit_ns);
+	fix_sim_done(s);
+}
+
+/* ---- deadlock detection -------------------------------------------------------------------- */
+
+struct dl {
+	_Alignas(64) plat_word32 a;
+	_Alignas(64) plat_word32 b;
+};
+
+static void deadlock_fn(unsigned idx, void *arg)
+{
+	struct dl *d = arg;
+
+	plat_poll(idx ? &d->a : &d->b, 4, is_one, NULL, 0);
+}
+
+static void deadlock_is_reported(void **state)
+{
+	struct ilab_sim *s = fix_sim(1, 1);
+	static struct dl d; /* abandoned fibers keep pointers to it */
+	int rc;
+
+	assert_non_null(s);
+	plat_track(&d.a, "dl.a");
+	plat_track(&d.b, "dl.b");
+	rc = ilab_sim_run_threads(2, NULL, deadlock_fn, &d);
+	assert_int_equal(rc, -EDEADLK);
+	fprintf(stderr, "%s\n", ilab_sim_error(s));
+	assert_non_null(strstr(ilab_sim_error(s), "deadlock"));
+	assert_non_null(strstr(ilab_sim_error(s), "dl.a"));
+	assert_non_null(strstr(ilab_sim_error(s), "dl.b"));
+	/* the simulator refuses to go on */
+	assert_int_equal(ilab_sim_run_threads(1, NULL, deadlock_fn, &d), -EDEADLK);
+	fix_sim_done(s);
+}
+
+/* ---- memory and MMIO costs ----------------------------------------------------------------- */
+
+struct memc {
+	uint64_t local, remote, page, mmio_w_local, mmio_r_remote;
+};
+
+static uint64_t elapsed(void (*f)(void *), void *a)
+{
+	uint64_t t0 = plat_now_ns();
+
+	f(a);
+	return plat_now_ns() - t0;
+}
+
+static void acc_local(void *a)
+{
+	plat_mem_access(0, 64, false);
+}
+static void acc_remote(void *a)
+{
+	plat_mem_access(3, 8, true);
+}
+static void acc_page(void *a)
+{
+	plat_mem_access(0, 4096, false);
+}
+
+static uint64_t dummy_read(void *ctx, uint64_t off, unsigned size)
+{
+	return 0;
+}
+static void dummy_write(void *ctx, uint64_t off, uint64_t v, unsigned size)
+{
+}
+static const struct plat_mmio_ops dummy_ops = { dummy_read, dummy_write };
+static struct plat_mmio dev_node0 = { &dummy_ops, NULL, 0, "dev0" };
+static struct plat_mmio dev_node2 = { &dummy_ops, NULL, 2, "dev2" };
+
+static void mmio_w(void *a)
+{
+	plat_mmio_write32(&dev_node0, 0, 1);
+}
+static void mmio_r(void *a)
+{
+	(void)plat_mmio_read32(&dev_node2, 0);
+}
+
+static void memc_fn(unsigned idx, void *arg)
+{
+	struct memc *m = arg;
+
+	m->local = elapsed(acc_local, NULL);
+	m->remote = elapsed(acc_remote, NULL);
+	m->page = elapsed(acc_page, NULL);
+	m->mmio_w_local = elapsed(mmio_w, NULL);
+	m->mmio_r_remote = elapsed(mmio_r, NULL);
+}
+
+static void memory_and_mmio_costs_follow_distance(void **state)
+{
+	struct ilab_sim *s = fix_sim(4, 1);
+	struct memc m;
+	int cpu = fix_cpu_of_node(0);
+
+	assert_non_null(s);
+	assert_int_equal(ilab_sim_run_threads(1, &cpu, memc_fn, &m), 0);
+	assert_int_equal(m.local, mem_d(10));
+	assert_int_equal(m.remote, mem_d(33)); /* node 0 -> node 3 */
+	assert_int_equal(m.page, mem_d(10) + 63 * P.mem_line_ns);
+	assert_int_equal(m.mmio_w_local, P.mmio_write.local_ns);
+	assert_int_equal(m.mmio_r_remote, P.mmio_read.local_ns + mem_d(32) - mem_d(10));
+	assert_true(m.remote > m.local);
+	assert_int_equal(ilab_sim_mem_ns(s, 0, 3), mem_d(33));
+	assert_int_equal(ilab_sim_transfer_ns(s, 1, 2), xfer_d(25));
+	fix_sim_done(s);
+}
+
+/* ---- agents: a device on another node, doorbell and completion ---------------------------- */
+
+struct dev {
+	_Alignas(64) plat_word32 doorbell;
+	_Alignas(64) plat_word32 done;
+	unsigned handled;
+	uint64_t t_cpu_done;
+};
+
+static bool nonzero(uint64_t v, void *arg)
+{
+	return v != *(const uint32_t *)arg;
+}
+
+static void dev_agent(struct plat_agent *a, void *arg)
+{
+	struct dev *d = arg;
+	uint32_t seen = 0;
+
+	while (!ilab_sim_agent_should_stop(a)) {
+		if (plat_poll(&d->doorbell, 4, nonzero, &seen, 0))
+			continue;
+		seen = plat_load32(&d->doorbell);
+		plat_charge_ns(P.smmu_command_ns);
+		d->handled++;
+		plat_store32(&d->done, seen);
+	}
+}
+
+static void dev_cpu(unsigned idx, void *arg)
+{
+	struct dev *d = arg;
+	uint32_t want = 1;
+
+	plat_store32(&d->doorbell, 1);
+	plat_poll(&d->done, 4, is_one, &want, 0);
+	d->t_cpu_done = plat_now_ns();
+}
+
+static void agent_serves_and_stops(void **state)
+{
+	struct ilab_sim *s = fix_sim(4, 1);
+	static struct dev d;
+	struct plat_agent *a;
+	int cpu = fix_cpu_of_node(0);
+	json_t *j, *ag;
+	int rc;
+
+	assert_non_null(s);
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(ilab_sim_agent_start("dev", 2, dev_agent, &d, &a), 0);
+	rc = ilab_sim_run_threads(1, &cpu, dev_cpu, &d);
+	if (rc) fprintf(stderr, "%s\n", ilab_sim_error(s));
+	assert_int_equal(rc, 0);
+	assert_int_equal(d.handled, 1);
+	/* at least: doorbell to the device and completion back, across distance 32 */
+	assert_true(d.t_cpu_done >= 2 * xfer_d(32) + P.smmu_command_ns);
+	ilab_sim_agent_stop(a, &d.doorbell);
+	assert_string_equal(ilab_sim_error(s), "");
+	j = ilab_sim_json(s);
+	ag = json_object_get(json_object_get(j, "agents"), "dev");
+	assert_non_null(ag);
+	assert_int_equal(json_integer_value(json_object_get(ag, "node")), 2);
+	assert_true(json_is_false(json_object_get(ag, "running")));
+	json_decref(j);
+	fix_sim_done(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(uncontended_atomic_costs_local_latency),
+		cmocka_unit_test(hammer_rate_is_one_per_transfer_whatever_n),
+		cmocka_unit_test(hammer_across_nodes_pays_remote_transfer),
+		cmocka_unit_test(cmpxchg_losers_retry_and_pay),
+		cmocka_unit_test(poll_wakes_at_write_time_plus_transfer),
+		cmocka_unit_test(wrote_wakes_poller),
+		cmocka_unit_test(poll_times_out),
+		cmocka_unit_test(deadlock_is_reported),
+		cmocka_unit_test(memory_and_mmio_costs_follow_distance),
+		cmocka_unit_test(agent_serves_and_stops),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

@@ -1,0 +1,190 @@
+/* test_sim_profile.c — machine profiles: the shipped Kunpeng 920 profile loads; malformed
+ * ones are refused with "file:line:column: cause"; the distance formulas are those of the
+ * documentation. Not a test of the simulator's behaviour.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "iommulab/topo.h"
+#include "sim/sim_fixture.h"
+
+static const char good[] =
+	"name: t\n"
+	"topology: kunpeng920\n"
+	"memory:\n"
+	"  local_ns: 100\n"
+	"  line_stream_ns: 6\n"
+	"cache:\n"
+	"  hit_ns: 2\n"
+	"  atomic_local_ns: 8\n"
+	"  transfer_local_ns: 50\n"
+	"mmio:\n"
+	"  read_local_ns: 400\n"
+	"  write_local_ns: 50\n"
+	"smmu:\n"
+	"  command_ns: 30\n"
+	"  sync_ns: 50\n"
+	"  tlb_lookup_ns: 5\n";
+
+static void shipped_profile_loads(void **state)
+{
+	struct ilab_profile p;
+
+	assert_int_equal(fix_load_profile(&p), 0);
+	assert_string_equal(p.name, "kunpeng920");
+	assert_string_equal(p.topology, "kunpeng920");
+	assert_true(p.mem.local_ns > 0);
+	assert_true(p.transfer.local_ns > 0);
+	assert_true(p.atomic_local_ns > 0);
+	assert_true(ilab_profile_compute_ns(&p, "iova_alloc_ns", 0) > 0);
+	assert_int_equal(ilab_profile_compute_ns(&p, "no_such_charge", 77), 77);
+}
+
+static void formulas_follow_the_documentation(void **state)
+{
+	struct ilab_profile p;
+	char err[256];
+	uint64_t ns;
+
+	assert_int_equal(ilab_profile_parse(good, sizeof(good) - 1, "t.yaml", &p, err, sizeof(err)),
+			 0);
+	/* ACPI SLIT: latency relative to local = 10 */
+	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_MEM, 10, &ns), 0);
+	assert_int_equal(ns, 100);
+	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_MEM, 32, &ns), 0);
+	assert_int_equal(ns, 320);
+	/* transfer: local transfer + remote memory penalty */
+	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_TRANSFER, 16, &ns), 0);
+	assert_int_equal(ns, 50 + 60);
+	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_MMIO_READ, 25, &ns), 0);
+	assert_int_equal(ns, 400 + 150);
+	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_MMIO_WRITE, 25, &ns), 0);
+	assert_int_equal(ns, 50 + 75);
+}
+
+static void tables_override_formulas(void **state)
+{
+	static const char text[] =
+		"name: t\ntopology: x\n"
+		"memory: {local_ns: 100, line_stream_ns: 6, latency_by_distance: {16: 130, 32: 210}}\n"
+		"cache: {hit_ns: 2, atomic_local_ns: 8, transfer_local_ns: 50}\n"
+		"mmio: {read_local_ns: 400, write_local_ns: 50}\n"
+		"smmu: {command_ns: 30, sync_ns: 50, tlb_lookup_ns: 5}\n";
+	struct ilab_profile p;
+	struct ilab_sim_machine m;
+	struct ilab_sim *s = NULL;
+	int cpu_node[2] = { 0, 1 };
+	unsigned slit_ok[4] = { 10, 16, 16, 10 }, slit_bad[4] = { 10, 20, 20, 10 };
+	char err[256];
+	uint64_t ns;
+
+	assert_int_equal(ilab_profile_parse(text, sizeof(text) - 1, "t.yaml", &p, err, sizeof(err)),
+			 0);
+	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_MEM, 16, &ns), 0);
+	assert_int_equal(ns, 130);
+	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_TRANSFER, 32, &ns), 0);
+	assert_int_equal(ns, 50 + 110);
+	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_MEM, 20, &ns), -ENOENT);
+	m.nr_nodes = 2;
+	m.nr_cpus = 2;
+	m.cpu_node = cpu_node;
+	m.distance = slit_ok;
+	assert_int_equal(ilab_sim_create(&m, &p, NULL, &s, err, sizeof(err)), 0);
+	ilab_sim_destroy(s);
+	m.distance = slit_bad;
+	assert_int_equal(ilab_sim_create(&m, &p, NULL, &s, err, sizeof(err)), -EINVAL);
+	assert_null(s);
+	assert_non_null(strstr(err, "distance 20"));
+}
+
+/* text, expected "name:line:col" prefix, a word of the cause */
+static void expect_error(const char *text, const char *where, const char *cause)
+{
+	struct ilab_profile p;
+	char err[256];
+
+	assert_int_equal(ilab_profile_parse(text, strlen(text), "bad.yaml", &p, err, sizeof(err)),
+			 -EINVAL);
+	if (strncmp(err, where, strlen(where)) || !strstr(err, cause))
+		fail_msg("got '%s', expected '%s... %s'", err, where, cause);
+}
+
+static void malformed_profiles_name_file_line_column(void **state)
+{
+	char buf[1024];
+
+	/* YAML syntax: an unclosed flow mapping */
+	expect_error("name: t\nmemory: {local_ns: 1\n", "bad.yaml:3:1:", "");
+	/* unknown key, on line 4 column 3 */
+	snprintf(buf, sizeof(buf), "%s", good);
+	memcpy(strstr(buf, "local_ns"), "lokal_ns", 8);
+	expect_error(buf, "bad.yaml:4:3:", "unknown key 'lokal_ns'");
+	/* not an integer */
+	snprintf(buf, sizeof(buf), "%s", good);
+	memcpy(strstr(buf, "400"), "4e2", 3);
+	expect_error(buf, "bad.yaml:11:18:", "non-negative integer");
+	/* negative */
+	snprintf(buf, sizeof(buf), "%s", good);
+	memcpy(strstr(buf, " 30"), " -3", 3);
+	expect_error(buf, "bad.yaml:14:15:", "non-negative integer");
+	/* missing key: reported at its section */
+	expect_error("name: t\ntopology: x\nmemory:\n  local_ns: 1\n", "bad.yaml:4:3:",
+		     "missing key 'line_stream_ns'");
+	/* duplicate key */
+	snprintf(buf, sizeof(buf), "%sname: u\n", good);
+	expect_error(buf, "bad.yaml:17:1:", "given twice");
+	/* a section that is not a mapping */
+	expect_error("name: t\ntopology: x\nmemory: 5\n", "bad.yaml:3:9:", "expected a mapping");
+	/* empty file */
+	expect_error("", "bad.yaml:1:1:", "empty");
+}
+
+static void missing_file_is_an_error(void **state)
+{
+	struct ilab_profile p;
+	char err[256];
+
+	assert_int_equal(ilab_profile_load("/nonexistent/p.yaml", &p, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/p.yaml"));
+}
+
+/* The shipped profile names a topology that exists, and every distance of its SLIT has a
+ * cost: a simulator can be built from them. */
+static void shipped_profile_builds_a_simulator(void **state)
+{
+	struct ilab_profile p;
+	struct ilab_topo *t = NULL;
+	struct ilab_sim *s = NULL;
+	char err[256];
+
+	assert_int_equal(fix_load_profile(&p), 0);
+	if (ilab_topo_load(p.topology, &t, err, sizeof(err)))
+		fail_msg("topology %s: %s", p.topology, err);
+	if (ilab_sim_create_topo(t, &p, NULL, &s, err, sizeof(err)))
+		fail_msg("sim: %s", err);
+	/* node 0 -> node 3 is at distance 33 on Kunpeng 920 2P */
+	assert_int_equal(ilab_topo_distance(t, 0, 3), 33);
+	assert_int_equal(ilab_sim_mem_ns(s, 0, 3), (p.mem.local_ns * 33 + 5) / 10);
+	ilab_sim_destroy(s);
+	ilab_topo_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(shipped_profile_loads),
+		cmocka_unit_test(formulas_follow_the_documentation),
+		cmocka_unit_test(tables_override_formulas),
+		cmocka_unit_test(malformed_profiles_name_file_line_column),
+		cmocka_unit_test(missing_file_is_an_error),
+		cmocka_unit_test(shipped_profile_builds_a_simulator),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
