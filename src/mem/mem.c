@@ -163,7 +163,7 @@ static int setup_node(struct ilab_mem *mem, unsigned n)
 	struct mem_node *node = &mem->node[n];
 	ilab_pa_t top = node->base + mem->node_bytes;
 	uint64_t carved = 0;
-	char name[16];
+	char name[24];
 	int ret;
 
 	node->host = mem_host_map(mem->node_bytes);

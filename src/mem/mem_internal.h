@@ -49,7 +49,7 @@ uint64_t buddy_nr_free(struct buddy *b);
 
 struct cma_area {
 	pthread_mutex_t lock;
-	char name[16];       /* Linux's names: "reserved" (global), "pernuma<n>", "numa<n>" */
+	char name[24];       /* Linux's names: "reserved" (global), "pernuma<n>", "numa<n>" */
 	int node;
 	ilab_pa_t base;
 	uint64_t npages;
