@@ -36,6 +36,7 @@ int cli_bad_option(const char *cmd, int opt, int argc, char **argv);
 
 int cmd_topo(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 #endif /* ILAB_TOOLS_CLI_H */

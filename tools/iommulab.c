@@ -20,6 +20,7 @@ static const struct cli_command commands[] = {
 	  "run the seed experiments (000-004) and compare with the reference figures",
 	  "  experiment        an id (000) or a name (cma-pernuma); default: all\n"
 	  "  -h, --help        show this help\n" },
+	{ "bench", cmd_bench, "bench [-t N] [-s S] [-n node] [-b bits] [-d dir] [-x ns] [-g pages] [-m single|sg] [--mode strict|lazy|passthrough] [--map-pages on|off] [--lookup refcount|direct] [--cma global|pernuma] [--topology X] [--smmu N|--device NAME] [--duration-ms MS] [--json]", "run the dma_map_benchmark experiment natively on the modelled SMMUv3", "  -t threads (1)  -s seconds (20)  -n node (-1)  -b dma_bits (32)  -d dir 0|1|2 (0)\n  -x dma_trans_ns (0)  -g granule pages (1)  -m single|sg (single)\n  --mode strict|lazy|passthrough (strict)  --map-pages on|off (on)\n  --lookup refcount|direct (direct)  --cma global|pernuma (global)\n  --topology X (kunpeng920)  --smmu N  --device NAME (default: the NIC on node 2)\n  --duration-ms MS (instead of -s)  --json  -h, --help\n" },
 	{ "help", cmd_help, "help [command]", "show help for iommulab or one command", "" },
 };
 

@@ -32,6 +32,8 @@ struct ilab_board_opts {
 	uint64_t cma_nodes_mask;    /* LISTED */
 	const struct smmu_config *smmu_cfg; /* NULL = smmu_config_default() */
 	unsigned process_batch;     /* commands per smmu_process_commands call; 0 = 256 */
+	uint64_t smmu_mask;         /* 0 = every topology SMMU; else only those with bit i set get
+				     * a model, an agent and a driver (others read as absent) */
 };
 
 struct ilab_board;

@@ -184,6 +184,8 @@ static int make_smmus(struct ilab_board *b, const struct ilab_board_opts *o, cha
 		bs->index = i;
 		bs->node = d->node < 0 ? 0 : d->node;
 		snprintf(bs->name, sizeof(bs->name), "%s", d->name[0] ? d->name : "smmu");
+		if (o->smmu_mask && (i >= 64 || !(o->smmu_mask & (1ull << i))))
+			continue; /* left out of this board */
 		rc = smmu_create(&bs->smmu, &cfg, &board_host_ops, bs, &why);
 		if (rc)
 			return board_err(err, errlen, rc, "board: SMMU %u: %s", i,
@@ -267,7 +269,7 @@ int ilab_board_start(struct ilab_board *b)
 		struct board_smmu *bs = &b->smmus[i];
 		int rc;
 
-		if (bs->agent)
+		if (bs->agent || !bs->smmu)
 			continue;
 		rc = plat_agent_start(bs->name, bs->node, smmu_agent, bs, &bs->agent);
 		if (rc) {

@@ -18,6 +18,8 @@ static int board_dma(struct ilab_board *b, unsigned smmu_index, uint32_t sid, ui
 		memset(fault, 0, sizeof(*fault));
 	if (!b || smmu_index >= b->nr_smmus || (len && !rbuf && !wbuf))
 		return -EINVAL;
+	if (!b->smmus[smmu_index].smmu)
+		return -ENODEV;
 	while (done < len) {
 		struct smmu_txn_req req = { .sid = sid, .ssid = ssid, .ssv = ssv,
 					    .iova = iova + done, .write = write };

@@ -14,7 +14,7 @@ int ilab_board_probe_iommus(struct ilab_board *b, const struct ilab_smmu_drv_opt
 		struct board_smmu *bs = &b->smmus[i];
 		int rc;
 
-		if (bs->iommu)
+		if (bs->iommu || !bs->smmu)
 			continue;
 		if (!bs->agent)
 			return -EAGAIN; /* nothing would consume the probe's commands */

@@ -128,10 +128,10 @@ static int write_script(FILE *f, const struct ilab_scenario_result *r, const cha
 		s->name);
 	fputs("# Points: the seed's published figures. Lines: iommulab's. Re-render: gnuplot <this file>\n",
 	      f);
-	fprintf(f, "set terminal pngcairo noenhanced size %u,480 font ',10'\nset output ",
+	fprintf(f, "set terminal pngcairo noenhanced size %u,600 font ',10'\nset output ",
 		ax.nr_metrics > 1 ? 560 * ax.nr_metrics : 720);
 	put_quoted(f, png);
-	fputs("\nset datafile missing NaN\nset grid\nset key top left\n", f);
+	fputs("\nset datafile missing NaN\nset grid\nset key below\n", f);
 	if (s->plot_logx)
 		fputs("set logscale x 2\n", f);
 	if (s->plot_logy)

@@ -4,18 +4,25 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "iommulab/report.h"
 
-/* Integral values up to 2^53 are exact in a double and become JSON integers. */
+/* Integral values up to 2^53 are exact in a double and become JSON integers. Other values are
+ * rounded to 15 significant digits, the precision the file is written with, so that reading
+ * the file back gives exactly the numbers of ilab_result_json() (and 0.1 stays "0.1"). */
 static json_t *num(double v)
 {
+	char buf[32];
+
 	if (!isfinite(v))
 		return json_null();
 	if (v == floor(v) && fabs(v) <= 9007199254740992.0)
 		return json_integer((json_int_t)v);
-	return json_real(v);
+	snprintf(buf, sizeof(buf), "%.15g", v);
+	return json_real(strtod(buf, NULL));
 }
 
 /* json_object_set_new that remembers a failure instead of returning it at every call. */

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# run.sh — `iommulab run`: all built-in scenarios (exit 0, a table naming every seed, results/
+# JSON per scenario), one by name or id, --json, --quick, and malformed scenario files (exit 2
+# with file:line:column). Not the runner's internals (tests/experiments). Run as:
+#   bash run.sh <iommulab> <srcdir>
+set -u
+BIN=$1
+SRC=$2
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+out=$("$BIN" run --quick --out "$TMP/res" 2>"$TMP/err"); rc=$?
+[ $rc -eq 0 ] || bad "run: exit $rc, want 0 ($(head -3 "$TMP/err"))"
+for id in 000 001 002 003 004; do
+	printf '%s\n' "$out" | grep -q "^seed $id — " || bad "run: no table for seed $id"
+done
+printf '%s\n' "$out" | grep -q 'seed figure' || bad "run: table has no 'seed figure' column"
+printf '%s\n' "$out" | grep -q 'ratio' || bad "run: table has no 'ratio' column"
+# Published figures appear as published (seed-figures.md).
+for fig in '> 550 ns' '240 ns' '1215539 packets/s' '280.8 us' '145 Gbit/s' '63 GB/s'; do
+	printf '%s\n' "$out" | grep -qF "$fig" || bad "run: figure '$fig' missing from the table"
+done
+grep -q '^\[seed000-cmdsync 1/2\] ' "$TMP/err" || bad "run: no progress line on stderr"
+for n in seed000-cmdsync seed001-domain-lookup seed002-map-pages seed003-ecmdq seed004-vfio-numa; do
+	f="$TMP/res/$n.json"
+	[ -s "$f" ] || { bad "run: $f not written"; continue; }
+	grep -q '"schema": "iommulab-result/1"' "$f" || bad "$f: no schema tag"
+	grep -q '"quick": true' "$f" || bad "$f: --quick not recorded"
+done
+
+# One scenario, by id and by file; --json prints the result object.
+out=$("$BIN" run 001 --out "$TMP/one" 2>/dev/null); rc=$?
+[ $rc -eq 0 ] || bad "run 001: exit $rc"
+printf '%s\n' "$out" | grep -q '^seed 001 — ' || bad "run 001: no table"
+printf '%s\n' "$out" | grep -q '^seed 000 — ' && bad "run 001 also ran seed 000"
+out=$("$BIN" run --json --out "$TMP/one" "$SRC/scenarios/seed004-vfio-numa.yaml" 2>/dev/null); rc=$?
+[ $rc -eq 0 ] || bad "run --json file: exit $rc"
+printf '%s\n' "$out" | head -1 | grep -q '^{' || bad "run --json: output is not a JSON object"
+printf '%s\n' "$out" | grep -q '"name": "seed004-vfio-numa"' || bad "run --json: wrong scenario"
+if command -v python3 >/dev/null; then
+	printf '%s\n' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["schema"]=="iommulab-result/1"' \
+		|| bad "run --json: not valid JSON with the schema tag"
+fi
+
+# Every malformed file: exit 2, first stderr line "file:line:column: message".
+for f in "$SRC"/tests/data/scenarios/bad-*.yaml; do
+	"$BIN" run --out "$TMP/bad" "$f" >/dev/null 2>"$TMP/err"; rc=$?
+	[ $rc -eq 2 ] || bad "run $(basename "$f"): exit $rc, want 2"
+	head -1 "$TMP/err" | grep -Eq "^$f:[0-9]+:[0-9]+: ." || bad "run $(basename "$f"): '$(head -1 "$TMP/err")'"
+done
+[ -e "$TMP/bad" ] && bad "a malformed scenario still created the results directory"
+# A bad file among good ones: nothing runs.
+"$BIN" run --out "$TMP/mixed" 000 "$SRC/tests/data/scenarios/bad-kind.yaml" >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || bad "run good+bad: exit $rc, want 2"
+
+# Usage errors.
+for args in "run --bogus" "run --out" "run nosuchscenario"; do
+	# shellcheck disable=SC2086
+	"$BIN" $args >/dev/null 2>&1; rc=$?
+	[ $rc -eq 2 ] || bad "'iommulab $args': exit $rc, want 2"
+done
+"$BIN" run --help | grep -q -- '--quick' || bad "run --help does not mention --quick"
+
+# Installed layout: scenarios under <datadir>/scenarios, found through IOMMULAB_DATADIR.
+mkdir -p "$TMP/share/iommulab"
+cp -r "$SRC/scenarios" "$TMP/share/iommulab/"
+IOMMULAB_DATADIR="$TMP/share/iommulab" "$BIN" run --quick --out "$TMP/inst" 002 >/dev/null 2>&1 \
+	|| bad "run with IOMMULAB_DATADIR: failed"
+[ -s "$TMP/inst/seed002-map-pages.json" ] || bad "run with IOMMULAB_DATADIR: no JSON"
+IOMMULAB_DATADIR="$TMP/nowhere" "$BIN" run --out "$TMP/x" >/dev/null 2>"$TMP/err"; rc=$?
+[ $rc -ne 0 ] || bad "run with a wrong IOMMULAB_DATADIR: exit 0"
+grep -q 'IOMMULAB_DATADIR' "$TMP/err" || bad "run with a wrong IOMMULAB_DATADIR: no explanation"
+
+[ $fail -eq 0 ] && echo "cli/run: all checks passed"
+exit $fail

@@ -1,0 +1,361 @@
+/* cmd_bench.c — `iommulab bench`: the dma_map_benchmark experiment run natively on the modelled
+ * board (SMMUv3 model in its polling agent, the SMMUv3 driver, the IOMMU core and dma-iommu).
+ * Not the experiment itself (src/workloads/map_benchmark.c): this parses options, assembles
+ * the machine, prints the tool's lines, nanosecond figures and optionally JSON.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iommulab/board.h>
+#include <iommulab/dma_iommu.h>
+#include <iommulab/map_benchmark.h>
+#include <iommulab/plat.h>
+#include <iommulab/topo.h>
+
+struct bench_opts {
+	struct ilab_map_bench_cfg cfg;
+	enum ilab_domain_type type;
+	bool map_pages;
+	enum ilab_dma_lookup lookup;
+	enum ilab_cma_mode cma;
+	const char *topology;
+	const char *device;
+	int smmu;
+	bool json;
+};
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+#define NUM(opt, name, lo, hi, dst)                                                           \
+	do {                                                                                  \
+		long v_;                                                                      \
+		if (parse_long(optarg, (lo), (hi), &v_))                                      \
+			return cli_usage_error("bench", "%s must be a number in %ld..%ld, not '%s'", \
+					       (name), (long)(lo), (long)(hi), optarg);        \
+		(dst) = v_;                                                                   \
+	} while (0)
+
+static int parse(int argc, char **argv, struct bench_opts *o)
+{
+	static const struct option opts[] = {
+		{ "threads", required_argument, NULL, 't' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "node", required_argument, NULL, 'n' },
+		{ "dma-bits", required_argument, NULL, 'b' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "dma-trans-ns", required_argument, NULL, 'x' },
+		{ "granule", required_argument, NULL, 'g' },
+		{ "map-mode", required_argument, NULL, 'm' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "map-pages", required_argument, NULL, 'P' },
+		{ "lookup", required_argument, NULL, 'L' },
+		{ "cma", required_argument, NULL, 'C' },
+		{ "topology", required_argument, NULL, 'T' },
+		{ "smmu", required_argument, NULL, 'S' },
+		{ "device", required_argument, NULL, 'D' },
+		{ "duration-ms", required_argument, NULL, 'U' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	ilab_map_bench_cfg_default(&o->cfg);
+	o->type = ILAB_DOMAIN_DMA;
+	o->map_pages = true;
+	o->lookup = ILAB_DMA_LOOKUP_DIRECT;
+	o->cma = ILAB_CMA_GLOBAL;
+	o->topology = "kunpeng920";
+	o->smmu = -1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":t:s:n:b:d:x:g:m:jh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't': NUM(opt, "-t threads", 1, ILAB_MAP_BENCH_MAX_THREADS, o->cfg.threads); break;
+		case 's': NUM(opt, "-s seconds", 1, ILAB_MAP_BENCH_MAX_SECONDS, o->cfg.seconds); break;
+		case 'n': NUM(opt, "-n node", -1, 63, o->cfg.node); break;
+		case 'b': NUM(opt, "-b dma_bits", 20, 64, o->cfg.dma_bits); break;
+		case 'd': NUM(opt, "-d dir", 0, 2, o->cfg.dir); break;
+		case 'x': NUM(opt, "-x dma_trans_ns", 0, ILAB_MAP_BENCH_MAX_TRANS_NS,
+			      o->cfg.dma_trans_ns); break;
+		case 'g': NUM(opt, "-g granule", 1, ILAB_MAP_BENCH_MAX_GRANULE, o->cfg.granule); break;
+		case 'U': {
+			long ms;
+
+			NUM(opt, "--duration-ms", 1, 300000, ms);
+			o->cfg.duration_ns = (uint64_t)ms * 1000000ull;
+			break;
+		}
+		case 'm':
+			if (!strcmp(optarg, "single") || !strcmp(optarg, "0"))
+				o->cfg.mode = ILAB_MAP_BENCH_SINGLE;
+			else if (!strcmp(optarg, "sg") || !strcmp(optarg, "1"))
+				o->cfg.mode = ILAB_MAP_BENCH_SG;
+			else
+				return cli_usage_error("bench", "-m must be single or sg, not '%s'",
+						       optarg);
+			break;
+		case 'M':
+			if (!strcmp(optarg, "strict"))
+				o->type = ILAB_DOMAIN_DMA;
+			else if (!strcmp(optarg, "lazy"))
+				o->type = ILAB_DOMAIN_DMA_FQ;
+			else if (!strcmp(optarg, "passthrough"))
+				o->type = ILAB_DOMAIN_IDENTITY;
+			else
+				return cli_usage_error("bench", "--mode must be strict, lazy or "
+						       "passthrough, not '%s'", optarg);
+			break;
+		case 'P':
+			if (!strcmp(optarg, "on") || !strcmp(optarg, "off"))
+				o->map_pages = !strcmp(optarg, "on");
+			else
+				return cli_usage_error("bench", "--map-pages must be on or off, not "
+						       "'%s'", optarg);
+			break;
+		case 'L':
+			if (!strcmp(optarg, "refcount"))
+				o->lookup = ILAB_DMA_LOOKUP_REFCOUNT;
+			else if (!strcmp(optarg, "direct"))
+				o->lookup = ILAB_DMA_LOOKUP_DIRECT;
+			else
+				return cli_usage_error("bench", "--lookup must be refcount or direct, "
+						       "not '%s'", optarg);
+			break;
+		case 'C':
+			if (!strcmp(optarg, "global"))
+				o->cma = ILAB_CMA_GLOBAL;
+			else if (!strcmp(optarg, "pernuma"))
+				o->cma = ILAB_CMA_PERNUMA;
+			else
+				return cli_usage_error("bench", "--cma must be global or pernuma, not "
+						       "'%s'", optarg);
+			break;
+		case 'T': o->topology = optarg; break;
+		case 'S': NUM(opt, "--smmu", 0, 1023, o->smmu); break;
+		case 'D': o->device = optarg; break;
+		case 'j': o->json = true; break;
+		case 'h':
+			cli_print_command_help(cli_find_command("bench"), stdout);
+			return -1;
+		default:
+			return cli_bad_option("bench", opt, argc, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+/* The default device: the NIC on node 2 (kunpeng920's), else the first NIC, else the first
+ * device; restricted to those behind --smmu when given. */
+static const struct ilab_device *pick_device(const struct ilab_topo *t, const struct bench_opts *o)
+{
+	const struct ilab_device *best = NULL;
+	int best_score = -1;
+
+	if (o->device)
+		return ilab_topo_find_device(t, o->device);
+	for (unsigned i = 0; i < ilab_topo_nr_devices(t); i++) {
+		const struct ilab_device *d = ilab_topo_device(t, i);
+		int score = (d->kind == ILAB_DEV_NIC) * 2 + (d->node == 2);
+
+		if (o->smmu >= 0 && d->smmu != (unsigned)o->smmu)
+			continue;
+		if (score > best_score) {
+			best = d;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+static const char *mode_name(enum ilab_domain_type t)
+{
+	return t == ILAB_DOMAIN_DMA_FQ ? "lazy" : t == ILAB_DOMAIN_IDENTITY ? "passthrough"
+									     : "strict";
+}
+
+static void print_json(const struct bench_opts *o, const char *devname, unsigned smmu,
+		       const struct ilab_map_bench_result *r, const struct ilab_dma_stats *st)
+{
+	const struct ilab_map_bench_cfg *c = &o->cfg;
+	json_t *root = json_pack(
+		"{s:{s:i,s:i,s:i,s:i,s:s,s:i,s:i,s:s,s:s,s:b,s:s,s:s,s:s,s:s,s:i,s:I},"
+		"s:{s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I},"
+		"s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
+		"config", "threads", (int)c->threads, "seconds", (int)c->seconds, "node", c->node,
+		"dma_bits", (int)c->dma_bits, "dir", ilab_dma_dir_name(c->dir), "dma_trans_ns",
+		(int)c->dma_trans_ns, "granule", (int)c->granule, "map_mode",
+		c->mode == ILAB_MAP_BENCH_SG ? "sg" : "single", "mode", mode_name(o->type),
+		"map_pages", o->map_pages, "lookup",
+		o->lookup == ILAB_DMA_LOOKUP_REFCOUNT ? "refcount" : "direct", "cma",
+		o->cma == ILAB_CMA_PERNUMA ? "pernuma" : "global", "topology", o->topology,
+		"device", devname, "smmu", (int)smmu, "duration_ns", (json_int_t)c->duration_ns,
+		"result", "loops", (json_int_t)r->loops, "avg_map_100ns",
+		(json_int_t)r->avg_map_100ns, "map_stddev_100ns", (json_int_t)r->map_stddev_100ns,
+		"avg_unmap_100ns", (json_int_t)r->avg_unmap_100ns, "unmap_stddev_100ns",
+		(json_int_t)r->unmap_stddev_100ns, "map_us", r->avg_map_100ns / 10.0, "unmap_us",
+		r->avg_unmap_100ns / 10.0, "map_ns", (json_int_t)(r->map_ns + 0.5),
+		"map_stddev_ns", (json_int_t)(r->map_stddev_ns + 0.5), "unmap_ns",
+		(json_int_t)(r->unmap_ns + 0.5), "unmap_stddev_ns",
+		(json_int_t)(r->unmap_stddev_ns + 0.5), "map_ns_min", (json_int_t)r->map_ns_min,
+		"map_ns_max", (json_int_t)r->map_ns_max, "unmap_ns_min",
+		(json_int_t)r->unmap_ns_min, "unmap_ns_max", (json_int_t)r->unmap_ns_max,
+		"map_errors", (json_int_t)r->map_errors,
+		"stats", "iotlb_syncs", (json_int_t)st->iotlb_syncs, "fq_queued",
+		(json_int_t)st->fq_queued, "fq_flushes", (json_int_t)st->fq_flushes,
+		"fq_full_flushes", (json_int_t)st->fq_full_flushes, "fq_timeouts",
+		(json_int_t)st->fq_timeouts, "iova_cache_hits", (json_int_t)st->iova_cache_hits,
+		"iova_cache_misses", (json_int_t)st->iova_cache_misses, "refcount_lookups",
+		(json_int_t)st->refcount_lookups, "dac_fallbacks", (json_int_t)st->dac_fallbacks);
+	char *s = root ? json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
+
+	if (s)
+		printf("%s\n", s);
+	free(s);
+	json_decref(root);
+}
+
+static void print_text(const struct bench_opts *o, const char *devname, unsigned smmu,
+		       const struct ilab_map_bench_result *r, const struct ilab_dma_stats *st)
+{
+	ilab_map_bench_print_tool(stdout, &o->cfg, r);
+	printf("iommulab: device %s (smmu %u), mode %s, map-pages %s, lookup %s, cma %s, "
+	       "topology %s\n", devname, smmu, mode_name(o->type), o->map_pages ? "on" : "off",
+	       o->lookup == ILAB_DMA_LOOKUP_REFCOUNT ? "refcount" : "direct",
+	       o->cma == ILAB_CMA_PERNUMA ? "pernuma" : "global", o->topology);
+	printf("map latency(ns): avg %.1f stddev %.1f min %llu max %llu\n", r->map_ns,
+	       r->map_stddev_ns, (unsigned long long)r->map_ns_min,
+	       (unsigned long long)r->map_ns_max);
+	printf("unmap latency(ns): avg %.1f stddev %.1f min %llu max %llu\n", r->unmap_ns,
+	       r->unmap_stddev_ns, (unsigned long long)r->unmap_ns_min,
+	       (unsigned long long)r->unmap_ns_max);
+	printf("loops %llu, map errors %llu, iotlb syncs %llu, fq flushes %llu (full %llu, "
+	       "timer %llu), iova cache hits %llu misses %llu\n",
+	       (unsigned long long)r->loops, (unsigned long long)r->map_errors,
+	       (unsigned long long)st->iotlb_syncs, (unsigned long long)st->fq_flushes,
+	       (unsigned long long)st->fq_full_flushes, (unsigned long long)st->fq_timeouts,
+	       (unsigned long long)st->iova_cache_hits, (unsigned long long)st->iova_cache_misses);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_opts o;
+	struct ilab_topo *topo = NULL;
+	struct ilab_board *board = NULL;
+	struct ilab_board_opts bo = { 0 };
+	struct plat_config pc = { 0 };
+	const struct ilab_device *td;
+	struct ilab_dev *devs, *dev = NULL;
+	struct ilab_map_bench_result res;
+	struct ilab_dma_options dopts;
+	struct ilab_dma_stats st = { 0 };
+	unsigned ndev;
+	char err[512];
+	int ret, rc = CLI_EXIT_FAIL;
+
+	ret = parse(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
+
+	setenv("HWLOC_HIDE_ERRORS", "2", 0);
+	if (ilab_topo_load(o.topology, &topo, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
+		return CLI_EXIT_USAGE;
+	}
+	td = pick_device(topo, &o);
+	if (!td) {
+		fprintf(stderr, "%s bench: no such device%s%s in topology %s\n", CLI_PROG,
+			o.device ? " " : "", o.device ? o.device : "", ilab_topo_name(topo));
+		ilab_topo_free(topo);
+		return CLI_EXIT_USAGE;
+	}
+	pc.engine = PLAT_ENGINE_NATIVE;
+	pc.topo = topo;
+	pc.bind_threads = true;
+	ret = plat_init(&pc);
+	if (ret) {
+		fprintf(stderr, "%s bench: cannot set up the platform (%d)\n", CLI_PROG, ret);
+		ilab_topo_free(topo);
+		return CLI_EXIT_FAIL;
+	}
+	if (ilab_map_bench_check(&o.cfg, err, sizeof(err))) {
+		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
+		rc = CLI_EXIT_USAGE;
+		goto out_plat;
+	}
+	bo.cma = o.cma;
+	bo.smmu_mask = 1ull << td->smmu; /* only the SMMU we use gets a model and an agent */
+	ret = ilab_board_create(topo, &bo, &board, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s bench: board: %s\n", CLI_PROG, err);
+		goto out_plat;
+	}
+	if ((ret = ilab_board_start(board)) || (ret = ilab_board_probe_iommus(board, NULL))) {
+		fprintf(stderr, "%s bench: cannot start the SMMU (%d): %s\n", CLI_PROG, ret,
+			ilab_smmu_drv_strerror());
+		goto out_board;
+	}
+	ilab_board_devices(board, &devs, &ndev);
+	for (unsigned i = 0; i < ndev; i++)
+		if (!strcmp(devs[i].name, td->name))
+			dev = &devs[i];
+	if (!dev || !dev->iommu) {
+		fprintf(stderr, "%s bench: device %s has no IOMMU on the board\n", CLI_PROG,
+			td->name);
+		goto out_board;
+	}
+	dev->pci = td->kind != ILAB_DEV_OTHER;
+	ret = ilab_iommu_probe_device(dev, o.type);
+	if (ret) {
+		fprintf(stderr, "%s bench: %s\n", CLI_PROG, ilab_iommu_strerror());
+		goto out_board;
+	}
+	ilab_dma_options_default(&dopts);
+	dopts.use_map_pages = o.map_pages;
+	dopts.lookup = o.lookup;
+	ret = ilab_dma_configure(dev, &dopts);
+	if (ret) {
+		fprintf(stderr, "%s bench: %s\n", CLI_PROG, ilab_iommu_strerror());
+		goto out_dev;
+	}
+	ret = ilab_map_bench_run(dev, ilab_board_mem(board), &o.cfg, &res, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
+		rc = ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+		goto out_dev;
+	}
+	ilab_dma_stats(dev, &st);
+	if (o.json)
+		print_json(&o, td->name, td->smmu, &res, &st);
+	else
+		print_text(&o, td->name, td->smmu, &res, &st);
+	rc = CLI_EXIT_OK;
+out_dev:
+	ilab_iommu_release_device(dev);
+out_board:
+	ilab_board_destroy(board);
+out_plat:
+	plat_fini();
+	ilab_topo_free(topo);
+	return rc;
+}
