@@ -7,7 +7,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake pkg-config python3
-  libhwloc-dev hwloc liburcu-dev libcyaml-dev libyaml-dev libjansson-dev libcmocka-dev
+  libhwloc-dev hwloc liburcu-dev libyaml-dev libjansson-dev libcmocka-dev
   gnuplot-nox
   clang libclang-rt-14-dev   # libFuzzer and sanitizer runtimes
 )

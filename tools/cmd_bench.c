@@ -23,6 +23,7 @@ struct bench_opts {
 	struct ilab_map_bench_cfg cfg;
 	enum ilab_domain_type type;
 	bool map_pages;
+	bool fq_timer;
 	enum ilab_dma_lookup lookup;
 	enum ilab_cma_mode cma;
 	const char *topology;
@@ -72,6 +73,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "smmu", required_argument, NULL, 'S' },
 		{ "device", required_argument, NULL, 'D' },
 		{ "duration-ms", required_argument, NULL, 'U' },
+		{ "fq-timer", required_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -82,6 +84,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	ilab_map_bench_cfg_default(&o->cfg);
 	o->type = ILAB_DOMAIN_DMA;
 	o->map_pages = true;
+	o->fq_timer = true;
 	o->lookup = ILAB_DMA_LOOKUP_DIRECT;
 	o->cma = ILAB_CMA_GLOBAL;
 	o->topology = "kunpeng920";
@@ -130,6 +133,13 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 			else
 				return cli_usage_error("bench", "--map-pages must be on or off, not "
 						       "'%s'", optarg);
+			break;
+		case 'F':
+			if (!strcmp(optarg, "agent") || !strcmp(optarg, "unmap"))
+				o->fq_timer = !strcmp(optarg, "agent");
+			else
+				return cli_usage_error("bench", "--fq-timer must be agent or unmap, "
+						       "not '%s'", optarg);
 			break;
 		case 'L':
 			if (!strcmp(optarg, "refcount"))
@@ -199,14 +209,14 @@ static void print_json(const struct bench_opts *o, const char *devname, unsigned
 {
 	const struct ilab_map_bench_cfg *c = &o->cfg;
 	json_t *root = json_pack(
-		"{s:{s:i,s:i,s:i,s:i,s:s,s:i,s:i,s:s,s:s,s:b,s:s,s:s,s:s,s:s,s:i,s:I},"
+		"{s:{s:i,s:i,s:i,s:i,s:s,s:i,s:i,s:s,s:s,s:b,s:s,s:s,s:s,s:s,s:s,s:i,s:I},"
 		"s:{s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I},"
 		"s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
 		"config", "threads", (int)c->threads, "seconds", (int)c->seconds, "node", c->node,
 		"dma_bits", (int)c->dma_bits, "dir", ilab_dma_dir_name(c->dir), "dma_trans_ns",
 		(int)c->dma_trans_ns, "granule", (int)c->granule, "map_mode",
 		c->mode == ILAB_MAP_BENCH_SG ? "sg" : "single", "mode", mode_name(o->type),
-		"map_pages", o->map_pages, "lookup",
+		"map_pages", o->map_pages, "fq_timer", o->fq_timer ? "agent" : "unmap", "lookup",
 		o->lookup == ILAB_DMA_LOOKUP_REFCOUNT ? "refcount" : "direct", "cma",
 		o->cma == ILAB_CMA_PERNUMA ? "pernuma" : "global", "topology", o->topology,
 		"device", devname, "smmu", (int)smmu, "duration_ns", (json_int_t)c->duration_ns,
@@ -239,8 +249,9 @@ static void print_text(const struct bench_opts *o, const char *devname, unsigned
 		       const struct ilab_map_bench_result *r, const struct ilab_dma_stats *st)
 {
 	ilab_map_bench_print_tool(stdout, &o->cfg, r);
-	printf("iommulab: device %s (smmu %u), mode %s, map-pages %s, lookup %s, cma %s, "
-	       "topology %s\n", devname, smmu, mode_name(o->type), o->map_pages ? "on" : "off",
+	printf("iommulab: device %s (smmu %u), mode %s, map-pages %s, fq-timer %s, lookup %s, "
+	       "cma %s, topology %s\n", devname, smmu, mode_name(o->type),
+	       o->map_pages ? "on" : "off", o->fq_timer ? "agent" : "unmap",
 	       o->lookup == ILAB_DMA_LOOKUP_REFCOUNT ? "refcount" : "direct",
 	       o->cma == ILAB_CMA_PERNUMA ? "pernuma" : "global", o->topology);
 	printf("map latency(ns): avg %.1f stddev %.1f min %llu max %llu\n", r->map_ns,
@@ -333,6 +344,7 @@ int cmd_bench(int argc, char **argv)
 	ilab_dma_options_default(&dopts);
 	dopts.use_map_pages = o.map_pages;
 	dopts.lookup = o.lookup;
+	dopts.fq_timer = o.fq_timer;
 	ret = ilab_dma_configure(dev, &dopts);
 	if (ret) {
 		fprintf(stderr, "%s bench: %s\n", CLI_PROG, ilab_iommu_strerror());

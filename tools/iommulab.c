@@ -16,11 +16,15 @@ static const struct cli_command commands[] = {
 	  "                    or synthetic:<hwloc synthetic description>\n"
 	  "  -j, --json        print JSON (sorted keys) instead of text\n"
 	  "  -h, --help        show this help\n" },
-	{ "run", cmd_run, "run [experiment...]",
+	{ "run", cmd_run, "run [--out DIR] [--quick] [--json] [scenario...]",
 	  "run the seed experiments (000-004) and compare with the reference figures",
-	  "  experiment        an id (000) or a name (cma-pernuma); default: all\n"
+	  "  scenario          a file, a built-in name (seed000-cmdsync), short name (cmdsync)\n"
+	  "                    or seed id (000); default: all\n"
+	  "  -o, --out DIR     results directory (default results)\n"
+	  "  -q, --quick       reduced sizes\n"
+	  "  -j, --json        print the result JSON\n"
 	  "  -h, --help        show this help\n" },
-	{ "bench", cmd_bench, "bench [-t N] [-s S] [-n node] [-b bits] [-d dir] [-x ns] [-g pages] [-m single|sg] [--mode strict|lazy|passthrough] [--map-pages on|off] [--lookup refcount|direct] [--cma global|pernuma] [--topology X] [--smmu N|--device NAME] [--duration-ms MS] [--json]", "run the dma_map_benchmark experiment natively on the modelled SMMUv3", "  -t threads (1)  -s seconds (20)  -n node (-1)  -b dma_bits (32)  -d dir 0|1|2 (0)\n  -x dma_trans_ns (0)  -g granule pages (1)  -m single|sg (single)\n  --mode strict|lazy|passthrough (strict)  --map-pages on|off (on)\n  --lookup refcount|direct (direct)  --cma global|pernuma (global)\n  --topology X (kunpeng920)  --smmu N  --device NAME (default: the NIC on node 2)\n  --duration-ms MS (instead of -s)  --json  -h, --help\n" },
+	{ "bench", cmd_bench, "bench [-t N] [-s S] [-n node] [-b bits] [-d dir] [-x ns] [-g pages] [-m single|sg] [--mode strict|lazy|passthrough] [--map-pages on|off] [--lookup refcount|direct] [--cma global|pernuma] [--fq-timer agent|unmap] [--topology X] [--smmu N|--device NAME] [--duration-ms MS] [--json]", "run the dma_map_benchmark experiment natively on the modelled SMMUv3", "  -t threads (1)  -s seconds (20)  -n node (-1)  -b dma_bits (32)  -d dir 0|1|2 (0)\n  -x dma_trans_ns (0)  -g granule pages (1)  -m single|sg (single)\n  --mode strict|lazy|passthrough (strict)  --map-pages on|off (on)\n  --lookup refcount|direct (direct)  --cma global|pernuma (global)\n  --fq-timer agent|unmap (agent: lazy mode's 10 ms timer is a polling thread)\n  --topology X (kunpeng920)  --smmu N  --device NAME (default: the NIC on node 2)\n  --duration-ms MS (instead of -s)  --json  -h, --help\n" },
 	{ "help", cmd_help, "help [command]", "show help for iommulab or one command", "" },
 };
 

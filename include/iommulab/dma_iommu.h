@@ -52,7 +52,9 @@ struct ilab_dma_options {
 	enum ilab_dma_lookup lookup;   /* default DIRECT */
 	bool forcedac;                 /* iommu.forcedac=1: no 32-bit-first attempt for PCI */
 	bool check_iova_free;          /* validate each fast IOVA free (tests); Linux trusts */
-	bool fq_timer;                 /* lazy: a timer agent flushes after fq_timeout_ns */
+	bool fq_timer;                 /* lazy: a timer agent flushes fq_timeout_ns after the
+					* first unmap on an idle queue (Linux's timer); false: the
+					* unmaps check the deadline themselves (see flush_queue.c) */
 	unsigned fq_size;              /* entries per CPU, power of two >= 2 */
 	uint64_t fq_timeout_ns;
 	uint32_t max_seg_size;         /* DMA segment merge limit for map_sg */

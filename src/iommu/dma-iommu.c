@@ -36,10 +36,13 @@ struct dma_dev {
 	plat_word32 pci_32bit_workaround; /* Linux dev->iommu->pci_32bit_workaround */
 };
 
+/* Bump a counter of this CPU's stats block s (found once per call: plat_this_cpu_ptr is not
+ * free natively). */
+#define STAT_INC_AT(s, field) plat_store64(&(s)->field, plat_load_relaxed64(&(s)->field) + 1)
 #define STAT_INC(c, field)                                                                    \
 	do {                                                                                  \
 		struct dma_pcpu_stats *s_ = plat_this_cpu_ptr((c)->stats);                    \
-		plat_store64(&s_->field, plat_load_relaxed64(&s_->field) + 1);                \
+		STAT_INC_AT(s_, field);                                                       \
 	} while (0)
 
 void ilab_dma_options_default(struct ilab_dma_options *o)
@@ -93,7 +96,7 @@ static struct dma_dev *dma_dev_of(struct ilab_dev *dev)
 
 /* The domain lookup seed 001 is about: either a refcounted group lookup or a dereference. */
 static struct ilab_iommu_domain *dma_lookup(struct ilab_dev *dev, struct dma_dev *dd,
-					    struct dma_cookie **cp)
+					    struct dma_cookie **cp, struct dma_pcpu_stats **sp)
 {
 	struct ilab_iommu_domain *d;
 	bool refcount = dd->opts.lookup == ILAB_DMA_LOOKUP_REFCOUNT;
@@ -104,10 +107,11 @@ static struct ilab_iommu_domain *dma_lookup(struct ilab_dev *dev, struct dma_dev
 		return NULL;
 	}
 	*cp = d->iova_cookie;
+	*sp = plat_this_cpu_ptr((*cp)->stats);
 	if (refcount)
-		STAT_INC(*cp, refcount_lookups);
+		STAT_INC_AT(*sp, refcount_lookups);
 	else
-		STAT_INC(*cp, direct_lookups);
+		STAT_INC_AT(*sp, direct_lookups);
 	return d;
 }
 
@@ -145,6 +149,7 @@ static ilab_dma_addr_t dma_map(struct ilab_dev *dev, ilab_pa_t pa, size_t size, 
 {
 	struct dma_dev *dd = dma_dev_of(dev);
 	struct ilab_iommu_domain *d;
+	struct dma_pcpu_stats *s;
 	struct dma_cookie *c;
 	uint64_t off, iova, limit;
 	int ret;
@@ -166,26 +171,26 @@ static ilab_dma_addr_t dma_map(struct ilab_dev *dev, ilab_pa_t pa, size_t size, 
 		}
 		return pa;
 	}
-	d = dma_lookup(dev, dd, &c);
+	d = dma_lookup(dev, dd, &c, &s);
 	if (!d)
 		return ILAB_DMA_MAPPING_ERROR;
 	off = pa & (granule_of(c) - 1);
 	size = iova_align(c, size + off);
 	iova = alloc_iova(c, dd, size, limit);
 	if (!iova) {
-		STAT_INC(c, map_errors);
+		STAT_INC_AT(s, map_errors);
 		ilab_iommu_set_error(-ENOSPC, "map: no IOVA space for %zu bytes", size);
 		return ILAB_DMA_MAPPING_ERROR;
 	}
 	ret = ilab_iommu_map(&d->pt, iova, pa - off, size, prot, c->use_map_pages);
 	if (ret) {
 		free_iova(c, iova, size);
-		STAT_INC(c, map_errors);
+		STAT_INC_AT(s, map_errors);
 		ilab_iommu_set_error(ret, "map: page-table error %d at IOVA %#llx", ret,
 				     (unsigned long long)iova);
 		return ILAB_DMA_MAPPING_ERROR;
 	}
-	STAT_INC(c, maps);
+	STAT_INC_AT(s, maps);
 	return iova + off;
 }
 
@@ -194,19 +199,20 @@ static void dma_unmap(struct ilab_dev *dev, ilab_dma_addr_t addr, size_t size)
 	struct dma_dev *dd = dma_dev_of(dev);
 	struct ilab_iotlb_gather gather;
 	struct ilab_iommu_domain *d;
+	struct dma_pcpu_stats *s;
 	struct dma_cookie *c;
 	uint64_t off, iova;
 	size_t unmapped;
 
 	if (!dd || dd->passthrough)
 		return;
-	d = dma_lookup(dev, dd, &c);
+	d = dma_lookup(dev, dd, &c, &s);
 	if (!d)
 		return;
 	off = addr & (granule_of(c) - 1);
 	iova = addr - off;
 	if (!size || addr == ILAB_DMA_MAPPING_ERROR || iova + size + off < iova) {
-		STAT_INC(c, unmap_errors);
+		STAT_INC_AT(s, unmap_errors);
 		ilab_iommu_set_error(-EINVAL, "unmap: bad address or size");
 		return;
 	}
@@ -217,24 +223,24 @@ static void dma_unmap(struct ilab_dev *dev, ilab_dma_addr_t addr, size_t size)
 	if (!unmapped) {
 		/* Nothing there: a double unmap or a wrong address. Freeing the IOVA would hand
 		 * out a range someone else may own, so do nothing (Linux WARNs). */
-		STAT_INC(c, unmap_errors);
+		STAT_INC_AT(s, unmap_errors);
 		ilab_iommu_set_error(-ENOENT, "unmap: nothing mapped at %#llx",
 				     (unsigned long long)iova);
 		return;
 	}
 	if (unmapped != size)
-		STAT_INC(c, unmap_errors);
+		STAT_INC_AT(s, unmap_errors);
 	if (!gather.queued) {
 		/* Strict: the TLB must forget the range before the IOVA can be reused. */
 		if (d->pt.iotlb_sync)
 			d->pt.iotlb_sync(d->pt.priv, &gather);
-		STAT_INC(c, iotlb_syncs);
+		STAT_INC_AT(s, iotlb_syncs);
 		free_iova(c, iova, size);
 	} else {
 		ilab_fq_queue(c->fq, iova >> c->iovad.granule_shift,
 			      size >> c->iovad.granule_shift);
 	}
-	STAT_INC(c, unmaps);
+	STAT_INC_AT(s, unmaps);
 }
 
 /* ---- streaming API --------------------------------------------------------------------- */
@@ -341,6 +347,7 @@ int ilab_dma_map_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsigned 
 {
 	struct dma_dev *dd = dma_dev_of(dev);
 	struct ilab_iommu_domain *d;
+	struct dma_pcpu_stats *s;
 	struct dma_cookie *c;
 	uint64_t total = 0, iova, limit;
 	size_t done;
@@ -364,7 +371,7 @@ int ilab_dma_map_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsigned 
 		}
 		return (int)nents;
 	}
-	d = dma_lookup(dev, dd, &c);
+	d = dma_lookup(dev, dd, &c, &s);
 	if (!d)
 		return -ENODEV;
 	/* Stash each segment's offset within its granule in dma_address (as Linux does in
@@ -377,7 +384,7 @@ int ilab_dma_map_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsigned 
 	}
 	iova = alloc_iova(c, dd, total, limit);
 	if (!iova) {
-		STAT_INC(c, map_errors);
+		STAT_INC_AT(s, map_errors);
 		return ilab_iommu_set_error(-ENOSPC, "map_sg: no IOVA space for %llu bytes",
 					    (unsigned long long)total);
 	}
@@ -386,10 +393,10 @@ int ilab_dma_map_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsigned 
 		if (done)
 			ilab_iommu_unmap(&d->pt, iova, done, c->use_map_pages);
 		free_iova(c, iova, total);
-		STAT_INC(c, map_errors);
+		STAT_INC_AT(s, map_errors);
 		return ilab_iommu_set_error(ret, "map_sg: page-table error %d", ret);
 	}
-	STAT_INC(c, maps);
+	STAT_INC_AT(s, maps);
 	return finalise_sg(c, sg, nents, iova, dd->opts.max_seg_size);
 }
 

@@ -6,10 +6,14 @@
  * only ever point at the buffer that was unmapped (the "lazy" trade-off), never at a new one.
  *
  * The timer. Linux arms a 10 ms timer when the first entry is queued on an idle queue; its
- * handler flushes once and reclaims every CPU's ring. Here the timer is a plat agent: it
- * waits (plat_poll) for the queue to be armed, then waits with a timeout until the deadline,
- * then flushes. So the stale-translation window of an IOVA is bounded by the timeout plus one
- * flush, or less when its CPU's ring fills first (a full ring flushes synchronously).
+ * handler flushes once and reclaims every CPU's ring. Here the timer is, by default, a plat
+ * agent: it waits (plat_poll) for the queue to be armed, then waits with a timeout until the
+ * deadline, then flushes. So the stale-translation window of an IOVA is bounded by the timeout
+ * plus one flush, or less when its CPU's ring fills first (a full ring flushes synchronously).
+ * Without the agent (timer == false) the deadline is checked by the unmaps themselves, every
+ * FQ_CHECK_EVERY-th entry a CPU queues: cheaper natively (no polling thread competing for the
+ * host's cores), but then the window is bounded only while unmaps keep coming; an idle device
+ * keeps its last stale entries until its next unmaps or a full ring.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -92,6 +96,21 @@ static void reclaim_all(struct ilab_fq *fq)
 	}
 }
 
+static void fq_timeout(struct ilab_fq *fq);
+
+/* Without a timer agent, the deadline is checked on every FQ_CHECK_EVERY-th queued entry of a
+ * CPU (a clock read on each would cost more than the rest of the unmap). */
+#define FQ_CHECK_EVERY 32
+
+static void fq_check_deadline(struct ilab_fq *fq)
+{
+	uint64_t deadline = plat_load_relaxed64(&fq->deadline);
+
+	/* Only one CPU wins the right to flush: the one that swaps the armed deadline out. */
+	if (deadline && plat_now_ns() >= deadline && plat_cmpxchg64(&fq->deadline, &deadline, 0))
+		fq_timeout(fq);
+}
+
 void ilab_fq_queue(struct ilab_fq *fq, uint64_t pfn, uint64_t pages)
 {
 	struct fq_ring *r = plat_this_cpu_ptr(fq->rings);
@@ -115,8 +134,10 @@ void ilab_fq_queue(struct ilab_fq *fq, uint64_t pfn, uint64_t pages)
 	plat_spin_unlock(&r->lock);
 
 	/* Arm the timer unless it is already on; reading first avoids bouncing the line. */
-	if (fq->timer && !plat_load_relaxed32(&fq->timer_on) && !plat_xchg32(&fq->timer_on, 1))
+	if (!plat_load_relaxed32(&fq->timer_on) && !plat_xchg32(&fq->timer_on, 1))
 		plat_store64(&fq->deadline, plat_now_ns() + fq->timeout_ns);
+	else if (!fq->timer && (r->queued & (FQ_CHECK_EVERY - 1)) == 0)
+		fq_check_deadline(fq);
 }
 
 void ilab_fq_drain(struct ilab_fq *fq)
@@ -157,13 +178,19 @@ static void fq_timer_fn(struct plat_agent *agent, void *arg)
 		/* Sleep until the deadline: nothing but stop writes fq->stop. */
 		if (now < deadline && plat_poll(&fq->stop, 4, is_set, NULL, deadline - now) == 0)
 			break;
-		/* fq_flush_timeout: disarm first, so a later queue re-arms a fresh deadline. */
 		plat_store64(&fq->deadline, 0);
-		plat_store32(&fq->timer_on, 0);
-		fq_flush_iotlb(fq);
-		plat_fetch_add64(&fq->timeouts, 1);
-		reclaim_all(fq);
+		fq_timeout(fq);
 	}
+}
+
+/* fq_flush_timeout (deadline already cleared): disarm, so that a later queue re-arms a fresh
+ * deadline, then one flush and a reclaim of every CPU's ring. */
+static void fq_timeout(struct ilab_fq *fq)
+{
+	plat_store32(&fq->timer_on, 0);
+	fq_flush_iotlb(fq);
+	plat_fetch_add64(&fq->timeouts, 1);
+	reclaim_all(fq);
 }
 
 /* ---- life cycle ------------------------------------------------------------------------ */

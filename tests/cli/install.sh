@@ -35,7 +35,14 @@ int main(void)
 C
 export PKG_CONFIG_PATH="$(dirname "$pc")"
 
-cc -o "$tmp/use" "$tmp/use.c" $(pkg-config --cflags --libs iommulab)
+# A sanitizer build's archive needs the same runtime in the program that links it.
+san=$(sed -n 's/^ILAB_SANITIZE:STRING=//p' "$builddir/CMakeCache.txt" 2>/dev/null || true)
+case "$san" in
+  address) sanflags="-fsanitize=address,undefined" ;;
+  thread) sanflags="-fsanitize=thread" ;;
+  *) sanflags="" ;;
+esac
+cc $sanflags -o "$tmp/use" "$tmp/use.c" $(pkg-config --cflags --libs iommulab)
 out=$("$tmp/use")
 [ "${out%% *}" = "4" ] || { echo "FAIL: installed program printed '$out'"; exit 1; }
 "$tmp/prefix/bin/iommulab" topo --topology kunpeng920 >/dev/null || { echo "FAIL: installed CLI"; exit 1; }
