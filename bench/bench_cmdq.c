@@ -66,16 +66,13 @@ static int run_mode(struct ilab_topo *topo, enum ilab_smmu_sync_mode mode, doubl
 	for (unsigned i = 0; i < 1000; i++) /* warm up */
 		ilab_smmu_drv_issue_cmds(iommu, cmd, 1, true);
 	{
-		uint64_t n = 0, t0 = plat_now_ns(), t1;
+		/* Round trip measured on a modelled CPU of the SMMU's node, like the figures below. */
+		struct ctx c = { .iommu = iommu, .ns = (uint64_t)(seconds * 1e9), .per_issue = 0 };
+		int cpu = plat_node_cpu(2, 0);
 
-		do {
-			for (unsigned k = 0; k < 256; k++)
-				ilab_smmu_drv_issue_cmds(iommu, NULL, 0, true);
-			n += 256;
-			t1 = plat_now_ns();
-		} while (t1 - t0 < (uint64_t)(seconds * 1e9));
+		plat_run_threads(1, &cpu, producer, &c);
 		printf("%-5s CMD_SYNC alone, round trip:        %8.0f ns\n", name,
-		       (double)(t1 - t0) / (double)n);
+		       (double)c.ns / (double)plat_load64(&c.cmds));
 	}
 	for (unsigned per = 1; per <= 16; per *= 16) {
 		for (unsigned threads = 1; threads <= 2; threads++) {

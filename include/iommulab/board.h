@@ -79,7 +79,8 @@ struct ilab_board_fault {
 /* Device DMA of len bytes at iova by StreamID sid (and SubstreamID ssid if ssv) behind SMMU
  * smmu_index: translated page by page with smmu_translate, copied with ilab_mem_read/write.
  * Returns 0; -EIO when the SMMU aborted the transaction (fault filled in if non-NULL);
- * -EFAULT when the output address is not memory; -EINVAL for bad arguments. Bytes before the
+ * -EFAULT when the output address is not memory; -ENODEV when that SMMU is not modelled
+ * (smmu_mask); -EINVAL for bad arguments. Bytes before the
  * faulting page have been transferred. */
 int ilab_board_dma_read(struct ilab_board *b, unsigned smmu_index, uint32_t sid, uint32_t ssid,
 			bool ssv, uint64_t iova, void *buf, size_t len,

@@ -46,7 +46,25 @@ enum smmu_reg_offset {
     SMMU_REG_EVENTQ_IRQ_CFG2 = 0x0BC,
     SMMU_REG_EVENTQ_PROD = 0x100A8,
     SMMU_REG_EVENTQ_CONS = 0x100AC,
-    SMMU_MMIO_SIZE = 0x20000,
+    SMMU_MMIO_SIZE = 0x20000, /* pages 0 and 1; ECMDQ control pages follow: smmu_mmio_size() */
+};
+
+/* ---- SMMUv3.3 Enhanced Command queues (IHI 0070 §3.5.6, §6.2.5) ------------------------------
+ * Page 0 describes the Command queue control pages; each 64 KiB control page holds
+ * 2^IDR6.CMDQ_CONTROL_PAGE_LOG2NUMQ ECMDQs spaced evenly (stride 64 KiB >> LOG2NUMQ), each with
+ * BASE (+0x0, 64-bit), PROD (+0x8) and CONS (+0xC). This model places control page 0 at
+ * SMMU_ECMDQ_CP_OFFSET, right after page 1, so the window grows to smmu_mmio_size(s). */
+enum smmu_ecmdq_reg_offset {
+    SMMU_REG_IDR6 = 0x190,
+    SMMU_REG_CMDQ_CP_BASE = 0x4000,   /* + 32*n: CMDQ_CONTROL_PAGE_BASEn (64-bit, RO) */
+    SMMU_REG_CMDQ_CP_CFG = 0x4008,    /* + 32*n: CMDQ_CONTROL_PAGE_CFGn (RO, EN RES1) */
+    SMMU_REG_CMDQ_CP_STATUS = 0x400C, /* + 32*n: CMDQ_CONTROL_PAGE_STATUSn (RO, ENACK RES1) */
+    SMMU_CMDQ_CP_REG_STRIDE = 32,
+    SMMU_ECMDQ_CP_OFFSET = 0x20000,   /* this model's CMDQ_CONTROL_PAGE_BASE0.ADDR */
+    SMMU_ECMDQ_CP_SIZE = 0x10000,
+    SMMU_ECMDQ_REG_BASE = 0x0,        /* offsets inside one ECMDQ's register group */
+    SMMU_ECMDQ_REG_PROD = 0x8,
+    SMMU_ECMDQ_REG_CONS = 0xC,
 };
 
 /* ---- Event numbers (IHI 0070 §7.3) --------------------------------------------------------- */
@@ -128,6 +146,16 @@ struct smmu_config {
     /* Serialize translate / process_commands / MMIO with an internal spinlock. Turn off only
      * when a single host thread drives the model (e.g. the deterministic simulator). */
     bool thread_safe;
+    /* SMMUv3.3 Enhanced Command queues (IDR1.ECMDQ, IDR6). 0 = none (IDR1.ECMDQ = 0). Otherwise
+     * a power of two <= 1024, which needs arch_minor 3, msi and coherent (§6.3.2). */
+    unsigned ecmdq_count;
+    /* Implementation cap on ECMDQ_BASE.LOG2SIZE below IDR1.CMDQS (not discoverable by
+     * software); 0 = IDR1.CMDQS, the architected cap. */
+    uint8_t ecmdq_log2size_max;
+    /* false: one consumer takes commands round-robin, one at a time, from every enabled queue
+     * (smmu_process_commands only), as on the seed-003 hardware. true: the queues are consumed
+     * in parallel; the host may run one consumer per queue with smmu_process_queue(). */
+    bool ecmdq_parallel;
 };
 
 /* A sensible SMMUv3.2-like configuration (MMU-600/700 class): 16-bit SIDs, 20-bit SSIDs,
@@ -178,8 +206,26 @@ void smmu_mmio_write(struct smmu *s, uint64_t offset, uint64_t value, unsigned s
 /* Consume at most `max_cmds` commands from every enabled command queue (today: the one
  * SMMU_CMDQ). Stops early on an empty queue, a disabled queue or a command error (the error
  * stays active until software acknowledges it through GERRORN). Returns the number of
- * commands completed. Cheap (no lock taken) when every queue is empty. */
+ * commands completed. Cheap (no lock taken) when every queue is empty.
+ * With ECMDQs, the main queue and every enabled ECMDQ are served round-robin, one command at a
+ * time, until `max_cmds` or every queue is empty, stopped or in error (an ECMDQ error stops only
+ * that queue, until PROD.ERRACK == CONS.ERR). This is the single consumer of the serial mode,
+ * and a convenient drain-everything call in parallel mode too. */
 unsigned smmu_process_commands(struct smmu *s, unsigned max_cmds);
+
+/* Parallel mode only (cfg.ecmdq_parallel): consume at most `max_cmds` commands from queue
+ * `queue` alone (0 = SMMU_CMDQ, 1..ecmdq_count = ECMDQ 0..n-1), so a host — a simulator
+ * running one consumer agent per queue, each charged its own cost — decides who calls what.
+ * Returns the number completed, -EINVAL for an unknown queue, or -EOPNOTSUPP in serial mode
+ * (the hardware has one consumer there: use smmu_process_commands). Lock-free when empty. */
+int smmu_process_queue(struct smmu *s, unsigned queue, unsigned max_cmds);
+
+/* The whole register window: SMMU_MMIO_SIZE plus the ECMDQ control pages. A board that wants
+ * ECMDQs maps this much; without ECMDQs it equals SMMU_MMIO_SIZE. */
+uint64_t smmu_mmio_size(const struct smmu *s);
+/* Offset of ECMDQ `n`'s register group (its BASE) in the window, as software finds it through
+ * IDR6 and CMDQ_CONTROL_PAGE_BASE; 0 when n >= cfg.ecmdq_count. */
+uint64_t smmu_ecmdq_offset(const struct smmu *s, unsigned n);
 
 /* ---- Translation ----------------------------------------------------------------------------- */
 struct smmu_txn_req {
@@ -245,7 +291,7 @@ struct smmu_stats {
 
 void smmu_get_stats(struct smmu *s, struct smmu_stats *out);
 int smmu_get_cache_stats(struct smmu *s, enum smmu_cache_id id, struct smmu_cache_stats *out);
-/* Command queues: index 0 is SMMU_CMDQ; later ECMDQs would follow. */
+/* Command queues: index 0 is SMMU_CMDQ; ECMDQ n is index 1 + n (count = 1 + ecmdq_count). */
 unsigned smmu_cmdq_count(const struct smmu *s);
 int smmu_get_cmdq_stats(struct smmu *s, unsigned queue, struct smmu_queue_stats *out);
 void smmu_clear_stats(struct smmu *s);
@@ -253,7 +299,9 @@ void smmu_clear_stats(struct smmu *s);
 /* ---- Threading contract -----------------------------------------------------------------------
  * - Any thread may call smmu_mmio_write(CMDQ_PROD) and smmu_mmio_read(CMDQ_CONS / CMDQ_PROD /
  *   EVENTQ_PROD / EVENTQ_CONS) and smmu_mmio_write(EVENTQ_CONS): these are C11 atomics
- *   (release on write, acquire on read) and take no lock, as a driver polls them.
+ *   (release on write, acquire on read) and take no lock, as a driver polls them. The same holds
+ *   for 32-bit ECMDQ_PROD writes that keep EN unchanged and ECMDQ_PROD/CONS reads; a write that
+ *   flips EN takes the lock (it updates CONS.ENACK).
  * - All other entry points (other registers, smmu_translate, smmu_process_commands, stats)
  *   are serialized by one internal spinlock when cfg.thread_safe is set. process_commands
  *   holds it for at most 32 commands at a time so translations interleave.

@@ -79,11 +79,11 @@ const char *ilab_verdict_name(enum ilab_verdict v)
 
 const char *ilab_result_status(const struct ilab_scenario_result *r)
 {
-	unsigned ok = 0, ni = 0, failed = 0;
+	unsigned ok = 0, failed = 0;
 
+	/* Cases neither ok nor failed are not implemented yet. */
 	for (unsigned i = 0; i < r->nr_cases; i++) {
 		ok += r->cases[i].status == ILAB_CASE_OK;
-		ni += r->cases[i].status == ILAB_CASE_NOT_IMPLEMENTED;
 		failed += r->cases[i].status == ILAB_CASE_FAILED;
 	}
 	if (failed)

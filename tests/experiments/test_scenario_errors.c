@@ -120,8 +120,8 @@ static void test_parse_from_memory_names_the_source(void **state)
 		"name: [unclosed\n",
 		"\t- tab\n",
 		"cases: !!binary AAAA\n",
-		"name: x\nseed: \"000\"\ntitle: t\nprofile: p\nworkload: { type: cmdsync_latency }\n"
-		"cases:\n  - label: a\n    reference: {}\n",
+		("name: x\nseed: \"000\"\ntitle: t\nprofile: p\nworkload: { type: cmdsync_latency }\n"
+		 "cases:\n  - label: a\n    reference: {}\n"),
 		"\xff\xfe\x00garbage",
 	};
 	struct ilab_scenario *s;

@@ -1,34 +1,59 @@
-/* cmdq.c — the command-queue consumer: a queue object (base, size, PROD/CONS, error state) and
- * the decode/execute of every command (IHI 0070 chapter 4). Not the register file (regs.c). */
+/* cmdq.c — the command-queue consumer: a queue object (base, size, PROD/CONS, error state) for
+ * SMMU_CMDQ and each SMMUv3.3 ECMDQ, the serial/parallel schedulers, and the decode/execute of
+ * every command (IHI 0070 chapter 4, §3.5.6). Not the register file (regs.c). */
+#include <errno.h>
+
 #include "smmuv3_internal.h"
 
 /* ---- the queue object ------------------------------------------------------------------------
- * Everything kind-specific is behind these four helpers, so SMMUv3.3 ECMDQs (per-queue
- * PROD.EN/CONS.ENACK and CONS.ERR/PROD.ERRACK instead of CR0.CMDQEN and GERROR.CMDQ_ERR) can be
- * added as more instances of the same consumer. */
+ * Everything kind-specific is behind these helpers: SMMU_CMDQ is gated by CR0.CMDQEN and
+ * stopped by GERROR.CMDQ_ERR; an ECMDQ is gated by its own PROD.EN/CONS.ENACK and stopped while
+ * its CONS.ERR differs from PROD.ERRACK (§3.5.6.2-3), independently of every other queue. */
 static bool q_enabled(const struct smmu *s, const struct smmu_cmdq *q)
 {
-    (void)q;
-    return s->cr0 & CR0_CMDQEN;
+    if (q->kind == CMDQ_KIND_MAIN)
+        return s->cr0 & CR0_CMDQEN;
+    return (atomic_load_explicit(&q->prod, memory_order_relaxed) & ECMDQ_PROD_EN) &&
+           (atomic_load_explicit(&q->cons, memory_order_relaxed) & ECMDQ_CONS_ENACK);
 }
 
 static bool q_error_active(const struct smmu *s, const struct smmu_cmdq *q)
 {
-    (void)q;
-    return (s->gerror ^ s->gerrorn) & GERROR_CMDQ_ERR;
+    if (q->kind == CMDQ_KIND_MAIN)
+        return (s->gerror ^ s->gerrorn) & GERROR_CMDQ_ERR;
+    /* Also stops on a mismatch software made itself: CONSTRAINED UNPREDICTABLE (§3.5.6.3),
+     * and not consuming is one of the permitted behaviours. */
+    uint32_t p = atomic_load_explicit(&q->prod, memory_order_acquire);
+    uint32_t c = atomic_load_explicit(&q->cons, memory_order_relaxed);
+    return (p ^ c) & ECMDQ_CONS_ERR;
 }
 
 static void q_raise_error(struct smmu *s, struct smmu_cmdq *q, unsigned code)
 {
     uint32_t c = atomic_load_explicit(&q->cons, memory_order_relaxed);
-    c = (c & ~CMDQ_CONS_ERR_MASK) | ((uint32_t)code << CMDQ_CONS_ERR_SHIFT);
+    if (q->kind == CMDQ_KIND_MAIN)
+        c = (c & ~CMDQ_CONS_ERR_MASK) | ((uint32_t)code << CMDQ_CONS_ERR_SHIFT);
+    else /* toggle ERR, record ERR_REASON; RD stays on the failed command */
+        c = ((c ^ (uint32_t)ECMDQ_CONS_ERR) & ~ECMDQ_CONS_REASON_MASK) |
+            ((uint32_t)code << ECMDQ_CONS_REASON_SHIFT);
     atomic_store_explicit(&q->cons, c, memory_order_release);
     if (code == CERROR_ILL)
         q->st.cerror_ill++;
     else
         q->st.cerror_abt++;
     smmu_trace(s, "cmdq_error", q->index, code);
-    smmu_gerror_raise(s, GERROR_CMDQ_ERR);
+    /* ECMDQ errors are additionally summarized in GERROR.CMDQP_ERR when it is inactive; it has
+     * no effect on any queue. GERROR.CMDQ_ERR belongs to SMMU_CMDQ alone (§3.5.6.3). */
+    smmu_gerror_raise(s, q->kind == CMDQ_KIND_MAIN ? GERROR_CMDQ_ERR : GERROR_CMDQP_ERR);
+}
+
+bool smmu_ecmdq_any_enabled(const struct smmu *s)
+{
+    for (unsigned i = 1; i < s->ncmdq; i++)
+        if ((atomic_load_explicit(&s->cmdq[i].prod, memory_order_relaxed) & ECMDQ_PROD_EN) ||
+            (atomic_load_explicit(&s->cmdq[i].cons, memory_order_relaxed) & ECMDQ_CONS_ENACK))
+            return true;
+    return false;
 }
 
 static unsigned q_log2(const struct smmu_cmdq *q)
@@ -39,15 +64,19 @@ static unsigned q_log2(const struct smmu_cmdq *q)
 
 void smmu_cmdq_reset(struct smmu *s)
 {
-    for (unsigned i = 0; i < SMMU_NUM_CMDQ; i++) {
+    const uint8_t emax = s->cfg.ecmdq_log2size_max ? s->cfg.ecmdq_log2size_max : s->cfg.cmdqs;
+    for (unsigned i = 0; i < s->ncmdq; i++) {
         struct smmu_cmdq *q = &s->cmdq[i];
-        q->kind = CMDQ_KIND_MAIN;
+        q->kind = i ? CMDQ_KIND_ECMDQ : CMDQ_KIND_MAIN;
         q->index = i;
         q->base = 0;
-        q->max_log2 = s->cfg.cmdqs;
+        q->max_log2 = i ? emax : s->cfg.cmdqs;
+        /* ECMDQ: EN, ERRACK, ENACK, ERR reset to 0; WR, RD, ERR_REASON, BASE are UNKNOWN at
+         * reset (§6.3.107-109): this model picks 0. */
         atomic_store(&q->prod, 0);
         atomic_store(&q->cons, 0);
     }
+    s->rr_next = 0;
 }
 
 /* ---- command fields (§4.1.6, §4.3–4.7) -------------------------------------------------------- */
@@ -307,6 +336,7 @@ static unsigned consume(struct smmu *s, struct smmu_cmdq *q, unsigned max)
         const uint32_t c = consv & m;
         if (prod == c)
             break;
+        const bool was_full = (prod ^ c) == (1u << log2);
         const uint64_t qbytes = (uint64_t)16 << log2;
         const uint64_t base = q->base & Q_BASE_ADDR_MASK & ~(qbytes - 1);
         uint8_t b[16];
@@ -321,37 +351,109 @@ static unsigned consume(struct smmu *s, struct smmu_cmdq *q, unsigned max)
             q_raise_error(s, q, (unsigned)err);
             break;
         }
-        /* CONS advances only after the command completed (§4.1.4). */
-        uint32_t nc = ((c + 1) & m) | (consv & CMDQ_CONS_ERR_MASK);
+        /* CONS advances only after the command completed (§4.1.4); the bits above the index
+         * (main: ERR; ECMDQ: ENACK, ERR, ERR_REASON) are kept. Nothing else writes CONS while
+         * the queue is enabled, and every writer holds the model lock. */
+        uint32_t nc = ((c + 1) & m) | (consv & ~Q_IDX_MASK);
         atomic_store_explicit(&q->cons, nc, memory_order_release);
         q->st.commands++;
         q->st.by_opcode[d0 & 0xFF]++;
         n++;
+        /* With IDR0.SEV, an ECMDQ leaving the full state is a WFE wake-up event (§3.5.6.1). */
+        if (was_full && q->kind == CMDQ_KIND_ECMDQ && s->cfg.sev) {
+            s->st.irq_pulses++;
+            if (s->ops.irq)
+                s->ops.irq(s->ctx, SMMU_IRQ_SEV);
+        }
     }
     return n;
 }
 
+/* Lock-free: does queue q hold commands? (It may still be disabled or in error.) */
+static bool q_nonempty(const struct smmu_cmdq *q)
+{
+    uint32_t p = atomic_load_explicit(&q->prod, memory_order_acquire);
+    uint32_t c = atomic_load_explicit(&q->cons, memory_order_acquire);
+    return ((p ^ c) & Q_IDX_MASK) != 0;
+}
+
 #define CMDQ_CHUNK 32u
+
+/* Drain one queue in chunks of CMDQ_CHUNK commands per lock hold. */
+static unsigned drain_queue(struct smmu *s, struct smmu_cmdq *q, unsigned max_cmds)
+{
+    unsigned total = 0;
+    /* Lock-free idle check: a polling model thread costs two loads when nothing is queued. */
+    if (!q_nonempty(q))
+        return 0;
+    while (total < max_cmds) {
+        unsigned chunk = max_cmds - total < CMDQ_CHUNK ? max_cmds - total : CMDQ_CHUNK;
+        smmu_lock(s);
+        unsigned k = consume(s, q, chunk);
+        smmu_unlock(s);
+        total += k;
+        if (k < chunk)
+            break;
+    }
+    return total;
+}
+
+/* The serial consumer, one lock hold: list the queues with work once (starting at rr_next, so
+ * no queue is favoured), then take one command from each in turn, dropping a queue from the
+ * list when it empties, stops or fails. The list is rebuilt only when it drains, so a single
+ * busy queue among many costs one scan per `budget` commands, not one per command. */
+static unsigned round_robin(struct smmu *s, unsigned budget)
+{
+    unsigned nact = 0, k = 0;
+    for (unsigned i = 0; i < s->ncmdq; i++) {
+        unsigned qi = (s->rr_next + i) % s->ncmdq;
+        if (q_nonempty(&s->cmdq[qi]))
+            s->rr_active[nact++] = qi;
+    }
+    while (k < budget && nact) {
+        unsigned keep = 0;
+        for (unsigned j = 0; j < nact; j++) {
+            unsigned qi = s->rr_active[j];
+            if (k < budget && consume(s, &s->cmdq[qi], 1)) {
+                k++;
+                s->rr_active[keep++] = qi;
+                s->rr_next = (qi + 1) % s->ncmdq;
+            } else if (k >= budget) {
+                s->rr_active[keep++] = qi;
+            }
+        }
+        nact = k < budget ? keep : 0;
+    }
+    return k;
+}
 
 unsigned smmu_process_commands(struct smmu *s, unsigned max_cmds)
 {
+    if (s->ncmdq == 1)
+        return drain_queue(s, &s->cmdq[0], max_cmds);
     unsigned total = 0;
-    for (unsigned i = 0; i < SMMU_NUM_CMDQ && total < max_cmds; i++) {
-        struct smmu_cmdq *q = &s->cmdq[i];
-        /* Lock-free idle check: a polling model thread costs two loads when nothing is queued. */
-        uint32_t p = atomic_load_explicit(&q->prod, memory_order_acquire);
-        uint32_t c = atomic_load_explicit(&q->cons, memory_order_acquire);
-        if (((p ^ c) & Q_IDX_MASK) == 0)
-            continue;
-        while (total < max_cmds) {
-            unsigned chunk = max_cmds - total < CMDQ_CHUNK ? max_cmds - total : CMDQ_CHUNK;
-            smmu_lock(s);
-            unsigned k = consume(s, q, chunk);
-            smmu_unlock(s);
-            total += k;
-            if (k < chunk)
-                break;
-        }
+    while (total < max_cmds) {
+        bool any = false; /* lock-free idle check over every queue */
+        for (unsigned i = 0; i < s->ncmdq && !any; i++)
+            any = q_nonempty(&s->cmdq[i]);
+        if (!any)
+            break;
+        unsigned chunk = max_cmds - total < CMDQ_CHUNK ? max_cmds - total : CMDQ_CHUNK;
+        smmu_lock(s);
+        unsigned k = round_robin(s, chunk);
+        smmu_unlock(s);
+        total += k;
+        if (k < chunk)
+            break;
     }
     return total;
+}
+
+int smmu_process_queue(struct smmu *s, unsigned queue, unsigned max_cmds)
+{
+    if (queue >= s->ncmdq)
+        return -EINVAL;
+    if (!s->cfg.ecmdq_parallel)
+        return -EOPNOTSUPP;
+    return (int)drain_queue(s, &s->cmdq[queue], max_cmds > INT32_MAX ? INT32_MAX : max_cmds);
 }

@@ -28,7 +28,23 @@ void smmu_regs_compute_idr(struct smmu *s)
                 ((uint32_t)c->term_model << 26) | ((uint32_t)c->strtab_2lvl << 27);
     /* IDR1 (§6.3.2): SIDSIZE [5:0], SSIDSIZE [10:6], EVENTQS [20:16], CMDQS [25:21]. */
     s->idr[1] = (uint32_t)(c->sidsize & 0x3F) | ((uint32_t)(c->ssidsize & 0x1F) << 6) |
-                ((uint32_t)(c->eventqs & 0x1F) << 16) | ((uint32_t)(c->cmdqs & 0x1F) << 21);
+                ((uint32_t)(c->eventqs & 0x1F) << 16) | ((uint32_t)(c->cmdqs & 0x1F) << 21) |
+                (c->ecmdq_count ? (uint32_t)IDR1_ECMDQ : 0);
+    /* IDR6 (offset 0x190, §3.5.6): CMDQ_CONTROL_PAGE_LOG2NUMP [27:24], LOG2NUMQ [19:16]. Up to
+     * 256 queues share one control page; more queues use more pages of 256. RES0 without
+     * IDR1.ECMDQ. */
+    s->ecmdq_log2numq = s->ecmdq_log2nump = 0;
+    s->mmio_size = SMMU_MMIO_SIZE;
+    s->idr6 = 0;
+    if (c->ecmdq_count) {
+        unsigned l = 0;
+        while ((1u << l) < c->ecmdq_count)
+            l++;
+        s->ecmdq_log2numq = l > 8 ? 8 : l;
+        s->ecmdq_log2nump = l - s->ecmdq_log2numq;
+        s->idr6 = ((uint32_t)s->ecmdq_log2nump << 24) | ((uint32_t)s->ecmdq_log2numq << 16);
+        s->mmio_size = SMMU_ECMDQ_CP_OFFSET + ((uint64_t)SMMU_ECMDQ_CP_SIZE << s->ecmdq_log2nump);
+    }
     s->idr[2] = 0;
     /* IDR3 (§6.3.4): HAD bit 2, RIL bit 10. */
     s->idr[3] = ((uint32_t)c->had << 2) | ((uint32_t)c->ril << 10);
@@ -67,6 +83,118 @@ static inline void set_half(uint64_t *r, bool high, uint32_t v, uint64_t mask)
     *r = n & mask;
 }
 
+/* ---- ECMDQ control pages (§6.2.5) -------------------------------------------------------------
+ * Control page p sits at SMMU_ECMDQ_CP_OFFSET + 64K * p; its queues are spaced 64K >> LOG2NUMQ
+ * apart, and queue i of page p is ECMDQ p * 2^LOG2NUMQ + i (model index 1 + that). */
+static struct smmu_cmdq *ecmdq_at(struct smmu *s, uint64_t off, unsigned *reg)
+{
+    if (s->ncmdq < 2 || off < SMMU_ECMDQ_CP_OFFSET || off >= s->mmio_size)
+        return NULL;
+    uint64_t rel = off - SMMU_ECMDQ_CP_OFFSET;
+    unsigned page = (unsigned)(rel >> 16);
+    unsigned in_page = (unsigned)(rel & 0xFFFF);
+    unsigned shift = 16 - s->ecmdq_log2numq;
+    unsigned n = (page << s->ecmdq_log2numq) + (in_page >> shift);
+    if (n >= s->ncmdq - 1)
+        return NULL;
+    *reg = in_page & ((1u << shift) - 1);
+    return &s->cmdq[1 + n];
+}
+
+uint64_t smmu_mmio_size(const struct smmu *s) { return s->mmio_size; }
+
+uint64_t smmu_ecmdq_offset(const struct smmu *s, unsigned n)
+{
+    if (n >= s->cfg.ecmdq_count)
+        return 0;
+    unsigned page = n >> s->ecmdq_log2numq, i = n & ((1u << s->ecmdq_log2numq) - 1);
+    return SMMU_ECMDQ_CP_OFFSET + (uint64_t)SMMU_ECMDQ_CP_SIZE * page +
+           ((uint64_t)i << (16 - s->ecmdq_log2numq));
+}
+
+static bool ecmdq_disabled(const struct smmu_cmdq *q)
+{
+    return !(atomic_load_explicit(&q->prod, memory_order_relaxed) & ECMDQ_PROD_EN) &&
+           !(atomic_load_explicit(&q->cons, memory_order_relaxed) & ECMDQ_CONS_ENACK);
+}
+
+static uint32_t ecmdq_read(struct smmu_cmdq *q, unsigned reg)
+{
+    switch (reg) {
+    case SMMU_ECMDQ_REG_BASE: return lo32(q->base);
+    case SMMU_ECMDQ_REG_BASE + 4: return hi32(q->base);
+    case SMMU_ECMDQ_REG_PROD: return atomic_load_explicit(&q->prod, memory_order_acquire);
+    case SMMU_ECMDQ_REG_CONS: return atomic_load_explicit(&q->cons, memory_order_acquire);
+    default: return 0;
+    }
+}
+
+/* PROD is RW in both steady states (§6.3.108); enables are acknowledged at once, as CR0ACK is,
+ * so ENACK follows EN within the write. Disabling stops consumption with CONS stable. */
+static void ecmdq_write_prod(struct smmu *s, struct smmu_cmdq *q, uint32_t v)
+{
+    v &= (uint32_t)(ECMDQ_PROD_EN | ECMDQ_PROD_ERRACK) | Q_IDX_MASK;
+    uint32_t old = atomic_load_explicit(&q->prod, memory_order_relaxed);
+    atomic_store_explicit(&q->prod, v, memory_order_release);
+    if ((old ^ v) & ECMDQ_PROD_EN) {
+        uint32_t c = atomic_load_explicit(&q->cons, memory_order_relaxed);
+        c = (v & ECMDQ_PROD_EN) ? (c | (uint32_t)ECMDQ_CONS_ENACK) : (c & ~(uint32_t)ECMDQ_CONS_ENACK);
+        atomic_store_explicit(&q->cons, c, memory_order_release);
+        smmu_trace(s, "ecmdq_en", q->index, !!(v & ECMDQ_PROD_EN));
+    }
+}
+
+static void ecmdq_write(struct smmu *s, struct smmu_cmdq *q, unsigned reg, uint32_t v)
+{
+    switch (reg) {
+    case SMMU_ECMDQ_REG_BASE:
+    case SMMU_ECMDQ_REG_BASE + 4:
+        if (ecmdq_disabled(q)) /* RO unless EN == ENACK == 0 (§6.3.107) */
+            set_half(&q->base, reg & 4, v, Q_BASE_RWA | Q_BASE_ADDR_MASK | Q_BASE_LOG2SIZE_MASK);
+        break;
+    case SMMU_ECMDQ_REG_PROD:
+        ecmdq_write_prod(s, q, v);
+        break;
+    case SMMU_ECMDQ_REG_CONS:
+        if (ecmdq_disabled(q)) /* RD, ERR, ERR_REASON; ENACK is the SMMU's */
+            atomic_store_explicit(&q->cons,
+                                  v & (Q_IDX_MASK | (uint32_t)ECMDQ_CONS_ERR | ECMDQ_CONS_REASON_MASK),
+                                  memory_order_release);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Page-0 ECMDQ description registers: IDR6 and the CMDQ_CONTROL_PAGE_{BASE,CFG,STATUS}n. */
+static uint32_t ecmdq_page0_read(const struct smmu *s, uint64_t off)
+{
+    if (!s->cfg.ecmdq_count)
+        return 0; /* IDR6 and the control-page registers are RES0 without IDR1.ECMDQ */
+    if (off == SMMU_REG_IDR6)
+        return s->idr6;
+    uint64_t rel = off - SMMU_REG_CMDQ_CP_BASE;
+    unsigned n = (unsigned)(rel / SMMU_CMDQ_CP_REG_STRIDE), r = (unsigned)(rel % SMMU_CMDQ_CP_REG_STRIDE);
+    if (n >= (1u << s->ecmdq_log2nump))
+        return 0;
+    uint64_t base = (SMMU_ECMDQ_CP_OFFSET + (uint64_t)SMMU_ECMDQ_CP_SIZE * n) | CMDQ_CP_CMDQGS_64K |
+                    CMDQ_CP_PRESET; /* ADDR [55:16] is an offset from page 0 (§6.3.49) */
+    switch (r) {
+    case 0: return lo32(base);
+    case 4: return hi32(base);
+    case 8: return 1;  /* CFG.EN, RES1 */
+    case 12: return 1; /* STATUS.ENACK, RES1 */
+    default: return 0;
+    }
+}
+
+static bool ecmdq_page0_reg(uint64_t off)
+{
+    return off == SMMU_REG_IDR6 ||
+           (off >= SMMU_REG_CMDQ_CP_BASE && off < SMMU_REG_CMDQ_CP_BASE + 256 * SMMU_CMDQ_CP_REG_STRIDE);
+}
+
+
 static bool lockfree_reg(uint64_t off)
 {
     return off == SMMU_REG_CMDQ_PROD || off == SMMU_REG_CMDQ_CONS ||
@@ -76,6 +204,12 @@ static bool lockfree_reg(uint64_t off)
 static uint32_t read32(struct smmu *s, uint64_t off)
 {
     const bool msi = s->cfg.msi;
+    unsigned ereg;
+    struct smmu_cmdq *eq = ecmdq_at(s, off, &ereg);
+    if (eq)
+        return ecmdq_read(eq, ereg);
+    if (ecmdq_page0_reg(off))
+        return ecmdq_page0_read(s, off);
     switch (off) {
     case SMMU_REG_IDR0: return s->idr[0];
     case SMMU_REG_IDR1: return s->idr[1];
@@ -113,7 +247,7 @@ static uint32_t read32(struct smmu *s, uint64_t off)
     case SMMU_REG_EVENTQ_IRQ_CFG2: return msi ? s->eventq_irq_cfg2 : 0;
     case SMMU_REG_EVENTQ_PROD: return atomic_load_explicit(&s->eventq_prod, memory_order_acquire);
     case SMMU_REG_EVENTQ_CONS: return atomic_load_explicit(&s->eventq_cons, memory_order_acquire);
-    default: return 0; /* STATUSR, AGBPA, PRIQ_*, GATOS_*, IDR6, unknown: RAZ */
+    default: return 0; /* STATUSR, AGBPA, PRIQ_*, GATOS_*, unknown: RAZ */
     }
 }
 
@@ -121,6 +255,12 @@ static void write32(struct smmu *s, uint64_t off, uint32_t v)
 {
     const bool smmuen = s->cr0 & CR0_SMMUEN;
     const bool msi = s->cfg.msi;
+    unsigned ereg;
+    struct smmu_cmdq *eq = ecmdq_at(s, off, &ereg);
+    if (eq) {
+        ecmdq_write(s, eq, ereg, v);
+        return;
+    }
     switch (off) {
     case SMMU_REG_CR0: {
         uint32_t mask = (uint32_t)(CR0_SMMUEN | CR0_EVENTQEN | CR0_CMDQEN);
@@ -131,8 +271,9 @@ static void write32(struct smmu *s, uint64_t off, uint32_t v)
         break;
     }
     case SMMU_REG_CR1:
-        /* Table/queue attributes may only change while everything using them is off. */
-        if (!(s->cr0 & (CR0_SMMUEN | CR0_EVENTQEN | CR0_CMDQEN)))
+        /* Table/queue attributes may only change while everything using them is off, ECMDQs
+         * included (§3.5.6.1). */
+        if (!(s->cr0 & (CR0_SMMUEN | CR0_EVENTQEN | CR0_CMDQEN)) && !smmu_ecmdq_any_enabled(s))
             s->cr1 = v & 0xFFFu;
         break;
     case SMMU_REG_CR2:
@@ -147,7 +288,7 @@ static void write32(struct smmu *s, uint64_t off, uint32_t v)
         s->irq_ctrl = v & (uint32_t)(IRQ_CTRL_GERROR_IRQEN | IRQ_CTRL_EVENTQ_IRQEN);
         break;
     case SMMU_REG_GERRORN:
-        s->gerrorn = v & (uint32_t)GERROR_IMPLEMENTED;
+        s->gerrorn = v & (uint32_t)(GERROR_IMPLEMENTED | (s->cfg.ecmdq_count ? GERROR_CMDQP_ERR : 0));
         break;
     case SMMU_REG_GERROR_IRQ_CFG0:
     case SMMU_REG_GERROR_IRQ_CFG0 + 4:
@@ -218,17 +359,22 @@ static void write32(struct smmu *s, uint64_t off, uint32_t v)
     }
 }
 
-static bool access_ok(uint64_t off, unsigned size)
+static bool access_ok(const struct smmu *s, uint64_t off, unsigned size)
 {
-    return (size == 4 || size == 8) && !(off & (size - 1)) && off < SMMU_MMIO_SIZE;
+    return (size == 4 || size == 8) && !(off & (size - 1)) && off < s->mmio_size;
 }
 
 uint64_t smmu_mmio_read(struct smmu *s, uint64_t off, unsigned size)
 {
-    if (!access_ok(off, size))
+    if (!access_ok(s, off, size))
         return 0;
     if (size == 4 && lockfree_reg(off))
         return read32(s, off);
+    unsigned ereg;
+    struct smmu_cmdq *eq;
+    if (size == 4 && (eq = ecmdq_at(s, off, &ereg)) &&
+        (ereg == SMMU_ECMDQ_REG_PROD || ereg == SMMU_ECMDQ_REG_CONS))
+        return ecmdq_read(eq, ereg); /* polled by drivers: lock-free like CMDQ_CONS */
     smmu_lock(s);
     uint64_t v = read32(s, off);
     if (size == 8)
@@ -239,10 +385,21 @@ uint64_t smmu_mmio_read(struct smmu *s, uint64_t off, unsigned size)
 
 void smmu_mmio_write(struct smmu *s, uint64_t off, uint64_t value, unsigned size)
 {
-    if (!access_ok(off, size))
+    if (!access_ok(s, off, size))
         return;
     if (size == 4 && (off == SMMU_REG_CMDQ_PROD || off == SMMU_REG_EVENTQ_CONS)) {
         write32(s, off, (uint32_t)value);
+        return;
+    }
+    /* An ECMDQ_PROD write that keeps EN is a plain release store (the per-CPU fast path);
+     * one that flips EN also updates CONS.ENACK, under the lock. */
+    unsigned ereg;
+    struct smmu_cmdq *eq;
+    if (size == 4 && (eq = ecmdq_at(s, off, &ereg)) && ereg == SMMU_ECMDQ_REG_PROD &&
+        !((atomic_load_explicit(&eq->prod, memory_order_relaxed) ^ (uint32_t)value) & ECMDQ_PROD_EN)) {
+        atomic_store_explicit(&eq->prod,
+                              (uint32_t)value & ((uint32_t)(ECMDQ_PROD_EN | ECMDQ_PROD_ERRACK) | Q_IDX_MASK),
+                              memory_order_release);
         return;
     }
     smmu_lock(s);

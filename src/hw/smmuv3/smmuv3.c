@@ -59,14 +59,24 @@ static const char *validate(const struct smmu_config *c, const struct smmu_host_
         return "oas must be 32, 36, 40, 42, 44, 48 or 52";
     if (c->oas == 52 && c->arch_minor == 0)
         return "oas 52 needs SMMUv3.1 or later";
-    if (c->arch_minor > 2)
-        return "arch_minor must be 0..2";
+    if (c->arch_minor > 3)
+        return "arch_minor must be 0..3";
     if (!c->gran4k && !c->gran16k && !c->gran64k)
         return "no translation granule";
     if (c->ttendian == 1)
         return "ttendian 1 is Reserved";
     if (c->ttendian > 3)
         return "ttendian > 3";
+    if (c->ecmdq_count) {
+        if (c->ecmdq_count > ECMDQ_MAX || (c->ecmdq_count & (c->ecmdq_count - 1)))
+            return "ecmdq_count must be 0 or a power of two <= 1024";
+        if (c->arch_minor < 3)
+            return "ecmdq_count needs arch_minor 3 (ECMDQ is an SMMUv3.3 feature)";
+        if (!c->msi || !c->coherent)
+            return "ecmdq_count needs msi and coherent (IDR1.ECMDQ implies MSI and COHACC)";
+    }
+    if (c->ecmdq_log2size_max > c->cmdqs)
+        return "ecmdq_log2size_max > cmdqs";
     const struct smmu_cache_geom *g[] = {&c->ste_cache, &c->cd_cache, &c->tlb, &c->walk_cache[0],
                                          &c->walk_cache[1], &c->walk_cache[2]};
     for (unsigned i = 0; i < 6; i++) {
@@ -87,6 +97,8 @@ static void free_all(struct smmu *s)
     smmu_tcache_fini(&s->tlb);
     for (int l = 0; l < 3; l++)
         smmu_tcache_fini(&s->walk[l]);
+    free(s->cmdq);
+    free(s->rr_active);
     free(s);
 }
 
@@ -115,6 +127,10 @@ int smmu_create(struct smmu **out, const struct smmu_config *cfg, const struct s
     if (!rc && s->ste_c.lines && !(s->ste_e = calloc(s->ste_c.lines, sizeof(*s->ste_e))))
         rc = -ENOMEM;
     if (!rc && s->cd_c.lines && !(s->cd_e = calloc(s->cd_c.lines, sizeof(*s->cd_e))))
+        rc = -ENOMEM;
+    s->ncmdq = 1 + cfg->ecmdq_count;
+    if (!rc && (!(s->cmdq = calloc(s->ncmdq, sizeof(*s->cmdq))) ||
+                !(s->rr_active = calloc(s->ncmdq, sizeof(*s->rr_active)))))
         rc = -ENOMEM;
     if (rc) {
         free_all(s);
@@ -171,15 +187,11 @@ int smmu_get_cache_stats(struct smmu *s, enum smmu_cache_id id, struct smmu_cach
     return 0;
 }
 
-unsigned smmu_cmdq_count(const struct smmu *s)
-{
-    (void)s;
-    return SMMU_NUM_CMDQ;
-}
+unsigned smmu_cmdq_count(const struct smmu *s) { return s->ncmdq; }
 
 int smmu_get_cmdq_stats(struct smmu *s, unsigned queue, struct smmu_queue_stats *out)
 {
-    if (queue >= SMMU_NUM_CMDQ)
+    if (queue >= s->ncmdq)
         return -EINVAL;
     smmu_lock(s);
     *out = s->cmdq[queue].st;
@@ -191,7 +203,7 @@ void smmu_clear_stats(struct smmu *s)
 {
     smmu_lock(s);
     memset(&s->st, 0, sizeof(s->st));
-    for (unsigned i = 0; i < SMMU_NUM_CMDQ; i++)
+    for (unsigned i = 0; i < s->ncmdq; i++)
         memset(&s->cmdq[i].st, 0, sizeof(s->cmdq[i].st));
     struct smmu_cache *cs[] = {&s->ste_c, &s->cd_c, &s->tlb.c, &s->walk[0].c, &s->walk[1].c,
                                &s->walk[2].c};

@@ -51,6 +51,7 @@ static inline void put_le64(uint8_t *p, uint64_t v)
 #define GERROR_MSI_CMDQ_ABT_ERR BIT64(4)
 #define GERROR_MSI_EVENTQ_ABT_ERR BIT64(5)
 #define GERROR_MSI_GERROR_ABT_ERR BIT64(7)
+#define GERROR_CMDQP_ERR BIT64(9) /* some ECMDQ reported an error (§3.5.6.3) */
 #define GERROR_IMPLEMENTED (GERROR_CMDQ_ERR | GERROR_EVENTQ_ABT_ERR | GERROR_MSI_CMDQ_ABT_ERR | \
                             GERROR_MSI_EVENTQ_ABT_ERR | GERROR_MSI_GERROR_ABT_ERR)
 
@@ -61,6 +62,18 @@ static inline void put_le64(uint8_t *p, uint64_t v)
 #define Q_OVF BIT64(31)
 #define CMDQ_CONS_ERR_SHIFT 24
 #define CMDQ_CONS_ERR_MASK (0x7Fu << 24)
+
+/* ECMDQ control-page registers (§6.3.107-109) */
+#define ECMDQ_PROD_EN BIT64(31)
+#define ECMDQ_PROD_ERRACK BIT64(23)
+#define ECMDQ_CONS_ENACK BIT64(31)
+#define ECMDQ_CONS_REASON_SHIFT 24
+#define ECMDQ_CONS_REASON_MASK (0x7u << 24)
+#define ECMDQ_CONS_ERR BIT64(23)
+#define IDR1_ECMDQ BIT64(31)
+#define CMDQ_CP_PRESET BIT64(0)
+#define CMDQ_CP_CMDQGS_64K (1ULL << 1) /* CMDQGS [2:1] = 0b01 */
+#define ECMDQ_MAX 1024u
 
 #define CERROR_NONE 0
 #define CERROR_ILL 1
@@ -200,20 +213,22 @@ struct smmu_inv {       /* what a TLBI command selects */
 };
 
 /* ---- command queue object (cmdq.c) ----------------------------------------------------------- */
-enum smmu_cmdq_kind { CMDQ_KIND_MAIN = 0 /* SMMU_CMDQ; ECMDQs would be a second kind */ };
+enum smmu_cmdq_kind {
+    CMDQ_KIND_MAIN = 0, /* SMMU_CMDQ: CR0.CMDQEN, GERROR.CMDQ_ERR, CONS.ERR [30:24] */
+    CMDQ_KIND_ECMDQ,    /* PROD.EN/CONS.ENACK, CONS.ERR vs PROD.ERRACK, ERR_REASON [26:24] */
+};
 
 struct smmu_cmdq {
     enum smmu_cmdq_kind kind;
     unsigned index;
     uint64_t base;               /* *_BASE register as written */
     _Atomic uint32_t prod;       /* written lock-free by software */
-    _Atomic uint32_t cons;       /* RD | ERR << 24, read lock-free by software */
-    uint8_t max_log2;            /* IDR1.CMDQS */
+    _Atomic uint32_t cons;       /* main: RD | ERR << 24; ECMDQ: RD | ERR | REASON | ENACK */
+    uint8_t max_log2;            /* IDR1.CMDQS (ECMDQ: or the implementation's lower cap) */
     struct smmu_queue_stats st;
 };
 
 /* ---- the model ------------------------------------------------------------------------------- */
-#define SMMU_NUM_CMDQ 1
 
 struct smmu {
     struct smmu_config cfg;
@@ -222,7 +237,7 @@ struct smmu {
     atomic_int lock;
 
     /* ID registers, computed once from cfg */
-    uint32_t idr[6], iidr, aidr;
+    uint32_t idr[6], iidr, aidr, idr6;
 
     /* register file */
     uint32_t cr0, cr1, cr2, gbpa, irq_ctrl, gerror, gerrorn;
@@ -235,7 +250,14 @@ struct smmu {
     uint64_t eventq_irq_cfg0;
     uint32_t eventq_irq_cfg1, eventq_irq_cfg2;
 
-    struct smmu_cmdq cmdq[SMMU_NUM_CMDQ];
+    /* cmdq[0] is SMMU_CMDQ, cmdq[1 + n] is ECMDQ n; ncmdq = 1 + cfg.ecmdq_count */
+    struct smmu_cmdq *cmdq;
+    unsigned ncmdq;
+    unsigned ecmdq_log2numq;     /* IDR6.CMDQ_CONTROL_PAGE_LOG2NUMQ */
+    unsigned ecmdq_log2nump;     /* IDR6.CMDQ_CONTROL_PAGE_LOG2NUMP */
+    uint64_t mmio_size;
+    unsigned rr_next;            /* serial consumer: queue to serve first next time */
+    unsigned *rr_active;         /* serial consumer scratch: queues with work, ncmdq entries */
 
     /* caches */
     struct smmu_cache ste_c, cd_c;
@@ -368,5 +390,6 @@ uint8_t smmu_xent_perm(const struct smmu_xent *e, bool priv); /* SMMU_PERM_* */
 
 /* cmdq.c */
 void smmu_cmdq_reset(struct smmu *s);
+bool smmu_ecmdq_any_enabled(const struct smmu *s);
 
 #endif
