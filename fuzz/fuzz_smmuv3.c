@@ -1,5 +1,6 @@
 /* fuzz_smmuv3.c — libFuzzer target for the SMMUv3 model: the input is a program of register
- * writes/reads, memory writes, fault windows, translations and command processing. Not a test. */
+ * writes/reads, memory writes, fault windows, translations and command processing (SMMU_CMDQ and,
+ * with knob 0x08, four ECMDQs, consumed in parallel with knob 0x10). Not a test. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -76,6 +77,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cfg.ril = false;
     if (knobs & 4)
         cfg.oas = 40;
+    if (knobs & 8) { /* SMMUv3.3 ECMDQs */
+        cfg.arch_minor = 3;
+        cfg.ecmdq_count = 4;
+        cfg.ecmdq_parallel = knobs & 0x10;
+        cfg.ecmdq_log2size_max = (knobs & 0x20) ? 3 : 0;
+    }
     cfg.cmdqs = 8;
     cfg.eventqs = 5;
     struct smmu *s;
@@ -88,18 +95,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     smmu_mmio_write(s, 0xA0, 0x30000 | 4, 8);
     smmu_mmio_write(s, 0x2C, 2, 4);
     smmu_mmio_write(s, 0x20, 0xD, 4);
+    /* ECMDQ n: queue memory at 0x40000 + 4K * n, 16 entries, enabled (PROD.EN, bit 31) */
+    uint32_t ehot[4 * 4];
+    const unsigned nehot = cfg.ecmdq_count ? 16 : 0;
+    for (unsigned n = 0; n < cfg.ecmdq_count; n++) {
+        uint64_t r = smmu_ecmdq_offset(s, n);
+        smmu_mmio_write(s, r, 0x40000 + 0x1000ULL * n + 4, 8);
+        smmu_mmio_write(s, r + 8, 1u << 31, 4);
+        ehot[4 * n] = (uint32_t)r, ehot[4 * n + 1] = (uint32_t)r + 4;
+        ehot[4 * n + 2] = (uint32_t)r + 8, ehot[4 * n + 3] = (uint32_t)r + 0xC;
+    }
+    const uint64_t window = smmu_mmio_size(s);
 
     unsigned steps = 0;
     while (in.n && steps++ < 256) {
         unsigned op = (unsigned)take(&in, 1) % 8;
         switch (op) {
-        case 0: { /* hot register write */
-            uint32_t off = hot[take(&in, 1) % (sizeof(hot) / sizeof(hot[0]))];
+        case 0: { /* hot register write (ECMDQ registers too when present) */
+            const unsigned nhot = sizeof(hot) / sizeof(hot[0]);
+            unsigned h = (unsigned)take(&in, 1) % (nhot + nehot);
+            uint32_t off = h < nhot ? hot[h] : ehot[h - nhot];
             smmu_mmio_write(s, off, take(&in, 8), (take(&in, 1) & 1) ? 8 : 4);
             break;
         }
         case 1: { /* any register access */
-            uint64_t off = take(&in, 3) & 0x1FFFF;
+            uint64_t off = take(&in, 3) % window;
             if (take(&in, 1) & 1)
                 smmu_mmio_write(s, off, take(&in, 8), (unsigned)take(&in, 1) % 9);
             else
@@ -134,7 +154,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         case 5:
-            smmu_process_commands(s, (unsigned)take(&in, 1));
+            if (cfg.ecmdq_parallel) { /* one queue's consumer, or everything */
+                unsigned q = (unsigned)take(&in, 1) % 6;
+                unsigned max = (unsigned)take(&in, 1);
+                if (q < 5)
+                    (void)smmu_process_queue(s, q, max);
+                else
+                    smmu_process_commands(s, max);
+            } else {
+                smmu_process_commands(s, (unsigned)take(&in, 1));
+            }
             break;
         case 6: { /* fault window */
             m->flo = take(&in, 3) % MEM_SIZE;

@@ -206,6 +206,18 @@ static inline void plat_delay_ns(uint64_t ns)
 		plat_native_delay_ns(ns);
 }
 
+/* Give the CPU away for about ns (a timer's period, an idle agent): natively the thread
+ * sleeps (nanosleep), so it costs the host nothing; in simulation virtual time passes as for
+ * plat_delay_ns. Use plat_delay_ns for short device/compute times, this for long waits. */
+void plat_native_sleep_ns(uint64_t ns);
+static inline void plat_sleep_ns(uint64_t ns)
+{
+	if (plat_unlikely(plat_sim))
+		plat_sim->delay_ns(ns);
+	else
+		plat_native_sleep_ns(ns);
+}
+
 /* ---- tracked accesses ---------------------------------------------------------------------- */
 
 static inline void plat__acc(const void *a, enum plat_access k)

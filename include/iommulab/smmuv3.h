@@ -135,7 +135,7 @@ struct smmu_config {
     /* IDR5 */
     uint8_t oas;       /* output address size in bits: 32, 36, 40, 42, 44, 48 or 52 */
     bool gran4k, gran16k, gran64k;
-    /* AIDR minor revision (0 = v3.0, 1 = v3.1, 2 = v3.2); IIDR value */
+    /* AIDR minor revision (0 = v3.0, 1 = v3.1, 2 = v3.2, 3 = v3.3: needed for ECMDQs); IIDR */
     uint8_t arch_minor;
     uint32_t iidr;
     /* GBPA.ABORT at reset: transactions abort (true) or bypass while SMMUEN == 0 */

@@ -90,8 +90,20 @@ void ilab_smmu_drv_build_tlbi_asid(uint64_t cmd[2], uint16_t asid);
  * iotlb_sync does with a gather). Returns 0 or a negative errno. */
 int ilab_smmu_drv_inv_range(struct ilab_iommu_domain *domain, uint64_t iova, size_t size,
 			    size_t granule);
-/* The ASID of a paging domain, or -EINVAL. */
+/* The ASID of a paging domain on the SMMU that allocated it, or -EINVAL. */
 int ilab_smmu_drv_domain_asid(const struct ilab_iommu_domain *domain);
+
+/* A paging domain may be attached to devices behind several SMMUs of this driver when
+ * ops->domain_compatible says so (same memory, page sizes, ias/oas that fit, coherent walks):
+ * every SMMU's CD points at the domain's one page table, each SMMU with an ASID of its own,
+ * and every invalidation of the domain goes to each of them with its own CMD_SYNC.
+ * asid_on: the domain's ASID on `iommu` (-ENOENT: not attached there; -EINVAL: not ours).
+ * ttbr: the physical address of the page table's root (0 if not an SMMUv3 paging domain).
+ * nr_smmus: the SMMUs that have at least one master attached to the domain. */
+int ilab_smmu_drv_domain_asid_on(const struct ilab_iommu_domain *domain,
+				 const struct ilab_iommu *iommu);
+ilab_pa_t ilab_smmu_drv_domain_ttbr(const struct ilab_iommu_domain *domain);
+unsigned ilab_smmu_drv_domain_nr_smmus(const struct ilab_iommu_domain *domain);
 
 /* Event queue: copy up to max records (4 dwords each) and consume them. Returns the number
  * read; *lost (may be NULL) is set when the SMMU reported an overflow since the last call. */

@@ -155,7 +155,7 @@ void arm_smmu_make_cdtable_ste(uint64_t *ste, ilab_pa_t cd_pa)
 		 arm_field_prep(STRTAB_STE_1_STRW, 0);
 }
 
-void arm_smmu_make_s1_cd(uint64_t *cd, const struct arm_smmu_domain *d)
+void arm_smmu_make_s1_cd(uint64_t *cd, const struct arm_smmu_domain *d, uint16_t asid)
 {
 	const struct ilab_io_pgtable_cfg *cfg = ilab_io_pgtable_cfg(d->pgtbl);
 
@@ -168,7 +168,7 @@ void arm_smmu_make_s1_cd(uint64_t *cd, const struct arm_smmu_domain *d)
 		CTXDESC_CD_0_TCR_EPD1 | CTXDESC_CD_0_V |
 		arm_field_prep(CTXDESC_CD_0_TCR_IPS, cfg->arm_lpae_s1_cfg.tcr.ips) |
 		CTXDESC_CD_0_AA64 | CTXDESC_CD_0_R | CTXDESC_CD_0_A | CTXDESC_CD_0_ASET |
-		arm_field_prep(CTXDESC_CD_0_ASID, d->asid);
+		arm_field_prep(CTXDESC_CD_0_ASID, asid);
 	cd[1] = cfg->arm_lpae_s1_cfg.ttbr & CTXDESC_CD_1_TTB0_MASK;
 	cd[3] = cfg->arm_lpae_s1_cfg.mair;
 }

@@ -1,7 +1,8 @@
 /* arm-smmu-v3-tlb.c — TLB invalidation for stage-1 domains: per granule (TLBI_NH_VA), by range
  * with SMMUv3.2 RIL (TG/SCALE/NUM/TTL), or the whole ASID (TLBI_NH_ASID); the io-pgtable flush
  * hooks and iotlb_sync. Not the queue (arm-smmu-v3-cmdq.c): commands go out through a batch.
- * Algorithm: Linux __arm_smmu_tlb_inv_range (reference/linux-dma-path.md §5.6).
+ * Algorithm: Linux __arm_smmu_tlb_inv_range (reference/linux-dma-path.md §5.6). A domain
+ * attached to several SMMUs is invalidated on each of them, with each one's ASID and CMD_SYNC.
  */
 #include <errno.h>
 
@@ -60,10 +61,72 @@ static int tlb_inv_range(struct arm_smmu_device *smmu, uint16_t asid, uint64_t p
 	return arm_smmu_cmdq_batch_submit(smmu, &b);
 }
 
+/* ---- fan-out to every SMMU of a domain ------------------------------------------------------ */
+
+void arm_smmu_domain_for_each_inst(struct arm_smmu_domain *d, arm_smmu_inst_fn fn, void *arg)
+{
+	unsigned n;
+
+	/* The allocating SMMU's slot never changes: the common single-SMMU case reads nothing
+	 * shared beyond the slot count. */
+	fn(d->smmu, d->asid, arg);
+	/* The PTE stores of the unmap must be visible before we look for SMMUs that may have
+	 * walked them: an SMMU attached concurrently publishes its slot before its STE, so either
+	 * we see the slot or its walks see the cleared PTEs (Linux orders its ATS-master count
+	 * read after the TLBI the same way, with smp_mb()). */
+	plat_mb();
+	n = plat_load32(&d->nr_insts);
+	for (unsigned i = 1; i < n && i < ARM_SMMU_DOMAIN_MAX_INSTS; i++) {
+		struct arm_smmu_device *smmu =
+			(struct arm_smmu_device *)(uintptr_t)plat_load64(&d->insts[i].smmu);
+
+		if (smmu)
+			fn(smmu, (uint16_t)plat_load32(&d->insts[i].asid), arg);
+	}
+}
+
+struct inv_range_args {
+	uint64_t pgsize_bitmap, iova;
+	size_t size, granule;
+	bool leaf;
+	int err;
+};
+
+static void inv_range_one(struct arm_smmu_device *smmu, uint16_t asid, void *arg)
+{
+	struct inv_range_args *a = arg;
+	/* Each SMMU gets its own batch and its own CMD_SYNC: a sync only covers its queue. */
+	int err = tlb_inv_range(smmu, asid, a->pgsize_bitmap, a->iova, a->size, a->granule,
+				a->leaf);
+
+	if (err && !a->err)
+		a->err = err;
+}
+
 int arm_smmu_tlb_inv_range_domain(struct arm_smmu_domain *d, uint64_t iova, size_t size,
 				  size_t granule, bool leaf)
 {
-	return tlb_inv_range(d->smmu, d->asid, d->domain.pgsize_bitmap, iova, size, granule, leaf);
+	struct inv_range_args a = { d->domain.pgsize_bitmap, iova, size, granule, leaf, 0 };
+
+	arm_smmu_domain_for_each_inst(d, inv_range_one, &a);
+	return a.err;
+}
+
+static void inv_asid_one(struct arm_smmu_device *smmu, uint16_t asid, void *arg)
+{
+	int err = arm_smmu_tlb_inv_asid(smmu, asid);
+	int *first = arg;
+
+	if (err && !*first)
+		*first = err;
+}
+
+int arm_smmu_tlb_inv_domain(struct arm_smmu_domain *d)
+{
+	int err = 0;
+
+	arm_smmu_domain_for_each_inst(d, inv_asid_one, &err);
+	return err;
 }
 
 int arm_smmu_tlb_inv_asid(struct arm_smmu_device *smmu, uint16_t asid)
@@ -77,9 +140,7 @@ int arm_smmu_tlb_inv_asid(struct arm_smmu_device *smmu, uint16_t asid)
 
 static void tlb_flush_all(void *cookie)
 {
-	struct arm_smmu_domain *d = cookie;
-
-	arm_smmu_tlb_inv_asid(d->smmu, d->asid);
+	arm_smmu_tlb_inv_domain(cookie);
 }
 
 static void tlb_flush_walk(uint64_t iova, size_t size, size_t granule, void *cookie)

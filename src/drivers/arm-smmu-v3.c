@@ -414,6 +414,7 @@ static bool is_paging(enum ilab_domain_type t)
 }
 
 static int attach_dev(struct ilab_iommu_domain *domain, struct ilab_dev *dev);
+static bool domain_compatible(struct ilab_iommu_domain *domain, struct ilab_iommu *other);
 static void flush_iotlb_all(struct ilab_iommu_domain *domain);
 static void domain_free(struct ilab_iommu_domain *domain);
 
@@ -461,6 +462,11 @@ static struct ilab_iommu_domain *domain_alloc(struct ilab_iommu *iommu, enum ila
 		return NULL;
 	}
 	d->asid = (uint16_t)asid;
+	/* Slot 0: the allocating SMMU, for the domain's whole life. */
+	plat_spin_init(&d->inst_lock, "smmu_domain.inst_lock");
+	plat_store64(&d->insts[0].smmu, (uint64_t)(uintptr_t)smmu);
+	plat_store32(&d->insts[0].asid, d->asid);
+	plat_store32(&d->nr_insts, 1);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.pgsize_bitmap = smmu->pgsize_bitmap;
 	cfg.ias = smmu->ias;
@@ -493,8 +499,16 @@ static void domain_free(struct ilab_iommu_domain *domain)
 	if (!d)
 		return;
 	if (d->pgtbl) {
-		/* The ASID will be reused: nothing of this domain may stay in the TLB. */
-		arm_smmu_tlb_inv_asid(d->smmu, d->asid);
+		/* The ASIDs will be reused: nothing of this domain may stay in any TLB. Other
+		 * SMMUs' slots are normally gone with their last master; free any left. */
+		arm_smmu_tlb_inv_domain(d);
+		for (unsigned i = 1; i < ARM_SMMU_DOMAIN_MAX_INSTS; i++) {
+			struct arm_smmu_device *o =
+				(struct arm_smmu_device *)(uintptr_t)plat_load64(&d->insts[i].smmu);
+
+			if (o)
+				asid_free(o, (uint16_t)plat_load32(&d->insts[i].asid));
+		}
 		ilab_free_io_pgtable(d->pgtbl);
 		asid_free(d->smmu, d->asid);
 	}
@@ -506,7 +520,7 @@ static void flush_iotlb_all(struct ilab_iommu_domain *domain)
 	struct arm_smmu_domain *d = to_smmu_domain(domain);
 
 	if (d && d->pgtbl)
-		arm_smmu_tlb_inv_asid(d->smmu, d->asid);
+		arm_smmu_tlb_inv_domain(d);
 }
 
 int ilab_smmu_drv_inv_range(struct ilab_iommu_domain *domain, uint64_t iova, size_t size,
@@ -524,6 +538,47 @@ int ilab_smmu_drv_domain_asid(const struct ilab_iommu_domain *domain)
 	const struct arm_smmu_domain *d = to_smmu_domain(domain);
 
 	return d && d->pgtbl ? d->asid : -EINVAL;
+}
+
+/* Our domain, or NULL for another driver's (whose priv we must not interpret). */
+static struct arm_smmu_domain *our_domain(const struct ilab_iommu_domain *domain)
+{
+	return domain && domain->ops == &arm_smmu_domain_ops ? to_smmu_domain(domain) : NULL;
+}
+
+int ilab_smmu_drv_domain_asid_on(const struct ilab_iommu_domain *domain,
+				 const struct ilab_iommu *iommu)
+{
+	struct arm_smmu_domain *d = our_domain(domain);
+
+	if (!d || !d->pgtbl || !iommu)
+		return -EINVAL;
+	for (unsigned i = 0; i < ARM_SMMU_DOMAIN_MAX_INSTS; i++)
+		if (plat_load64(&d->insts[i].smmu) == (uint64_t)(uintptr_t)iommu->priv)
+			return (int)plat_load32(&d->insts[i].asid);
+	return -ENOENT;
+}
+
+ilab_pa_t ilab_smmu_drv_domain_ttbr(const struct ilab_iommu_domain *domain)
+{
+	struct arm_smmu_domain *d = our_domain(domain);
+
+	return d && d->pgtbl ? ilab_io_pgtable_cfg(d->pgtbl)->arm_lpae_s1_cfg.ttbr : 0;
+}
+
+unsigned ilab_smmu_drv_domain_nr_smmus(const struct ilab_iommu_domain *domain)
+{
+	struct arm_smmu_domain *d = our_domain(domain);
+	unsigned n = 0;
+
+	if (!d || !d->pgtbl)
+		return 0;
+	plat_spin_lock(&d->inst_lock);
+	for (unsigned i = 0; i < ARM_SMMU_DOMAIN_MAX_INSTS; i++)
+		if (plat_load64(&d->insts[i].smmu) && d->insts[i].nr_masters)
+			n++;
+	plat_spin_unlock(&d->inst_lock);
+	return n;
 }
 
 /* ---- devices and attach --------------------------------------------------------------------- */
@@ -564,13 +619,89 @@ static int probe_device(struct ilab_iommu *iommu, struct ilab_dev *dev)
 	return 0;
 }
 
+/* ---- per-SMMU instances of a domain (see struct arm_smmu_domain_inst) ----------------------- */
+
+/* One more master of d behind smmu: find or claim smmu's slot, allocating an ASID from smmu's
+ * space for a new one. Returns the ASID the CD must carry, or -ENOSPC. */
+static int inst_get(struct arm_smmu_domain *d, struct arm_smmu_device *smmu)
+{
+	uint64_t key = (uint64_t)(uintptr_t)smmu;
+	unsigned n, free_slot = ARM_SMMU_DOMAIN_MAX_INSTS;
+	int asid;
+
+	plat_spin_lock(&d->inst_lock);
+	n = plat_load32(&d->nr_insts);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t cur = plat_load64(&d->insts[i].smmu);
+
+		if (cur == key) {
+			d->insts[i].nr_masters++;
+			asid = (int)plat_load32(&d->insts[i].asid);
+			plat_spin_unlock(&d->inst_lock);
+			return asid;
+		}
+		if (!cur && free_slot == ARM_SMMU_DOMAIN_MAX_INSTS)
+			free_slot = i;
+	}
+	if (free_slot == ARM_SMMU_DOMAIN_MAX_INSTS)
+		free_slot = n;
+	if (free_slot >= ARM_SMMU_DOMAIN_MAX_INSTS) {
+		plat_spin_unlock(&d->inst_lock);
+		return arm_smmu_set_error(-ENOSPC, "smmuv3: domain already on %u SMMUs",
+					  ARM_SMMU_DOMAIN_MAX_INSTS);
+	}
+	asid = asid_alloc(smmu);
+	if (asid < 0) {
+		plat_spin_unlock(&d->inst_lock);
+		return arm_smmu_set_error(-ENOSPC, "smmuv3: no free ASID on %s", smmu->iommu.name);
+	}
+	d->insts[free_slot].nr_masters = 1;
+	plat_store32(&d->insts[free_slot].asid, (uint32_t)asid);
+	plat_store64(&d->insts[free_slot].smmu, key); /* publish: invalidations now reach it */
+	if (free_slot == n)
+		plat_store32(&d->nr_insts, n + 1);
+	plat_spin_unlock(&d->inst_lock);
+	return asid;
+}
+
+/* One master fewer: the last one behind a non-allocating SMMU releases its slot, after which
+ * the ASID is invalidated there and freed. The master's STE no longer points at our CD. */
+static void inst_put(struct arm_smmu_domain *d, struct arm_smmu_device *smmu)
+{
+	uint64_t key = (uint64_t)(uintptr_t)smmu;
+	unsigned n;
+	int release_asid = -1;
+
+	plat_spin_lock(&d->inst_lock);
+	n = plat_load32(&d->nr_insts);
+	for (unsigned i = 0; i < n; i++) {
+		if (plat_load64(&d->insts[i].smmu) != key)
+			continue;
+		if (d->insts[i].nr_masters && --d->insts[i].nr_masters == 0 && i != 0) {
+			release_asid = (int)plat_load32(&d->insts[i].asid);
+			plat_store64(&d->insts[i].smmu, 0);
+		}
+		break;
+	}
+	plat_spin_unlock(&d->inst_lock);
+	if (release_asid >= 0) {
+		arm_smmu_tlb_inv_asid(smmu, (uint16_t)release_asid);
+		asid_free(smmu, (uint16_t)release_asid);
+	}
+}
+
 static void set_master_domain(struct arm_smmu_master *m, struct arm_smmu_domain *d)
 {
-	if (m->domain)
-		plat_fetch_sub32(&m->domain->nr_masters, 1);
+	struct arm_smmu_domain *old = m->domain;
+
 	m->domain = d;
 	if (d)
 		plat_fetch_add32(&d->nr_masters, 1);
+	if (old) {
+		plat_fetch_sub32(&old->nr_masters, 1);
+		if (old->pgtbl)
+			inst_put(old, m->smmu);
+	}
 }
 
 /* Leave translation: STE first (the SMMU stops reading the CD), then clear the CD. */
@@ -616,11 +747,15 @@ static int attach_dev(struct ilab_iommu_domain *domain, struct ilab_dev *dev)
 	struct arm_smmu_domain *d = to_smmu_domain(domain);
 	struct arm_smmu_master *m = dev ? dev->iommu_priv : NULL;
 	uint64_t ent[8];
+	int asid;
 
 	if (!d || !m)
 		return arm_smmu_set_error(-ENODEV, "smmuv3: device not probed");
-	if (domain->iommu != dev->iommu)
-		return arm_smmu_set_error(-EINVAL, "smmuv3: domain of another SMMU");
+	if (domain->iommu != dev->iommu && !domain_compatible(domain, dev->iommu))
+		return arm_smmu_set_error(-EINVAL, "smmuv3: %s cannot use a domain of %s",
+					  m->smmu->iommu.name,
+					  domain->iommu && domain->iommu->name ? domain->iommu->name
+									       : "?");
 	switch (domain->type) {
 	case ILAB_DOMAIN_IDENTITY:
 		install_non_paging(m, true);
@@ -629,8 +764,12 @@ static int attach_dev(struct ilab_iommu_domain *domain, struct ilab_dev *dev)
 		install_non_paging(m, false);
 		break;
 	default:
+		/* This SMMU's ASID for the domain (allocated on its first master here). */
+		asid = inst_get(d, m->smmu);
+		if (asid < 0)
+			return asid;
 		/* The CD first (the STE may already point at it), then the STE. */
-		arm_smmu_make_s1_cd(ent, d);
+		arm_smmu_make_s1_cd(ent, d, (uint16_t)asid);
 		arm_smmu_write_cd(m, ent);
 		arm_smmu_make_cdtable_ste(ent, m->cd_pa);
 		arm_smmu_write_ste(m, ent);
@@ -640,10 +779,27 @@ static int attach_dev(struct ilab_iommu_domain *domain, struct ilab_dev *dev)
 	return 0;
 }
 
+/* Can devices behind `other` use this domain? Its own SMMU always; another SMMUv3 of this
+ * driver when it can walk the same page table: same memory, every page size of the table,
+ * input and output address sizes at least the table's, and coherent table walks (the table
+ * is written without cache maintenance). Identity/blocked domains stay on their SMMU. ASIDs
+ * are per SMMU (inst_get), so ASID width does not matter. */
 static bool domain_compatible(struct ilab_iommu_domain *domain, struct ilab_iommu *other)
 {
-	/* ASIDs and the flush cookie belong to one SMMU instance. */
-	return domain && domain->iommu == other;
+	struct arm_smmu_domain *d = our_domain(domain);
+	struct arm_smmu_device *o;
+	const struct ilab_io_pgtable_cfg *cfg;
+
+	if (!d || !other || other->ops != &arm_smmu_ops)
+		return false;
+	if (domain->iommu == other)
+		return true;
+	o = to_smmu(other);
+	if (!o || !d->pgtbl || o->mem != d->smmu->mem)
+		return false;
+	cfg = ilab_io_pgtable_cfg(d->pgtbl);
+	return (o->pgsize_bitmap & cfg->pgsize_bitmap) == cfg->pgsize_bitmap &&
+	       o->ias >= cfg->ias && o->oas >= cfg->oas && o->coherent && d->smmu->coherent;
 }
 
 static const struct ilab_iommu_ops arm_smmu_ops = {

@@ -339,13 +339,34 @@ struct arm_smmu_master {
 	struct arm_smmu_domain *domain;
 };
 
+/* One SMMU instance a paging domain is attached to: what an invalidation of the domain must
+ * reach there (Linux >= 6.x tracks per-instance invalidation targets the same way). ASIDs are
+ * per instance: each SMMU has its own ASID space, so the domain gets an ASID on every SMMU it
+ * is attached to, and every CD that points at the domain's one page table carries the ASID of
+ * its own SMMU. `smmu` is published last (release) and cleared first, so a reader that sees
+ * it non-zero sees a valid asid; a racing reader may at worst invalidate a stale ASID, which
+ * is harmless (docs/smmuv3-driver.md "Domains on several SMMUs"). */
+#define ARM_SMMU_DOMAIN_MAX_INSTS 16
+struct arm_smmu_domain_inst {
+	plat_word64 smmu;        /* struct arm_smmu_device *, 0: free slot */
+	plat_word32 asid;
+	unsigned nr_masters;     /* under the domain's inst_lock */
+};
+
 struct arm_smmu_domain {
 	struct ilab_iommu_domain domain;
-	struct arm_smmu_device *smmu;
+	struct arm_smmu_device *smmu; /* the allocating instance (slot 0, never released) */
 	struct ilab_io_pgtable *pgtbl;
-	uint16_t asid;
+	uint16_t asid;           /* the allocating instance's ASID (= insts[0].asid) */
 	plat_word32 nr_masters;
+	plat_spinlock inst_lock; /* attach/detach: slot claim and release */
+	plat_word32 nr_insts;    /* slots [0, nr_insts) may be in use (high-water mark) */
+	struct arm_smmu_domain_inst insts[ARM_SMMU_DOMAIN_MAX_INSTS];
 };
+
+/* Call fn for every SMMU the domain is attached to (its allocating SMMU always). */
+typedef void (*arm_smmu_inst_fn)(struct arm_smmu_device *smmu, uint16_t asid, void *arg);
+void arm_smmu_domain_for_each_inst(struct arm_smmu_domain *d, arm_smmu_inst_fn fn, void *arg);
 
 static inline struct arm_smmu_device *to_smmu(struct ilab_iommu *iommu)
 {
@@ -382,7 +403,8 @@ static inline void arm_smmu_stat_add(plat_word64 *w, uint64_t v)
 void arm_smmu_make_abort_ste(uint64_t *ste);
 void arm_smmu_make_bypass_ste(uint64_t *ste);
 void arm_smmu_make_cdtable_ste(uint64_t *ste, ilab_pa_t cd_pa);
-void arm_smmu_make_s1_cd(uint64_t *cd, const struct arm_smmu_domain *d);
+/* The CD of domain d as seen by the SMMU whose ASID for it is asid. */
+void arm_smmu_make_s1_cd(uint64_t *cd, const struct arm_smmu_domain *d, uint16_t asid);
 int arm_smmu_init_strtab(struct arm_smmu_device *smmu);
 void arm_smmu_free_strtab(struct arm_smmu_device *smmu);
 /* The STE of a StreamID, allocating its level-2 table if needed (NULL: -ENOMEM / range). */
@@ -396,6 +418,8 @@ void arm_smmu_iotlb_sync(void *priv, struct ilab_iotlb_gather *gather);
 int arm_smmu_tlb_inv_range_domain(struct arm_smmu_domain *d, uint64_t iova, size_t size,
 				  size_t granule, bool leaf);
 int arm_smmu_tlb_inv_asid(struct arm_smmu_device *smmu, uint16_t asid);
+/* TLBI_NH_ASID + CMD_SYNC on every SMMU the domain is attached to. */
+int arm_smmu_tlb_inv_domain(struct arm_smmu_domain *d);
 
 /* arm-smmu-v3.c */
 int arm_smmu_set_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

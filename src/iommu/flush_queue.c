@@ -7,7 +7,7 @@
  *
  * The timer. Linux arms a 10 ms timer when the first entry is queued on an idle queue; its
  * handler flushes once and reclaims every CPU's ring. Here the timer is, by default, a plat
- * agent: it waits (plat_poll) for the queue to be armed, then waits with a timeout until the
+ * agent: it sleeps in ticks of at most 1 ms until the queue is armed, then sleeps until the
  * deadline, then flushes. So the stale-translation window of an IOVA is bounded by the timeout
  * plus one flush, or less when its CPU's ring fills first (a full ring flushes synchronously).
  * Without the agent (timer == false) the deadline is checked by the unmaps themselves, every
@@ -150,34 +150,26 @@ void ilab_fq_drain(struct ilab_fq *fq)
 
 /* ---- the timer agent ------------------------------------------------------------------- */
 
-static bool armed_or_stop(uint64_t deadline, void *arg)
-{
-	struct ilab_fq *fq = arg;
-
-	return deadline != 0 || plat_load_relaxed32(&fq->stop);
-}
-
-static bool is_set(uint64_t v, void *arg)
-{
-	(void)arg;
-	return v != 0;
-}
+/* How often an idle timer looks for an armed deadline: well below the 10 ms timeout, so a
+ * deadline is never missed by more than this, and long enough that an idle timer costs the
+ * host nothing (it sleeps, where a poll would spin and yield against the SMMU model's thread
+ * on a 2-core host). */
+#define FQ_TIMER_TICK_NS 1000000ull
 
 static void fq_timer_fn(struct plat_agent *agent, void *arg)
 {
 	struct ilab_fq *fq = arg;
 
 	while (!plat_agent_should_stop(agent) && !plat_load32(&fq->stop)) {
-		uint64_t deadline, now;
+		uint64_t deadline = plat_load64(&fq->deadline);
+		uint64_t now = plat_now_ns();
 
-		plat_poll(&fq->deadline, 8, armed_or_stop, fq, 0);
-		deadline = plat_load64(&fq->deadline);
-		if (!deadline)
-			continue; /* stop */
-		now = plat_now_ns();
-		/* Sleep until the deadline: nothing but stop writes fq->stop. */
-		if (now < deadline && plat_poll(&fq->stop, 4, is_set, NULL, deadline - now) == 0)
-			break;
+		if (!deadline || now < deadline) {
+			uint64_t wait = deadline ? deadline - now : FQ_TIMER_TICK_NS;
+
+			plat_sleep_ns(wait < FQ_TIMER_TICK_NS ? wait : FQ_TIMER_TICK_NS);
+			continue;
+		}
 		plat_store64(&fq->deadline, 0);
 		fq_timeout(fq);
 	}

@@ -1,4 +1,4 @@
-/* time.c — native time: the host's monotonic clock and a busy-wait delay. The simulator's
+/* time.c — native time: the host's monotonic clock, a busy-wait delay and a sleep. The simulator's
  * virtual clock is src/sim's; plat.h dispatches between the two.
  */
 #include <time.h>
@@ -21,4 +21,15 @@ void plat_native_delay_ns(uint64_t ns)
 
 	while (plat_native_now_ns() < end)
 		plat_cpu_relax();
+}
+
+/* A real sleep: long waits (timers of 1 ms and more) must leave the host CPU to the threads
+ * that do the work, which a 2-core host cannot spare to a spinner. */
+void plat_native_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
+			       .tv_nsec = (long)(ns % 1000000000u) };
+
+	while (nanosleep(&ts, &ts) != 0)
+		; /* interrupted by a signal: sleep for the rest */
 }

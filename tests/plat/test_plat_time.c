@@ -47,6 +47,22 @@ static void delay_waits_at_least_as_asked(void **state)
 	}
 }
 
+/* A sleep lasts at least as asked and, unlike a delay, leaves the host CPU idle: the
+ * thread's CPU time stays far below the wall time slept. */
+static void sleep_waits_and_leaves_the_cpu(void **state)
+{
+	struct timespec c0, c1;
+	uint64_t t0 = plat_now_ns();
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+	plat_sleep_ns(20000000); /* 20 ms */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	assert_true(plat_now_ns() - t0 >= 20000000);
+	uint64_t cpu = (uint64_t)(c1.tv_sec - c0.tv_sec) * 1000000000u +
+		       (uint64_t)(c1.tv_nsec - c0.tv_nsec);
+	assert_true(cpu < 10000000); /* a busy-wait would have used ~20 ms of CPU */
+}
+
 static void charge_is_free_natively(void **state)
 {
 	uint64_t t0 = plat_now_ns();
@@ -61,6 +77,7 @@ int main(void)
 		cmocka_unit_test(now_is_monotonic),
 		cmocka_unit_test(now_follows_clock_monotonic),
 		cmocka_unit_test(delay_waits_at_least_as_asked),
+		cmocka_unit_test(sleep_waits_and_leaves_the_cpu),
 		cmocka_unit_test(charge_is_free_natively),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
