@@ -239,11 +239,11 @@ int main(void)
     printf("translate, default caches, 16384-page sweep       : %7.1f ns\n", miss_default);
     printf("command consumed (TLBI_NH_VA leaf, 2048-entry TLB): %7.1f ns\n", cmd);
     printf("  (TLB after the sweep: %u sets x %u ways)\n", tlb.sets, tlb.ways);
-    printf("command consumed, 4 of 4 ECMDQs busy, serial RR   : %7.1f ns\n",
+    printf("command consumed, 4 of 4 ECMDQs, serial RR, empty TLB: %7.1f ns\n",
            bench_ecmdq(&cfg, 4, 4, false, 200));
-    printf("command consumed, 1 of 64 ECMDQs busy, serial RR  : %7.1f ns\n",
+    printf("command consumed, 1 of 64 ECMDQs, serial RR, empty TLB: %7.1f ns\n",
            bench_ecmdq(&cfg, 64, 1, false, 200));
-    printf("command consumed, 4 of 4 ECMDQs, per-queue (par.) : %7.1f ns\n",
+    printf("command consumed, 4 of 4 ECMDQs, per-queue, empty TLB: %7.1f ns\n",
            bench_ecmdq(&cfg, 4, 4, true, 200));
     free(mem);
     return 0;

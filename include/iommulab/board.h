@@ -34,6 +34,11 @@ struct ilab_board_opts {
 	unsigned process_batch;     /* commands per smmu_process_commands call; 0 = 256 */
 	uint64_t smmu_mask;         /* 0 = every topology SMMU; else only those with bit i set get
 				     * a model, an agent and a driver (others read as absent) */
+	/* What the model's work costs in simulation (plat_charge_ns: nothing natively, where the
+	 * model's code takes real time). From the machine profile's smmu: section. */
+	uint64_t smmu_command_ns;   /* each command consumed, once its entry has been read */
+	uint64_t smmu_sync_ns;      /* extra per CMD_SYNC, before its completion is signalled */
+	uint64_t smmu_tlb_lookup_ns;/* each page translated for device DMA */
 };
 
 struct ilab_board;

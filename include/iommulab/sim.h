@@ -91,6 +91,13 @@ int ilab_profile_load(const char *path, struct ilab_profile *prof, char *err, si
 /* The same from a string; name is used in messages in place of the file name. */
 int ilab_profile_parse(const char *text, size_t len, const char *name, struct ilab_profile *prof,
 		       char *err, size_t errlen);
+/* The directory of the built-in profiles: $IOMMULAB_DATADIR/profiles when that variable is set,
+ * else <source tree>/profiles when it exists, else <install prefix>/share/iommulab/profiles
+ * (the same order as the built-in scenarios). Returns 0 or -ENOENT (err says where it looked). */
+int ilab_profile_dir(char *buf, size_t len, char *err, size_t errlen);
+/* What a user typed: a file (anything with a '/', or an existing file), else a profile name,
+ * <profile dir>/<name>.yaml. Returns 0 with the path, or -ENOENT with err saying why. */
+int ilab_profile_resolve(const char *what, char *path, size_t len, char *err, size_t errlen);
 /* A named compute charge (profile "compute:" section), or dflt when the profile has none. */
 uint64_t ilab_profile_compute_ns(const struct ilab_profile *prof, const char *name,
 				 uint64_t dflt);
@@ -156,9 +163,16 @@ uint64_t ilab_sim_mmio_ns(const struct ilab_sim *s, unsigned cpu_node, unsigned 
 			  bool write);
 const struct ilab_profile *ilab_sim_profile(const struct ilab_sim *s);
 
+/* Declare that host memory [va, va + len) backs simulated physical memory whose home is NUMA
+ * node `node` (the board does it for each node's range): tracked or polled words there are
+ * filled from that node's memory, and a write by an agent reported with plat_wrote (a device's
+ * MSI or DMA) leaves the line in memory, so pollers re-read it from the home node. node < 0
+ * forgets any range overlapping [va, va + len). Acts on the active simulator; no-op without. */
+void ilab_sim_mem_home(const void *va, size_t len, int node);
+
 /* Record one sample of a named distribution (e.g. "smmu0.cmd_sync_ns", "smmu0.cmdq_used")
  * in the active simulator's statistics: count, sum, min, max and log2 buckets. No-op when no
- * simulator is active. name must stay valid until the simulator is destroyed. */
+ * simulator is active. The name is copied. */
 void ilab_sim_sample(const char *name, uint64_t value);
 
 /* ---- statistics ---------------------------------------------------------------------------- */

@@ -514,6 +514,7 @@ int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cm
 		cmdq_shared_lock(cmdq);
 	}
 
+	plat_mem_access(cmdq->q.home_node, (size_t)(n + sync) * CMDQ_ENT_DWORDS * 8, true);
 	/* 3. Publish: commands first (the RMW on the bitmap orders them), then valid bits. */
 	plat_mb();
 	cmdq_poll_set_valid_map(cmdq, llq.prod, head.prod, true);

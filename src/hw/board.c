@@ -2,14 +2,25 @@
  * wired to that memory (host ops) and to the CPUs (an MMIO window with a doorbell), and one
  * plat agent per SMMU that consumes commands whenever the doorbell rings.
  * Not device DMA (board_dma.c) and not the drivers (board_iommu.c probes them).
+ *
+ * In simulation the agent is a fiber on the SMMU's node: the model's memory accesses (queue
+ * reads, table walks, MSI writes) are charged from that node by src/mem, each command costs
+ * smmu_command_ns (+ smmu_sync_ns for a CMD_SYNC) charged when the model starts executing it,
+ * and the board records the SMMU's CMD_SYNC latency (PROD write that published it -> its
+ * completion) and command-queue occupancy as simulator distributions.
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <iommulab/sim.h>
+
 #include "hw/board_internal.h"
+
+#define CMDQ_OP_SYNC 0x46 /* IHI 0070 §4.7.3 */
 
 static int board_err(char *err, size_t errlen, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -58,20 +69,116 @@ static int host_mem_write(void *ctx, uint64_t pa, const void *buf, size_t len)
 	return ilab_mem_write(mem, pa, buf, len) ? -1 : 0;
 }
 
+/* ---- simulation: costs and measurements ---------------------------------------------------- */
+
+static void sync_done(struct board_smmu *bs)
+{
+	struct board_sim_track *tr = &bs->sim;
+
+	if (!tr->sync_pending)
+		return;
+	tr->sync_pending = false;
+	ilab_sim_sample(tr->sync_name, plat_now_ns() - tr->sync_pub_t);
+}
+
 static void host_msi(void *ctx, uint64_t addr, uint32_t data)
 {
 	struct board_smmu *bs = ctx;
 	void *va = ilab_mem_va(bs->board->mem, addr, 4);
 
 	(void)data;
+	if (plat_sim)
+		sync_done(bs); /* the MSI is the CMD_SYNC's completion signal */
 	if (va)
 		plat_wrote(va); /* wake simulated pollers of that word */
+}
+
+static unsigned cmdq_log2(struct smmu *smmu)
+{
+	return (unsigned)(smmu_mmio_read(smmu, SMMU_REG_CMDQ_BASE, 8) & 0x1f);
+}
+
+/* A CPU wrote CMDQ_PROD (simulation): remember when these commands were published. */
+static void prod_written(struct board_smmu *bs, uint32_t prod)
+{
+	struct board_sim_track *tr = &bs->sim;
+	uint32_t m = (2u << cmdq_log2(bs->smmu)) - 1;
+	uint32_t delta = ((prod & m) - tr->last_prod) & m;
+	struct board_prod_mark *mk;
+
+	tr->last_prod = prod & m;
+	if (!delta)
+		return;
+	tr->published += delta;
+	if (tr->count == BOARD_PROD_MARKS) { /* too many in flight: forget the oldest */
+		tr->head = (tr->head + 1) % BOARD_PROD_MARKS;
+		tr->count--;
+	}
+	mk = &tr->marks[(tr->head + tr->count++) % BOARD_PROD_MARKS];
+	mk->end = tr->published;
+	mk->t = plat_now_ns();
+}
+
+/* When was command number seq published? The first mark that covers it. */
+static uint64_t published_at(struct board_sim_track *tr, uint64_t seq)
+{
+	while (tr->count && tr->marks[tr->head].end <= seq) {
+		tr->head = (tr->head + 1) % BOARD_PROD_MARKS;
+		tr->count--;
+	}
+	return tr->count ? tr->marks[tr->head].t : plat_now_ns();
+}
+
+/* The model starts executing a command (its entry has been read and charged): charge the
+ * execution before its effects (CONS, MSI) become visible. */
+static void host_trace(void *ctx, const char *what, uint64_t d0, uint64_t d1)
+{
+	struct board_smmu *bs = ctx;
+	struct ilab_board *b = bs->board;
+	struct board_sim_track *tr = &bs->sim;
+	bool sync;
+
+	(void)d1;
+	if (strcmp(what, "cmd"))
+		return;
+	sync = (d0 & 0xff) == CMDQ_OP_SYNC;
+	plat_charge_ns(b->command_ns + (sync ? b->sync_ns : 0));
+	if (smmu_cmdq_count(bs->smmu) == 1) { /* with ECMDQs the order is not one sequence */
+		uint64_t pub = published_at(tr, tr->consumed++);
+
+		if (sync) {
+			sync_done(bs); /* a previous one without MSI */
+			tr->sync_pending = true;
+			tr->sync_pub_t = pub;
+		}
+	}
+}
+
+static void sample_occupancy(struct board_smmu *bs)
+{
+	uint32_t m = (2u << cmdq_log2(bs->smmu)) - 1;
+	uint32_t prod = (uint32_t)smmu_mmio_read(bs->smmu, SMMU_REG_CMDQ_PROD, 4) & m;
+	uint32_t cons = (uint32_t)smmu_mmio_read(bs->smmu, SMMU_REG_CMDQ_CONS, 4) & m;
+	uint32_t size = 1u << cmdq_log2(bs->smmu), used;
+
+	/* same wrap bit: prod - cons; different: the queue has wrapped once more at prod */
+	used = ((prod ^ cons) & size) ? size - (cons & (size - 1)) + (prod & (size - 1))
+				     : (prod & (size - 1)) - (cons & (size - 1));
+	ilab_sim_sample(bs->sim.used_name, used);
 }
 
 static const struct smmu_host_ops board_host_ops = {
 	.mem_read = host_mem_read,
 	.mem_write = host_mem_write,
 	.msi = host_msi,
+};
+
+/* In simulation: the same, plus the per-command charge and measurements. */
+static const struct smmu_host_ops board_host_ops_sim = {
+	.mem_read = host_mem_read,
+	.mem_write = host_mem_write,
+	.msi = host_msi,
+	.trace = host_trace,
 };
 
 /* ---- the CPUs' view of the model (MMIO) ----------------------------------------------------- */
@@ -88,8 +195,12 @@ static void board_mmio_write(void *ctx, uint64_t off, uint64_t value, unsigned s
 	struct board_smmu *bs = ctx;
 
 	smmu_mmio_write(bs->smmu, off, value, size);
-	/* Ring the doorbell: the agent re-checks the queues (any write may enable one). */
-	plat_fetch_add32(&bs->doorbell, 1);
+	if (plat_sim && off == SMMU_REG_CMDQ_PROD)
+		prod_written(bs, (uint32_t)value);
+	/* Ring the doorbell: the agent re-checks the queues (any write may enable one). Not a
+	 * tracked RMW: the doorbell is the register write itself, whose cost plat_mmio already
+	 * charged the CPU; plat_wrote wakes the simulated agent. */
+	atomic_fetch_add_explicit(&bs->doorbell.v, 1, memory_order_release);
 	plat_wrote(&bs->doorbell);
 }
 
@@ -121,8 +232,12 @@ static void smmu_agent(struct plat_agent *agent, void *arg)
 		/* Read the doorbell before looking at the queue: a PROD write after our last
 		 * look has rung it again, so the poll below cannot miss it. */
 		w.seen = plat_load32(&bs->doorbell);
+		if (plat_sim)
+			sample_occupancy(bs);
 		while (smmu_process_commands(bs->smmu, bs->board->process_batch))
 			;
+		if (plat_sim)
+			sync_done(bs); /* a CMD_SYNC without MSI completes when CONS passes it */
 		if (plat_agent_should_stop(agent))
 			return;
 		plat_poll(&bs->doorbell, 4, doorbell_rang, &w, 0);
@@ -130,6 +245,28 @@ static void smmu_agent(struct plat_agent *agent, void *arg)
 }
 
 /* ---- lifecycle ------------------------------------------------------------------------------ */
+
+/* Tell the simulator which host memory is which node's (polled words in simulated memory, e.g.
+ * a CMD_SYNC's MSI slot, are then re-read from their home node), or forget it. */
+static void declare_mem_homes(struct ilab_board *b, bool declare)
+{
+	unsigned n = ilab_topo_nr_nodes(b->topo);
+
+	if (!plat_sim || declare == b->mem_homes)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		ilab_pa_t base;
+		uint64_t bytes;
+		void *va;
+
+		if (ilab_mem_node_range(b->mem, (int)i, &base, &bytes) || !bytes)
+			continue;
+		va = ilab_mem_va(b->mem, base, 0);
+		if (va)
+			ilab_sim_mem_home(va, bytes, declare ? (int)i : -1);
+	}
+	b->mem_homes = declare;
+}
 
 #define DEFAULT_NODE_BYTES (4ull << 30)
 #define DEFAULT_CMA_BYTES (64ull << 20)
@@ -152,6 +289,7 @@ static int make_mem(struct ilab_board *b, const struct ilab_board_opts *o, char 
 	rc = ilab_mem_create(&mc, &b->mem);
 	if (rc)
 		return board_err(err, errlen, rc, "board: memory: %s", ilab_mem_strerror());
+	declare_mem_homes(b, true);
 	return 0;
 }
 
@@ -164,8 +302,11 @@ static int make_smmus(struct ilab_board *b, const struct ilab_board_opts *o, cha
 		cfg = *o->smmu_cfg;
 	else
 		smmu_config_default(&cfg);
-	if (plat_engine_kind() == PLAT_ENGINE_NATIVE)
-		cfg.thread_safe = true; /* CPUs and the agent thread call it concurrently */
+	/* Natively CPUs and the agent thread call the model concurrently. In simulation one host
+	 * thread runs every fiber, and a host callback may switch fibers (plat_wrote after an
+	 * MSI) while the model would hold its lock: another fiber entering the model would spin
+	 * on that lock forever. */
+	cfg.thread_safe = plat_engine_kind() == PLAT_ENGINE_NATIVE;
 
 	b->nr_smmus = ilab_topo_nr_smmus(b->topo);
 	if (!b->nr_smmus)
@@ -186,7 +327,10 @@ static int make_smmus(struct ilab_board *b, const struct ilab_board_opts *o, cha
 		snprintf(bs->name, sizeof(bs->name), "%s", d->name[0] ? d->name : "smmu");
 		if (o->smmu_mask && (i >= 64 || !(o->smmu_mask & (1ull << i))))
 			continue; /* left out of this board */
-		rc = smmu_create(&bs->smmu, &cfg, &board_host_ops, bs, &why);
+		snprintf(bs->sim.sync_name, sizeof(bs->sim.sync_name), "%s.cmd_sync_ns", bs->name);
+		snprintf(bs->sim.used_name, sizeof(bs->sim.used_name), "%s.cmdq_used", bs->name);
+		rc = smmu_create(&bs->smmu, &cfg, plat_sim ? &board_host_ops_sim : &board_host_ops,
+				 bs, &why);
 		if (rc)
 			return board_err(err, errlen, rc, "board: SMMU %u: %s", i,
 					 why ? why : "cannot create the model");
@@ -248,6 +392,9 @@ int ilab_board_create(const struct ilab_topo *topo, const struct ilab_board_opts
 		return board_err(err, errlen, -ENOMEM, "board: out of memory");
 	b->topo = topo;
 	b->process_batch = opts->process_batch ? opts->process_batch : 256;
+	b->command_ns = opts->smmu_command_ns;
+	b->sync_ns = opts->smmu_sync_ns;
+	b->tlb_lookup_ns = opts->smmu_tlb_lookup_ns;
 	rc = make_mem(b, opts, err, errlen);
 	if (!rc)
 		rc = make_smmus(b, opts, err, errlen);
@@ -306,6 +453,8 @@ void ilab_board_destroy(struct ilab_board *b)
 	free(b->smmus);
 	free(b->devs);
 	free(b->dev_smmu);
+	if (b->mem)
+		declare_mem_homes(b, false);
 	ilab_mem_destroy(b->mem);
 	free(b);
 }

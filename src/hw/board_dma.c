@@ -28,6 +28,7 @@ static int board_dma(struct ilab_board *b, unsigned smmu_index, uint32_t sid, ui
 		uint64_t page, chunk;
 		int rc;
 
+		plat_charge_ns(b->tlb_lookup_ns); /* the lookup; a walk's reads are charged by mem */
 		smmu_translate(b->smmus[smmu_index].smmu, &req, &rsp);
 		if (rsp.status != SMMU_TXN_OK) {
 			if (fault) {

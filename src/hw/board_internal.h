@@ -8,6 +8,25 @@
 
 struct ilab_board;
 
+/* A CMDQ_PROD write seen in simulation: commands [.., end) were published at time t. */
+struct board_prod_mark {
+	uint64_t end, t;
+};
+#define BOARD_PROD_MARKS 64
+
+/* What the board measures of one SMMU in simulation (CMD_SYNC latency, queue occupancy):
+ * touched only by fibers of the one host thread, so plain fields. */
+struct board_sim_track {
+	uint32_t last_prod;   /* CMDQ_PROD as last written (index + wrap) */
+	uint64_t published;   /* commands published by PROD writes since the start */
+	uint64_t consumed;    /* commands the model has started executing */
+	struct board_prod_mark marks[BOARD_PROD_MARKS];
+	unsigned head, count;
+	bool sync_pending;    /* a CMD_SYNC executed, its completion not yet sampled */
+	uint64_t sync_pub_t;  /* when that CMD_SYNC was published */
+	char sync_name[ILAB_TOPO_NAME_MAX + 16], used_name[ILAB_TOPO_NAME_MAX + 16];
+};
+
 struct board_smmu {
 	_Alignas(PLAT_CACHELINE) plat_word32 doorbell; /* bumped after every MMIO write */
 	_Alignas(PLAT_CACHELINE) struct ilab_board *board;
@@ -18,6 +37,7 @@ struct board_smmu {
 	unsigned index;
 	int node;
 	char name[ILAB_TOPO_NAME_MAX];
+	struct board_sim_track sim; /* simulation only */
 };
 
 struct ilab_board {
@@ -26,6 +46,8 @@ struct ilab_board {
 	struct board_smmu *smmus;
 	unsigned nr_smmus;
 	unsigned process_batch;
+	uint64_t command_ns, sync_ns, tlb_lookup_ns; /* simulation costs (board opts) */
+	bool mem_homes;     /* node ranges declared to the simulator */
 	struct ilab_dev *devs;
 	unsigned *dev_smmu;
 	unsigned nr_devs;

@@ -16,6 +16,12 @@
  *    is a sharer) and every other copy invalidated (the farthest sharer's transfer latency):
  *    it pays the larger of the two, becomes the exclusive owner, and the line is busy until
  *    the access completes. So N CPUs hammering one line get one access per transfer latency.
+ *
+ * Lines of simulated physical memory (host ranges registered with ilab_sim_mem_home) have a
+ * home node: a fill from memory costs the latency from the reader's node to that home, and a
+ * write by an agent (a device's DMA or MSI: plat_wrote from an agent) goes to memory, so every
+ * cached copy is invalidated and the next reader fetches from the home node. Other lines (host
+ * heap: locks, counters) count as local memory on a first fill.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -79,6 +85,7 @@ static struct sim_line *line_alloc(struct ilab_sim *s)
 	l->sharers = (uint64_t *)(l + 1);
 	l->owner = -1;
 	l->src_node = -1;
+	l->home = -1;
 	return l;
 }
 
@@ -103,6 +110,7 @@ struct sim_line *sim_line_get(struct ilab_sim *s, const void *addr)
 	if (!l)
 		goto oom;
 	l->key = key;
+	l->home = s->nr_mem_ranges ? sim_mem_home_of(s, key << 6) : -1;
 	s->lines[h].key = key;
 	s->lines[h].line = l;
 	if (++s->lines_n * 2 > (1u << s->lines_bits) && lines_grow(s))
@@ -144,7 +152,7 @@ static uint64_t invalidate_ns(const struct ilab_sim *s, const struct sim_line *l
 static inline uint64_t fetch_ns(const struct ilab_sim *s, const struct sim_line *l, unsigned n)
 {
 	if (l->src_node < 0)
-		return s->mem_ns[n * s->nr_nodes + n];
+		return s->mem_ns[n * s->nr_nodes + (l->home >= 0 ? (unsigned)l->home : n)];
 	return s->xfer_ns[(unsigned)l->src_node * s->nr_nodes + n];
 }
 
@@ -227,6 +235,18 @@ void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l
  * lives with the writer, so pollers pay the transfer from the writer's node when they re-read. */
 void sim_line_wrote(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l)
 {
+	if (f->kind == SIM_AGENT && l->home >= 0) {
+		/* A device writes simulated memory, not a cache: the line is only in memory now
+		 * (the writer paid for the write with plat_mem_access). */
+		memset(l->sharers, 0, s->sharer_words * sizeof(uint64_t));
+		l->nr_sharers = 0;
+		l->sharer_nodes = 0;
+		l->owner = -1;
+		l->src_node = -1;
+		l->busy_until = sim_max64(l->busy_until, f->t);
+		l->wrote++;
+		return;
+	}
 	memset(l->sharers, 0, s->sharer_words * sizeof(uint64_t));
 	sharer_set(l, f->slot);
 	l->nr_sharers = 1;
@@ -286,6 +306,22 @@ const char *sim_intern(struct ilab_sim *s, const char *name)
 		return NULL;
 	s->names[s->nr_names++] = copy;
 	return copy;
+}
+
+int sim_mem_home_of(const struct ilab_sim *s, uintptr_t addr)
+{
+	for (unsigned i = 0; i < s->nr_mem_ranges; i++)
+		if (addr >= s->mem_ranges[i].lo && addr < s->mem_ranges[i].hi)
+			return s->mem_ranges[i].node;
+	return -1;
+}
+
+/* After the ranges changed: every existing line looks its home up again. */
+void sim_lines_rehome(struct ilab_sim *s)
+{
+	for (size_t i = 0; i < ((size_t)1 << s->lines_bits); i++)
+		if (s->lines[i].line)
+			s->lines[i].line->home = sim_mem_home_of(s, s->lines[i].key << 6);
 }
 
 int sim_lines_init(struct ilab_sim *s)

@@ -11,9 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #include "iommulab/sim.h"
+
+#ifndef ILAB_SRCDIR
+#define ILAB_SRCDIR "."
+#endif
+#ifndef ILAB_DATADIR
+#define ILAB_DATADIR "/usr/local/share/iommulab"
+#endif
 
 /* Costs above this are certainly typos (about 11.5 days). */
 #define PROFILE_NS_MAX 1000000000000000ull
@@ -439,4 +447,63 @@ int ilab_profile_dist_ns(const struct ilab_profile *p, enum ilab_dist_kind kind,
 		extra /= 2; /* posted: one way only */
 	*ns = t->local_ns + extra;
 	return 0;
+}
+
+/* ---- finding a profile by name ---------------------------------------------------------- */
+
+static bool path_is(const char *p, bool dir)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && (dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+}
+
+/* The same search order as the built-in scenarios (ilab_scenario_dir in src/experiments):
+ * $IOMMULAB_DATADIR (an explicit override, not second-guessed), the source tree, the install
+ * prefix. */
+int ilab_profile_dir(char *buf, size_t len, char *err, size_t errlen)
+{
+	const char *env = getenv("IOMMULAB_DATADIR");
+
+	if (env && *env) {
+		snprintf(buf, len, "%s/profiles", env);
+		if (path_is(buf, true))
+			return 0;
+		if (err && errlen)
+			snprintf(err, errlen, "IOMMULAB_DATADIR=%s: no profiles/ directory there", env);
+		return -ENOENT;
+	}
+	snprintf(buf, len, "%s/profiles", ILAB_SRCDIR);
+	if (path_is(buf, true))
+		return 0;
+	snprintf(buf, len, "%s/profiles", ILAB_DATADIR);
+	if (path_is(buf, true))
+		return 0;
+	if (err && errlen)
+		snprintf(err, errlen, "no machine profiles: looked in %s/profiles and %s/profiles "
+			 "(set IOMMULAB_DATADIR)", ILAB_SRCDIR, ILAB_DATADIR);
+	return -ENOENT;
+}
+
+int ilab_profile_resolve(const char *what, char *path, size_t len, char *err, size_t errlen)
+{
+	char dir[ILAB_PROFILE_PATH_MAX];
+	int rc;
+
+	if (!what || !*what || !path || !len)
+		return -EINVAL;
+	/* A path (or an existing file) is taken as is; a bare name is looked up. */
+	if (strchr(what, '/') || path_is(what, false)) {
+		snprintf(path, len, "%s", what);
+		return 0;
+	}
+	rc = ilab_profile_dir(dir, sizeof(dir), err, errlen);
+	if (rc)
+		return rc;
+	snprintf(path, len, "%s/%s.yaml", dir, what);
+	if (path_is(path, false))
+		return 0;
+	if (err && errlen)
+		snprintf(err, errlen, "no machine profile '%s' (no %s)", what, path);
+	return -ENOENT;
 }

@@ -495,8 +495,12 @@ int ilab_sim_agent_start(const char *name, int node, plat_agent_fn fn, void *arg
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!s || !fn || node < 0 || (unsigned)node >= s->nr_nodes)
+	if (!s || !fn || node >= (int)s->nr_nodes)
 		return -EINVAL;
+	/* No node (-1: a timer, natively an unbound thread): it runs on node 0, as plat does
+	 * for code outside a CPU (plat_this_node() is 0 there). */
+	if (node < 0)
+		node = 0;
 	if (s->nr_agents >= SIM_MAX_AGENTS)
 		return -ENOSPC;
 	a = calloc(1, sizeof(*a));

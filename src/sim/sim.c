@@ -183,6 +183,9 @@ void ilab_sim_sample(const char *name, uint64_t value)
 		if (!nh)
 			return; /* statistics only: losing a sample is better than failing */
 		s->hists = nh;
+		name = sim_intern(s, name); /* the caller's string may not outlive us */
+		if (!name)
+			return;
 		h = &s->hists[s->nr_hists++];
 		memset(h, 0, sizeof(*h));
 		h->name = name;
@@ -196,4 +199,27 @@ void ilab_sim_sample(const char *name, uint64_t value)
 		h->max = value;
 	b = value ? 64 - (unsigned)__builtin_clzll(value) : 0; /* bucket b: [2^(b-1), 2^b) */
 	h->bucket[b < SIM_HIST_BUCKETS ? b : SIM_HIST_BUCKETS - 1]++;
+}
+
+void ilab_sim_mem_home(const void *va, size_t len, int node)
+{
+	struct ilab_sim *s = sim_active;
+	uintptr_t lo = (uintptr_t)va, hi = lo + len;
+	unsigned keep = 0;
+
+	if (!s || !va || !len || hi < lo)
+		return;
+	if (node >= (int)s->nr_nodes)
+		node = -1;
+	/* Drop what overlaps the new range, then add it (node < 0 only removes). */
+	for (unsigned i = 0; i < s->nr_mem_ranges; i++) {
+		const struct sim_mem_range *r = &s->mem_ranges[i];
+
+		if (r->hi <= lo || r->lo >= hi)
+			s->mem_ranges[keep++] = *r;
+	}
+	s->nr_mem_ranges = keep;
+	if (node >= 0 && s->nr_mem_ranges < SIM_MAX_MEM_RANGES)
+		s->mem_ranges[s->nr_mem_ranges++] = (struct sim_mem_range){ lo, hi, node };
+	sim_lines_rehome(s);
 }

@@ -16,6 +16,7 @@
 #define SIM_MAX_AGENTS 256
 #define SIM_ERR_MAX 1024
 #define SIM_HIST_BUCKETS 64
+#define SIM_MAX_MEM_RANGES 128
 
 /* Counters of one CPU, one agent or the set-up context. */
 struct sim_stats {
@@ -98,6 +99,7 @@ struct sim_line {
 	int src_node;         /* node of the freshest copy, -1 = only in memory */
 	unsigned nr_sharers;
 	uint64_t sharer_nodes;
+	int home;             /* node of the simulated memory holding it, -1 = host memory */
 	const char *name;
 	struct sim_fiber *waiters;
 	uint64_t *sharers;    /* bitset over slots */
@@ -109,6 +111,12 @@ struct sim_line {
 struct sim_line_slot {
 	uintptr_t key;
 	struct sim_line *line;
+};
+
+/* Host memory that backs simulated physical memory of one node (ilab_sim_mem_home). */
+struct sim_mem_range {
+	uintptr_t lo, hi; /* [lo, hi) */
+	int node;
 };
 
 struct sim_hist {
@@ -149,6 +157,8 @@ struct ilab_sim {
 	unsigned nr_line_chunks, chunk_used, chunk_cap;
 	char **names; /* interned line names */
 	unsigned nr_names;
+	struct sim_mem_range mem_ranges[SIM_MAX_MEM_RANGES];
+	unsigned nr_mem_ranges;
 
 	/* agents, statistics */
 	struct sim_agent *agents[SIM_MAX_AGENTS];
@@ -184,6 +194,8 @@ void sim_line_wrote(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l)
 void sim_line_wake(struct ilab_sim *s, struct sim_line *l, uint64_t when);
 void sim_line_unwait(struct sim_fiber *f);
 const char *sim_intern(struct ilab_sim *s, const char *name);
+int sim_mem_home_of(const struct ilab_sim *s, uintptr_t addr);
+void sim_lines_rehome(struct ilab_sim *s);
 
 /* ops.c */
 void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr);

@@ -49,7 +49,7 @@ int ilab_map_bench_check(const struct ilab_map_bench_cfg *c, char *err, size_t e
 		return BAD("no configuration");
 	if (c->threads < 1 || c->threads > ILAB_MAP_BENCH_MAX_THREADS)
 		return BAD("threads must be 1..%u, not %u", ILAB_MAP_BENCH_MAX_THREADS, c->threads);
-	if (!c->duration_ns && (c->seconds < 1 || c->seconds > ILAB_MAP_BENCH_MAX_SECONDS))
+	if (!c->duration_ns && !c->iterations && (c->seconds < 1 || c->seconds > ILAB_MAP_BENCH_MAX_SECONDS))
 		return BAD("seconds must be 1..%u, not %u", ILAB_MAP_BENCH_MAX_SECONDS, c->seconds);
 	if (c->dma_bits < 20 || c->dma_bits > 64)
 		return BAD("dma_bits must be 20..64, not %u", c->dma_bits);
@@ -162,7 +162,8 @@ static void bench_thread(unsigned idx, void *arg)
 	}
 	now = plat_now_ns();
 	end = now + b->duration_ns;
-	while (now < end) { /* the last timestamp decides: no extra clock read per loop */
+	/* the last timestamp decides: no extra clock read per loop */
+	for (uint64_t it = 0; c->iterations ? it < c->iterations : now < end; it++) {
 		uint64_t t0, t1, t2, t3;
 		ilab_dma_addr_t dma = 0;
 		int nents = 0;

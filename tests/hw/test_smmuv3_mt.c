@@ -1,6 +1,7 @@
 /* test_smmuv3_mt.c — SMMUv3 model threading contract: a producer thread writing CMDQ_PROD, a model
  * thread calling smmu_process_commands and device threads calling smmu_translate, concurrently. */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -66,6 +67,10 @@ static void test_concurrent_producer_model_devices(void **state)
                 ;
         }
     }
+    /* On a loaded machine the producer can finish before a device thread has run at all:
+     * let them translate at least once, so the check below tests the model, not the scheduler. */
+    while (atomic_load(&translated) == 0)
+        sched_yield();
     atomic_store(&stop, true);
     pthread_join(m, NULL);
     for (int i = 0; i < 2; i++)
