@@ -1,7 +1,9 @@
-/* cmd_bench.c — `iommulab bench`: the dma_map_benchmark experiment run natively on the modelled
- * board (SMMUv3 model in its polling agent, the SMMUv3 driver, the IOMMU core and dma-iommu).
- * Not the experiment itself (src/workloads/map_benchmark.c): this parses options, assembles
- * the machine, prints the tool's lines, nanosecond figures and optionally JSON.
+/* cmd_bench.c — `iommulab bench`: the dma_map_benchmark experiment on the modelled board (SMMUv3
+ * model in its polling agent, the SMMUv3 driver, the IOMMU core and dma-iommu), natively (real
+ * threads) or in the deterministic simulator (--engine sim: fibers, virtual time, a machine
+ * profile's costs). Not the experiment itself (src/workloads/map_benchmark.c): this parses
+ * options, assembles the machine, prints the tool's lines, nanosecond figures and optionally
+ * JSON (with the simulator's and the SMMU's statistics).
  */
 #include "cli.h"
 
@@ -12,8 +14,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <iommulab/board.h>
+#include <iommulab/sim.h>
 #include <iommulab/dma_iommu.h>
 #include <iommulab/map_benchmark.h>
 #include <iommulab/plat.h>
@@ -27,9 +31,13 @@ struct bench_opts {
 	enum ilab_dma_lookup lookup;
 	enum ilab_cma_mode cma;
 	const char *topology;
+	bool topology_set;
 	const char *device;
 	int smmu;
 	bool json;
+	enum plat_engine engine;
+	const char *profile;     /* --profile: file or name; NULL = the topology's */
+	uint64_t seed;
 };
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -74,6 +82,10 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "device", required_argument, NULL, 'D' },
 		{ "duration-ms", required_argument, NULL, 'U' },
 		{ "fq-timer", required_argument, NULL, 'F' },
+		{ "engine", required_argument, NULL, 'E' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "seed", required_argument, NULL, 'R' },
+		{ "iterations", required_argument, NULL, 'I' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -89,6 +101,8 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	o->cma = ILAB_CMA_GLOBAL;
 	o->topology = "kunpeng920";
 	o->smmu = -1;
+	o->engine = PLAT_ENGINE_NATIVE;
+	o->seed = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":t:s:n:b:d:x:g:m:jh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -159,7 +173,33 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 				return cli_usage_error("bench", "--cma must be global or pernuma, not "
 						       "'%s'", optarg);
 			break;
-		case 'T': o->topology = optarg; break;
+		case 'E':
+			if (!strcmp(optarg, "native") || !strcmp(optarg, "sim"))
+				o->engine = !strcmp(optarg, "sim") ? PLAT_ENGINE_SIM
+								   : PLAT_ENGINE_NATIVE;
+			else
+				return cli_usage_error("bench", "--engine must be native or sim, not "
+						       "'%s'", optarg);
+			break;
+		case 'p': o->profile = optarg; break;
+		case 'R': {
+			char *end;
+
+			errno = 0;
+			o->seed = strtoull(optarg, &end, 0);
+			if (errno || end == optarg || *end || optarg[0] == '-')
+				return cli_usage_error("bench", "--seed must be a number, not '%s'",
+						       optarg);
+			break;
+		}
+		case 'I': {
+			long n;
+
+			NUM(opt, "--iterations", 1, 1000000000L, n);
+			o->cfg.iterations = (uint64_t)n;
+			break;
+		}
+		case 'T': o->topology = optarg; o->topology_set = true; break;
 		case 'S': NUM(opt, "--smmu", 0, 1023, o->smmu); break;
 		case 'D': o->device = optarg; break;
 		case 'j': o->json = true; break;
@@ -172,6 +212,8 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	}
 	if (optind < argc)
 		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+	if (o->profile && o->engine != PLAT_ENGINE_SIM)
+		return cli_usage_error("bench", "--profile needs --engine sim");
 	return 0;
 }
 
@@ -204,8 +246,91 @@ static const char *mode_name(enum ilab_domain_type t)
 									     : "strict";
 }
 
+static json_t *jint(uint64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+/* One cache of the model: its counters and the hit rate in parts per million. */
+static json_t *cache_json(struct smmu *m, enum smmu_cache_id id)
+{
+	struct smmu_cache_stats cs;
+
+	if (smmu_get_cache_stats(m, id, &cs))
+		return json_null();
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "capacity", jint(cs.capacity),
+			 "lookups", jint(cs.lookups), "hits", jint(cs.hits), "misses",
+			 jint(cs.misses), "fills", jint(cs.fills), "evictions", jint(cs.evictions),
+			 "invalidations", jint(cs.invalidations), "hit_rate_ppm",
+			 jint(cs.lookups ? cs.hits * 1000000 / cs.lookups : 0));
+}
+
+static json_t *opcodes_json(const uint64_t *by_opcode)
+{
+	json_t *o = json_object();
+	char k[8];
+
+	for (unsigned i = 0; i < 256; i++)
+		if (by_opcode[i]) {
+			snprintf(k, sizeof(k), "0x%02x", i);
+			json_object_set_new(o, k, jint(by_opcode[i]));
+		}
+	return o;
+}
+
+/* The SMMU the device is behind: the model's caches, queue and counters, and what the driver
+ * issued (the two opcode tables must agree once every command has completed). */
+static json_t *smmu_json(struct ilab_board *board, unsigned idx)
+{
+	static const char *const names[SMMU_CACHE_COUNT] = { "ste", "cd", "tlb", "walk_l0",
+							     "walk_l1", "walk_l2" };
+	struct smmu *m = ilab_board_smmu(board, idx);
+	struct ilab_iommu *iommu = ilab_board_iommu(board, idx);
+	struct smmu_queue_stats *qs = calloc(1, sizeof(*qs));
+	struct ilab_smmu_drv_stats *ds = calloc(1, sizeof(*ds));
+	struct smmu_stats ms;
+	json_t *o = json_object(), *caches = json_object();
+
+	if (!m || !qs || !ds)
+		goto out;
+	for (unsigned i = 0; i < SMMU_CACHE_COUNT; i++)
+		json_object_set_new(caches, names[i], cache_json(m, (enum smmu_cache_id)i));
+	json_object_set_new(o, "caches", caches);
+	caches = NULL;
+	if (!smmu_get_cmdq_stats(m, 0, qs))
+		json_object_set_new(o, "cmdq", json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "commands",
+							 jint(qs->commands), "by_opcode",
+							 opcodes_json(qs->by_opcode), "syncs_msi",
+							 jint(qs->syncs_msi), "syncs_sev",
+							 jint(qs->syncs_sev), "syncs_irq",
+							 jint(qs->syncs_irq), "cerror_ill",
+							 jint(qs->cerror_ill)));
+	smmu_get_stats(m, &ms);
+	json_object_set_new(o, "model", json_pack("{s:o,s:o,s:o,s:o,s:o}", "translations",
+						  jint(ms.translations), "tlb_hit_translations",
+						  jint(ms.tlb_hit_translations), "faults",
+						  jint(ms.faults), "msi_writes", jint(ms.msi_writes),
+						  "events_written", jint(ms.events_written)));
+	if (iommu && !ilab_smmu_drv_get_stats(iommu, ds))
+		json_object_set_new(o, "driver",
+				    json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "cmds",
+					      jint(ds->cmds), "issues", jint(ds->issues), "batches",
+					      jint(ds->batches), "syncs", jint(ds->syncs),
+					      "sync_wait_ns", jint(ds->sync_wait_ns),
+					      "cmpxchg_retries", jint(ds->cmpxchg_retries),
+					      "queue_full_waits", jint(ds->queue_full_waits),
+					      "by_opcode", opcodes_json(ds->by_opcode)));
+out:
+	json_decref(caches);
+	free(qs);
+	free(ds);
+	return o;
+}
+
 static void print_json(const struct bench_opts *o, const char *devname, unsigned smmu,
-		       const struct ilab_map_bench_result *r, const struct ilab_dma_stats *st)
+		       const struct ilab_map_bench_result *r, const struct ilab_dma_stats *st,
+		       struct ilab_board *board, const struct ilab_sim *sim,
+		       const struct ilab_profile *prof)
 {
 	const struct ilab_map_bench_cfg *c = &o->cfg;
 	json_t *root = json_pack(
@@ -237,8 +362,24 @@ static void print_json(const struct bench_opts *o, const char *devname, unsigned
 		(json_int_t)st->fq_timeouts, "iova_cache_hits", (json_int_t)st->iova_cache_hits,
 		"iova_cache_misses", (json_int_t)st->iova_cache_misses, "refcount_lookups",
 		(json_int_t)st->refcount_lookups, "dac_fallbacks", (json_int_t)st->dac_fallbacks);
-	char *s = root ? json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
+	char *s;
+	json_t *cfg = root ? json_object_get(root, "config") : NULL;
 
+	if (cfg) {
+		json_object_set_new(cfg, "engine", json_string(sim ? "sim" : "native"));
+		json_object_set_new(cfg, "iterations", jint(c->iterations));
+		if (sim) {
+			json_object_set_new(cfg, "profile", json_string(prof->name));
+			json_object_set_new(cfg, "seed", jint(o->seed));
+		}
+		json_object_set_new(root, "smmu", smmu_json(board, smmu));
+		if (sim) {
+			json_object_set_new(root, "sim", ilab_sim_json(sim));
+			json_object_set_new(json_object_get(root, "result"), "elapsed_ns",
+					    jint(r->elapsed_ns));
+		}
+	}
+	s = root ? json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
 	if (s)
 		printf("%s\n", s);
 	free(s);
@@ -268,6 +409,36 @@ static void print_text(const struct bench_opts *o, const char *devname, unsigned
 	       (unsigned long long)st->iova_cache_hits, (unsigned long long)st->iova_cache_misses);
 }
 
+static double host_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --engine sim: the profile (--profile, else the one named after the topology) and, unless
+ * --topology was given, the profile's topology. Errors are one line; bad input exits 2. */
+static int load_profile(struct bench_opts *o, struct ilab_profile *prof)
+{
+	const char *what = o->profile ? o->profile : o->topology;
+	char path[ILAB_PROFILE_PATH_MAX], err[600];
+
+	if (!o->profile && (strchr(what, '/') || strchr(what, '.'))) {
+		fprintf(stderr, "%s bench: --engine sim with a topology file needs --profile\n",
+			CLI_PROG);
+		return CLI_EXIT_USAGE;
+	}
+	if (ilab_profile_resolve(what, path, sizeof(path), err, sizeof(err)) ||
+	    ilab_profile_load(path, prof, err, sizeof(err))) {
+		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
+		return CLI_EXIT_USAGE;
+	}
+	if (!o->topology_set)
+		o->topology = prof->topology;
+	return 0;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct bench_opts o;
@@ -275,6 +446,9 @@ int cmd_bench(int argc, char **argv)
 	struct ilab_board *board = NULL;
 	struct ilab_board_opts bo = { 0 };
 	struct plat_config pc = { 0 };
+	struct ilab_profile *prof = NULL;
+	struct ilab_sim *sim = NULL;
+	struct smmu_config scfg;
 	const struct ilab_device *td;
 	struct ilab_dev *devs, *dev = NULL;
 	struct ilab_map_bench_result res;
@@ -282,6 +456,7 @@ int cmd_bench(int argc, char **argv)
 	struct ilab_dma_stats st = { 0 };
 	unsigned ndev;
 	char err[512];
+	double host_t0;
 	int ret, rc = CLI_EXIT_FAIL;
 
 	ret = parse(argc, argv, &o);
@@ -289,31 +464,58 @@ int cmd_bench(int argc, char **argv)
 		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
 
 	setenv("HWLOC_HIDE_ERRORS", "2", 0);
+	if (o.engine == PLAT_ENGINE_SIM) {
+		prof = calloc(1, sizeof(*prof));
+		if (!prof)
+			return CLI_EXIT_FAIL;
+		rc = load_profile(&o, prof);
+		if (rc)
+			goto out_prof;
+		rc = CLI_EXIT_FAIL;
+	}
 	if (ilab_topo_load(o.topology, &topo, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
-		return CLI_EXIT_USAGE;
+		rc = CLI_EXIT_USAGE;
+		goto out_prof;
 	}
 	td = pick_device(topo, &o);
 	if (!td) {
 		fprintf(stderr, "%s bench: no such device%s%s in topology %s\n", CLI_PROG,
 			o.device ? " " : "", o.device ? o.device : "", ilab_topo_name(topo));
-		ilab_topo_free(topo);
-		return CLI_EXIT_USAGE;
+		rc = CLI_EXIT_USAGE;
+		goto out_topo;
 	}
-	pc.engine = PLAT_ENGINE_NATIVE;
+	pc.engine = o.engine;
 	pc.topo = topo;
-	pc.bind_threads = true;
+	if (o.engine == PLAT_ENGINE_SIM) {
+		ret = ilab_sim_create_topo(topo, prof, &(struct ilab_sim_config){ .seed = o.seed },
+					   &sim, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
+			rc = ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+			goto out_topo;
+		}
+		pc.sim = ilab_sim_ops(sim);
+		/* the model's costs come from the profile, like every other constant */
+		bo.smmu_command_ns = prof->smmu_command_ns;
+		bo.smmu_sync_ns = prof->smmu_sync_ns;
+		bo.smmu_tlb_lookup_ns = prof->smmu_tlb_lookup_ns;
+	} else {
+		pc.bind_threads = true;
+	}
 	ret = plat_init(&pc);
 	if (ret) {
 		fprintf(stderr, "%s bench: cannot set up the platform (%d)\n", CLI_PROG, ret);
-		ilab_topo_free(topo);
-		return CLI_EXIT_FAIL;
+		goto out_sim;
 	}
 	if (ilab_map_bench_check(&o.cfg, err, sizeof(err))) {
 		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
 		rc = CLI_EXIT_USAGE;
 		goto out_plat;
 	}
+	smmu_config_default(&scfg);
+	scfg.seed = o.seed; /* only a RANDOM cache policy draws from it */
+	bo.smmu_cfg = &scfg;
 	bo.cma = o.cma;
 	bo.smmu_mask = 1ull << td->smmu; /* only the SMMU we use gets a model and an agent */
 	ret = ilab_board_create(topo, &bo, &board, err, sizeof(err));
@@ -322,8 +524,8 @@ int cmd_bench(int argc, char **argv)
 		goto out_plat;
 	}
 	if ((ret = ilab_board_start(board)) || (ret = ilab_board_probe_iommus(board, NULL))) {
-		fprintf(stderr, "%s bench: cannot start the SMMU (%d): %s\n", CLI_PROG, ret,
-			ilab_smmu_drv_strerror());
+		fprintf(stderr, "%s bench: cannot start the SMMU (%d): %s%s%s\n", CLI_PROG, ret,
+			ilab_smmu_drv_strerror(), sim ? " " : "", sim ? ilab_sim_error(sim) : "");
 		goto out_board;
 	}
 	ilab_board_devices(board, &devs, &ndev);
@@ -350,17 +552,29 @@ int cmd_bench(int argc, char **argv)
 		fprintf(stderr, "%s bench: %s\n", CLI_PROG, ilab_iommu_strerror());
 		goto out_dev;
 	}
+	host_t0 = host_seconds();
 	ret = ilab_map_bench_run(dev, ilab_board_mem(board), &o.cfg, &res, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
+		fprintf(stderr, "%s bench: %s%s%s\n", CLI_PROG, err, sim ? ": " : "",
+			sim ? ilab_sim_error(sim) : "");
 		rc = ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 		goto out_dev;
 	}
 	ilab_dma_stats(dev, &st);
-	if (o.json)
-		print_json(&o, td->name, td->smmu, &res, &st);
-	else
+	if (o.json) {
+		print_json(&o, td->name, td->smmu, &res, &st, board, sim, prof);
+	} else {
 		print_text(&o, td->name, td->smmu, &res, &st);
+		if (sim) {
+			double host = host_seconds() - host_t0;
+
+			printf("simulated %.6f s (profile %s, seed %llu) in %.3f host s: %.4f "
+			       "simulated s per host s, %.0f host ns per map+unmap\n",
+			       res.elapsed_ns / 1e9, prof->name, (unsigned long long)o.seed, host,
+			       host > 0 ? res.elapsed_ns / 1e9 / host : 0.0,
+			       res.loops ? host * 1e9 / (double)res.loops : 0.0);
+		}
+	}
 	rc = CLI_EXIT_OK;
 out_dev:
 	ilab_iommu_release_device(dev);
@@ -368,6 +582,11 @@ out_board:
 	ilab_board_destroy(board);
 out_plat:
 	plat_fini();
+out_sim:
+	ilab_sim_destroy(sim);
+out_topo:
 	ilab_topo_free(topo);
+out_prof:
+	free(prof);
 	return rc;
 }

@@ -163,6 +163,12 @@ uint64_t ilab_sim_mmio_ns(const struct ilab_sim *s, unsigned cpu_node, unsigned 
 			  bool write);
 const struct ilab_profile *ilab_sim_profile(const struct ilab_sim *s);
 
+/* A model (the SMMU's agent, a device) is about to do something other fibers can see without
+ * a plat call of its own (a register update, a plain store to simulated memory): first let
+ * every fiber that is behind it in virtual time run, so they do not see the effect early.
+ * Tracked accesses, plat_poll, plat_wrote and MMIO do this by themselves. No-op natively. */
+void ilab_sim_sync(void);
+
 /* Declare that host memory [va, va + len) backs simulated physical memory whose home is NUMA
  * node `node` (the board does it for each node's range): tracked or polled words there are
  * filled from that node's memory, and a write by an agent reported with plat_wrote (a device's

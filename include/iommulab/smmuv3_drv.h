@@ -26,6 +26,13 @@ enum ilab_smmu_sync_mode {
 	ILAB_SMMU_SYNC_CONS,     /* CS=SIG_SEV, poll the CMDQ_CONS register */
 };
 
+/* Whether to use SMMUv3.3 Enhanced Command queues (IDR1.ECMDQ), the Zhen Lei series (§6). */
+enum ilab_smmu_ecmdq_mode {
+	ILAB_SMMU_ECMDQ_AUTO = 0, /* use them when the SMMU has them, else the main queue */
+	ILAB_SMMU_ECMDQ_ON,       /* use them; probe fails with -ENODEV when they are unusable */
+	ILAB_SMMU_ECMDQ_OFF,      /* main queue only, even if the SMMU has ECMDQs */
+};
+
 /* Called after every sync of the hitless entry writer (CFGI + CMD_SYNC completed), with the
  * entry as the SMMU may now see it. For tests: translate between the steps. */
 typedef void (*ilab_smmu_entry_hook)(void *ctx, bool is_ste, uint32_t sid, const uint64_t ent[8]);
@@ -38,6 +45,9 @@ struct ilab_smmu_drv_opts {
 	bool skip_prefetch;     /* no CMD_PREFETCH_CONFIG after STE writes (Hi161x quirk) */
 	ilab_smmu_entry_hook entry_hook;
 	void *entry_hook_ctx;
+	enum ilab_smmu_ecmdq_mode ecmdq;
+	unsigned ecmdq_log2;    /* 0: the series' size, 2^(8 + log2 CPUs per queue) capped by
+				 * IDR1.CMDQS; else min(this, CMDQS), at least 7 */
 };
 
 /* Probe the SMMU behind `mmio` (registers as in smmuv3.h), allocate its tables and queues with
@@ -109,6 +119,32 @@ unsigned ilab_smmu_drv_domain_nr_smmus(const struct ilab_iommu_domain *domain);
  * read; *lost (may be NULL) is set when the SMMU reported an overflow since the last call. */
 unsigned ilab_smmu_drv_read_events(struct ilab_iommu *iommu, uint64_t (*recs)[4], unsigned max,
 				   bool *lost);
+
+/* ECMDQs (docs/smmuv3-driver.md "Enhanced command queues"). Queues are numbered like the
+ * model's smmu_get_cmdq_stats: 0 = SMMU_CMDQ, 1 + n = ECMDQ n. */
+struct ilab_smmu_drv_ecmdq_info {
+	unsigned hw_count;       /* ECMDQs the SMMU has (2^(IDR6.LOG2NUMP + LOG2NUMQ)), 0: none */
+	unsigned enabled;        /* ECMDQs the driver enabled (0: every CPU uses the main queue) */
+	unsigned log2size;       /* entries of each enabled ECMDQ, log2 */
+	bool shared;             /* some ECMDQ serves several CPUs (fewer queues than CPUs) */
+	const char *why_not;     /* when enabled == 0: why (option off, no hardware, ...) */
+};
+int ilab_smmu_drv_get_ecmdq_info(struct ilab_iommu *iommu, struct ilab_smmu_drv_ecmdq_info *info);
+/* The queue CPU `cpu` issues to: 0 (the main queue) or 1 + n; -EINVAL for a bad argument. */
+int ilab_smmu_drv_cpu_queue(struct ilab_iommu *iommu, unsigned cpu);
+
+struct ilab_smmu_drv_queue_stats {
+	unsigned cpus;           /* CPUs assigned (main queue: those without an ECMDQ) */
+	bool exclusive;          /* one CPU's alone: uncontended insertion */
+	unsigned log2size;
+	uint64_t entries;        /* entries made visible to the SMMU (CMD_SYNCs included) */
+	uint64_t prod_writes;    /* PROD register writes */
+	uint64_t errors;         /* CONS.ERR toggles handled (ECMDQ only) */
+	uint64_t err_ill, err_abt; /* of which CERROR_ILL (command skipped), CERROR_ABT (retried) */
+};
+/* Counters of queue q (0 = main, 1 + n = ECMDQ n); -EINVAL for a bad queue. */
+int ilab_smmu_drv_get_queue_stats(struct ilab_iommu *iommu, unsigned q,
+				  struct ilab_smmu_drv_queue_stats *st);
 
 /* Read back the STE of a StreamID as the SMMU would (8 dwords); -ENOENT if not reachable. */
 int ilab_smmu_drv_read_ste(struct ilab_iommu *iommu, uint32_t sid, uint64_t ste[8]);

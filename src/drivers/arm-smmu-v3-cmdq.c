@@ -11,6 +11,10 @@
  * of the producers it gathered are written; the owner writes the PROD register once for the
  * whole batch and hands over through owner_prod. CMD_SYNC waiters hold a shared lock so that
  * the queue cannot wrap twice under them; the exclusive side only refreshes cons from hardware.
+ *
+ * The same object is an ECMDQ (arm-smmu-v3-ecmdq.c, reference §6): a shared ECMDQ runs this
+ * algorithm with PROD.EN|ERRACK in its PROD writes; an ECMDQ that is one CPU's alone takes the
+ * uncontended path (cmdq_issue_exclusive), as RFC patch 7 of the Zhen Lei series did.
  */
 #include <errno.h>
 #include <limits.h>
@@ -131,11 +135,14 @@ int arm_smmu_cmdq_init(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
 	plat_store32(&cmdq->lock, 0);
 	for (unsigned i = 0; i < cmdq->valid_words; i++)
 		plat_store64(&cmdq->valid_map[i], 0);
-	plat_track(&cmdq->q.llq, "smmu.cmdq.llq");
-	plat_track(&cmdq->owner_prod, "smmu.cmdq.owner_prod");
-	plat_track(&cmdq->lock, "smmu.cmdq.lock");
+	plat_store64(&cmdq->st_entries, 0);
+	plat_store64(&cmdq->st_prod_writes, 0);
+	plat_track(&cmdq->q.llq, cmdq->ecmdq ? "smmu.ecmdq.llq" : "smmu.cmdq.llq");
+	plat_track(&cmdq->owner_prod, cmdq->ecmdq ? "smmu.ecmdq.owner_prod" : "smmu.cmdq.owner_prod");
+	plat_track(&cmdq->lock, cmdq->ecmdq ? "smmu.ecmdq.lock" : "smmu.cmdq.lock");
 	for (unsigned i = 0; i < cmdq->valid_words; i++)
-		plat_track(&cmdq->valid_map[i], "smmu.cmdq.valid_map");
+		plat_track(&cmdq->valid_map[i],
+			   cmdq->ecmdq ? "smmu.ecmdq.valid_map" : "smmu.cmdq.valid_map");
 	(void)smmu;
 	return 0;
 }
@@ -300,11 +307,35 @@ static bool llq_has_space(uint64_t v, void *arg)
 	return queue_has_space(&l, a->n);
 }
 
-static uint32_t read_hw_cons(struct arm_smmu_device *smmu, const struct arm_smmu_queue *q)
+/* The hardware CONS (index and wrap). An ECMDQ whose CONS.ERR differs from our ERRACK has
+ * stopped on a bad command: skip it (arm-smmu-v3-ecmdq.c) so that the queue moves on. */
+static uint32_t read_hw_cons(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
 {
+	const struct arm_smmu_queue *q = &cmdq->q;
 	uint32_t cons = plat_mmio_read32(smmu->mmio, q->cons_reg);
 
+	if (cmdq->ecmdq && (cons & ECMDQ_CONS_ERR) != plat_load_relaxed32(&cmdq->errack) &&
+	    arm_smmu_ecmdq_skip_err(smmu, cmdq))
+		cons = plat_mmio_read32(smmu->mmio, q->cons_reg);
 	return cons & ((2u << q->max_n_shift) - 1); /* index and wrap; not CONS.ERR */
+}
+
+/* Advance the hardware. An ECMDQ's PROD also holds EN (kept set) and ERRACK, which must keep
+ * the value of the last acknowledged error: writing it back to an older value would stop the
+ * queue again. On a shared ECMDQ the recovery of another CPU may change ERRACK at any time,
+ * hence the lock (one uncontended lock per batch: owners are already serialized). */
+static void cmdq_write_prod(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq, uint32_t prod)
+{
+	if (!cmdq->ecmdq) {
+		plat_mmio_write32(smmu->mmio, cmdq->q.prod_reg, prod);
+		return;
+	}
+	if (!cmdq->exclusive)
+		plat_spin_lock(&cmdq->prod_lock);
+	plat_mmio_write32(smmu->mmio, cmdq->q.prod_reg,
+			  prod | (uint32_t)ECMDQ_PROD_EN | plat_load_relaxed32(&cmdq->errack));
+	if (!cmdq->exclusive)
+		plat_spin_unlock(&cmdq->prod_lock);
 }
 
 static int cmdq_wait_for_space(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
@@ -314,7 +345,7 @@ static int cmdq_wait_for_space(struct arm_smmu_device *smmu, struct arm_smmu_cmd
 
 	for (;;) {
 		if (cmdq_exclusive_trylock(cmdq)) {
-			cmdq_publish_cons(cmdq, read_hw_cons(smmu, &cmdq->q));
+			cmdq_publish_cons(cmdq, read_hw_cons(smmu, cmdq));
 			cmdq_exclusive_unlock(cmdq);
 		} else {
 			/* Somebody else refreshes cons (the exclusive holder, or the last CMD_SYNC
@@ -385,14 +416,33 @@ static bool word_is_zero(uint64_t v, void *arg)
 	return v == 0;
 }
 
+/* How long an ECMDQ CMD_SYNC waiter polls its MSI slot before it looks at CONS.ERR: an error
+ * stops only that queue and raises no interrupt this driver takes (no GERROR handler), so a
+ * waiter must notice it. Rare by design: one MMIO read per 200 µs of waiting. */
+#define ECMDQ_ERR_CHECK_NS 200000ull
+
 /* MSI write-back: the SMMU writes MSIDATA = 0 over the first 32 bits of our CMD_SYNC. */
 static int poll_until_msi(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
 			  struct arm_smmu_ll_queue *llq)
 {
 	const uint32_t *slot = (const uint32_t *)queue_ent(&cmdq->q, llq, llq->prod);
-	int ret = plat_poll(slot, 4, word_is_zero, NULL, ARM_SMMU_POLL_TIMEOUT_NS);
+	uint64_t deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
+	int ret;
 
-	(void)smmu;
+	if (!cmdq->ecmdq) {
+		ret = plat_poll(slot, 4, word_is_zero, NULL, ARM_SMMU_POLL_TIMEOUT_NS);
+	} else {
+		for (;;) {
+			ret = plat_poll(slot, 4, word_is_zero, NULL, ECMDQ_ERR_CHECK_NS);
+			if (!ret)
+				break;
+			/* a skipped error restarts the clock, as the queue moves again */
+			if (arm_smmu_ecmdq_skip_err(smmu, cmdq))
+				deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
+			else if (plat_now_ns() >= deadline)
+				break;
+		}
+	}
 	llq->cons = ret ? llq->prod : queue_inc_prod_n(llq, 1);
 	return ret;
 }
@@ -420,7 +470,7 @@ static int poll_until_consumed(struct arm_smmu_device *smmu, struct arm_smmu_cmd
 		} else {
 			plat_cpu_relax();
 		}
-		llq->cons = read_hw_cons(smmu, &cmdq->q);
+		llq->cons = read_hw_cons(smmu, cmdq);
 	}
 }
 
@@ -447,6 +497,91 @@ static void count_issue(struct arm_smmu_device *smmu, const uint64_t *cmds, unsi
 		arm_smmu_stat_add(&st->queue_full_waits, 1);
 }
 
+/* Per-queue counters: only the owner of a batch writes them (see struct arm_smmu_cmdq). */
+static void count_batch(struct arm_smmu_cmdq *cmdq, uint32_t start, uint32_t end)
+{
+	uint32_t m = (2u << cmdq->q.max_n_shift) - 1; /* index and wrap */
+
+	arm_smmu_stat_add(&cmdq->st_entries, (end - start) & m);
+	arm_smmu_stat_add(&cmdq->st_prod_writes, 1);
+}
+
+/* The uncontended path (Zhen Lei RFC patch 7, arm_smmu_ecmdq_issue_cmdlist): the queue is this
+ * CPU's alone, so nobody else reserves slots, writes entries or rings PROD: no cmpxchg, valid
+ * bitmap, owner hand-over or shared lock. The queue's llq word is our private copy of prod and
+ * cons (one tracked line that stays in our cache). Assumption: a CPU is one thread at a time
+ * (plat binds each thread to its CPU and the simulator runs one fiber per CPU), and nothing
+ * preempts it between the read of llq and its update — Linux disables preemption for that. */
+static int cmdq_issue_exclusive(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
+				const uint64_t *cmds, unsigned n, bool sync)
+{
+	struct arm_smmu_ll_queue llq = { .max_n_shift = cmdq->q.max_n_shift };
+	uint64_t cmd_sync[CMDQ_ENT_DWORDS], deadline = 0;
+	uint32_t start, end;
+	bool waited = false;
+	int ret = 0;
+
+	llq_set(&llq, plat_load_relaxed64(&cmdq->q.llq));
+	while (!queue_has_space(&llq, n + sync)) {
+		if (!waited)
+			deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
+		waited = true;
+		llq.cons = read_hw_cons(smmu, cmdq); /* also skips a command in error */
+		if (queue_has_space(&llq, n + sync))
+			break;
+		if (plat_now_ns() >= deadline) {
+			count_issue(smmu, cmds, 0, false, false, 0, waited);
+			return arm_smmu_set_error(-ETIMEDOUT, "smmuv3: ECMDQ %u timeout", cmdq->index);
+		}
+		plat_yield();
+	}
+	start = llq.prod;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t *ent = queue_ent(&cmdq->q, &llq, queue_inc_prod_n(&llq, i));
+
+		ent[0] = cmds[2 * i];
+		ent[1] = cmds[2 * i + 1];
+	}
+	if (sync) {
+		uint64_t *ent;
+
+		llq.prod = queue_inc_prod_n(&llq, n);
+		build_sync_cmd(cmd_sync, smmu, &cmdq->q, &llq, llq.prod);
+		ent = queue_ent(&cmdq->q, &llq, llq.prod);
+		ent[0] = cmd_sync[0];
+		ent[1] = cmd_sync[1];
+		llq.prod = start;
+	}
+	plat_mem_access(cmdq->q.home_node, (size_t)(n + sync) * CMDQ_ENT_DWORDS * 8, true);
+	/* The entries before the doorbell (the model reads PROD with acquire semantics). */
+	plat_mb();
+	end = queue_inc_prod_n(&llq, n + sync);
+	cmdq_write_prod(smmu, cmdq, end);
+	count_batch(cmdq, start, end);
+
+	if (sync) {
+		uint64_t t0 = plat_now_ns();
+		uint32_t cons = llq.cons;
+		struct arm_smmu_pcpu_stats *st;
+
+		llq.prod = queue_inc_prod_n(&llq, n); /* our CMD_SYNC */
+		ret = smmu->msipoll ? poll_until_msi(smmu, cmdq, &llq)
+				    : poll_until_consumed(smmu, cmdq, &llq);
+		st = arm_smmu_this_stats(smmu);
+		arm_smmu_stat_add(&st->sync_wait_ns, plat_now_ns() - t0);
+		if (ret) {
+			arm_smmu_stat_add(&st->sync_timeouts, 1);
+			arm_smmu_set_error(ret, "smmuv3: CMD_SYNC timeout (ECMDQ %u, prod 0x%x)",
+					   cmdq->index, llq.prod);
+			llq.cons = cons; /* what we know was consumed: never reuse unread slots */
+		}
+	}
+	llq.prod = end;
+	plat_store64(&cmdq->q.llq, llq_val(&llq));
+	count_issue(smmu, cmds, n, sync, true, 0, waited);
+	return ret;
+}
+
 static bool owner_prod_is(uint64_t v, void *arg)
 {
 	return (uint32_t)v == *(const uint32_t *)arg;
@@ -466,6 +601,8 @@ int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cm
 		return 0;
 	if (n + sync > (1u << llq.max_n_shift))
 		return -EINVAL;
+	if (cmdq->exclusive)
+		return cmdq_issue_exclusive(smmu, cmdq, cmds, n, sync);
 
 	/* 1. Reserve n + sync slots with one cmpxchg on prod+cons. */
 	llq_set(&llq, plat_load64(&cmdq->q.llq));
@@ -531,7 +668,8 @@ int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cm
 		/* c. wait until every producer of the batch has written its slots */
 		cmdq_poll_set_valid_map(cmdq, llq.prod, prod, false);
 		/* d. advance the hardware */
-		plat_mmio_write32(smmu->mmio, cmdq->q.prod_reg, prod);
+		cmdq_write_prod(smmu, cmdq, prod);
+		count_batch(cmdq, start, prod);
 		/* e. hand over to the next owner */
 		plat_store32(&cmdq->owner_prod, prod);
 	}
@@ -567,15 +705,16 @@ int arm_smmu_cmdq_issue_cmd(struct arm_smmu_device *smmu, const struct arm_smmu_
 
 	if (arm_smmu_cmdq_build_cmd(cmd, ent))
 		return arm_smmu_set_error(-EINVAL, "smmuv3: unknown opcode 0x%x", ent->opcode);
-	return arm_smmu_cmdq_issue_cmdlist(smmu, &smmu->cmdq, cmd, 1, sync);
+	return arm_smmu_cmdq_issue_cmdlist(smmu, arm_smmu_get_cmdq(smmu), cmd, 1, sync);
 }
 
 /* ---- batches (Linux arm_smmu_cmdq_batch_*) ----------------------------------------------- */
 
 void arm_smmu_cmdq_batch_init(struct arm_smmu_device *smmu, struct arm_smmu_cmdq_batch *b)
 {
+	/* Bound to this CPU's queue for the whole set: a CMD_SYNC orders its own queue only. */
 	b->num = 0;
-	b->cmdq = &smmu->cmdq;
+	b->cmdq = arm_smmu_get_cmdq(smmu);
 }
 
 void arm_smmu_cmdq_batch_add(struct arm_smmu_device *smmu, struct arm_smmu_cmdq_batch *b,

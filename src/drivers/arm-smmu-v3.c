@@ -186,6 +186,7 @@ static int device_reset(struct arm_smmu_device *smmu)
 
 static void device_free(struct arm_smmu_device *smmu)
 {
+	arm_smmu_ecmdq_remove(smmu); /* disables them: ECMDQs do not depend on CR0 */
 	arm_smmu_free_strtab(smmu);
 	arm_smmu_cmdq_free(smmu, &smmu->cmdq);
 	arm_smmu_queue_free(smmu, &smmu->evtq);
@@ -247,6 +248,8 @@ int ilab_smmu_drv_probe(struct plat_mmio *mmio, struct ilab_mem *mem, int node,
 		err = arm_smmu_init_strtab(smmu);
 	if (!err)
 		err = device_reset(smmu);
+	if (!err) /* after CR1: it is read-only while an ECMDQ is enabled */
+		err = arm_smmu_ecmdq_probe(smmu);
 	if (err)
 		goto fail;
 
@@ -343,7 +346,7 @@ int ilab_smmu_drv_issue_cmds(struct ilab_iommu *iommu, const uint64_t *cmds, uns
 
 	if (!smmu || (n && !cmds))
 		return -EINVAL;
-	return arm_smmu_cmdq_issue_cmdlist(smmu, &smmu->cmdq, cmds, n, sync);
+	return arm_smmu_cmdq_issue_cmdlist(smmu, arm_smmu_get_cmdq(smmu), cmds, n, sync);
 }
 
 void ilab_smmu_drv_build_tlbi_va(uint64_t cmd[2], uint16_t asid, uint64_t iova)

@@ -100,6 +100,31 @@ static inline uint64_t arm_field_prep(uint64_t mask, uint64_t v)
 #define Q_BASE_LOG2SIZE ARM_GENMASK(4, 0)
 #define CMDQ_CONS_ERR ARM_GENMASK(30, 24)
 
+/* SMMUv3.3 Enhanced Command queues (IHI 0070 §3.5.6, §6.3.49-51, §6.3.107-109; the field
+ * positions the Zhen Lei series uses, reference/linux-dma-path.md §6). */
+#define IDR1_ECMDQ ARM_BIT(31)
+#define ARM_SMMU_IDR6 0x190
+#define IDR6_LOG2NUMP ARM_GENMASK(27, 24)
+#define IDR6_LOG2NUMQ ARM_GENMASK(19, 16)
+#define ARM_SMMU_ECMDQ_CP_BASE 0x4000 /* + 32 n: CMDQ_CONTROL_PAGE_BASEn */
+#define ECMDQ_CP_STRIDE 32
+#define ECMDQ_CP_ADDR ARM_GENMASK(51, 16)
+#define ECMDQ_CP_CMDQGS ARM_GENMASK(2, 1) /* 0b01: 64 KiB control pages */
+#define ECMDQ_CP_PRESET ARM_BIT(0)        /* 1: register mode */
+#define ECMDQ_CP_SIZE 0x10000
+#define ARM_SMMU_ECMDQ_BASE 0x0 /* inside one queue's register group */
+#define ARM_SMMU_ECMDQ_PROD 0x8
+#define ARM_SMMU_ECMDQ_CONS 0xc
+#define ECMDQ_PROD_EN ARM_BIT(31)
+#define ECMDQ_PROD_ERRACK ARM_BIT(23)
+#define ECMDQ_CONS_ENACK ARM_BIT(31)
+#define ECMDQ_CONS_ERR_REASON ARM_GENMASK(26, 24)
+#define ECMDQ_CONS_ERR ARM_BIT(23)
+#define CMDQ_ERR_CERROR_ILL 1
+#define CMDQ_ERR_CERROR_ABT 2
+/* The series' queue size: 256 entries, times the CPUs sharing the queue. */
+#define ECMDQ_MAX_SZ_SHIFT 8
+
 /* Queue pointers: index | wrap bit at max_n_shift | bit 31 overflow (cmdq: owned flag). */
 #define Q_OVERFLOW_FLAG (1u << 31)
 #define CMDQ_PROD_OWNED_FLAG Q_OVERFLOW_FLAG
@@ -281,7 +306,20 @@ struct arm_smmu_cmdq {
 	plat_word64 *valid_map;  /* one bit per entry; polarity flips each lap */
 	unsigned valid_words;
 	_Alignas(PLAT_CACHELINE) plat_word32 owner_prod;
+	/* Written by the owner of each batch only (owners are serialized by owner_prod, so plain
+	 * load+store suffices), on owner_prod's line, which the owner holds anyway. */
+	plat_word64 st_entries;  /* entries made visible to the SMMU (CMD_SYNCs included) */
+	plat_word64 st_prod_writes; /* PROD register writes (batches) */
 	_Alignas(PLAT_CACHELINE) plat_word32 lock; /* int: >0 shared holders, INT_MIN exclusive */
+	/* ECMDQ only (arm-smmu-v3-ecmdq.c); all zero for SMMU_CMDQ. */
+	_Alignas(PLAT_CACHELINE) bool ecmdq;
+	bool exclusive;          /* one CPU's alone: the uncontended insertion path */
+	unsigned index;          /* ECMDQ n */
+	unsigned nr_cpus;        /* CPUs assigned to it */
+	uint64_t regs;           /* offset of its register group (BASE) in the MMIO window */
+	plat_word32 errack;      /* PROD.ERRACK to write: ECMDQ_PROD_ERRACK or 0 */
+	plat_spinlock prod_lock; /* shared ECMDQ: PROD writes vs. error recovery (ERRACK) */
+	plat_word64 st_errors, st_err_ill, st_err_abt;
 	_Alignas(PLAT_CACHELINE) int dummy;
 };
 
@@ -311,6 +349,14 @@ struct arm_smmu_device {
 
 	struct arm_smmu_cmdq cmdq;
 	struct arm_smmu_queue evtq;
+	/* ECMDQs in use (arm-smmu-v3-ecmdq.c): nr_ecmdq queues, and each modelled CPU's queue;
+	 * both NULL/0 when commands go to the main queue only. Read-only after probe. */
+	struct arm_smmu_cmdq *ecmdqs;
+	unsigned nr_ecmdq;
+	struct arm_smmu_cmdq **cpu_cmdq;
+	unsigned nr_cpu_cmdq;    /* entries of cpu_cmdq: plat_cpu_count() at probe */
+	unsigned ecmdq_hw;       /* ECMDQs the SMMU has (IDR6), used or not */
+	const char *ecmdq_why;   /* why ECMDQs are not used (NULL when they are) */
 
 	/* stream table */
 	ilab_pa_t strtab_pa;
@@ -397,6 +443,26 @@ struct arm_smmu_pcpu_stats *arm_smmu_this_stats(struct arm_smmu_device *smmu);
 static inline void arm_smmu_stat_add(plat_word64 *w, uint64_t v)
 {
 	plat_store64(w, plat_load_relaxed64(w) + v);
+}
+
+/* arm-smmu-v3-ecmdq.c */
+/* After device_reset: enable the ECMDQs and assign them to CPUs, or leave the main queue as
+ * every CPU's (returns 0 then too; -ENODEV only when opts.ecmdq demands them). */
+int arm_smmu_ecmdq_probe(struct arm_smmu_device *smmu);
+/* Disable the ECMDQs and free them (harmless when there are none). */
+void arm_smmu_ecmdq_remove(struct arm_smmu_device *smmu);
+/* If the ECMDQ reports an error (CONS.ERR != our ERRACK): skip the failed command (an illegal
+ * one becomes a CMD_SYNC, an aborted read is retried) and acknowledge. True if it did. */
+bool arm_smmu_ecmdq_skip_err(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq);
+/* The queue of the calling CPU: its ECMDQ, or the main queue (also for threads that are not
+ * CPUs of the modelled machine). A set of commands and its CMD_SYNC go to one queue. */
+static inline struct arm_smmu_cmdq *arm_smmu_get_cmdq(struct arm_smmu_device *smmu)
+{
+	int cpu = plat_cpu_id();
+
+	if (!smmu->cpu_cmdq || cpu < 0 || (unsigned)cpu >= smmu->nr_cpu_cmdq)
+		return &smmu->cmdq;
+	return smmu->cpu_cmdq[cpu];
 }
 
 /* arm-smmu-v3-ste.c */

@@ -59,11 +59,14 @@ static int host_mem_write(void *ctx, uint64_t pa, const void *buf, size_t len)
 		if (!va)
 			return -1;
 		memcpy(&v, buf, len);
+		/* Simulation: the word changes when the write arrives, and not before any fiber
+		 * behind that time has run (a poller must not see it early). */
+		plat_mem_access(ilab_mem_node_of(mem, pa), len, true);
+		ilab_sim_sync();
 		if (len == 4)
 			__atomic_store_n((uint32_t *)va, (uint32_t)v, __ATOMIC_RELEASE);
 		else
 			__atomic_store_n((uint64_t *)va, v, __ATOMIC_RELEASE);
-		plat_mem_access(ilab_mem_node_of(mem, pa), len, true);
 		return 0;
 	}
 	return ilab_mem_write(mem, pa, buf, len) ? -1 : 0;
@@ -98,17 +101,27 @@ static unsigned cmdq_log2(struct smmu *smmu)
 	return (unsigned)(smmu_mmio_read(smmu, SMMU_REG_CMDQ_BASE, 8) & 0x1f);
 }
 
-/* A CPU wrote CMDQ_PROD (simulation): remember when these commands were published. */
+/* Entries between cons and prod (index + wrap bit each) of a queue of 2^log2 entries. */
+static uint32_t queue_used(uint32_t prod, uint32_t cons, unsigned log2)
+{
+	return (prod - cons) & ((2u << log2) - 1);
+}
+
+/* A CPU wrote CMDQ_PROD (simulation): remember when these commands were published, and how
+ * full the queue is now (published, not yet consumed). */
 static void prod_written(struct board_smmu *bs, uint32_t prod)
 {
 	struct board_sim_track *tr = &bs->sim;
-	uint32_t m = (2u << cmdq_log2(bs->smmu)) - 1;
+	unsigned log2 = cmdq_log2(bs->smmu);
+	uint32_t m = (2u << log2) - 1;
 	uint32_t delta = ((prod & m) - tr->last_prod) & m;
+	uint32_t cons = (uint32_t)smmu_mmio_read(bs->smmu, SMMU_REG_CMDQ_CONS, 4);
 	struct board_prod_mark *mk;
 
 	tr->last_prod = prod & m;
 	if (!delta)
 		return;
+	ilab_sim_sample(tr->used_name, queue_used(prod & m, cons & m, log2));
 	tr->published += delta;
 	if (tr->count == BOARD_PROD_MARKS) { /* too many in flight: forget the oldest */
 		tr->head = (tr->head + 1) % BOARD_PROD_MARKS;
@@ -143,6 +156,9 @@ static void host_trace(void *ctx, const char *what, uint64_t d0, uint64_t d1)
 		return;
 	sync = (d0 & 0xff) == CMDQ_OP_SYNC;
 	plat_charge_ns(b->command_ns + (sync ? b->sync_ns : 0));
+	/* Its effects (CONS, invalidations, the MSI) happen now in virtual time: let every
+	 * fiber behind us run first, or a CPU could see them before they happen. */
+	ilab_sim_sync();
 	if (smmu_cmdq_count(bs->smmu) == 1) { /* with ECMDQs the order is not one sequence */
 		uint64_t pub = published_at(tr, tr->consumed++);
 
@@ -152,19 +168,6 @@ static void host_trace(void *ctx, const char *what, uint64_t d0, uint64_t d1)
 			tr->sync_pub_t = pub;
 		}
 	}
-}
-
-static void sample_occupancy(struct board_smmu *bs)
-{
-	uint32_t m = (2u << cmdq_log2(bs->smmu)) - 1;
-	uint32_t prod = (uint32_t)smmu_mmio_read(bs->smmu, SMMU_REG_CMDQ_PROD, 4) & m;
-	uint32_t cons = (uint32_t)smmu_mmio_read(bs->smmu, SMMU_REG_CMDQ_CONS, 4) & m;
-	uint32_t size = 1u << cmdq_log2(bs->smmu), used;
-
-	/* same wrap bit: prod - cons; different: the queue has wrapped once more at prod */
-	used = ((prod ^ cons) & size) ? size - (cons & (size - 1)) + (prod & (size - 1))
-				     : (prod & (size - 1)) - (cons & (size - 1));
-	ilab_sim_sample(bs->sim.used_name, used);
 }
 
 static const struct smmu_host_ops board_host_ops = {
@@ -232,8 +235,6 @@ static void smmu_agent(struct plat_agent *agent, void *arg)
 		/* Read the doorbell before looking at the queue: a PROD write after our last
 		 * look has rung it again, so the poll below cannot miss it. */
 		w.seen = plat_load32(&bs->doorbell);
-		if (plat_sim)
-			sample_occupancy(bs);
 		while (smmu_process_commands(bs->smmu, bs->board->process_batch))
 			;
 		if (plat_sim)

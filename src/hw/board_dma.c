@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <iommulab/sim.h>
+
 #include "hw/board_internal.h"
 
 static int board_dma(struct ilab_board *b, unsigned smmu_index, uint32_t sid, uint32_t ssid,
@@ -29,6 +31,7 @@ static int board_dma(struct ilab_board *b, unsigned smmu_index, uint32_t sid, ui
 		int rc;
 
 		plat_charge_ns(b->tlb_lookup_ns); /* the lookup; a walk's reads are charged by mem */
+		ilab_sim_sync(); /* the walk sees the tables as they are at this virtual time */
 		smmu_translate(b->smmus[smmu_index].smmu, &req, &rsp);
 		if (rsp.status != SMMU_TXN_OK) {
 			if (fault) {

@@ -223,3 +223,11 @@ void ilab_sim_mem_home(const void *va, size_t len, int node)
 		s->mem_ranges[s->nr_mem_ranges++] = (struct sim_mem_range){ lo, hi, node };
 	sim_lines_rehome(s);
 }
+
+void ilab_sim_sync(void)
+{
+	struct ilab_sim *s = sim_active;
+
+	if (plat_sim && s && s->cur)
+		sim_sync(s, s->cur);
+}

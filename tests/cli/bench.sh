@@ -26,6 +26,47 @@ check_usage -n 9
 check_usage --device nosuchdev
 check_usage --topology /nonexistent.xml
 check_usage stray
+check_usage --engine warp
+check_usage --profile kunpeng920            # a profile is for --engine sim
+check_usage --engine sim --profile nosuchprofile
+check_usage --engine sim --seed -1
+check_usage --engine sim --iterations 0
+check_usage --engine sim --topology /nonexistent.xml   # a topology file needs --profile
+
+# A bad profile: one line naming file:line:column, exit 2.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sed 's/^  command_ns: 30/  command_ns: thirty/' "$2/profiles/kunpeng920.yaml" > "$tmp/bad.yaml"
+out=$("$BIN" bench --engine sim --profile "$tmp/bad.yaml" --iterations 1 2>&1 >/dev/null); rc=$?
+line=$(grep -n '^  command_ns: thirty' "$tmp/bad.yaml" | cut -d: -f1)
+if [ $rc -ne 2 ] || [ "$(echo "$out" | wc -l)" -ne 1 ] || \
+   ! echo "$out" | grep -Eq "bad\.yaml:$line:[0-9]+: "; then
+	echo "FAIL: bad profile -> rc $rc, '$out' (want one line with bad.yaml:$line:col)"; fail=1
+fi
+
+# Simulation: the same command twice gives byte-identical JSON; another seed is recorded.
+sim_args="--engine sim -n 2 -t 4 --iterations 50 --json"
+"$BIN" bench $sim_args > "$tmp/a.json" || { echo "FAIL: sim run rc $?"; fail=1; }
+"$BIN" bench $sim_args > "$tmp/b.json" || { echo "FAIL: sim run 2 rc $?"; fail=1; }
+cmp -s "$tmp/a.json" "$tmp/b.json" || { echo "FAIL: sim JSON differs between two runs"; fail=1; }
+"$BIN" bench $sim_args --seed 7 > "$tmp/c.json" || { echo "FAIL: sim seed 7 rc $?"; fail=1; }
+python3 - "$tmp/a.json" "$tmp/c.json" <<'PY' || { echo "FAIL: sim json content"; fail=1; }
+import json, sys
+a = json.load(open(sys.argv[1])); c = json.load(open(sys.argv[2]))
+cfg, r, sim, smmu = a["config"], a["result"], a["sim"], a["smmu"]
+assert cfg["engine"] == "sim" and cfg["profile"] == "kunpeng920" and cfg["seed"] == 1, cfg
+assert c["config"]["seed"] == 7 and c["sim"]["seed"] == 7
+assert r["loops"] == 4 * 50 and r["map_errors"] == 0, r
+# threads bound to node 2's CPUs of the modelled 128-CPU machine: 64..67
+assert sorted(x["cpu"] for x in sim["cpus"]) == [64, 65, 66, 67], sim["cpus"]
+assert all(x["node"] == 2 for x in sim["cpus"])
+assert sim["agents"]["smmu2"]["node"] == 2
+d = sim["distributions"]
+assert d["smmu2.cmd_sync_ns"]["count"] >= 200 and "smmu2.cmdq_used" in d, d.keys()
+# the model completed what the driver wrote, opcode by opcode
+assert smmu["cmdq"]["by_opcode"] == smmu["driver"]["by_opcode"], smmu
+assert "hit_rate_ppm" in smmu["caches"]["tlb"]
+PY
 
 out=$("$BIN" bench --duration-ms 50 -n 2 -g 2 --mode lazy) || { echo "FAIL: short run rc $?"; fail=1; }
 echo "$out" | grep -Eq '^dma mapping benchmark: threads:1 seconds:[0-9]+ node:2 dir:BIDIRECTIONAL granule: 2$' \

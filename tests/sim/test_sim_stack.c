@@ -1,0 +1,443 @@
+/* test_sim_stack.c — the whole DMA stack (board with SMMUv3 models and their agents, SMMUv3
+ * driver, IOMMU core, dma-iommu, flush queue) run in the simulator, checked against first
+ * principles. Not a test of the engine alone (test_sim_model.c) nor of the driver natively.
+ *
+ * Single host thread (every simulated CPU and agent is a fiber): not an _mt test.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <iommulab/board.h>
+#include <iommulab/dma_iommu.h>
+#include <iommulab/map_benchmark.h>
+#include <iommulab/plat.h>
+#include <iommulab/sim.h>
+#include <iommulab/smmuv3.h>
+#include <iommulab/smmuv3_drv.h>
+#include <iommulab/topo.h>
+
+#define PROFILE ILAB_TESTDATA "/../../profiles/kunpeng920.yaml"
+#define OP_TLBI_NH_VA 0x12
+#define OP_TLBI_NH_ASID 0x11
+#define OP_CMD_SYNC 0x46
+
+/* One simulated machine: kunpeng920, its profile, the board with only the SMMU of the NIC. */
+struct stack {
+	struct ilab_profile prof;
+	struct ilab_topo *topo;
+	struct ilab_sim *sim;
+	struct ilab_board *board;
+	unsigned smmu;       /* index of the NIC's SMMU */
+	int smmu_node;
+	struct ilab_iommu *iommu;
+	struct ilab_dev *nic;
+};
+
+static void stack_up(struct stack *st, enum ilab_cma_mode cma)
+{
+	char err[512];
+	struct ilab_board_opts bo = { 0 };
+	struct ilab_dev *devs;
+	unsigned ndev;
+	const struct ilab_device *td = NULL;
+
+	memset(st, 0, sizeof(*st));
+	if (ilab_profile_load(PROFILE, &st->prof, err, sizeof(err)))
+		fail_msg("profile: %s", err);
+	if (ilab_topo_load(st->prof.topology, &st->topo, err, sizeof(err)) < 0)
+		fail_msg("topology: %s", err);
+	for (unsigned i = 0; i < ilab_topo_nr_devices(st->topo); i++) {
+		const struct ilab_device *d = ilab_topo_device(st->topo, i);
+
+		if (d->kind == ILAB_DEV_NIC && d->node == 2)
+			td = d;
+	}
+	assert_non_null(td); /* kunpeng920: a NIC on node 2 */
+	st->smmu = td->smmu;
+	if (ilab_sim_create_topo(st->topo, &st->prof, &(struct ilab_sim_config){ .seed = 1 },
+				 &st->sim, err, sizeof(err)))
+		fail_msg("sim: %s", err);
+	assert_int_equal(plat_init(&(struct plat_config){ .engine = PLAT_ENGINE_SIM,
+							  .topo = st->topo,
+							  .sim = ilab_sim_ops(st->sim) }),
+			 0);
+	bo.cma = cma;
+	bo.cma_global_node = 0; /* Linux: the global area is on node 0 */
+	bo.smmu_mask = 1ull << st->smmu;
+	bo.smmu_command_ns = st->prof.smmu_command_ns;
+	bo.smmu_sync_ns = st->prof.smmu_sync_ns;
+	bo.smmu_tlb_lookup_ns = st->prof.smmu_tlb_lookup_ns;
+	if (ilab_board_create(st->topo, &bo, &st->board, err, sizeof(err)))
+		fail_msg("board: %s", err);
+	assert_int_equal(ilab_board_start(st->board), 0);
+	assert_int_equal(ilab_board_probe_iommus(st->board, NULL), 0);
+	st->smmu_node = ilab_board_smmu_node(st->board, st->smmu);
+	assert_int_equal(st->smmu_node, 2);
+	st->iommu = ilab_board_iommu(st->board, st->smmu);
+	assert_non_null(st->iommu);
+	assert_int_equal(ilab_board_devices(st->board, &devs, &ndev), 0);
+	for (unsigned i = 0; i < ndev; i++)
+		if (!strcmp(devs[i].name, td->name))
+			st->nic = &devs[i];
+	assert_non_null(st->nic);
+	st->nic->pci = true;
+}
+
+static void stack_down(struct stack *st)
+{
+	ilab_board_destroy(st->board);
+	plat_fini();
+	assert_string_equal(ilab_sim_error(st->sim), "");
+	ilab_sim_destroy(st->sim);
+	ilab_topo_free(st->topo);
+}
+
+/* ---- (a) CMD_SYNC: queue on the SMMU's node vs remote ------------------------------------ */
+
+struct sync_arg {
+	struct ilab_iommu *iommu;
+	uint64_t ns;
+	int ret;
+};
+
+static void one_sync(unsigned idx, void *arg)
+{
+	struct sync_arg *a = arg;
+	uint64_t t0;
+
+	(void)idx;
+	/* The first brings the queue's shared words (prod/cons, lock, valid bitmap, owner),
+	 * last touched by the probe on node 0, into this CPU's cache; the queue is empty again
+	 * when it returns, and the second is the one measured. */
+	a->ret = ilab_smmu_drv_issue_cmds(a->iommu, NULL, 0, true);
+	if (a->ret)
+		return;
+	t0 = plat_now_ns();
+	a->ret = ilab_smmu_drv_issue_cmds(a->iommu, NULL, 0, true);
+	a->ns = plat_now_ns() - t0;
+}
+
+/* Issue a CMD_SYNC into the empty queue from the first CPU of node 2 (the SMMU's node);
+ * returns its latency (virtual ns) and the node of the queue. */
+static uint64_t sync_latency(enum ilab_cma_mode cma, int *queue_node)
+{
+	struct stack st;
+	struct ilab_smmu_drv_info info;
+	struct sync_arg a;
+	int cpu;
+
+	stack_up(&st, cma);
+	assert_int_equal(ilab_smmu_drv_get_info(st.iommu, &info), 0);
+	assert_int_equal(info.sync_mode, ILAB_SMMU_SYNC_MSI); /* MSI written into the slot */
+	*queue_node = ilab_mem_node_of(ilab_board_mem(st.board), info.cmdq_pa);
+	a = (struct sync_arg){ .iommu = st.iommu };
+	cpu = plat_node_cpu(2, 0);
+	assert_true(cpu >= 0);
+	assert_int_equal(plat_run_threads(1, &cpu, one_sync, &a), 0);
+	assert_int_equal(a.ret, 0);
+	if (getenv("STACK_DEBUG"))
+		ilab_sim_json_write(st.sim, stderr);
+	stack_down(&st);
+	return a.ns;
+}
+
+static void test_cmd_sync_remote_queue_costs_the_modelled_difference(void **state)
+{
+	struct ilab_profile prof;
+	struct ilab_topo *topo;
+	char err[256];
+	int qnode_global, qnode_local;
+	uint64_t remote, local, mem_local, mem_far, expected;
+	unsigned d;
+
+	(void)state;
+	remote = sync_latency(ILAB_CMA_GLOBAL, &qnode_global);
+	local = sync_latency(ILAB_CMA_PERNUMA, &qnode_local);
+	assert_int_equal(qnode_global, 0);
+	assert_int_equal(qnode_local, 2);
+
+	/* First principles. CPU (node 2), SMMU (node 2); the queue on node q. Of everything a
+	 * CMD_SYNC does, four accesses touch the queue's memory, each costing mem(d(2, q)):
+	 *  1. the CPU writes the command into its slot,
+	 *  2. the SMMU reads it,
+	 *  3. the SMMU writes the MSI (MSIDATA = 0) over the slot's first word,
+	 *  4. the CPU's poll of that word re-reads the line from memory after that write.
+	 * Everything else (the shared queue words, the valid bitmap and the lock, the PROD MMIO
+	 * write, the doorbell, the SMMU's command and sync costs) does not depend on q. The
+	 * CPU's first poll read happens long before the MSI and is hidden. */
+	assert_int_equal(ilab_profile_load(PROFILE, &prof, err, sizeof(err)), 0);
+	assert_true(ilab_topo_load(prof.topology, &topo, err, sizeof(err)) >= 0);
+	d = ilab_topo_distance(topo, 2, 0);
+	assert_int_equal(d, 32); /* the Kunpeng 920 SLIT */
+	ilab_topo_free(topo);
+	assert_int_equal(ilab_profile_dist_ns(&prof, ILAB_DIST_MEM, 10, &mem_local), 0);
+	assert_int_equal(ilab_profile_dist_ns(&prof, ILAB_DIST_MEM, d, &mem_far), 0);
+	expected = 4 * (mem_far - mem_local);
+	print_message("CMD_SYNC into an empty queue: queue on node 0 %llu ns, on node 2 %llu ns "
+		      "(difference %llu, expected %llu)\n", (unsigned long long)remote,
+		      (unsigned long long)local, (unsigned long long)(remote - local),
+		      (unsigned long long)expected);
+	assert_true(remote > local);
+	assert_int_equal(remote - local, expected);
+}
+
+/* ---- (c) strict map/unmap on 16 CPUs: the model executed what the driver issued ----------- */
+
+static void test_strict_16_cpus_model_executes_what_the_driver_issued(void **state)
+{
+	enum { THREADS = 16, ITERS = 25 };
+	struct stack st;
+	struct ilab_map_bench_cfg cfg;
+	struct ilab_map_bench_result res;
+	struct ilab_smmu_drv_stats *ds = calloc(1, sizeof(*ds));
+	struct smmu_queue_stats *qs = calloc(1, sizeof(*qs));
+	struct ilab_dma_options dopts;
+	struct ilab_dma_stats dst;
+	char err[256];
+
+	(void)state;
+	assert_non_null(ds);
+	assert_non_null(qs);
+	stack_up(&st, ILAB_CMA_GLOBAL);
+	assert_int_equal(ilab_iommu_probe_device(st.nic, ILAB_DOMAIN_DMA), 0);
+	ilab_dma_options_default(&dopts);
+	assert_int_equal(ilab_dma_configure(st.nic, &dopts), 0);
+	ilab_smmu_drv_clear_stats(st.iommu);
+	smmu_clear_stats(ilab_board_smmu(st.board, st.smmu));
+
+	ilab_map_bench_cfg_default(&cfg);
+	cfg.threads = THREADS;
+	cfg.node = -1; /* CPUs 0..15: nodes 0 */
+	cfg.iterations = ITERS;
+	assert_int_equal(ilab_map_bench_run(st.nic, ilab_board_mem(st.board), &cfg, &res, err,
+					    sizeof(err)),
+			 0);
+	assert_int_equal(res.loops, THREADS * ITERS);
+	assert_int_equal(res.map_errors, 0);
+
+	assert_int_equal(ilab_smmu_drv_get_stats(st.iommu, ds), 0);
+	assert_int_equal(smmu_get_cmdq_stats(ilab_board_smmu(st.board, st.smmu), 0, qs), 0);
+	/* Strict, one 4 KiB page per unmap: one leaf TLBI by VA and one CMD_SYNC each (no other
+	 * command: the domain and the device were set up before the counters were cleared). */
+	assert_int_equal(ds->by_opcode[OP_TLBI_NH_VA], THREADS * ITERS);
+	assert_int_equal(ds->by_opcode[OP_CMD_SYNC], THREADS * ITERS);
+	assert_int_equal(ds->cmds, 2 * THREADS * ITERS);
+	/* ... and the model completed exactly those, opcode by opcode */
+	for (unsigned op = 0; op < 256; op++)
+		assert_int_equal(qs->by_opcode[op], ds->by_opcode[op]);
+	assert_int_equal(qs->commands, ds->cmds);
+	assert_int_equal(qs->syncs_msi, ds->syncs);
+	assert_int_equal(ilab_dma_stats(st.nic, &dst), 0);
+	assert_int_equal(dst.iotlb_syncs, THREADS * ITERS);
+	/* every thread ran on its own simulated CPU, and time passed for each */
+	assert_true(res.elapsed_ns > 0);
+
+	ilab_iommu_release_device(st.nic);
+	stack_down(&st);
+	free(ds);
+	free(qs);
+}
+
+/* ---- (d) lazy mode: the flush queue's 10 ms timer fires in virtual time ------------------- */
+
+struct lazy_arg {
+	struct stack *st;
+	ilab_pa_t pa;
+	uint64_t t_unmap;
+	struct ilab_dma_stats start, before, at_9ms, at_11ms;
+	uint64_t asid_tlbis_9ms, asid_tlbis_11ms;
+	int map_failed;
+};
+
+static uint64_t asid_tlbis(struct stack *st)
+{
+	struct smmu_queue_stats *qs = calloc(1, sizeof(*qs));
+	uint64_t n;
+
+	assert_non_null(qs);
+	assert_int_equal(smmu_get_cmdq_stats(ilab_board_smmu(st->board, st->smmu), 0, qs), 0);
+	n = qs->by_opcode[OP_TLBI_NH_ASID];
+	free(qs);
+	return n;
+}
+
+static void lazy_thread(unsigned idx, void *arg)
+{
+	struct lazy_arg *a = arg;
+	ilab_dma_addr_t dma;
+
+	(void)idx;
+	ilab_dma_stats(a->st->nic, &a->start);
+	dma = ilab_dma_map_single(a->st->nic, a->pa, ILAB_PAGE_SIZE, ILAB_DMA_BIDIRECTIONAL);
+	if (ilab_dma_mapping_error(dma)) {
+		a->map_failed = 1;
+		return;
+	}
+	ilab_dma_unmap_single(a->st->nic, dma, ILAB_PAGE_SIZE, ILAB_DMA_BIDIRECTIONAL);
+	a->t_unmap = plat_now_ns();
+	ilab_dma_stats(a->st->nic, &a->before);
+	/* Idle: the timer armed by the unmap's queueing (10 ms) must flush on its own. */
+	plat_sleep_ns(9000000);
+	ilab_dma_stats(a->st->nic, &a->at_9ms);
+	a->asid_tlbis_9ms = asid_tlbis(a->st);
+	plat_sleep_ns(2000000);
+	ilab_dma_stats(a->st->nic, &a->at_11ms);
+	a->asid_tlbis_11ms = asid_tlbis(a->st);
+}
+
+static void test_lazy_flush_timer_fires_after_10ms_of_virtual_time(void **state)
+{
+	struct stack st;
+	struct ilab_dma_options dopts;
+	struct lazy_arg a = { .st = &st };
+	uint64_t tlbis0;
+	int cpu;
+
+	(void)state;
+	stack_up(&st, ILAB_CMA_PERNUMA);
+	assert_int_equal(ilab_iommu_probe_device(st.nic, ILAB_DOMAIN_DMA_FQ), 0);
+	ilab_dma_options_default(&dopts);
+	dopts.fq_timer = true; /* the timer is an agent: in simulation a fiber */
+	assert_int_equal(ilab_dma_configure(st.nic, &dopts), 0);
+	assert_int_equal(ilab_mem_alloc_pages(ilab_board_mem(st.board), 2, 0, &a.pa), 0);
+	tlbis0 = asid_tlbis(&st);
+	cpu = plat_node_cpu(2, 0);
+	assert_int_equal(plat_run_threads(1, &cpu, lazy_thread, &a), 0);
+	assert_false(a.map_failed);
+
+	assert_int_equal(a.before.fq_queued - a.start.fq_queued, 1);
+	assert_int_equal(a.before.fq_flushes, a.start.fq_flushes);
+	/* 9 ms after the unmap: nothing flushed, the IOVA still waits */
+	assert_int_equal(a.at_9ms.fq_timeouts, a.start.fq_timeouts);
+	assert_int_equal(a.at_9ms.fq_freed, a.start.fq_freed);
+	assert_int_equal(a.asid_tlbis_9ms, tlbis0);
+	/* 11 ms after: exactly one timer flush, one ASID-wide invalidation reached the SMMU,
+	 * and the IOVA has been freed */
+	assert_int_equal(a.at_11ms.fq_timeouts - a.start.fq_timeouts, 1);
+	assert_int_equal(a.at_11ms.fq_flushes - a.start.fq_flushes, 1);
+	assert_int_equal(a.asid_tlbis_11ms, tlbis0 + 1);
+	assert_int_equal(a.at_11ms.fq_freed - a.start.fq_freed, 1);
+
+	ilab_mem_free_pages(ilab_board_mem(st.board), a.pa, 0);
+	ilab_iommu_release_device(st.nic);
+	stack_down(&st);
+}
+
+/* ---- determinism of the whole stack ------------------------------------------------------- */
+
+static char *bench_json(unsigned threads, enum ilab_domain_type type)
+{
+	struct stack st;
+	struct ilab_map_bench_cfg cfg;
+	struct ilab_map_bench_result res;
+	struct ilab_dma_options dopts;
+	char err[256], *json;
+
+	stack_up(&st, ILAB_CMA_GLOBAL);
+	assert_int_equal(ilab_iommu_probe_device(st.nic, type), 0);
+	ilab_dma_options_default(&dopts);
+	assert_int_equal(ilab_dma_configure(st.nic, &dopts), 0);
+	ilab_map_bench_cfg_default(&cfg);
+	cfg.threads = threads;
+	cfg.node = 2;
+	cfg.iterations = 20;
+	assert_int_equal(ilab_map_bench_run(st.nic, ilab_board_mem(st.board), &cfg, &res, err,
+					    sizeof(err)),
+			 0);
+	json = ilab_sim_json_dumps(st.sim);
+	assert_non_null(json);
+	ilab_iommu_release_device(st.nic);
+	stack_down(&st);
+	return json;
+}
+
+/* Run bench_json in a child process and return its output: every run starts from the same
+ * host heap (the parent's, copied by fork), as two runs of the CLI do. Within one process a
+ * second run would find the heap rearranged by the first, and tracked words that share a
+ * cache line there differ (docs/simulation.md, "Statistics and determinism"). */
+static char *bench_json_in_child(unsigned threads, enum ilab_domain_type type)
+{
+	int fds[2];
+	pid_t pid;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int status;
+
+	assert_int_equal(pipe(fds), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *json = bench_json(threads, type);
+		size_t n = strlen(json), off = 0;
+
+		close(fds[0]);
+		while (off < n) {
+			ssize_t w = write(fds[1], json + off, n - off);
+
+			if (w <= 0)
+				_exit(3);
+			off += (size_t)w;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	for (;;) {
+		ssize_t r;
+
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		r = read(fds[0], buf + len, cap - len - 1);
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fds[0]);
+	buf[len] = '\0';
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(len > 100);
+	return buf;
+}
+
+static void test_same_run_twice_gives_identical_statistics(void **state)
+{
+	static const enum ilab_domain_type types[] = { ILAB_DOMAIN_DMA, ILAB_DOMAIN_DMA_FQ };
+
+	(void)state;
+	for (unsigned i = 0; i < 2; i++) {
+		char *a = bench_json_in_child(8, types[i]);
+		char *b = bench_json_in_child(8, types[i]);
+
+		assert_string_equal(a, b);
+		assert_non_null(strstr(a, "cmd_sync_ns")); /* the SMMU's distribution is there */
+		free(a);
+		free(b);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cmd_sync_remote_queue_costs_the_modelled_difference),
+		cmocka_unit_test(test_strict_16_cpus_model_executes_what_the_driver_issued),
+		cmocka_unit_test(test_lazy_flush_timer_fires_after_10ms_of_virtual_time),
+		cmocka_unit_test(test_same_run_twice_gives_identical_statistics),
+	};
+
+	setenv("HWLOC_HIDE_ERRORS", "2", 0);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
