@@ -38,6 +38,10 @@ struct bench_opts {
 	enum plat_engine engine;
 	const char *profile;     /* --profile: file or name; NULL = the topology's */
 	uint64_t seed;
+	/* --ecmdq: -1 not given (an SMMU without ECMDQs); 0 off, 1 on: the SMMU has one ECMDQ per
+	 * CPU and the driver uses them (on) or only its main queue (off): an A/B of the driver
+	 * on the same hardware (the model's serial consumer scans every queue either way) */
+	int ecmdq;
 };
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -86,6 +90,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "profile", required_argument, NULL, 'p' },
 		{ "seed", required_argument, NULL, 'R' },
 		{ "iterations", required_argument, NULL, 'I' },
+		{ "ecmdq", required_argument, NULL, 'Q' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -103,6 +108,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	o->smmu = -1;
 	o->engine = PLAT_ENGINE_NATIVE;
 	o->seed = 1;
+	o->ecmdq = -1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":t:s:n:b:d:x:g:m:jh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -199,6 +205,13 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 			o->cfg.iterations = (uint64_t)n;
 			break;
 		}
+		case 'Q':
+			if (!strcmp(optarg, "on") || !strcmp(optarg, "off"))
+				o->ecmdq = !strcmp(optarg, "on");
+			else
+				return cli_usage_error("bench", "--ecmdq must be on or off, not '%s'",
+						       optarg);
+			break;
 		case 'T': o->topology = optarg; o->topology_set = true; break;
 		case 'S': NUM(opt, "--smmu", 0, 1023, o->smmu); break;
 		case 'D': o->device = optarg; break;
@@ -368,6 +381,8 @@ static void print_json(const struct bench_opts *o, const char *devname, unsigned
 	if (cfg) {
 		json_object_set_new(cfg, "engine", json_string(sim ? "sim" : "native"));
 		json_object_set_new(cfg, "iterations", jint(c->iterations));
+		json_object_set_new(cfg, "ecmdq", o->ecmdq < 0 ? json_string("none")
+							       : json_string(o->ecmdq ? "on" : "off"));
 		if (sim) {
 			json_object_set_new(cfg, "profile", json_string(prof->name));
 			json_object_set_new(cfg, "seed", jint(o->seed));
@@ -391,10 +406,11 @@ static void print_text(const struct bench_opts *o, const char *devname, unsigned
 {
 	ilab_map_bench_print_tool(stdout, &o->cfg, r);
 	printf("iommulab: device %s (smmu %u), mode %s, map-pages %s, fq-timer %s, lookup %s, "
-	       "cma %s, topology %s\n", devname, smmu, mode_name(o->type),
+	       "cma %s, topology %s, ecmdq %s\n", devname, smmu, mode_name(o->type),
 	       o->map_pages ? "on" : "off", o->fq_timer ? "agent" : "unmap",
 	       o->lookup == ILAB_DMA_LOOKUP_REFCOUNT ? "refcount" : "direct",
-	       o->cma == ILAB_CMA_PERNUMA ? "pernuma" : "global", o->topology);
+	       o->cma == ILAB_CMA_PERNUMA ? "pernuma" : "global", o->topology,
+	       o->ecmdq < 0 ? "none" : o->ecmdq ? "on" : "off");
 	printf("map latency(ns): avg %.1f stddev %.1f min %llu max %llu\n", r->map_ns,
 	       r->map_stddev_ns, (unsigned long long)r->map_ns_min,
 	       (unsigned long long)r->map_ns_max);
@@ -449,6 +465,7 @@ int cmd_bench(int argc, char **argv)
 	struct ilab_profile *prof = NULL;
 	struct ilab_sim *sim = NULL;
 	struct smmu_config scfg;
+	struct ilab_smmu_drv_opts dro = { 0 };
 	const struct ilab_device *td;
 	struct ilab_dev *devs, *dev = NULL;
 	struct ilab_map_bench_result res;
@@ -515,6 +532,15 @@ int cmd_bench(int argc, char **argv)
 	}
 	smmu_config_default(&scfg);
 	scfg.seed = o.seed; /* only a RANDOM cache policy draws from it */
+	if (o.ecmdq >= 0) {
+		/* An SMMUv3.3 with one ECMDQ per CPU (a power of two, at most 1024): the driver
+		 * gives each CPU its own queue, or shares them by node beyond 1024 CPUs. */
+		scfg.arch_minor = 3;
+		scfg.ecmdq_count = 1;
+		while (scfg.ecmdq_count < ilab_topo_nr_cpus(topo) && scfg.ecmdq_count < 1024)
+			scfg.ecmdq_count *= 2;
+	}
+	dro.ecmdq = o.ecmdq > 0 ? ILAB_SMMU_ECMDQ_ON : ILAB_SMMU_ECMDQ_OFF;
 	bo.smmu_cfg = &scfg;
 	bo.cma = o.cma;
 	bo.smmu_mask = 1ull << td->smmu; /* only the SMMU we use gets a model and an agent */
@@ -523,7 +549,7 @@ int cmd_bench(int argc, char **argv)
 		fprintf(stderr, "%s bench: board: %s\n", CLI_PROG, err);
 		goto out_plat;
 	}
-	if ((ret = ilab_board_start(board)) || (ret = ilab_board_probe_iommus(board, NULL))) {
+	if ((ret = ilab_board_start(board)) || (ret = ilab_board_probe_iommus(board, &dro))) {
 		fprintf(stderr, "%s bench: cannot start the SMMU (%d): %s%s%s\n", CLI_PROG, ret,
 			ilab_smmu_drv_strerror(), sim ? " " : "", sim ? ilab_sim_error(sim) : "");
 		goto out_board;

@@ -1,0 +1,148 @@
+/* bench_sim_dma.c — the simulator's speed on the whole DMA stack: host ns per simulated strict
+ * 4 KiB dma_map_single + dma_unmap_single (kunpeng920 board, SMMUv3 model agent, driver,
+ * dma-iommu) at 1, 16 and 128 simulated CPUs, simulated seconds per host second, and whether
+ * host cost is linear in the number of operations (10k vs 100k). It prints figures; it is
+ * not a test. Usage: bench_sim_dma [profile name or file]   (default: kunpeng920)
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <iommulab/board.h>
+#include <iommulab/dma_iommu.h>
+#include <iommulab/map_benchmark.h>
+#include <iommulab/plat.h>
+#include <iommulab/sim.h>
+#include <iommulab/topo.h>
+
+static uint64_t host_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct figure {
+	uint64_t ops, host_ns, sim_ns;
+};
+
+/* One complete run: fresh simulator, board, driver and device, `threads` CPUs (0..n-1, so
+ * 128 spans the four nodes), each doing ops/threads strict map+unmap iterations. */
+static int run(const struct ilab_profile *prof, unsigned threads, uint64_t ops,
+	       struct figure *fig)
+{
+	struct ilab_topo *topo = NULL;
+	struct ilab_sim *sim = NULL;
+	struct ilab_board *board = NULL;
+	struct ilab_board_opts bo = { 0 };
+	struct ilab_map_bench_cfg cfg;
+	struct ilab_map_bench_result res;
+	struct ilab_dma_options dopts;
+	struct ilab_dev *devs, *nic = NULL;
+	unsigned ndev, smmu = 0;
+	char err[512];
+	uint64_t t0;
+	int rc = -1;
+
+	if (ilab_topo_load(prof->topology, &topo, err, sizeof(err)) < 0)
+		goto fail;
+	for (unsigned i = 0; i < ilab_topo_nr_devices(topo); i++) {
+		const struct ilab_device *d = ilab_topo_device(topo, i);
+
+		if (d->kind == ILAB_DEV_NIC && d->node == 2)
+			smmu = d->smmu;
+	}
+	if (ilab_sim_create_topo(topo, prof, &(struct ilab_sim_config){ .seed = 1 }, &sim, err,
+				 sizeof(err)))
+		goto fail;
+	if (plat_init(&(struct plat_config){ .engine = PLAT_ENGINE_SIM, .topo = topo,
+					     .sim = ilab_sim_ops(sim) })) {
+		snprintf(err, sizeof(err), "plat_init");
+		goto fail;
+	}
+	bo.cma = ILAB_CMA_GLOBAL;
+	bo.smmu_mask = 1ull << smmu;
+	bo.smmu_command_ns = prof->smmu_command_ns;
+	bo.smmu_sync_ns = prof->smmu_sync_ns;
+	bo.smmu_tlb_lookup_ns = prof->smmu_tlb_lookup_ns;
+	if (ilab_board_create(topo, &bo, &board, err, sizeof(err)) ||
+	    ilab_board_start(board) || ilab_board_probe_iommus(board, NULL))
+		goto fail_plat;
+	ilab_board_devices(board, &devs, &ndev);
+	for (unsigned i = 0; i < ndev; i++)
+		if (ilab_board_dev_smmu(board, &devs[i]) == (int)smmu && devs[i].node == 2)
+			nic = &devs[i];
+	if (!nic)
+		goto fail_plat;
+	nic->pci = true;
+	if (ilab_iommu_probe_device(nic, ILAB_DOMAIN_DMA))
+		goto fail_plat;
+	ilab_dma_options_default(&dopts);
+	if (ilab_dma_configure(nic, &dopts))
+		goto fail_dev;
+	ilab_map_bench_cfg_default(&cfg);
+	cfg.threads = threads;
+	cfg.node = -1;
+	cfg.iterations = ops / threads;
+	t0 = host_ns();
+	if (ilab_map_bench_run(nic, ilab_board_mem(board), &cfg, &res, err, sizeof(err)))
+		goto fail_dev;
+	fig->host_ns = host_ns() - t0;
+	fig->ops = res.loops;
+	fig->sim_ns = res.elapsed_ns;
+	rc = 0;
+fail_dev:
+	ilab_iommu_release_device(nic);
+fail_plat:
+	ilab_board_destroy(board);
+	plat_fini();
+fail:
+	if (rc)
+		fprintf(stderr, "bench_sim_dma: %u CPUs: %s %s\n", threads, err,
+			sim ? ilab_sim_error(sim) : "");
+	ilab_sim_destroy(sim);
+	ilab_topo_free(topo);
+	return rc;
+}
+
+static void print(unsigned cpus, const struct figure *f)
+{
+	printf("%4u CPUs %7" PRIu64 " ops: %8.1f host ns per map+unmap, simulated %.6f s in "
+	       "%.3f host s = %.4f simulated s per host s\n",
+	       cpus, f->ops, (double)f->host_ns / (double)f->ops, f->sim_ns / 1e9,
+	       f->host_ns / 1e9, (double)f->sim_ns / (double)f->host_ns);
+}
+
+int main(int argc, char **argv)
+{
+	static const unsigned cpus[] = { 1, 16, 128 };
+	struct ilab_profile prof;
+	char path[ILAB_PROFILE_PATH_MAX], err[600];
+	struct figure f, small, big;
+
+	if (ilab_profile_resolve(argc > 1 ? argv[1] : "kunpeng920", path, sizeof(path), err,
+				 sizeof(err)) ||
+	    ilab_profile_load(path, &prof, err, sizeof(err))) {
+		fprintf(stderr, "bench_sim_dma: %s\n", err);
+		return 1;
+	}
+	setenv("HWLOC_HIDE_ERRORS", "2", 0);
+	printf("strict 4 KiB dma_map_single + unmap, simulated %s (profile %s), one SMMU\n",
+	       prof.topology, path);
+	for (unsigned i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+		if (run(&prof, cpus[i], 100000 - 100000 % cpus[i], &f))
+			return 1;
+		print(cpus[i], &f);
+	}
+	printf("linearity at 128 CPUs (host cost per op should not grow with the count):\n");
+	if (run(&prof, 128, 10112, &small) || run(&prof, 128, 100096, &big))
+		return 1;
+	print(128, &small);
+	print(128, &big);
+	printf("ratio of host ns per op, 100k / 10k: %.2f\n",
+	       ((double)big.host_ns / (double)big.ops) / ((double)small.host_ns / (double)small.ops));
+	return 0;
+}
