@@ -188,7 +188,7 @@ static int ecmdq_setup(struct arm_smmu_device *smmu, unsigned log2numq, unsigned
 	}
 	for (unsigned n = 0; n < nq; n++) {
 		struct arm_smmu_cmdq *q = &qs[n];
-		uint64_t regs;
+		uint64_t regs = 0;
 
 		err = ecmdq_regs(smmu, n, log2numq, &regs);
 		if (err) {
