@@ -38,6 +38,9 @@ struct ilab_map_bench_cfg {
 	uint64_t duration_ns;     /* if > 0, run this long instead of `seconds` (short runs) */
 	uint64_t iterations;      /* if > 0, each thread does exactly this many map+unmap
 				   * iterations instead (the time options are then ignored) */
+	uint64_t warmup;          /* map+unmap pairs each thread does first, not measured (the
+				   * first map allocates page tables; a 20 s kernel run amortises
+				   * that, a short simulated run must skip it) */
 	int node;                 /* -n, -1 (NUMA_NO_NODE) or a node: threads bound to its CPUs */
 	unsigned dma_bits;        /* -b, 20..64 (default 32): the device's mask for the run */
 	enum ilab_dma_dir dir;    /* -d, 0 bidirectional, 1 to device, 2 from device */

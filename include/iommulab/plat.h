@@ -375,7 +375,9 @@ static inline void plat_mmio_write64(const struct plat_mmio *m, uint64_t off, ui
 
 /* ---- spinlock (tracked, built on plat words and plat_poll) --------------------------------- */
 
-typedef struct { plat_word32 locked; } plat_spinlock;
+/* A queued spinlock (MCS, like Linux's qspinlock): FIFO hand-over, only the queue's head
+ * watches the lock word. word = locked bit | tail waiter (see src/plat/spinlock.c). */
+typedef struct { plat_word64 word; } plat_spinlock;
 
 #define PLAT_SPINLOCK_INIT { { 0 } }
 void plat_spin_init(plat_spinlock *l, const char *name);

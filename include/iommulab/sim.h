@@ -67,6 +67,16 @@ struct ilab_profile {
 	uint64_t atomic_local_ns;  /* atomic RMW on a line held exclusively by this CPU */
 	/* cache-to-cache transfer. formula: xfer(d) = transfer_local_ns + mem(d) - mem(10) */
 	struct ilab_dist_cost transfer;
+	/* a line of simulated memory found in its home node's last-level cache (a device wrote
+	 * it there), read from a CPU of that node; remotely + mem(d) - mem(10). Optional
+	 * (cache.llc_local_ns), default transfer_local_ns */
+	uint64_t llc_local_ns;
+	/* each further line of a multi-line access that hits (cache.line_hit_stream_ns,
+	 * default 1) */
+	uint64_t line_hit_stream_ns;
+	/* how long a CPU whose cmpxchg failed keeps the line for its immediate retry
+	 * (cache.retry_hold_ns, default atomic_local_ns) */
+	uint64_t retry_hold_ns;
 
 	/* MMIO from a CPU to a device register.
 	 * formula: read(d) = read_local_ns + mem(d) - mem(10) (non-posted: a round trip);
@@ -79,6 +89,9 @@ struct ilab_profile {
 	uint64_t smmu_command_ns;    /* consume and execute one command-queue entry */
 	uint64_t smmu_sync_ns;       /* extra for CMD_SYNC completion signalling */
 	uint64_t smmu_tlb_lookup_ns; /* one TLB / walk-cache lookup */
+	/* The machine's SMMUs implement range invalidation (IDR3.RIL, SMMUv3.2):
+	 * smmu.range_invalidation; -1 when the profile does not say (the model's default). */
+	int smmu_ril;
 
 	/* named compute charges for driver code (plat_charge_ns), looked up by name */
 	unsigned nr_compute;
@@ -175,6 +188,46 @@ void ilab_sim_sync(void);
  * MSI or DMA) leaves the line in memory, so pollers re-read it from the home node. node < 0
  * forgets any range overlapping [va, va + len). Acts on the active simulator; no-op without. */
 void ilab_sim_mem_home(const void *va, size_t len, int node);
+
+/* Charge an access by the running CPU or agent to simulated memory at host address va (bytes
+ * from there): like plat_mem_access, but line by line, from where each line's copies are: a
+ * CPU re-reading a line it holds pays a cache hit, a line last written by another CPU or a
+ * device pays a transfer that depends on requester, holder and home node, an uncached line
+ * pays the memory latency from its home (ilab_sim_mem_home must have declared the range, else
+ * the line counts as local memory). See docs/simulation.md. Not a scheduling point. No-op
+ * natively or when no simulator is active. */
+void ilab_sim_mem_access(const void *va, size_t bytes, bool write);
+
+/* Named compute charges of driver and core code (the profile's compute: section), looked up
+ * once when a simulator is activated (ilab_sim_ops) so that charging is an array read:
+ *   ilab_sim_charge(ILAB_CHARGE_IOVA_ALLOC);
+ * Natively (no simulator) it costs one predictable branch and charges nothing. */
+enum ilab_charge {
+	ILAB_CHARGE_CALL,               /* compute: call_ns */
+	ILAB_CHARGE_IOVA_ALLOC,         /* iova_alloc_ns */
+	ILAB_CHARGE_IOVA_FREE,          /* iova_free_ns */
+	ILAB_CHARGE_PTE_WRITE,          /* pte_write_ns (per PTE built and stored) */
+	ILAB_CHARGE_CMD_BUILD,          /* cmd_build_ns (per 16-byte command) */
+	ILAB_CHARGE_PGTABLE_WALK_LEVEL, /* pgtable_walk_level_ns (per level walked) */
+	ILAB_CHARGE_DMA_MAP,            /* dma_map_ns (dma-iommu map bookkeeping) */
+	ILAB_CHARGE_DMA_UNMAP,          /* dma_unmap_ns (dma-iommu unmap bookkeeping) */
+	ILAB_CHARGE_IOMMU_MAP,          /* iommu_map_ns (core map: size split, checks) */
+	ILAB_CHARGE_IOMMU_UNMAP,        /* iommu_unmap_ns (core unmap + gather) */
+	ILAB_CHARGE_NR
+};
+extern uint64_t ilab_sim_charge_ns[ILAB_CHARGE_NR];
+static inline void ilab_sim_charge(enum ilab_charge c)
+{
+	if (plat_unlikely(plat_sim))
+		plat_charge_ns(ilab_sim_charge_ns[c]);
+}
+static inline void ilab_sim_charge_n(enum ilab_charge c, uint64_t n)
+{
+	if (plat_unlikely(plat_sim))
+		plat_charge_ns(ilab_sim_charge_ns[c] * n);
+}
+/* The profile key of a charge ("iova_alloc_ns"), for documentation and tests. */
+const char *ilab_sim_charge_name(enum ilab_charge c);
 
 /* Record one sample of a named distribution (e.g. "smmu0.cmd_sync_ns", "smmu0.cmdq_used")
  * in the active simulator's statistics: count, sum, min, max and log2 buckets. No-op when no

@@ -74,6 +74,7 @@ enum smmu_event_type {
     SMMU_EVT_C_BAD_STREAMID = 0x02,
     SMMU_EVT_F_STE_FETCH = 0x03,
     SMMU_EVT_C_BAD_STE = 0x04,
+    SMMU_EVT_F_BAD_ATS_TREQ = 0x05, /* ATS Translation Request refused (§7.3.6) */
     SMMU_EVT_F_STREAM_DISABLED = 0x06,
     SMMU_EVT_C_BAD_SUBSTREAMID = 0x08,
     SMMU_EVT_F_CD_FETCH = 0x09,
@@ -181,6 +182,15 @@ struct smmu_host_ops {
     void (*irq)(void *ctx, enum smmu_irq_line line);
     /* Optional: trace point (`what` is a static string). */
     void (*trace)(void *ctx, const char *what, uint64_t a, uint64_t b);
+    /* Optional: CMD_ATC_INV (IHI 0070 §4.5.1) sends an ATS Invalidation Request to the
+     * endpoint behind `sid` (with PASID `ssid` when ssv): invalidate every ATC entry that
+     * overlaps [addr, addr + 2^size_log2). addr is aligned to the span (Address[11+Size:0]
+     * taken as zero); size_log2 = 12 + Size, 64 for Size 52 ("invalidate all"). global is the
+     * Global Invalidate flag (only with ssv). Called while the command executes, so the
+     * endpoint's invalidation completes before any later CMD_SYNC completes (§4.5.1: a
+     * CMD_SYNC after CMD_ATC_INV ensures its completion). Without it, ATC_INV is a no-op. */
+    void (*atc_inv)(void *ctx, uint32_t sid, uint32_t ssid, bool ssv, uint64_t addr,
+                    unsigned size_log2, bool global);
 };
 
 /* ---- Lifecycle ----------------------------------------------------------------------------- */
@@ -236,6 +246,16 @@ struct smmu_txn_req {
     bool write;    /* else read */
     bool exec;     /* instruction fetch (ignored for writes: InD == 0 when RnW == 0) */
     bool priv;     /* privileged */
+    /* ATS Translation Request (PCIe ATS, IHI 0070 §3.9.1): the endpoint asks for the
+     * translation of iova (read, plus write when `write`, i.e. NW == 0) to fill its ATC. No
+     * data is accessed. Allowed only with SMMUEN == 1 and an STE whose effective EATS is 0b01
+     * (full ATS; this model has no stage 2, so no split-stage 0b10); else the request is
+     * refused with a UR completion and F_BAD_ATS_TREQ is recorded. Configuration errors give
+     * a CA completion and record nothing; translation faults give a successful completion
+     * granting no access (R = W = 0) and record nothing (§3.9.1: "the SMMU does not record
+     * fault events for ATS translation failures"). CR0.ATSCHK governs ATS *Translated*
+     * traffic, which does not pass through smmu_translate. See rsp.ats_cpl. */
+    bool ats;
 };
 
 enum smmu_txn_status {
@@ -259,6 +279,17 @@ struct smmu_txn_rsp {
     uint8_t event;      /* enum smmu_event_type of the fault, SMMU_EVT_NONE if none */
     bool event_recorded;  /* the record reached the event queue */
     uint64_t evt[4];    /* the event record as built (even when suppressed by CD.R) */
+    uint8_t ats_cpl;    /* req.ats only: enum smmu_ats_cpl */
+};
+
+/* The completion of an ATS Translation Request (PCIe Translation Completion status). With
+ * SUCCESS, status is SMMU_TXN_OK and pa, page_shift (the translation's size) and perm (the
+ * access granted: R/W, possibly less than requested, possibly none after a fault) are valid.
+ * UR and CA come with status SMMU_TXN_ABORT. */
+enum smmu_ats_cpl {
+    SMMU_ATS_CPL_SUCCESS = 0,
+    SMMU_ATS_CPL_UR = 1,        /* Unsupported Request: ATS not allowed (F_BAD_ATS_TREQ) */
+    SMMU_ATS_CPL_CA = 2,        /* Completer Abort: configuration error or walk abort */
 };
 
 /* Translate one transaction. Never fails for any input: every outcome is architected. */
@@ -287,6 +318,9 @@ struct smmu_stats {
     uint64_t event_overflows;   /* times PROD.OVFLG was toggled */
     uint64_t gerrors;           /* GERROR bits activated */
     uint64_t msi_writes, irq_pulses;
+    uint64_t ats_requests;      /* ATS Translation Requests received */
+    uint64_t ats_refused;       /* of which answered UR or CA */
+    uint64_t atc_invs;          /* CMD_ATC_INV executed (forwarded to host ops atc_inv) */
 };
 
 void smmu_get_stats(struct smmu *s, struct smmu_stats *out);

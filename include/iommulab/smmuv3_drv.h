@@ -33,6 +33,14 @@ enum ilab_smmu_ecmdq_mode {
 	ILAB_SMMU_ECMDQ_OFF,      /* main queue only, even if the SMMU has ECMDQs */
 };
 
+/* How commands are inserted into the main command queue (seed 001 was measured before 5.4). */
+enum ilab_smmu_cmdq_mode {
+	ILAB_SMMU_CMDQ_LOCKFREE = 0, /* Linux >= 5.4: lock-free multi-producer insertion (§5.4) */
+	ILAB_SMMU_CMDQ_SPINLOCK,     /* Linux <= 5.3: one command at a time under cmdq.lock, a PROD
+				      * write per command; CMD_SYNC completion by an MSI to one
+				      * shared sync_count word, polled outside the lock */
+};
+
 /* Called after every sync of the hitless entry writer (CFGI + CMD_SYNC completed), with the
  * entry as the SMMU may now see it. For tests: translate between the steps. */
 typedef void (*ilab_smmu_entry_hook)(void *ctx, bool is_ste, uint32_t sid, const uint64_t ent[8]);
@@ -48,6 +56,7 @@ struct ilab_smmu_drv_opts {
 	enum ilab_smmu_ecmdq_mode ecmdq;
 	unsigned ecmdq_log2;    /* 0: the series' size, 2^(8 + log2 CPUs per queue) capped by
 				 * IDR1.CMDQS; else min(this, CMDQS), at least 7 */
+	enum ilab_smmu_cmdq_mode cmdq_mode; /* main queue only; ECMDQs always lock-free */
 };
 
 /* Probe the SMMU behind `mmio` (registers as in smmuv3.h), allocate its tables and queues with

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <iommulab/sim.h>
+
 #include "drivers/arm-smmu-v3.h"
 
 /* ---- queue pointer arithmetic (Linux Q_IDX/Q_WRP/queue_has_space/queue_inc_prod_n) ---- */
@@ -67,6 +69,29 @@ static inline uint64_t *queue_ent(const struct arm_smmu_queue *q, const struct a
 				  uint32_t p)
 {
 	return q->base + (size_t)q_idx(l, p) * q->ent_dwords;
+}
+
+/* Simulation: building `count` commands and storing them into the slots from llq->prod, charged
+ * line by line from where the queue's lines are (a line the SMMU's MSI left in the home
+ * node's cache, or one this CPU still holds); two runs when the slots wrap. */
+static void cmdq_charge_slots(const struct arm_smmu_queue *q, const struct arm_smmu_ll_queue *llq,
+			      unsigned count)
+{
+	struct arm_smmu_ll_queue at = *llq;
+
+	if (!plat_sim)
+		return;
+	ilab_sim_charge_n(ILAB_CHARGE_CMD_BUILD, count);
+	while (count) {
+		uint32_t idx = q_idx(&at, at.prod);
+		unsigned run = (1u << at.max_n_shift) - idx;
+
+		if (run > count)
+			run = count;
+		ilab_sim_mem_access(queue_ent(q, &at, at.prod), (size_t)run * q->ent_dwords * 8, true);
+		at.prod = queue_inc_prod_n(&at, run);
+		count -= run;
+	}
 }
 
 /* ---- queue memory -------------------------------------------------------------------------- */
@@ -149,6 +174,7 @@ int arm_smmu_cmdq_init(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
 
 void arm_smmu_cmdq_free(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
 {
+	arm_smmu_cmdq_legacy_free(smmu, cmdq);
 	free(cmdq->valid_map);
 	cmdq->valid_map = NULL;
 	arm_smmu_queue_free(smmu, &cmdq->q);
@@ -552,7 +578,7 @@ static int cmdq_issue_exclusive(struct arm_smmu_device *smmu, struct arm_smmu_cm
 		ent[1] = cmd_sync[1];
 		llq.prod = start;
 	}
-	plat_mem_access(cmdq->q.home_node, (size_t)(n + sync) * CMDQ_ENT_DWORDS * 8, true);
+	cmdq_charge_slots(&cmdq->q, &llq, n + sync);
 	/* The entries before the doorbell (the model reads PROD with acquire semantics). */
 	plat_mb();
 	end = queue_inc_prod_n(&llq, n + sync);
@@ -603,6 +629,8 @@ int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cm
 		return -EINVAL;
 	if (cmdq->exclusive)
 		return cmdq_issue_exclusive(smmu, cmdq, cmds, n, sync);
+	if (smmu->opts.cmdq_mode == ILAB_SMMU_CMDQ_SPINLOCK && !cmdq->ecmdq)
+		return arm_smmu_cmdq_issue_cmdlist_legacy(smmu, cmdq, cmds, n, sync);
 
 	/* 1. Reserve n + sync slots with one cmpxchg on prod+cons. */
 	llq_set(&llq, plat_load64(&cmdq->q.llq));
@@ -651,7 +679,7 @@ int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cm
 		cmdq_shared_lock(cmdq);
 	}
 
-	plat_mem_access(cmdq->q.home_node, (size_t)(n + sync) * CMDQ_ENT_DWORDS * 8, true);
+	cmdq_charge_slots(&cmdq->q, &llq, n + sync);
 	/* 3. Publish: commands first (the RMW on the bitmap orders them), then valid bits. */
 	plat_mb();
 	cmdq_poll_set_valid_map(cmdq, llq.prod, head.prod, true);

@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "drivers/arm-smmu-v3.h"
+#include "drivers/arm-smmu-v3-ats.h"
 
 static unsigned ilog2_u64(uint64_t v)
 {
@@ -109,6 +110,10 @@ int arm_smmu_tlb_inv_range_domain(struct arm_smmu_domain *d, uint64_t iova, size
 	struct inv_range_args a = { d->domain.pgsize_bitmap, iova, size, granule, leaf, 0 };
 
 	arm_smmu_domain_for_each_inst(d, inv_range_one, &a);
+	/* Then the ATCs of the domain's ATS masters, once the TLBs no longer hold the range
+	 * (IHI 0070 §4.5.1): a Translation Request after this sees the new tables. */
+	if (!a.err && size)
+		a.err = arm_smmu_atc_inv_domain(d, iova, size);
 	return a.err;
 }
 
@@ -126,6 +131,8 @@ int arm_smmu_tlb_inv_domain(struct arm_smmu_domain *d)
 	int err = 0;
 
 	arm_smmu_domain_for_each_inst(d, inv_asid_one, &err);
+	if (!err)
+		err = arm_smmu_atc_inv_domain(d, 0, 0); /* ATCs after the TLBs, everything */
 	return err;
 }
 

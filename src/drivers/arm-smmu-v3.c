@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "drivers/arm-smmu-v3.h"
+#include "drivers/arm-smmu-v3-ats.h"
 
 static _Thread_local char err_msg[160];
 
@@ -740,6 +741,7 @@ static void release_device(struct ilab_iommu *iommu, struct ilab_dev *dev)
 		return;
 	install_non_paging(m, false);
 	set_master_domain(m, NULL);
+	arm_smmu_ats_release(m);
 	ilab_mem_free_coherent(m->smmu->mem, m->cd_pa, CTXDESC_CD_DWORDS * 8);
 	free(m);
 	dev->iommu_priv = NULL;
@@ -775,6 +777,7 @@ static int attach_dev(struct ilab_iommu_domain *domain, struct ilab_dev *dev)
 		arm_smmu_make_s1_cd(ent, d, (uint16_t)asid);
 		arm_smmu_write_cd(m, ent);
 		arm_smmu_make_cdtable_ste(ent, m->cd_pa);
+		arm_smmu_ats_ste(m, ent); /* STE.EATS for an ATS-enabled master */
 		arm_smmu_write_ste(m, ent);
 		break;
 	}

@@ -320,6 +320,14 @@ struct arm_smmu_cmdq {
 	plat_word32 errack;      /* PROD.ERRACK to write: ECMDQ_PROD_ERRACK or 0 */
 	plat_spinlock prod_lock; /* shared ECMDQ: PROD writes vs. error recovery (ERRACK) */
 	plat_word64 st_errors, st_err_ill, st_err_abt;
+	/* ILAB_SMMU_CMDQ_SPINLOCK (arm-smmu-v3-cmdq-legacy.c): the lock and what Linux 4.x kept
+	 * next to it on one cache line (software prod|cons, sync_nr, the last opcode). */
+	_Alignas(PLAT_CACHELINE) plat_word32 legacy_next; /* ticket lock: next ticket, ... */
+	plat_word32 legacy_owner; /* ... and the ticket being served */
+	plat_word64 legacy_pc;   /* software prod (low) | cons (high), under the lock */
+	plat_word32 legacy_sync_nr, legacy_prev_op;
+	uint32_t *legacy_sync_count; /* MSI target (host view); allocated on first use */
+	ilab_pa_t legacy_sync_count_pa;
 	_Alignas(PLAT_CACHELINE) int dummy;
 };
 
@@ -431,6 +439,10 @@ void arm_smmu_queue_free(struct arm_smmu_device *smmu, struct arm_smmu_queue *q)
 int arm_smmu_cmdq_init(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq);
 void arm_smmu_cmdq_free(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq);
 int arm_smmu_cmdq_build_cmd(uint64_t cmd[2], const struct arm_smmu_cmdq_ent *ent);
+/* arm-smmu-v3-cmdq-legacy.c: the Linux <= 5.3 producer (opts.cmdq_mode SPINLOCK). */
+int arm_smmu_cmdq_issue_cmdlist_legacy(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
+				       const uint64_t *cmds, unsigned n, bool sync);
+void arm_smmu_cmdq_legacy_free(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq);
 int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
 				const uint64_t *cmds, unsigned n, bool sync);
 int arm_smmu_cmdq_issue_cmd(struct arm_smmu_device *smmu, const struct arm_smmu_cmdq_ent *ent,

@@ -5,7 +5,7 @@
  *
  * PTEs live in simulated physical memory and are written through ilab_mem_va() host pointers,
  * as the kernel writes them through its linear map. Each access is charged to the simulator
- * with plat_mem_access(): one 8-byte read per level walked, one charge per run of stores (bytes =
+ * with ilab_sim_mem_access() (line by line, from where the lines are): one 8-byte read per level walked, one charge per run of stores (bytes =
  * 8 x entries), so a 512-PTE map_pages is one 4 KiB charge and 512 one-page maps are 512 walks.
  * PTEs are accessed with __atomic builtins on those host pointers (they are not plat words:
  * a PTE belongs to the table's memory, whose cost mem_access already models).
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <iommulab/plat.h>
+#include <iommulab/sim.h>
 
 #include "drivers/io-pgtable-arm.h"
 
@@ -88,10 +89,12 @@ static inline void pte_store(uint64_t *ptep, uint64_t pte)
 	__atomic_store_n(ptep, pte, __ATOMIC_RELAXED);
 }
 
-static void charge(const struct ilab_io_pgtable *d, ilab_pa_t pa, size_t bytes, bool write)
+/* Simulation: charge the access to the PTEs at va line by line (a CPU re-walking the table it
+ * just walked hits its cache; a line the SMMU or another CPU touched costs a transfer). */
+static inline void charge(const void *va, size_t bytes, bool write)
 {
 	if (plat_unlikely(plat_sim))
-		plat_mem_access(d->node >= 0 ? d->node : ilab_mem_node_of(d->mem, pa), bytes, write);
+		ilab_sim_mem_access(va, bytes, write);
 }
 
 static struct ilab_io_pgtable_stats *this_stats(struct ilab_io_pgtable *d)
@@ -211,7 +214,8 @@ static size_t clear_entries(struct ilab_io_pgtable *d, struct ilab_iotlb_gather 
 	for (j = 0; j < i; j++)
 		pte_store(&ptep[j], 0);
 	if (i) {
-		charge(d, ptep_pa, i * sizeof(uint64_t), true);
+		charge(ptep, i * sizeof(uint64_t), true);
+		ilab_sim_charge_n(ILAB_CHARGE_PTE_WRITE, i);
 		STAT_ADD(d, pte_clears, i);
 	}
 	if (gather && !gather->queued)
@@ -233,7 +237,8 @@ static size_t do_unmap(struct ilab_io_pgtable *d, struct ilab_iotlb_gather *gath
 		uint64_t *ptep = &table[idx];
 		uint64_t pte = pte_load(ptep);
 
-		charge(d, table_pa + idx * 8, 8, false);
+		charge(ptep, 8, false);
+		ilab_sim_charge(ILAB_CHARGE_PGTABLE_WALK_LEVEL);
 		if (!pte)
 			return 0;
 		if (size == block_size(d, lvl)) {
@@ -292,7 +297,8 @@ static int init_ptes(struct ilab_io_pgtable *d, uint64_t iova, ilab_pa_t paddr, 
 			return -EINVAL;
 	for (i = 0; i < n; i++)
 		pte_store(&ptep[i], attrs | type | ((paddr + i * size) & ARM_LPAE_PTE_ADDR_MASK));
-	charge(d, ptep_pa, n * sizeof(uint64_t), true);
+	charge(ptep, n * sizeof(uint64_t), true);
+	ilab_sim_charge_n(ILAB_CHARGE_PTE_WRITE, n);
 	STAT_ADD(d, pte_stores, n);
 	return 0;
 }
@@ -324,7 +330,8 @@ static int do_map(struct ilab_io_pgtable *d, uint64_t iova, ilab_pa_t paddr, siz
 		if (lvl == ARM_LPAE_MAX_LEVELS - 1)
 			break;
 		pte = pte_load(ptep);
-		charge(d, table_pa + idx * 8, 8, false);
+		charge(ptep, 8, false);
+		ilab_sim_charge(ILAB_CHARGE_PGTABLE_WALK_LEVEL);
 		if (!pte) {
 			ilab_pa_t new_pa;
 			uint64_t expected = 0, new_pte;
@@ -341,7 +348,7 @@ static int do_map(struct ilab_io_pgtable *d, uint64_t iova, ilab_pa_t paddr, siz
 				STAT_ADD(d, install_races, 1);
 				pte = expected;
 			}
-			charge(d, table_pa + idx * 8, 8, true);
+			charge(ptep, 8, true);
 		}
 		if (!pte_table(pte, lvl))
 			return -EEXIST; /* a block covers this range: unmap first */

@@ -6,11 +6,14 @@
 #include <errno.h>
 #include <string.h>
 
+#include "iommulab/allreduce.h"
+#include "iommulab/nic.h"
 #include "iommulab/scenario.h"
+#include "experiments/sim_env.h" /* cmdsync_latency, dma_map_benchmark */
 
 /* Placeholder until the stack can run the workload (issue 4: the DMA stack; issue 6: the
  * simulator). Measuring nothing is the honest answer. */
-static int not_implemented(const struct ilab_scenario *s, const struct ilab_case *c,
+static int __attribute__((unused)) not_implemented(const struct ilab_scenario *s, const struct ilab_case *c,
 			   struct ilab_case_result *r, char *err, size_t errlen)
 {
 	(void)s, (void)c, (void)r, (void)err, (void)errlen;
@@ -30,15 +33,22 @@ static const struct ilab_workload_param cmdsync_params[] = {
 };
 static const struct ilab_workload_metric cmdsync_metrics[] = {
 	{ "cmdsync_wait", "ns", "mean time from the producer-index write to the sync completion" },
+	{ "cmdq_node", "node", "node of the command queue's memory" },
 	{ NULL, NULL, NULL },
 };
 
 /* seed 001: NIC receive of small packets by many processes; every packet mapped and unmapped. */
 static const struct ilab_workload_param nic_rx_params[] = {
-	{ "processes", 128, 1, 4096, true, "receiving processes (iperf -P), one per CPU" },
-	{ "packet_bytes", 64, 1, 65536, true, "payload of one packet (small packets)" },
-	{ "packets", 2000, 1, ITER_MAX, true, "packets received per process" },
-	{ "nic_node", 0, 0, NODE_MAX, true, "node of the NIC's root port" },
+	{ "processes", 128, 1, 1024, true, "receiving processes, one NIC queue and CPU each" },
+	{ "packet_bytes", 64, 64, 65536, true, "IP packet size (small packets)" },
+	{ "duration_us", 20000, 1, 1e7, false, "simulated time measured, µs (after the warm-up)" },
+	{ "warmup_us", 2000, 0, 1e7, false, "simulated traffic before the measurement, µs" },
+	{ "nic_node", 2, 0, NODE_MAX, true, "node of the NIC (the NIC there is used)" },
+	{ "nic_mpps", 1.25, 0, 1e4, false, "the NIC's packet-rate limit, Mpps (0: none)" },
+	{ "link_gbps", 0, 0, 10000, false, "NIC line rate, Gbit/s (0: no line limit)" },
+	{ "stack_ns", 5000, 0, 1e9, true, "CPU cost of the network stack per packet, ns" },
+	{ "ring_size", 128, 2, 65536, true, "receive descriptors per queue" },
+	{ "cmdq_spinlock", 1, 0, 1, true, "1: Linux <= 5.3 spinlock command queue; 0: lock-free" },
 	{ NULL, 0, 0, 0, false, NULL },
 };
 static const struct ilab_workload_metric nic_rx_metrics[] = {
@@ -51,12 +61,16 @@ static const struct ilab_workload_param dma_map_params[] = {
 	{ "threads", 1, 1, 1024, true, "dma_map_benchmark -t" },
 	{ "granule", 1, 1, 1024, true, "dma_map_benchmark -g: 4 KiB pages per map" },
 	{ "iterations", 2000, 1, ITER_MAX, true, "map+unmap pairs per thread" },
-	{ "node", 0, 0, NODE_MAX, true, "device node (dma_map_benchmark -n)" },
+	{ "node", 0, 0, NODE_MAX, true, "node whose CPUs run the threads (dma_map_benchmark -n)" },
+	{ "smmu_node", 2, 0, NODE_MAX, true, "node of the SMMU the benchmark device sits behind" },
+	{ "global_cma_node", 0, 0, NODE_MAX, true, "node of the one global CMA area (cma: global)" },
 	{ NULL, 0, 0, 0, false, NULL },
 };
 static const struct ilab_workload_metric dma_map_metrics[] = {
 	{ "map_latency", "us", "mean dma_map_single latency" },
 	{ "unmap_latency", "us", "mean dma_unmap_single latency" },
+	{ "map_ns", "ns", "mean map latency at ns resolution (not truncated)" },
+	{ "unmap_ns", "ns", "mean unmap latency at ns resolution (not truncated)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -64,9 +78,16 @@ static const struct ilab_workload_metric dma_map_metrics[] = {
 static const struct ilab_workload_param nic_tput_params[] = {
 	{ "nic_queues", 8, 1, 256, true, "NIC queues, one CPU each" },
 	{ "link_gbps", 200, 1, 10000, false, "NIC line rate, Gbit/s" },
-	{ "packet_bytes", 1500, 64, 65536, true, "frame size" },
-	{ "duration_us", 2000, 1, 1e9, true, "simulated time measured, µs" },
-	{ "nic_node", 0, 0, NODE_MAX, true, "node of the NIC" },
+	{ "packet_bytes", 1500, 64, 65536, true, "IP packet size (MTU)" },
+	{ "frames_per_buffer", 1, 1, 4096, true, "frames per receive buffer (LRO/GRO), one map each" },
+	{ "duration_us", 2000, 1, 1e7, false, "simulated time measured, µs (after the warm-up)" },
+	{ "warmup_us", 200, 0, 1e7, false, "simulated traffic before the measurement, µs" },
+	{ "nic_node", 2, 0, NODE_MAX, true, "node of the NIC (the NIC there is used)" },
+	{ "nic_mpps", 0, 0, 1e4, false, "the NIC's packet-rate limit, Mpps (0: none)" },
+	{ "stack_ns", 300, 0, 1e9, true, "CPU cost of the network stack per frame, ns" },
+	{ "ring_size", 64, 2, 65536, true, "receive descriptors per queue" },
+	{ "ecmdq_hw", 1, 0, 1, true, "1: the SMMU has one ECMDQ per CPU, executed serially" },
+	{ "cmdq_spinlock", 0, 0, 1, true, "1: Linux <= 5.3 spinlock command queue; 0: lock-free" },
 	{ NULL, 0, 0, 0, false, NULL },
 };
 static const struct ilab_workload_metric nic_tput_metrics[] = {
@@ -83,6 +104,9 @@ static const struct ilab_workload_param allreduce_params[] = {
 	{ "pgtable_node", 1, 0, NODE_MAX, true, "node of the one shared domain's page table" },
 	{ "message_bytes", 1 << 28, 4096, 1e12, true, "allreduce size" },
 	{ "iterations", 5, 1, 1e6, true, "allreduces measured" },
+	{ "hosts", 2, 1, 64, true, "identical hosts in the ring (ranks = hosts x NICs used)" },
+	{ "buffer_bytes", 16 << 20, 4096, 1ull << 34, true,
+	  "registered buffer each NIC DMA direction streams through (NCCL staging buffers)" },
 	{ NULL, 0, 0, 0, false, NULL },
 };
 static const struct ilab_workload_metric allreduce_metrics[] = {
@@ -91,16 +115,18 @@ static const struct ilab_workload_metric allreduce_metrics[] = {
 };
 
 static const struct ilab_workload builtin[] = {
-	{ "cmdsync_latency", not_implemented, "latency of one CMD_SYNC into an empty command queue",
-	  "issues 4 and 6", cmdsync_params, cmdsync_metrics },
-	{ "nic_rx", not_implemented, "NIC receive of small packets, each mapped and unmapped",
-	  "issues 4 and 6", nic_rx_params, nic_rx_metrics },
-	{ "dma_map_benchmark", not_implemented, "dma_map_benchmark: map/unmap latency",
-	  "issues 4 and 6", dma_map_params, dma_map_metrics },
-	{ "nic_throughput", not_implemented, "200 Gbit/s NIC throughput by number of queues",
-	  "issues 4 and 6", nic_tput_params, nic_tput_metrics },
-	{ "allreduce", not_implemented, "NCCL-style allreduce over GPUs and NICs with ATS",
-	  "issues 4 and 6", allreduce_params, allreduce_metrics },
+	{ "cmdsync_latency", ilab_workload_cmdsync_run,
+	  "latency of one CMD_SYNC into an empty command queue", NULL, cmdsync_params,
+	  cmdsync_metrics },
+	{ "nic_rx", ilab_workload_nic_rx, "NIC receive of small packets, each mapped and unmapped",
+	  NULL, nic_rx_params, nic_rx_metrics },
+	{ "dma_map_benchmark", ilab_workload_map_bench_run, "dma_map_benchmark: map/unmap latency",
+	  NULL, dma_map_params, dma_map_metrics },
+	{ "nic_throughput", ilab_workload_nic_throughput,
+	  "200 Gbit/s NIC throughput by number of queues", NULL, nic_tput_params,
+	  nic_tput_metrics },
+	{ "allreduce", ilab_allreduce_run, "NCCL-style allreduce over GPUs and NICs with ATS",
+	  NULL, allreduce_params, allreduce_metrics },
 };
 
 #define NR_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))

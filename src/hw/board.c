@@ -42,6 +42,17 @@ static int host_mem_read(void *ctx, uint64_t pa, void *buf, size_t len)
 {
 	struct board_smmu *bs = ctx;
 
+	if (plat_sim) {
+		/* Simulation: charged line by line from where the lines are (a command the CPU
+		 * just wrote comes from its cache, a PTE from the CPU that stored it). */
+		const void *va = ilab_mem_va(bs->board->mem, pa, len);
+
+		if (va) {
+			memcpy(buf, va, len);
+			ilab_sim_mem_access(va, len, false);
+			return 0;
+		}
+	}
 	return ilab_mem_read(bs->board->mem, pa, buf, len) ? -1 : 0;
 }
 
@@ -61,13 +72,22 @@ static int host_mem_write(void *ctx, uint64_t pa, const void *buf, size_t len)
 		memcpy(&v, buf, len);
 		/* Simulation: the word changes when the write arrives, and not before any fiber
 		 * behind that time has run (a poller must not see it early). */
-		plat_mem_access(ilab_mem_node_of(mem, pa), len, true);
+		ilab_sim_mem_access(va, len, true);
 		ilab_sim_sync();
 		if (len == 4)
 			__atomic_store_n((uint32_t *)va, (uint32_t)v, __ATOMIC_RELEASE);
 		else
 			__atomic_store_n((uint64_t *)va, v, __ATOMIC_RELEASE);
 		return 0;
+	}
+	if (plat_sim) {
+		void *va = ilab_mem_va(mem, pa, len);
+
+		if (va) {
+			memcpy(va, buf, len);
+			ilab_sim_mem_access(va, len, true);
+			return 0;
+		}
 	}
 	return ilab_mem_write(mem, pa, buf, len) ? -1 : 0;
 }

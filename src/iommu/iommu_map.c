@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include <iommulab/iommu_map.h>
+#include <iommulab/sim.h>
 
 static inline uint64_t genmask_to(unsigned hi)
 {
@@ -75,6 +76,9 @@ int ilab_iommu_map(const struct ilab_iommu_pt_ops *ops, uint64_t iova, ilab_pa_t
 			ret = -EINVAL;
 			break;
 		}
+		/* simulation: page-size selection and the call into the page-table code, once
+		 * per call: per page before map_pages, per run after */
+		ilab_sim_charge(ILAB_CHARGE_IOMMU_MAP);
 		if (use_map_pages) {
 			ret = ops->map_pages(ops->priv, iova, paddr, pgsize, count, prot, &mapped);
 		} else {
@@ -118,6 +122,7 @@ size_t ilab_iommu_unmap_fast(const struct ilab_iommu_pt_ops *ops, uint64_t iova,
 
 		if (!pgsize)
 			break;
+		ilab_sim_charge(ILAB_CHARGE_IOMMU_UNMAP); /* simulation: as in ilab_iommu_map */
 		n = use_unmap_pages ? ops->unmap_pages(ops->priv, iova, pgsize, count, gather)
 				    : ops->unmap(ops->priv, iova, pgsize, gather);
 		if (!n)

@@ -49,5 +49,21 @@ int sim_cost_init(struct ilab_sim *s, char *err, size_t errlen)
 		rc = fill(s, ILAB_DIST_MMIO_READ, s->mmio_rd_ns, "MMIO read", err, errlen);
 	if (!rc)
 		rc = fill(s, ILAB_DIST_MMIO_WRITE, s->mmio_wr_ns, "MMIO write", err, errlen);
-	return rc;
+	if (rc)
+		return rc;
+	/* One-way interconnect latency beyond local, half of a remote memory round trip's
+	 * excess: hop(a, b) = (mem(a, b) - mem(a, a)) / 2. A line in the home node's last-level
+	 * cache: llc(a, h) = llc_local + 2 hop(a, h). */
+	s->hop_ns = calloc(nn, sizeof(uint64_t));
+	s->llc_ns = calloc(nn, sizeof(uint64_t));
+	if (!s->hop_ns || !s->llc_ns)
+		return -ENOMEM;
+	for (unsigned a = 0; a < s->nr_nodes; a++)
+		for (unsigned b = 0; b < s->nr_nodes; b++) {
+			uint64_t m = s->mem_ns[a * s->nr_nodes + b], l = s->mem_ns[a * s->nr_nodes + a];
+
+			s->hop_ns[a * s->nr_nodes + b] = m > l ? (m - l) / 2 : 0;
+			s->llc_ns[a * s->nr_nodes + b] = s->prof.llc_local_ns + (m > l ? m - l : 0);
+		}
+	return 0;
 }

@@ -19,10 +19,15 @@ static void op_access(const void *addr, enum plat_access kind)
 {
 	struct ilab_sim *s = sim_active;
 	struct sim_fiber *f = s->cur;
-	struct sim_line *l;
+	struct sim_line *l = sim_line_get(s, addr);
 
-	sim_sync(s, f);
-	l = sim_line_get(s, addr);
+	/* The immediate retry of a failed cmpxchg: this CPU still holds the line (a failed LSE
+	 * CAS obtains it in a unique state) and nobody else can touch it before retry_until
+	 * (busy_until covers it), so the retry happens now, before the fibers behind us. */
+	if (!(l->retry_slot == (int)f->slot && f->t <= l->retry_until)) {
+		sim_sync(s, f);
+		l = sim_line_get(s, addr);
+	}
 	sim_line_access(s, f, l, kind);
 	/* The host store happens right after we return, before any other fiber runs: pollers
 	 * woken now see it when they re-check. */
@@ -33,10 +38,17 @@ static void op_access(const void *addr, enum plat_access kind)
 static void op_rmw_failed(const void *addr)
 {
 	struct ilab_sim *s = sim_active;
+	struct sim_fiber *f = s->cur;
 	struct sim_line *l = sim_line_get(s, addr);
 
 	l->rmw_retries++;
-	s->cur->stats->rmw_retries++;
+	f->stats->rmw_retries++;
+	/* The CAS that lost still brought the line here in a unique state: keep it for the
+	 * immediate retry (recompute and CAS again: cache.retry_hold_ns) instead of joining the
+	 * back of the queue with everyone else, as a real CPU does. */
+	l->retry_slot = (int)f->slot;
+	l->retry_until = f->t + s->prof.retry_hold_ns;
+	l->busy_until = sim_max64(l->busy_until, l->retry_until);
 }
 
 static uint64_t op_now_ns(void)
@@ -170,6 +182,46 @@ static void op_mem_access(int home_node, size_t bytes, bool write)
 	(void)write;
 }
 
+/* An access to simulated memory with its host address: charged line by line from where each
+ * line's copies are (lines.c, sim_mem_line_cost). A multi-line access pays its slowest line in
+ * full and every further line at streaming cost: memory.line_stream_ns when it missed,
+ * cache.line_hit_stream_ns when it hit. Not a scheduling point (like plat_mem_access). */
+void ilab_sim_mem_access(const void *va, size_t bytes, bool write)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_fiber *f;
+	uintptr_t a, end;
+	uint64_t worst = 0, stream = 0, total;
+	bool first = true;
+
+	if (!s || !plat_sim || !bytes || !va)
+		return;
+	f = s->cur;
+	a = (uintptr_t)va & ~(uintptr_t)63;
+	end = (uintptr_t)va + bytes;
+	for (; a < end; a += 64) {
+		struct sim_line *l = sim_line_get(s, (const void *)a);
+		uint64_t c = sim_mem_line_cost(s, f, l, write);
+
+		if (c > worst)
+			worst = c;
+		if (!first)
+			stream += c > s->prof.cache_hit_ns ? s->prof.mem_line_ns
+							  : s->prof.line_hit_stream_ns;
+		first = false;
+		if (l->home >= 0) {
+			if ((unsigned)l->home == f->node)
+				f->stats->mem_bytes_local += 64;
+			else
+				f->stats->mem_bytes_remote += 64;
+		}
+	}
+	total = worst + stream;
+	f->t += total;
+	f->stats->mem_accesses++;
+	f->stats->mem_ns += total;
+}
+
 static void op_mmio(const struct plat_mmio *m, bool write)
 {
 	struct ilab_sim *s = sim_active;
@@ -235,10 +287,36 @@ static const struct plat_sim_ops sim_ops = {
 	.agent_stop = ilab_sim_agent_stop,
 };
 
+/* ---- named compute charges ---------------------------------------------------------------- */
+
+uint64_t ilab_sim_charge_ns[ILAB_CHARGE_NR];
+
+static const char *const charge_names[ILAB_CHARGE_NR] = {
+	[ILAB_CHARGE_CALL] = "call_ns",
+	[ILAB_CHARGE_IOVA_ALLOC] = "iova_alloc_ns",
+	[ILAB_CHARGE_IOVA_FREE] = "iova_free_ns",
+	[ILAB_CHARGE_PTE_WRITE] = "pte_write_ns",
+	[ILAB_CHARGE_CMD_BUILD] = "cmd_build_ns",
+	[ILAB_CHARGE_PGTABLE_WALK_LEVEL] = "pgtable_walk_level_ns",
+	[ILAB_CHARGE_DMA_MAP] = "dma_map_ns",
+	[ILAB_CHARGE_DMA_UNMAP] = "dma_unmap_ns",
+	[ILAB_CHARGE_IOMMU_MAP] = "iommu_map_ns",
+	[ILAB_CHARGE_IOMMU_UNMAP] = "iommu_unmap_ns",
+};
+
+const char *ilab_sim_charge_name(enum ilab_charge c)
+{
+	return (unsigned)c < ILAB_CHARGE_NR ? charge_names[c] : "?";
+}
+
 const struct plat_sim_ops *ilab_sim_ops(struct ilab_sim *s)
 {
 	if (!s)
 		return NULL;
 	sim_active = s;
+	/* Looked up once here, so that a charge in driver code is an array read. A name the
+	 * profile does not give charges nothing. */
+	for (unsigned i = 0; i < ILAB_CHARGE_NR; i++)
+		ilab_sim_charge_ns[i] = ilab_profile_compute_ns(&s->prof, charge_names[i], 0);
 	return &sim_ops;
 }

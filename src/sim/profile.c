@@ -190,6 +190,9 @@ static int parse_cache(struct pctx *c, const yaml_node_t *v, const char *key, vo
 		{ "atomic_local_ns", true, parse_u64, &p->atomic_local_ns, false },
 		{ "transfer_local_ns", true, parse_u64, &p->transfer.local_ns, false },
 		{ "transfer_by_distance", false, parse_table, &p->transfer, false },
+		{ "llc_local_ns", false, parse_u64, &p->llc_local_ns, false },
+		{ "line_hit_stream_ns", false, parse_u64, &p->line_hit_stream_ns, false },
+		{ "retry_hold_ns", false, parse_u64, &p->retry_hold_ns, false },
 	};
 
 	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
@@ -208,6 +211,22 @@ static int parse_mmio(struct pctx *c, const yaml_node_t *v, const char *key, voi
 	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
 }
 
+/* yes/no, true/false, on/off, 1/0 into an int (-1 until given) */
+static int parse_bool(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	const char *t = scalar(v);
+	int *out = dst;
+
+	if (t && (!strcmp(t, "true") || !strcmp(t, "yes") || !strcmp(t, "on") || !strcmp(t, "1")))
+		*out = 1;
+	else if (t && (!strcmp(t, "false") || !strcmp(t, "no") || !strcmp(t, "off") ||
+		       !strcmp(t, "0")))
+		*out = 0;
+	else
+		return perr(c, v, "%s: expected true or false", key);
+	return 0;
+}
+
 static int parse_smmu(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
 	struct ilab_profile *p = dst;
@@ -215,6 +234,7 @@ static int parse_smmu(struct pctx *c, const yaml_node_t *v, const char *key, voi
 		{ "command_ns", true, parse_u64, &p->smmu_command_ns, false },
 		{ "sync_ns", true, parse_u64, &p->smmu_sync_ns, false },
 		{ "tlb_lookup_ns", true, parse_u64, &p->smmu_tlb_lookup_ns, false },
+		{ "range_invalidation", false, parse_bool, &p->smmu_ril, false },
 	};
 
 	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
@@ -302,6 +322,8 @@ int ilab_profile_parse(const char *text, size_t len, const char *name, struct il
 	if (err && errlen)
 		err[0] = '\0';
 	memset(&p, 0, sizeof(p));
+	p.llc_local_ns = p.line_hit_stream_ns = p.retry_hold_ns = UINT64_MAX; /* not given */
+	p.smmu_ril = -1;
 	if (!yaml_parser_initialize(&parser))
 		return -ENOMEM;
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
@@ -322,6 +344,13 @@ int ilab_profile_parse(const char *text, size_t len, const char *name, struct il
 	yaml_parser_delete(&parser);
 	if (rc)
 		return rc;
+	/* defaults of the optional cache keys (see iommulab/sim.h) */
+	if (p.llc_local_ns == UINT64_MAX)
+		p.llc_local_ns = p.transfer.local_ns;
+	if (p.line_hit_stream_ns == UINT64_MAX)
+		p.line_hit_stream_ns = 1;
+	if (p.retry_hold_ns == UINT64_MAX)
+		p.retry_hold_ns = p.atomic_local_ns;
 	snprintf(p.source, sizeof(p.source), "%s", c.file);
 	*prof = p;
 	return 0;

@@ -111,6 +111,8 @@ void ilab_sim_destroy(struct ilab_sim *s)
 	free(s->xfer_ns);
 	free(s->mmio_rd_ns);
 	free(s->mmio_wr_ns);
+	free(s->hop_ns);
+	free(s->llc_ns);
 	free(s->cpu_stats);
 	free(s->distance);
 	free(s->cpu_node);

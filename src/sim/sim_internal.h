@@ -100,12 +100,24 @@ struct sim_line {
 	unsigned nr_sharers;
 	uint64_t sharer_nodes;
 	int home;             /* node of the simulated memory holding it, -1 = host memory */
+	bool in_llc;          /* (simulated memory, no cached copy) the data sits in the home
+			       * node's last-level cache: a device wrote it there */
+	int retry_slot;       /* a cmpxchg by this slot just failed: it keeps the line for its
+			       * immediate retry, until retry_until (-1: none) */
+	uint64_t retry_until;
+	int agent_snap;       /* a device (agent slot) holds a snapshot read since the last write */
 	const char *name;
 	struct sim_fiber *waiters;
 	uint64_t *sharers;    /* bitset over slots */
 	/* statistics */
 	uint64_t reads, acquisitions, transfers, rmw_retries, wrote;
 	uint64_t wait_ns, max_wait_ns, transfer_ns;
+};
+
+/* One run-queue entry: the sort key next to the fiber (see sched.c). */
+struct sim_heap_ent {
+	uint64_t key, seq;
+	struct sim_fiber *f;
 };
 
 struct sim_line_slot {
@@ -132,13 +144,16 @@ struct ilab_sim {
 	unsigned *distance;
 	/* cost matrices [from * nr_nodes + to] */
 	uint64_t *mem_ns, *xfer_ns, *mmio_rd_ns, *mmio_wr_ns;
+	/* one-way interconnect latency beyond the local one: (mem(d) - mem(10)) / 2, and a hit
+	 * in the home node's last-level cache from a requester's node */
+	uint64_t *hop_ns, *llc_ns;
 	uint64_t seed, rng, time_limit;
 	size_t stack_bytes;
 
 	/* scheduling */
 	struct sim_fiber *cur;
 	struct sim_fiber main;
-	struct sim_fiber **heap;
+	struct sim_heap_ent *heap;
 	unsigned heap_n, heap_cap;
 	uint64_t next_seq;
 	uint64_t switches;
@@ -196,6 +211,9 @@ void sim_line_unwait(struct sim_fiber *f);
 const char *sim_intern(struct ilab_sim *s, const char *name);
 int sim_mem_home_of(const struct ilab_sim *s, uintptr_t addr);
 void sim_lines_rehome(struct ilab_sim *s);
+
+uint64_t sim_mem_line_cost(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l,
+			   bool write);
 
 /* ops.c */
 void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr);

@@ -163,7 +163,7 @@ static void bench_thread(unsigned idx, void *arg)
 	now = plat_now_ns();
 	end = now + b->duration_ns;
 	/* the last timestamp decides: no extra clock read per loop */
-	for (uint64_t it = 0; c->iterations ? it < c->iterations : now < end; it++) {
+	for (uint64_t it = 0; c->iterations ? it < c->iterations + c->warmup : now < end; it++) {
 		uint64_t t0, t1, t2, t3;
 		ilab_dma_addr_t dma = 0;
 		int nents = 0;
@@ -201,7 +201,10 @@ static void bench_thread(unsigned idx, void *arg)
 			ilab_dma_unmap_single(b->dev, dma, size, c->dir);
 		t3 = plat_now_ns();
 		now = t3;
-		account(b, t, t1 - t0, t3 - t2);
+		if (it >= c->warmup)
+			account(b, t, t1 - t0, t3 - t2);
+		else if (!c->iterations)
+			end = now + b->duration_ns; /* the measured time starts after the warm-up */
 	}
 	free(sg);
 	ilab_mem_free_pages(b->mem, pa, order);

@@ -66,6 +66,7 @@ done
 # Installed layout: scenarios under <datadir>/scenarios, found through IOMMULAB_DATADIR.
 mkdir -p "$TMP/share/iommulab"
 cp -r "$SRC/scenarios" "$TMP/share/iommulab/"
+cp -r "$SRC/profiles" "$TMP/share/iommulab/"
 IOMMULAB_DATADIR="$TMP/share/iommulab" "$BIN" run --quick --out "$TMP/inst" 002 >/dev/null 2>&1 \
 	|| bad "run with IOMMULAB_DATADIR: failed"
 [ -s "$TMP/inst/seed002-map-pages.json" ] || bad "run with IOMMULAB_DATADIR: no JSON"

@@ -77,6 +77,17 @@ void smmu_cmdq_reset(struct smmu *s)
         atomic_store(&q->cons, 0);
     }
     s->rr_next = 0;
+    for (unsigned w = 0; w < s->npending; w++)
+        atomic_store(&s->pending[w], 0);
+}
+
+/* The producer side of the pending bitmap: PROD has been stored (release) before this, so a
+ * consumer that takes the bit sees the new PROD. */
+void smmu_cmdq_kick(struct smmu *s, unsigned queue)
+{
+    if (queue && queue < s->ncmdq)
+        atomic_fetch_or_explicit(&s->pending[queue / 64], 1ull << (queue % 64),
+                                 memory_order_release);
 }
 
 /* ---- command fields (§4.1.6, §4.3–4.7) -------------------------------------------------------- */
@@ -230,9 +241,12 @@ static int exec_cmd(struct smmu *s, struct smmu_cmdq *q, uint64_t d0, uint64_t d
     switch (op) {
     case OP_PREFETCH_CONFIG:
     case OP_PREFETCH_ADDR:
+        /* Prefetch is a hint (§4.2): legal, no effect. */
+        break;
     case OP_ATC_INV:
-        /* Prefetch is a hint (§4.2) and there is no ATC to invalidate (no ATS translated
-         * traffic is modelled): legal, no effect. */
+        /* Forwarded to the endpoint (host ops atc_inv) and completed before CONS moves past
+         * it, so a later CMD_SYNC completes after the invalidation (§4.5.1). */
+        smmu_atc_inv_cmd(s, d0, d1);
         break;
     case OP_CFGI_STE:
         smmu_cfg_inv_ste_range(s, sid, sid);
@@ -401,15 +415,48 @@ static unsigned drain_queue(struct smmu *s, struct smmu_cmdq *q, unsigned max_cm
 /* The serial consumer, one lock hold: list the queues with work once (starting at rr_next, so
  * no queue is favoured), then take one command from each in turn, dropping a queue from the
  * list when it empties, stops or fails. The list is rebuilt only when it drains, so a single
- * busy queue among many costs one scan per `budget` commands, not one per command. */
+ * busy queue among many costs one scan per `budget` commands, not one per command. The list
+ * comes from SMMU_CMDQ plus the ECMDQs whose pending bit was set (taken with an exchange), so
+ * its cost is that of the active queues, not of every queue; a queue left non-empty (budget
+ * spent, stopped, disabled) gets its bit back for the next call. */
+static unsigned take_pending(struct smmu *s)
+{
+    unsigned nact = 0;
+    for (unsigned w = 0; w < s->npending; w++)
+        s->pending_taken[w] = atomic_exchange_explicit(&s->pending[w], 0, memory_order_acq_rel);
+    /* queues rr_next.. first, then 0..rr_next-1: the order the full scan had */
+    for (unsigned pass = 0; pass < 2; pass++) {
+        unsigned lo = pass ? 0 : s->rr_next, hi = pass ? s->rr_next : s->ncmdq;
+        for (unsigned qi = lo; qi < hi; qi++) {
+            bool cand = qi == 0 || (s->pending_taken[qi / 64] >> (qi % 64) & 1);
+            if (!cand) {
+                if (!s->pending_taken[qi / 64]) /* skip an empty word in one step */
+                    qi = (qi | 63) < hi ? (qi | 63) : hi - 1;
+                continue;
+            }
+            if (q_nonempty(&s->cmdq[qi]))
+                s->rr_active[nact++] = qi;
+        }
+    }
+    return nact;
+}
+
+static void give_back_pending(struct smmu *s)
+{
+    for (unsigned w = 0; w < s->npending; w++) {
+        uint64_t bits = s->pending_taken[w];
+        while (bits) {
+            unsigned qi = w * 64 + (unsigned)__builtin_ctzll(bits);
+            bits &= bits - 1;
+            if (q_nonempty(&s->cmdq[qi]))
+                smmu_cmdq_kick(s, qi);
+        }
+    }
+}
+
 static unsigned round_robin(struct smmu *s, unsigned budget)
 {
-    unsigned nact = 0, k = 0;
-    for (unsigned i = 0; i < s->ncmdq; i++) {
-        unsigned qi = (s->rr_next + i) % s->ncmdq;
-        if (q_nonempty(&s->cmdq[qi]))
-            s->rr_active[nact++] = qi;
-    }
+    unsigned nact = take_pending(s), k = 0;
     while (k < budget && nact) {
         unsigned keep = 0;
         for (unsigned j = 0; j < nact; j++) {
@@ -424,7 +471,18 @@ static unsigned round_robin(struct smmu *s, unsigned budget)
         }
         nact = k < budget ? keep : 0;
     }
+    give_back_pending(s);
     return k;
+}
+
+static bool any_pending(struct smmu *s)
+{
+    if (q_nonempty(&s->cmdq[0]))
+        return true;
+    for (unsigned w = 0; w < s->npending; w++)
+        if (atomic_load_explicit(&s->pending[w], memory_order_acquire))
+            return true;
+    return false;
 }
 
 unsigned smmu_process_commands(struct smmu *s, unsigned max_cmds)
@@ -433,10 +491,7 @@ unsigned smmu_process_commands(struct smmu *s, unsigned max_cmds)
         return drain_queue(s, &s->cmdq[0], max_cmds);
     unsigned total = 0;
     while (total < max_cmds) {
-        bool any = false; /* lock-free idle check over every queue */
-        for (unsigned i = 0; i < s->ncmdq && !any; i++)
-            any = q_nonempty(&s->cmdq[i]);
-        if (!any)
+        if (!any_pending(s)) /* lock-free idle check: one word per 64 queues */
             break;
         unsigned chunk = max_cmds - total < CMDQ_CHUNK ? max_cmds - total : CMDQ_CHUNK;
         smmu_lock(s);

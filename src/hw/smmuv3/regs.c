@@ -154,6 +154,7 @@ static void ecmdq_write(struct smmu *s, struct smmu_cmdq *q, unsigned reg, uint3
         break;
     case SMMU_ECMDQ_REG_PROD:
         ecmdq_write_prod(s, q, v);
+        smmu_cmdq_kick(s, q->index);
         break;
     case SMMU_ECMDQ_REG_CONS:
         if (ecmdq_disabled(q)) /* RD, ERR, ERR_REASON; ENACK is the SMMU's */
@@ -400,6 +401,7 @@ void smmu_mmio_write(struct smmu *s, uint64_t off, uint64_t value, unsigned size
         atomic_store_explicit(&eq->prod,
                               (uint32_t)value & ((uint32_t)(ECMDQ_PROD_EN | ECMDQ_PROD_ERRACK) | Q_IDX_MASK),
                               memory_order_release);
+        smmu_cmdq_kick(s, eq->index);
         return;
     }
     smmu_lock(s);

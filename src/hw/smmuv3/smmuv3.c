@@ -99,6 +99,8 @@ static void free_all(struct smmu *s)
         smmu_tcache_fini(&s->walk[l]);
     free(s->cmdq);
     free(s->rr_active);
+    free((void *)s->pending);
+    free(s->pending_taken);
     free(s);
 }
 
@@ -129,8 +131,11 @@ int smmu_create(struct smmu **out, const struct smmu_config *cfg, const struct s
     if (!rc && s->cd_c.lines && !(s->cd_e = calloc(s->cd_c.lines, sizeof(*s->cd_e))))
         rc = -ENOMEM;
     s->ncmdq = 1 + cfg->ecmdq_count;
+    s->npending = (s->ncmdq + 63) / 64;
     if (!rc && (!(s->cmdq = calloc(s->ncmdq, sizeof(*s->cmdq))) ||
-                !(s->rr_active = calloc(s->ncmdq, sizeof(*s->rr_active)))))
+                !(s->rr_active = calloc(s->ncmdq, sizeof(*s->rr_active))) ||
+                !(s->pending = calloc(s->npending, sizeof(*s->pending))) ||
+                !(s->pending_taken = calloc(s->npending, sizeof(*s->pending_taken)))))
         rc = -ENOMEM;
     if (rc) {
         free_all(s);

@@ -134,6 +134,7 @@ struct smmu_ste {
     uint8_t strw;
     uint8_t privcfg, instcfg;
     uint16_t vmid;      /* tag for S1-only translations: 0 (no stage 2 in this model) */
+    uint8_t eats;       /* STE.EATS [93:92] as written (ATS Translation Requests) */
     uint64_t s1ctxptr;
 };
 
@@ -159,6 +160,7 @@ struct smmu_ctx {       /* a decoded CD plus the STE-derived tags it is used wit
     uint8_t eff_ips;    /* effective output size in bits */
     bool endi, affd, wxn, pan, a, r, s;
     uint8_t privcfg, instcfg;
+    uint8_t eats;       /* the STE's EATS, copied with PRIVCFG/INSTCFG */
     uint64_t mair;
     struct smmu_tt tt[2];
 };
@@ -258,6 +260,12 @@ struct smmu {
     uint64_t mmio_size;
     unsigned rr_next;            /* serial consumer: queue to serve first next time */
     unsigned *rr_active;         /* serial consumer scratch: queues with work, ncmdq entries */
+    /* ECMDQs written since the serial consumer last looked (bit q = cmdq[q]): set by PROD
+     * writes after the store of PROD, taken by the consumer with an exchange, so a scan costs
+     * the active queues only. SMMU_CMDQ (q = 0) is always looked at. */
+    _Atomic uint64_t *pending;
+    uint64_t *pending_taken;     /* serial consumer scratch */
+    unsigned npending;           /* words of both */
 
     /* caches */
     struct smmu_cache ste_c, cd_c;
@@ -388,8 +396,13 @@ bool smmu_walk(struct smmu *s, const struct smmu_ctx *ctx, const struct smmu_tt 
                struct smmu_xent *out, struct walk_fault *f);
 uint8_t smmu_xent_perm(const struct smmu_xent *e, bool priv); /* SMMU_PERM_* */
 
+/* ats.c */
+void smmu_ats_translate(struct smmu *s, const struct smmu_txn_req *req, struct smmu_txn_rsp *rsp);
+void smmu_atc_inv_cmd(struct smmu *s, uint64_t d0, uint64_t d1);
+
 /* cmdq.c */
 void smmu_cmdq_reset(struct smmu *s);
+void smmu_cmdq_kick(struct smmu *s, unsigned queue); /* after a PROD write of cmdq[queue] */
 bool smmu_ecmdq_any_enabled(const struct smmu *s);
 
 #endif

@@ -57,6 +57,7 @@ static bool ste_decode(const struct smmu *s, const uint8_t raw[64], struct smmu_
     ste->strw = (uint8_t)fld(d1, 31, 30);
     ste->privcfg = (uint8_t)fld(d1, 49, 48);
     ste->instcfg = (uint8_t)fld(d1, 51, 50);
+    ste->eats = (uint8_t)fld(d1, 29, 28); /* only ATS Translation Requests look at it */
     ste->vmid = 0; /* S2P == 0: stage-1-only translations carry no VMID tag */
 
     switch (ste->config) {
@@ -168,6 +169,7 @@ static bool cd_decode(const struct smmu *s, const struct smmu_ste *ste, const ui
     ctx->mair = d3;
     ctx->privcfg = ste->privcfg;
     ctx->instcfg = ste->instcfg;
+    ctx->eats = ste->eats;
 
     /* EPDx are IGNORED (effective 0) for StreamWorld any-EL2; EL2 without E2H has one VA
      * range, so the TTB1 half does not exist (treated as disabled). */

@@ -66,8 +66,14 @@ void smmu_translate(struct smmu *s, const struct smmu_txn_req *req, struct smmu_
     rsp->mem_attr = 0;
     rsp->sh = 0;
     rsp->page_shift = 12;
+    rsp->ats_cpl = SMMU_ATS_CPL_SUCCESS;
 
     smmu_lock(s);
+    if (req->ats) {
+        smmu_ats_translate(s, req, rsp); /* ats.c: a translation for the ATC, no access */
+        smmu_unlock(s);
+        return;
+    }
     s->st.translations++;
     if (!(s->cr0 & CR0_SMMUEN)) {
         /* SMMU disabled: GBPA decides between global abort and global bypass (§3.3.5). */

@@ -1,0 +1,53 @@
+/* allreduce.h — seed 004's workload: an NCCL-style ring allreduce whose inter-host traffic is
+ * carried by NICs doing GPUDirect RDMA through their IOMMU with ATS, under VFIO type1 with one
+ * shared domain or one domain per node (docs/experiments.md "seed 004").
+ * It is not the DMA engine (dma_engine.h) nor VFIO (vfio.h): it builds the machine, attaches
+ * the devices, maps the buffers and runs the engines in the simulator.
+ */
+#ifndef IOMMULAB_ALLREDUCE_H
+#define IOMMULAB_ALLREDUCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ilab_allreduce_cfg {
+	const char *profile;        /* profile name or file; its topology is the machine */
+	unsigned first_node, nr_nodes;        /* nodes whose devices take part */
+	unsigned gpus_per_node, nics_per_node; /* equal: one GPU per NIC */
+	int pgtable_node;           /* shared domain: where its page table is forced */
+	bool attach_group_by_node;  /* VFIO: one domain per node (seed 004's patch) */
+	bool cma_pernuma;           /* coherent memory (queues, tables) per node, else node 0 */
+	double message_bytes;       /* S */
+	unsigned iterations;        /* allreduces run; the slowest counts */
+	unsigned hosts;             /* identical hosts in the ring (ranks = hosts x NICs) */
+	uint64_t buffer_bytes;      /* buffer each NIC direction streams through */
+};
+
+struct ilab_allreduce_result {
+	double algbw;               /* GB/s: S / time of one allreduce */
+	double time_ns;
+	unsigned engines;           /* NIC DMA directions */
+	uint64_t pages, atc_hits, ats_requests, ats_refused, ats_mean_ns;
+};
+
+/* Build the machine, run the allreduce, tear down. Returns 0 or a negative errno with err. */
+int ilab_allreduce_measure(const struct ilab_allreduce_cfg *cfg, struct ilab_allreduce_result *out,
+			   char *err, size_t errlen);
+
+/* The scenario runner's entry (struct ilab_workload.run) for workload "allreduce": adds the
+ * figure "algbw" (GB/s) and statistics (stats_json). Needs engine: sim. */
+struct ilab_scenario;
+struct ilab_case;
+struct ilab_case_result;
+int ilab_allreduce_run(const struct ilab_scenario *s, const struct ilab_case *c,
+		       struct ilab_case_result *r, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IOMMULAB_ALLREDUCE_H */

@@ -1,0 +1,231 @@
+/* sim_env.c — assembles a simulated machine for an experiment (profile, topology, simulator,
+ * plat, board, SMMUv3 driver, one DMA device) and tears it down; plus the glue that runs the
+ * dma_map_benchmark workload on it. It is not the workloads' measurement code
+ * (src/workloads/map_benchmark.c, cmdsync.c) nor the scenario runner.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iommulab/board.h>
+#include <iommulab/dma_iommu.h>
+#include <iommulab/map_benchmark.h>
+#include <iommulab/plat.h>
+#include <iommulab/sim.h>
+#include <iommulab/smmuv3_drv.h>
+#include <iommulab/topo.h>
+
+#include "experiments/sim_env.h"
+#include "experiments/sim_env_internal.h"
+
+static int env_err(char *err, size_t errlen, int code, const char *what, const char *why)
+{
+	snprintf(err, errlen, "%s%s%s", what, why && *why ? ": " : "", why ? why : "");
+	return code;
+}
+
+/* The device behind the SMMU of smmu_node: a NIC first, else any. */
+static const struct ilab_device *pick_device(const struct ilab_topo *t, int smmu_node)
+{
+	const struct ilab_device *best = NULL;
+	int best_score = -1;
+
+	for (unsigned i = 0; i < ilab_topo_nr_devices(t); i++) {
+		const struct ilab_device *d = ilab_topo_device(t, i);
+		const struct ilab_smmu_desc *si = ilab_topo_smmu(t, d->smmu);
+		int score;
+
+		if (!si || si->node != smmu_node)
+			continue;
+		score = d->kind == ILAB_DEV_NIC;
+		if (score > best_score) {
+			best = d;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+int ilab_sim_env_up(const struct ilab_sim_env_cfg *cfg, struct ilab_sim_env **out, char *err,
+		    size_t errlen)
+{
+	struct ilab_sim_env *e;
+	struct ilab_board_opts bo = { 0 };
+	struct ilab_smmu_drv_opts dro = { 0 };
+	struct ilab_dma_options dopts;
+	const struct ilab_device *td;
+	struct ilab_dev *devs;
+	unsigned ndev;
+	char path[ILAB_PROFILE_PATH_MAX], msg[600];
+	int ret;
+
+	*out = NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return env_err(err, errlen, -ENOMEM, "out of memory", NULL);
+	ret = ilab_profile_resolve(cfg->profile ? cfg->profile : "kunpeng920", path, sizeof(path),
+				   msg, sizeof(msg));
+	if (!ret)
+		ret = ilab_profile_load(path, &e->prof, msg, sizeof(msg));
+	if (ret) {
+		free(e);
+		return env_err(err, errlen, -EINVAL, "profile", msg);
+	}
+	if (ilab_topo_load(e->prof.topology, &e->topo, msg, sizeof(msg)) < 0) {
+		free(e);
+		return env_err(err, errlen, -EINVAL, "topology", msg);
+	}
+	td = pick_device(e->topo, cfg->smmu_node);
+	if (!td) {
+		snprintf(msg, sizeof(msg), "no device behind an SMMU on node %d", cfg->smmu_node);
+		ret = env_err(err, errlen, -EINVAL, msg, NULL);
+		goto fail_topo;
+	}
+	e->smmu = td->smmu;
+	ret = ilab_sim_create_topo(e->topo, &e->prof, &(struct ilab_sim_config){ .seed = cfg->seed },
+				   &e->sim, msg, sizeof(msg));
+	if (ret) {
+		env_err(err, errlen, ret, "simulator", msg);
+		goto fail_topo;
+	}
+	ret = plat_init(&(struct plat_config){ .engine = PLAT_ENGINE_SIM, .topo = e->topo,
+					       .sim = ilab_sim_ops(e->sim) });
+	if (ret) {
+		env_err(err, errlen, ret, "cannot set up the platform", NULL);
+		goto fail_sim;
+	}
+	/* The machine's SMMU as the profile describes it (e.g. no range invalidation). */
+	smmu_config_default(&e->scfg);
+	e->scfg.seed = cfg->seed;
+	if (e->prof.smmu_ril >= 0)
+		e->scfg.ril = e->prof.smmu_ril;
+	bo.smmu_cfg = &e->scfg;
+	bo.cma = cfg->cma_pernuma ? ILAB_CMA_PERNUMA : ILAB_CMA_GLOBAL;
+	bo.cma_global_node = cfg->cma_global_node;
+	bo.smmu_mask = 1ull << e->smmu;
+	bo.smmu_command_ns = e->prof.smmu_command_ns;
+	bo.smmu_sync_ns = e->prof.smmu_sync_ns;
+	bo.smmu_tlb_lookup_ns = e->prof.smmu_tlb_lookup_ns;
+	ret = ilab_board_create(e->topo, &bo, &e->board, msg, sizeof(msg));
+	if (ret) {
+		env_err(err, errlen, ret, "board", msg);
+		goto fail_plat;
+	}
+	if ((ret = ilab_board_start(e->board)) || (ret = ilab_board_probe_iommus(e->board, &dro))) {
+		snprintf(msg, sizeof(msg), "%s %s", ilab_smmu_drv_strerror(), ilab_sim_error(e->sim));
+		env_err(err, errlen, ret, "cannot start the SMMU", msg);
+		goto fail_board;
+	}
+	e->iommu = ilab_board_iommu(e->board, e->smmu);
+	ilab_board_devices(e->board, &devs, &ndev);
+	for (unsigned i = 0; i < ndev; i++)
+		if (!strcmp(devs[i].name, td->name))
+			e->dev = &devs[i];
+	if (!e->dev || !e->dev->iommu || !e->iommu) {
+		ret = env_err(err, errlen, -ENODEV, "the device has no IOMMU on the board", NULL);
+		goto fail_board;
+	}
+	e->dev->pci = td->kind != ILAB_DEV_OTHER;
+	ret = ilab_iommu_probe_device(e->dev, cfg->mode == ILAB_ENV_LAZY ? ILAB_DOMAIN_DMA_FQ
+					      : cfg->mode == ILAB_ENV_PASSTHROUGH ? ILAB_DOMAIN_IDENTITY
+										  : ILAB_DOMAIN_DMA);
+	if (ret) {
+		env_err(err, errlen, ret, "probe", ilab_iommu_strerror());
+		goto fail_board;
+	}
+	e->dev_probed = true;
+	ilab_dma_options_default(&dopts);
+	dopts.use_map_pages = cfg->map_pages;
+	dopts.lookup = cfg->lookup_refcount ? ILAB_DMA_LOOKUP_REFCOUNT : ILAB_DMA_LOOKUP_DIRECT;
+	ret = ilab_dma_configure(e->dev, &dopts);
+	if (ret) {
+		env_err(err, errlen, ret, "DMA set-up", ilab_iommu_strerror());
+		goto fail_board;
+	}
+	*out = e;
+	return 0;
+fail_board:
+	if (e->dev_probed)
+		ilab_iommu_release_device(e->dev);
+	ilab_board_destroy(e->board);
+fail_plat:
+	plat_fini();
+fail_sim:
+	ilab_sim_destroy(e->sim);
+fail_topo:
+	ilab_topo_free(e->topo);
+	free(e);
+	return ret;
+}
+
+void ilab_sim_env_down(struct ilab_sim_env *e)
+{
+	if (!e)
+		return;
+	if (e->dev_probed)
+		ilab_iommu_release_device(e->dev);
+	ilab_board_destroy(e->board);
+	plat_fini();
+	ilab_sim_destroy(e->sim);
+	ilab_topo_free(e->topo);
+	free(e);
+}
+
+char *ilab_sim_env_stats_json(struct ilab_sim_env *e)
+{
+	return e ? ilab_sim_json_dumps(e->sim) : NULL;
+}
+
+int ilab_sim_env_smmu_node(const struct ilab_sim_env *e)
+{
+	return ilab_board_smmu_node(e->board, e->smmu);
+}
+
+int ilab_sim_env_cmdq_node(const struct ilab_sim_env *e)
+{
+	struct ilab_smmu_drv_info info;
+
+	if (ilab_smmu_drv_get_info(e->iommu, &info))
+		return -1;
+	return ilab_mem_node_of(ilab_board_mem(e->board), info.cmdq_pa);
+}
+
+int ilab_sim_env_map_bench(struct ilab_sim_env *e, unsigned threads, unsigned granule,
+			   uint64_t iterations, int node, struct ilab_sim_env_map_result *r,
+			   char *err, size_t errlen)
+{
+	struct ilab_map_bench_cfg cfg;
+	struct ilab_map_bench_result res;
+	struct ilab_smmu_drv_stats *ds = calloc(1, sizeof(*ds));
+	int ret;
+
+	if (!ds)
+		return env_err(err, errlen, -ENOMEM, "out of memory", NULL);
+	ilab_map_bench_cfg_default(&cfg);
+	cfg.threads = threads;
+	cfg.granule = granule;
+	cfg.iterations = iterations;
+	cfg.warmup = 2; /* page tables allocated, IOVA caches filled, queue lines in place */
+	cfg.node = node;
+	ilab_smmu_drv_clear_stats(e->iommu);
+	ret = ilab_map_bench_run(e->dev, ilab_board_mem(e->board), &cfg, &res, err, errlen);
+	if (!ret) {
+		*r = (struct ilab_sim_env_map_result){
+			.map_us = (double)res.avg_map_100ns / 10.0,
+			.unmap_us = (double)res.avg_unmap_100ns / 10.0,
+			.map_ns = res.map_ns,
+			.unmap_ns = res.unmap_ns,
+		};
+		if (!ilab_smmu_drv_get_stats(e->iommu, ds)) {
+			r->cmpxchg_retries = ds->cmpxchg_retries;
+			r->issues = ds->issues;
+		}
+	} else if (*ilab_sim_error(e->sim)) {
+		size_t n = strlen(err);
+
+		snprintf(err + n, errlen > n ? errlen - n : 0, ": %s", ilab_sim_error(e->sim));
+	}
+	free(ds);
+	return ret;
+}

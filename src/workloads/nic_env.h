@@ -1,0 +1,34 @@
+/* nic_env.h — private: the machine set-up behind the NIC workloads (nic_env.c), with plain
+ * options so that the scenario glue can use it without including mem.h.
+ * Not public API.
+ */
+#ifndef ILAB_WORKLOADS_NIC_ENV_H
+#define ILAB_WORKLOADS_NIC_ENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <iommulab/nic.h>
+
+enum ilab_nic_env_mode { ILAB_NIC_ENV_STRICT = 0, ILAB_NIC_ENV_LAZY, ILAB_NIC_ENV_PASSTHROUGH };
+
+struct ilab_nic_env {
+	const char *profile;      /* profile name or file */
+	uint64_t seed;
+	int nic_node;             /* use the NIC on this node (else the first NIC) */
+	bool cma_pernuma;
+	enum ilab_nic_env_mode mode;
+	bool map_pages;
+	bool lookup_refcount;
+	bool ecmdq_hw;            /* the SMMU has one ECMDQ per CPU (serial execution) */
+	bool ecmdq_use;           /* ... and the driver uses them */
+	bool cmdq_spinlock;       /* Linux <= 5.3 command queue (and its 256 entries) */
+};
+
+/* Build the machine, run the NIC, tear everything down. stats_json (may be NULL) receives the
+ * simulator's statistics (malloc'd) on success. */
+int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cfg,
+		     struct ilab_nic_result *res, char **stats_json, char *err, size_t errlen);
+
+#endif /* ILAB_WORKLOADS_NIC_ENV_H */

@@ -1,0 +1,101 @@
+/* nic_experiments.c — the scenario workloads `nic_rx` (seed 001) and `nic_throughput` (seed
+ * 003): a case's mechanisms and parameters become a machine (nic_env.c) and a NIC
+ * configuration (nic.c); the figures go into the case result.
+ * It is not the NIC model and does not choose any constant: every value comes from the case.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iommulab/nic.h>
+#include <iommulab/scenario.h>
+
+#include "workloads/nic_env.h"
+
+static void env_from_case(const struct ilab_scenario *s, const struct ilab_case *c,
+			  struct ilab_nic_env *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->profile = s->profile;
+	e->seed = 1;
+	e->nic_node = (int)ilab_case_param(c, "nic_node", 0);
+	e->cma_pernuma = c->mech.cma == ILAB_CMA_PERNUMA;
+	e->mode = c->mech.mode == ILAB_MODE_LAZY ? ILAB_NIC_ENV_LAZY
+		  : c->mech.mode == ILAB_MODE_PASSTHROUGH ? ILAB_NIC_ENV_PASSTHROUGH
+							  : ILAB_NIC_ENV_STRICT;
+	e->map_pages = c->mech.map_pages;
+	e->lookup_refcount = c->mech.lookup == ILAB_LOOKUP_REFCOUNT;
+	e->ecmdq_use = c->mech.ecmdq;
+}
+
+static int finish(struct ilab_case_result *r, const char *metric, const char *unit, double v,
+		  char *stats, char *err, size_t errlen)
+{
+	int ret = ilab_case_result_add(r, metric, unit, v);
+
+	if (ret) {
+		free(stats);
+		snprintf(err, errlen, "cannot record %s", metric);
+		return ret;
+	}
+	r->stats_json = stats;
+	return 0;
+}
+
+int ilab_workload_nic_rx(const struct ilab_scenario *s, const struct ilab_case *c,
+			 struct ilab_case_result *r, char *err, size_t errlen)
+{
+	struct ilab_nic_env e;
+	struct ilab_nic_cfg cfg = { 0 };
+	struct ilab_nic_result res;
+	char *stats = NULL;
+	int ret;
+
+	env_from_case(s, c, &e);
+	e.cmdq_spinlock = ilab_case_param(c, "cmdq_spinlock", 1) != 0;
+	cfg.queues = (unsigned)ilab_case_param(c, "processes", 128);
+	cfg.packet_bytes = (unsigned)ilab_case_param(c, "packet_bytes", 64);
+	cfg.frames_per_buffer = 1;
+	cfg.ring_size = (unsigned)ilab_case_param(c, "ring_size", 128);
+	cfg.max_mpps = ilab_case_param(c, "nic_mpps", 1.25);
+	cfg.link_gbps = ilab_case_param(c, "link_gbps", 0);
+	cfg.stack_ns = (uint64_t)ilab_case_param(c, "stack_ns", 5000);
+	cfg.duration_ns = (uint64_t)(ilab_case_param(c, "duration_us", 20000) * 1000);
+	cfg.warmup_ns = (uint64_t)(ilab_case_param(c, "warmup_us", 2000) * 1000);
+	ret = ilab_nic_env_run(&e, &cfg, &res, &stats, err, errlen);
+	if (ret)
+		return ret;
+	return finish(r, "rx_packets_per_s", "packets/s", res.pps, stats, err, errlen);
+}
+
+int ilab_workload_nic_throughput(const struct ilab_scenario *s, const struct ilab_case *c,
+				 struct ilab_case_result *r, char *err, size_t errlen)
+{
+	struct ilab_nic_env e;
+	struct ilab_nic_cfg cfg = { 0 };
+	struct ilab_nic_result res;
+	char *stats = NULL;
+	int ret;
+
+	env_from_case(s, c, &e);
+	e.ecmdq_hw = ilab_case_param(c, "ecmdq_hw", 1) != 0;
+	e.cmdq_spinlock = ilab_case_param(c, "cmdq_spinlock", 0) != 0;
+	if (e.ecmdq_use && !e.ecmdq_hw) {
+		snprintf(err, errlen, "ecmdq: on needs ecmdq_hw: 1");
+		return -EINVAL;
+	}
+	cfg.queues = (unsigned)ilab_case_param(c, "nic_queues", 8);
+	cfg.link_gbps = ilab_case_param(c, "link_gbps", 200);
+	cfg.max_mpps = ilab_case_param(c, "nic_mpps", 0);
+	cfg.packet_bytes = (unsigned)ilab_case_param(c, "packet_bytes", 1500);
+	cfg.frames_per_buffer = (unsigned)ilab_case_param(c, "frames_per_buffer", 1);
+	cfg.ring_size = (unsigned)ilab_case_param(c, "ring_size", 64);
+	cfg.stack_ns = (uint64_t)ilab_case_param(c, "stack_ns", 300);
+	cfg.duration_ns = (uint64_t)(ilab_case_param(c, "duration_us", 2000) * 1000);
+	cfg.warmup_ns = (uint64_t)(ilab_case_param(c, "warmup_us", 200) * 1000);
+	ret = ilab_nic_env_run(&e, &cfg, &res, &stats, err, errlen);
+	if (ret)
+		return ret;
+	return finish(r, "throughput", "Gbit/s", res.goodput_gbps, stats, err, errlen);
+}

@@ -1,0 +1,339 @@
+/* test_allreduce.c — seed 004's pieces: the endpoint ATC (lookup, fill, LRU, invalidation by
+ * range and PASID), the SMMUv3 driver's ATS (STE.EATS for ATS masters only, CMD_ATC_INV after
+ * an unmap), and the allreduce in simulation checked against first principles: translation-
+ * bound NIC engines whose ATS latency is the profile's round trip plus the SMMU's lookup plus
+ * one page-table line fetched from the table's home node.
+ * Single host thread (the simulator; the driver test runs natively on one thread).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <iommulab/allreduce.h>
+#include <iommulab/atc.h>
+#include <iommulab/board.h>
+#include <iommulab/iommu.h>
+#include <iommulab/plat.h>
+#include <iommulab/sim.h>
+#include <iommulab/smmuv3_drv.h>
+#include <iommulab/smmuv3_drv_ats.h>
+#include <iommulab/topo.h>
+#include <iommulab/vfio.h>
+
+#define PROFILE ILAB_TESTDATA "/../../profiles/a100-2node.yaml"
+#define MiB (1ull << 20)
+
+/* ---- ATC ----------------------------------------------------------------------------------- */
+
+static struct ilab_atc_xlate rw(uint64_t pa)
+{
+	return (struct ilab_atc_xlate){ .pa = pa, .shift = 12, .read = true, .write = true };
+}
+
+static void test_atc_miss_fill_hit_with_offset(void **state)
+{
+	struct ilab_atc *a;
+	struct ilab_atc_xlate x;
+	struct ilab_atc_stats st;
+
+	(void)state;
+	assert_int_equal(ilab_atc_create(&(struct ilab_atc_config){ .entries = 64, .ways = 4 }, &a),
+			 0);
+	assert_false(ilab_atc_lookup(a, 0, false, 0x5000, false, &x));
+	assert_int_equal(ilab_atc_fill(a, 0, false, 0x5123, &(struct ilab_atc_xlate){
+				.pa = 0x9000123, .shift = 12, .read = true, .write = false }), 0);
+	assert_true(ilab_atc_lookup(a, 0, false, 0x5ff8, false, &x));
+	assert_int_equal(x.pa, 0x9000ff8);
+	/* read-only: a write misses (the device must ask again) */
+	assert_false(ilab_atc_lookup(a, 0, false, 0x5000, true, &x));
+	/* a PASID-tagged lookup does not see the untagged entry */
+	assert_false(ilab_atc_lookup(a, 1, true, 0x5000, false, &x));
+	ilab_atc_get_stats(a, &st);
+	assert_int_equal(st.capacity, 64);
+	assert_int_equal(st.lookups, 4);
+	assert_int_equal(st.hits, 1);
+	assert_int_equal(st.misses, 3);
+	assert_int_equal(st.fills, 1);
+	ilab_atc_destroy(a);
+}
+
+static void test_atc_lru_evicts_least_recent(void **state)
+{
+	struct ilab_atc *a;
+	struct ilab_atc_stats st;
+
+	(void)state;
+	/* fully associative, 2 entries: fill A, B; use A; fill C evicts B */
+	assert_int_equal(ilab_atc_create(&(struct ilab_atc_config){ .entries = 2 }, &a), 0);
+	ilab_atc_fill(a, 0, false, 0x1000, &(struct ilab_atc_xlate){ .pa = 0x10000, .shift = 12,
+								       .read = true });
+	ilab_atc_fill(a, 0, false, 0x2000, &(struct ilab_atc_xlate){ .pa = 0x20000, .shift = 12,
+								       .read = true });
+	assert_true(ilab_atc_lookup(a, 0, false, 0x1000, false, NULL));
+	ilab_atc_fill(a, 0, false, 0x3000, &(struct ilab_atc_xlate){ .pa = 0x30000, .shift = 12,
+								       .read = true });
+	assert_true(ilab_atc_lookup(a, 0, false, 0x1000, false, NULL));
+	assert_false(ilab_atc_lookup(a, 0, false, 0x2000, false, NULL));
+	assert_true(ilab_atc_lookup(a, 0, false, 0x3000, false, NULL));
+	ilab_atc_get_stats(a, &st);
+	assert_int_equal(st.evictions, 1);
+	/* a cyclic sweep larger than the cache misses every time under LRU */
+	for (int pass = 0; pass < 3; pass++)
+		for (uint64_t p = 0; p < 3; p++) {
+			uint64_t va = 0x100000 + p * 4096;
+
+			if (pass > 0)
+				assert_false(ilab_atc_lookup(a, 0, false, va, false, NULL));
+			struct ilab_atc_xlate x = rw(va);
+			ilab_atc_fill(a, 0, false, va, &x);
+		}
+	ilab_atc_destroy(a);
+}
+
+static void test_atc_invalidate_by_range_pasid_and_global(void **state)
+{
+	struct ilab_atc *a;
+	struct ilab_atc_xlate x = rw(0x80000000);
+
+	(void)state;
+	assert_int_equal(ilab_atc_create(&(struct ilab_atc_config){ .entries = 256, .ways = 8 }, &a),
+			 0);
+	for (uint64_t p = 0; p < 32; p++)
+		ilab_atc_fill(a, 0, false, p << 12, &x);
+	ilab_atc_fill(a, 7, true, 0x3000, &x);
+	ilab_atc_fill(a, 8, true, 0x3000, &x);
+	/* 64 KiB at 0x10000 (Size 4): pages 16..31 of the untagged ones, nothing else */
+	assert_int_equal(ilab_atc_invalidate(a, 0, false, 0x10000, 16, false), 16);
+	assert_true(ilab_atc_lookup(a, 0, false, 0xf000, false, NULL));
+	assert_false(ilab_atc_lookup(a, 0, false, 0x10000, false, NULL));
+	assert_true(ilab_atc_lookup(a, 7, true, 0x3000, false, NULL));
+	/* PASID 7 only, then every PASID with Global */
+	assert_int_equal(ilab_atc_invalidate(a, 7, true, 0, 64, false), 1);
+	assert_true(ilab_atc_lookup(a, 8, true, 0x3000, false, NULL));
+	assert_int_equal(ilab_atc_invalidate(a, 7, true, 0x3000, 12, true), 1);
+	assert_false(ilab_atc_lookup(a, 8, true, 0x3000, false, NULL));
+	/* everything untagged */
+	assert_int_equal(ilab_atc_invalidate(a, 0, false, 0, 64, false), 16);
+	assert_int_equal(ilab_atc_occupancy(a), 0);
+	ilab_atc_destroy(a);
+}
+
+static void test_atc_rejects_bad_input(void **state)
+{
+	struct ilab_atc *a = NULL;
+
+	(void)state;
+	assert_int_equal(ilab_atc_create(&(struct ilab_atc_config){ .entries = 0 }, &a), -EINVAL);
+	assert_int_equal(ilab_atc_create(&(struct ilab_atc_config){ .entries = 4, .policy = 9 },
+					 &a), -EINVAL);
+	assert_int_equal(ilab_atc_create(&(struct ilab_atc_config){ .entries = 4 }, &a), 0);
+	assert_int_equal(ilab_atc_fill(a, 0, false, 0, &(struct ilab_atc_xlate){ .shift = 8 }),
+			 -EINVAL);
+	ilab_atc_destroy(a);
+}
+
+/* ---- the driver: STE.EATS and CMD_ATC_INV ------------------------------------------------------ */
+
+static struct ilab_dev *find_dev(struct ilab_board *b, const char *name)
+{
+	struct ilab_dev *devs;
+	unsigned n;
+
+	ilab_board_devices(b, &devs, &n);
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(devs[i].name, name))
+			return &devs[i];
+	return NULL;
+}
+
+static void test_driver_sets_eats_and_invalidates_atc_on_unmap(void **state)
+{
+	struct ilab_topo *topo;
+	struct ilab_board *b;
+	struct ilab_vfio_container *c;
+	struct ilab_vfio_group *gn, *gg;
+	struct ilab_dev *nic, *gpu;
+	struct smmu_stats st0, st1;
+	uint64_t ste[8], unmapped, cmds0;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(ilab_topo_load("a100-2node", &topo, err, sizeof(err)), 0);
+	assert_int_equal(plat_init(&(struct plat_config){ .engine = PLAT_ENGINE_NATIVE,
+							  .topo = topo }), 0);
+	assert_int_equal(ilab_board_create(topo, &(struct ilab_board_opts){
+				.node_bytes = 1ull << 30, .smmu_mask = 1 }, &b, err, sizeof(err)), 0);
+	assert_int_equal(ilab_board_start(b), 0);
+	assert_int_equal(ilab_board_probe_iommus(b, NULL), 0);
+	nic = find_dev(b, "nic0"); /* both behind SMMU 0 (n0-rp0) */
+	gpu = find_dev(b, "gpu0");
+	assert_non_null(nic);
+	assert_non_null(gpu);
+	assert_int_equal(ilab_iommu_probe_device(nic, ILAB_DOMAIN_DMA), 0);
+	assert_int_equal(ilab_iommu_probe_device(gpu, ILAB_DOMAIN_DMA), 0);
+	assert_int_equal(ilab_smmu_drv_set_ats(nic, true), 0);
+	assert_true(ilab_smmu_drv_ats_enabled(nic));
+	assert_false(ilab_smmu_drv_ats_enabled(gpu));
+	assert_int_equal(ilab_vfio_container_create(ilab_board_mem(b), NULL, &c), 0);
+	assert_int_equal(ilab_vfio_group_open(nic, &gn), 0);
+	assert_int_equal(ilab_vfio_group_open(gpu, &gg), 0);
+	assert_int_equal(ilab_vfio_attach_group(c, gn), 0);
+	assert_int_equal(ilab_vfio_attach_group(c, gg), 0);
+	/* STE dword 1 bits [29:28] = EATS (IHI 0070 §5.2): 0b01 for the ATS NIC, 0 for the GPU */
+	assert_int_equal(ilab_smmu_drv_read_ste(nic->iommu, nic->sid, ste), 0);
+	assert_int_equal((ste[1] >> 28) & 3, 1);
+	assert_int_equal(ilab_smmu_drv_read_ste(gpu->iommu, gpu->sid, ste), 0);
+	assert_int_equal((ste[1] >> 28) & 3, 0);
+
+	assert_int_equal(ilab_vfio_mm_alloc(ilab_vfio_container_mm(c), 0x100000, 0x10000, 0), 0);
+	assert_int_equal(ilab_vfio_dma_map(c, 0x100000, 0x100000, 0x10000,
+					   ILAB_VFIO_DMA_READ | ILAB_VFIO_DMA_WRITE), 0);
+	smmu_get_stats(ilab_board_smmu(b, 0), &st0);
+	cmds0 = ilab_smmu_drv_atc_inv_count();
+	assert_int_equal(ilab_vfio_dma_unmap(c, 0x100000, 0x10000, &unmapped), 0);
+	assert_int_equal(unmapped, 0x10000);
+	smmu_get_stats(ilab_board_smmu(b, 0), &st1);
+	/* one ATC_INV for the one ATS master of the domain (the GPU has none), executed */
+	assert_int_equal(ilab_smmu_drv_atc_inv_count() - cmds0, 1);
+	assert_int_equal(st1.atc_invs - st0.atc_invs, 1);
+
+	ilab_vfio_container_destroy(c);
+	assert_int_equal(ilab_vfio_group_close(gn), 0);
+	assert_int_equal(ilab_vfio_group_close(gg), 0);
+	ilab_iommu_release_device(nic);
+	ilab_iommu_release_device(gpu);
+	assert_false(ilab_smmu_drv_ats_enabled(nic)); /* released: forgotten */
+	ilab_board_destroy(b);
+	plat_fini();
+	ilab_topo_free(topo);
+}
+
+/* ---- the allreduce in simulation ------------------------------------------------------------ */
+
+static struct ilab_allreduce_cfg small_case(unsigned first, unsigned nodes, bool by_node)
+{
+	return (struct ilab_allreduce_cfg){
+		.profile = PROFILE, .first_node = first, .nr_nodes = nodes, .gpus_per_node = 4,
+		.nics_per_node = 4, .pgtable_node = 1, .attach_group_by_node = by_node,
+		.message_bytes = 8.0 * MiB, .iterations = 1, .hosts = 2, .buffer_bytes = 4 * MiB,
+	};
+}
+
+static double measure(struct ilab_allreduce_cfg cfg, struct ilab_allreduce_result *res)
+{
+	char err[512] = "";
+	int ret = ilab_allreduce_measure(&cfg, res, err, sizeof(err));
+
+	if (ret)
+		fail_msg("allreduce: %d %s", ret, err);
+	return res->algbw;
+}
+
+/* Latency of one ATS request from first principles: round trip + TLB lookup + the leaf PTE's
+ * line fetched from the table's home node (the walk caches hold the upper levels), whose cost
+ * is the home node's last-level cache (cache.llc_local_ns; it defaults to transfer_local_ns)
+ * plus mem(d) - mem(10) for a remote home. */
+static void expected_latency(uint64_t *local, uint64_t *remote)
+{
+	struct ilab_profile p;
+	char err[256];
+	uint64_t m10, m20, llc;
+
+	assert_int_equal(ilab_profile_load(PROFILE, &p, err, sizeof(err)), 0);
+	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_MEM, 10, &m10), 0);
+	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_MEM, 20, &m20), 0);
+	llc = p.llc_local_ns;
+	*local = ilab_profile_compute_ns(&p, "pcie_ats_round_trip_ns", 0) + p.smmu_tlb_lookup_ns +
+		 llc;
+	*remote = *local + m20 - m10;
+}
+
+static void test_remote_page_table_slows_node0_and_not_node1(void **state)
+{
+	struct ilab_allreduce_result s0, p0, s1, p1;
+	uint64_t lat_local, lat_remote;
+	double shared0, pernode0, shared1, pernode1;
+
+	(void)state;
+	expected_latency(&lat_local, &lat_remote);
+	shared0 = measure(small_case(0, 1, false), &s0);
+	pernode0 = measure(small_case(0, 1, true), &p0);
+	shared1 = measure(small_case(1, 1, false), &s1);
+	pernode1 = measure(small_case(1, 1, true), &p1);
+	print_message("node0 shared %.2f pernode %.2f; node1 shared %.2f pernode %.2f GB/s; ATS "
+		      "%llu/%llu ns (expected %llu/%llu)\n", shared0, pernode0, shared1, pernode1,
+		      (unsigned long long)s0.ats_mean_ns, (unsigned long long)p0.ats_mean_ns,
+		      (unsigned long long)lat_remote, (unsigned long long)lat_local);
+	/* every page misses the ATC (the buffer is 8x its reach) */
+	assert_int_equal(s0.atc_hits, 0);
+	assert_int_equal(s0.ats_requests, s0.pages);
+	assert_int_equal(s0.ats_refused, 0);
+	/* the mean ATS latency is the first-principles one (within 1%: cold config fetches) */
+	assert_true(s0.ats_mean_ns >= lat_remote - lat_remote / 100 &&
+		    s0.ats_mean_ns <= lat_remote + lat_remote / 100);
+	assert_true(p0.ats_mean_ns >= lat_local - lat_local / 100 &&
+		    p0.ats_mean_ns <= lat_local + lat_local / 100);
+	/* node 1 walks its own memory either way: the same figure */
+	assert_true(shared1 > pernode1 * 0.999 && shared1 < pernode1 * 1.001);
+	/* node 0: translation-bound, so bandwidth scales as 1 / latency (within 2%) */
+	assert_true(shared0 < pernode0);
+	double ratio = shared0 / pernode0, want = (double)lat_local / (double)lat_remote;
+	assert_true(ratio > want * 0.98 && ratio < want * 1.02);
+}
+
+static void test_translation_bound_algbw_from_first_principles(void **state)
+{
+	struct ilab_profile p;
+	struct ilab_allreduce_result r;
+	uint64_t lat_local, lat_remote, n;
+	char err[256];
+	double ranks = 8, k = 4, per_engine_pages, want;
+
+	(void)state;
+	expected_latency(&lat_local, &lat_remote);
+	assert_int_equal(ilab_profile_load(PROFILE, &p, err, sizeof(err)), 0);
+	n = ilab_profile_compute_ns(&p, "nic_ats_outstanding", 0);
+	assert_true(n >= 1);
+	/* per NIC and direction: 2 (n-1)/n * S / K bytes, one ATS request per 4 KiB page, N in
+	 * flight: time = pages * L / N; algbw = S / time */
+	per_engine_pages = 2 * (ranks - 1) / ranks * 8.0 * MiB / k / 4096;
+	want = 8.0 * MiB / (per_engine_pages * (double)lat_local / (double)n);
+	double got = measure(small_case(1, 1, true), &r);
+	print_message("algbw %.2f GB/s, first principles %.2f\n", got, want);
+	assert_int_equal(r.engines, 8);
+	assert_true(got > want * 0.98 && got < want * 1.02);
+}
+
+static void test_bad_configuration_is_an_error(void **state)
+{
+	struct ilab_allreduce_cfg cfg = small_case(1, 2, true); /* nodes 1..2 of a 2-node box */
+	struct ilab_allreduce_result r;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(ilab_allreduce_measure(&cfg, &r, err, sizeof(err)), -EINVAL);
+	assert_true(strlen(err) > 0);
+	cfg = small_case(0, 1, true);
+	cfg.nics_per_node = 5; /* a node has 4 */
+	assert_int_equal(ilab_allreduce_measure(&cfg, &r, err, sizeof(err)), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_atc_miss_fill_hit_with_offset),
+		cmocka_unit_test(test_atc_lru_evicts_least_recent),
+		cmocka_unit_test(test_atc_invalidate_by_range_pasid_and_global),
+		cmocka_unit_test(test_atc_rejects_bad_input),
+		cmocka_unit_test(test_driver_sets_eats_and_invalidates_atc_on_unmap),
+		cmocka_unit_test(test_remote_page_table_slows_node0_and_not_node1),
+		cmocka_unit_test(test_translation_bound_algbw_from_first_principles),
+		cmocka_unit_test(test_bad_configuration_is_an_error),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,191 @@
+/* test_nic.c — the NIC model and the two NIC workloads on the simulated kunpeng920: the line
+ * rate and the packet-rate limit give the goodput and packet rate their formulas predict, the
+ * IOMMU modes order as they must when the CPUs are the bottleneck, bad configurations are
+ * refused, and the seed 001 / 003 scenarios parse and run at reduced size.
+ * Expected values come from the Ethernet framing arithmetic and from the configuration.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "iommulab/nic.h"
+#include "iommulab/scenario.h"
+#include "workloads/nic_env.h"
+
+static struct ilab_nic_env env(enum ilab_nic_env_mode mode)
+{
+	return (struct ilab_nic_env){ .profile = "kunpeng920", .seed = 1, .nic_node = 2,
+				      .mode = mode };
+}
+
+static void run_ok(const struct ilab_nic_env *e, const struct ilab_nic_cfg *c,
+		   struct ilab_nic_result *r)
+{
+	char err[512] = "";
+	int rc = ilab_nic_env_run(e, c, r, NULL, err, sizeof(err));
+
+	if (rc)
+		fail_msg("nic run: %d %s", rc, err);
+	assert_int_equal(r->dma_faults, 0);
+	assert_int_equal(r->map_errors, 0);
+}
+
+/* Passthrough, fast CPUs: the goodput is the line's, 10 x 1448 / 1538 Gbit/s at MTU 1500. */
+static void test_passthrough_reaches_line_rate(void **state)
+{
+	struct ilab_nic_env e = env(ILAB_NIC_ENV_PASSTHROUGH);
+	struct ilab_nic_cfg c = { .queues = 2, .link_gbps = 10, .packet_bytes = 1500,
+				  .frames_per_buffer = 1, .ring_size = 16, .stack_ns = 100,
+				  .duration_ns = 400000, .warmup_ns = 50000 };
+	struct ilab_nic_result r;
+	double line = 10.0 * 1448 / 1538;
+
+	(void)state;
+	run_ok(&e, &c, &r);
+	assert_true(fabs(r.line_gbps - line) < 1e-9);
+	assert_true(fabs(r.goodput_gbps - line) / line < 0.02);
+	assert_int_equal(r.frames_dropped, 0);
+}
+
+/* A NIC packet-rate limit below the line: 0.5 Mpps is what the CPUs receive (lazy mode). */
+static void test_packet_rate_limit(void **state)
+{
+	struct ilab_nic_env e = env(ILAB_NIC_ENV_LAZY);
+	struct ilab_nic_cfg c = { .queues = 4, .max_mpps = 0.5, .packet_bytes = 64,
+				  .frames_per_buffer = 1, .ring_size = 16, .stack_ns = 500,
+				  .duration_ns = 400000, .warmup_ns = 50000 };
+	struct ilab_nic_result r;
+
+	(void)state;
+	run_ok(&e, &c, &r);
+	assert_true(fabs(r.pps - 5e5) / 5e5 < 0.02);
+}
+
+/* CPUs slower than the line: every IOMMU cost shows, passthrough > lazy > strict. */
+static void test_modes_order_when_cpu_bound(void **state)
+{
+	struct ilab_nic_cfg c = { .queues = 2, .link_gbps = 100, .packet_bytes = 1500,
+				  .frames_per_buffer = 4, .ring_size = 16, .stack_ns = 400,
+				  .duration_ns = 300000, .warmup_ns = 50000 };
+	struct ilab_nic_result pt, lazy, strict;
+	struct ilab_nic_env e;
+
+	(void)state;
+	e = env(ILAB_NIC_ENV_PASSTHROUGH);
+	run_ok(&e, &c, &pt);
+	e = env(ILAB_NIC_ENV_LAZY);
+	run_ok(&e, &c, &lazy);
+	e = env(ILAB_NIC_ENV_STRICT);
+	run_ok(&e, &c, &strict);
+	assert_true(pt.goodput_gbps < pt.line_gbps); /* really CPU-bound */
+	assert_true(pt.goodput_gbps > lazy.goodput_gbps);
+	assert_true(lazy.goodput_gbps > strict.goodput_gbps);
+	assert_true(strict.frames_dropped > 0); /* the rings overflow */
+}
+
+static void test_bad_configuration_is_refused(void **state)
+{
+	struct ilab_nic_env e = env(ILAB_NIC_ENV_LAZY);
+	struct ilab_nic_cfg c = { .queues = 0, .link_gbps = 10, .packet_bytes = 1500,
+				  .frames_per_buffer = 1, .ring_size = 16, .duration_ns = 1000 };
+	struct ilab_nic_result r;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(ilab_nic_env_run(&e, &c, &r, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "queues"));
+	c.queues = 1;
+	c.link_gbps = 0;
+	assert_int_equal(ilab_nic_env_run(&e, &c, &r, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "rate"));
+}
+
+static void set_param(struct ilab_case *c, const char *name, double v)
+{
+	for (unsigned i = 0; i < c->nr_params; i++)
+		if (!strcmp(c->params[i].name, name)) {
+			c->params[i].value = v;
+			return;
+		}
+	fail_msg("case has no parameter %s", name);
+}
+
+/* seed 003 at --quick size: every case runs; 8-queue passthrough is close to the line. */
+static void test_seed003_scenario_runs_quick(void **state)
+{
+	struct ilab_scenario *s;
+	struct ilab_scenario_result *res;
+	char err[512];
+
+	(void)state;
+	char path[1024];
+
+	if (ilab_scenario_resolve("003", path, sizeof(path), err, sizeof(err)) ||
+	    ilab_scenario_load(path, &s, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_string_equal(s->workload->name, "nic_throughput");
+	assert_int_equal(s->nr_cases, 8);
+	assert_int_equal(ilab_scenario_run(s, &(struct ilab_run_options){ .quick = true }, &res,
+					   err, sizeof(err)), 0);
+	for (unsigned i = 0; i < res->nr_cases; i++) {
+		const struct ilab_figure *f = ilab_case_result_find(&res->cases[i], "throughput");
+
+		if (res->cases[i].status != ILAB_CASE_OK)
+			fail_msg("%s: %s", s->cases[i].label, res->cases[i].message);
+		assert_non_null(f);
+		assert_true(f->value > 0 && f->value < 200);
+	}
+	ilab_scenario_result_free(res);
+	ilab_scenario_free(s);
+}
+
+/* seed 001, one case at a reduced size (8 processes, 1 ms): strict direct lookup runs and
+ * reports a packet rate below the NIC's limit. */
+static void test_seed001_case_runs_reduced(void **state)
+{
+	struct ilab_scenario *s;
+	struct ilab_case_result r = { 0 };
+	struct ilab_case c;
+	char err[512] = "";
+
+	(void)state;
+	char path[1024];
+
+	if (ilab_scenario_resolve("001", path, sizeof(path), err, sizeof(err)) ||
+	    ilab_scenario_load(path, &s, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_string_equal(s->workload->name, "nic_rx");
+	assert_int_equal(s->nr_cases, 3);
+	c = s->cases[1]; /* direct-strict */
+	set_param(&c, "processes", 8);
+	set_param(&c, "duration_us", 1000);
+	set_param(&c, "warmup_us", 200);
+	if (s->workload->run(s, &c, &r, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(r.nr_figures, 1);
+	assert_string_equal(r.figures[0].metric, "rx_packets_per_s");
+	assert_true(r.figures[0].value > 0 && r.figures[0].value < 1.25e6 * 1.01);
+	free(r.stats_json);
+	ilab_scenario_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_passthrough_reaches_line_rate),
+		cmocka_unit_test(test_packet_rate_limit),
+		cmocka_unit_test(test_modes_order_when_cpu_bound),
+		cmocka_unit_test(test_bad_configuration_is_refused),
+		cmocka_unit_test(test_seed003_scenario_runs_quick),
+		cmocka_unit_test(test_seed001_case_runs_reduced),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
