@@ -2,7 +2,8 @@
  * 4 KiB dma_map_single + dma_unmap_single (kunpeng920 board, SMMUv3 model agent, driver,
  * dma-iommu) at 1, 16 and 128 simulated CPUs, simulated seconds per host second, and whether
  * host cost is linear in the number of operations (10k vs 100k). It prints figures; it is
- * not a test. Usage: bench_sim_dma [profile name or file]   (default: kunpeng920)
+ * not a test. Usage: bench_sim_dma [profile name or file [cpus [ops]]]   (default: kunpeng920;
+ * with cpus, only that configuration is run: handy under perf or callgrind)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -132,6 +133,19 @@ int main(int argc, char **argv)
 	setenv("HWLOC_HIDE_ERRORS", "2", 0);
 	printf("strict 4 KiB dma_map_single + unmap, simulated %s (profile %s), one SMMU\n",
 	       prof.topology, path);
+	if (argc > 2) {
+		unsigned n = (unsigned)strtoul(argv[2], NULL, 0);
+		uint64_t ops = argc > 3 ? strtoull(argv[3], NULL, 0) : 100000;
+
+		if (n < 1 || n > 1024 || ops < n) {
+			fprintf(stderr, "bench_sim_dma: bad cpus or ops\n");
+			return 1;
+		}
+		if (run(&prof, n, ops - ops % n, &f))
+			return 1;
+		print(n, &f);
+		return 0;
+	}
 	for (unsigned i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
 		if (run(&prof, cpus[i], 100000 - 100000 % cpus[i], &f))
 			return 1;

@@ -23,14 +23,14 @@ struct ilab_allreduce_cfg {
 	bool attach_group_by_node;  /* VFIO: one domain per node (seed 004's patch) */
 	bool cma_pernuma;           /* coherent memory (queues, tables) per node, else node 0 */
 	double message_bytes;       /* S */
-	unsigned iterations;        /* allreduces run; the slowest counts */
+	unsigned iterations;        /* allreduces run back to back; algbw is their mean */
 	unsigned hosts;             /* identical hosts in the ring (ranks = hosts x NICs) */
 	uint64_t buffer_bytes;      /* buffer each NIC direction streams through */
 };
 
 struct ilab_allreduce_result {
 	double algbw;               /* GB/s: S / time of one allreduce */
-	double time_ns;
+	double time_ns;             /* of one allreduce (mean) */
 	unsigned engines;           /* NIC DMA directions */
 	uint64_t pages, atc_hits, ats_requests, ats_refused, ats_mean_ns;
 };

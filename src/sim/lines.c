@@ -88,6 +88,7 @@ static struct sim_line *line_alloc(struct ilab_sim *s)
 	l->home = -1;
 	l->retry_slot = -1;
 	l->agent_snap = -1;
+	l->solo = -1;
 	return l;
 }
 

@@ -20,6 +20,10 @@ static void op_access(const void *addr, enum plat_access kind)
 	struct ilab_sim *s = sim_active;
 	struct sim_fiber *f = s->cur;
 	struct sim_line *l = sim_line_get(s, addr);
+	static unsigned long long np, ns, nn;
+	if (l->solo == -1) { nn++; l->solo = (int)f->slot; }
+	else if (l->solo == (int)f->slot) np++; else { ns++; l->solo = -2; }
+	if (((np + ns + nn) & 0xfffff) == 0) fprintf(stderr, "new %llu private %llu shared %llu\n", nn, np, ns);
 
 	/* The immediate retry of a failed cmpxchg: this CPU still holds the line (a failed LSE
 	 * CAS obtains it in a unique state) and nobody else can touch it before retry_until

@@ -106,6 +106,7 @@ struct sim_line {
 			       * immediate retry, until retry_until (-1: none) */
 	uint64_t retry_until;
 	int agent_snap;       /* a device (agent slot) holds a snapshot read since the last write */
+	int solo;             /* DBG */
 	const char *name;
 	struct sim_fiber *waiters;
 	uint64_t *sharers;    /* bitset over slots */

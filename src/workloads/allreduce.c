@@ -255,7 +255,7 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 	struct ar a;
 	unsigned k = 0, ranks, nic_idx[MAX_DEVS], gpu_idx[MAX_DEVS], ngpu = 0;
 	uint64_t per_engine, link_mbps, rt, outstanding, atc_entries, atc_ways, ats_fail = 0;
-	double worst_ns = 0;
+	double worst_ns; /* one allreduce */
 	int ret;
 
 	memset(&a, 0, sizeof(a));
@@ -302,6 +302,11 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 		goto out;
 	}
 	ranks = hosts * k;
+	if (ranks < 2) {
+		ret = errf(err, errlen, -EINVAL, "a ring needs at least 2 ranks (hosts x NICs = %u)",
+			   ranks);
+		goto out;
+	}
 	/* 2 (n - 1) / n of the message per rank and direction, spread over the K NICs. */
 	per_engine = (uint64_t)(2.0 * (ranks - 1) / ranks * msg / k + 0.5);
 	cfg = calloc(2 * k, sizeof(*cfg));
@@ -350,9 +355,15 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 	}
 	if ((ret = age_page_tables(&a, err, errlen)))
 		goto out;
-	for (unsigned it = 0; it < iters; it++) {
+	/* The iterations back to back, as nccl-tests runs them: one run of the engines with
+	 * iters times the bytes (the simulator's agents are not reused, so one set of slots
+	 * serves them all); algbw is the mean over them, as nccl-tests reports. The ring's
+	 * pace is its slowest link: the time is the latest engine's finish. */
+	{
 		uint64_t t0 = UINT64_MAX, t1 = 0;
 
+		for (unsigned i = 0; i < 2 * k; i++)
+			cfg[i].bytes = per_engine * iters;
 		ret = ilab_dma_engines_run(cfg, 2 * k, res, err, errlen);
 		if (!ret && *ilab_sim_error(a.sim))
 			ret = errf(err, errlen, -EDEADLK, "simulator: %s", ilab_sim_error(a.sim));
@@ -363,9 +374,11 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 			t1 = res[i].end_ns > t1 ? res[i].end_ns : t1;
 			ats_fail += res[i].ats_refused;
 		}
-		/* The ring's pace is its slowest link; iterations back to back. */
-		if ((double)(t1 - t0) > worst_ns)
-			worst_ns = (double)(t1 - t0);
+		worst_ns = t1 > t0 ? (double)(t1 - t0) / iters : 0;
+	}
+	if (!(worst_ns > 0)) {
+		ret = errf(err, errlen, -EINVAL, "nothing was transferred");
+		goto out;
 	}
 	memset(out, 0, sizeof(*out));
 	out->algbw = msg / worst_ns; /* bytes per ns = GB/s */

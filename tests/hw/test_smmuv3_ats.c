@@ -134,7 +134,7 @@ static void test_request_refused_when_eats_is_zero(void **state)
 {
     struct fx *f = *state;
     struct smmu_txn_rsp r;
-    uint64_t rec[4];
+    uint64_t rec[4] = { 0 };
     smt_pt_map(&f->pt, 0x10000, PABASE, 3, SMT_PTE_DEFAULT | SMT_PTE_AP_EL0);
     ats_req(f, 0x10000, false, &r);
     assert_int_equal(r.status, SMMU_TXN_ABORT);

@@ -10,7 +10,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -309,6 +312,39 @@ static void test_translation_bound_algbw_from_first_principles(void **state)
 	assert_true(got > want * 0.98 && got < want * 1.02);
 }
 
+/* With enough ATS requests in flight the link is the limit: per NIC and direction the data
+ * takes bytes / link rate, so algbw = K * link * n / (2 (n - 1)) (here 4 x 24 x 8/14). */
+static void test_link_bound_when_translations_keep_up(void **state)
+{
+	char path[] = "/tmp/ilab-a100-XXXXXX.yaml", line[512];
+	FILE *in = fopen(PROFILE, "r"), *out;
+	struct ilab_allreduce_cfg cfg = small_case(0, 1, false);
+	struct ilab_allreduce_result r;
+	struct ilab_profile p;
+	char err[256];
+	int fd;
+
+	(void)state;
+	assert_non_null(in);
+	fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	out = fdopen(fd, "w");
+	assert_non_null(out);
+	while (fgets(line, sizeof(line), in))
+		fputs(strstr(line, "nic_ats_outstanding:") ? "  nic_ats_outstanding: 8\n" : line,
+		      out);
+	fclose(in);
+	fclose(out);
+	assert_int_equal(ilab_profile_load(path, &p, err, sizeof(err)), 0);
+	double link = (double)ilab_profile_compute_ns(&p, "nic_link_mbps", 0) / 1000.0;
+	double want = 4 * link * 8.0 / 14.0;
+	cfg.profile = path;
+	double got = measure(cfg, &r); /* even with the remote page table */
+	unlink(path);
+	print_message("link-bound algbw %.2f GB/s, expected %.2f\n", got, want);
+	assert_true(got > want * 0.99 && got <= want * 1.001);
+}
+
 static void test_bad_configuration_is_an_error(void **state)
 {
 	struct ilab_allreduce_cfg cfg = small_case(1, 2, true); /* nodes 1..2 of a 2-node box */
@@ -320,6 +356,10 @@ static void test_bad_configuration_is_an_error(void **state)
 	assert_true(strlen(err) > 0);
 	cfg = small_case(0, 1, true);
 	cfg.nics_per_node = 5; /* a node has 4 */
+	assert_int_equal(ilab_allreduce_measure(&cfg, &r, err, sizeof(err)), -EINVAL);
+	cfg = small_case(0, 1, true);
+	cfg.nics_per_node = cfg.gpus_per_node = 1;
+	cfg.hosts = 1; /* one rank: no ring */
 	assert_int_equal(ilab_allreduce_measure(&cfg, &r, err, sizeof(err)), -EINVAL);
 }
 
@@ -333,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_driver_sets_eats_and_invalidates_atc_on_unmap),
 		cmocka_unit_test(test_remote_page_table_slows_node0_and_not_node1),
 		cmocka_unit_test(test_translation_bound_algbw_from_first_principles),
+		cmocka_unit_test(test_link_bound_when_translations_keep_up),
 		cmocka_unit_test(test_bad_configuration_is_an_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
