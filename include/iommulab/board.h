@@ -94,6 +94,17 @@ int ilab_board_dma_write(struct ilab_board *b, unsigned smmu_index, uint32_t sid
 			 bool ssv, uint64_t iova, const void *buf, size_t len,
 			 struct ilab_board_fault *fault);
 
+/* ATS: where the SMMUs' CMD_ATC_INV go. The board forwards each ATS Invalidation Request
+ * (IHI 0070 §4.5.1) to fn with the SMMU index and the request's fields, synchronously while the
+ * command executes, so a later CMD_SYNC completes only after the devices' ATCs dropped the
+ * range. size_log2 is the span's log2 (64: everything). Without a handler ATC_INV does
+ * nothing (a device without an ATC). One handler per board; NULL unregisters. Call it before
+ * ilab_board_start (the agents read it without a lock). */
+typedef void (*ilab_board_atc_inv_fn)(void *ctx, unsigned smmu_index, uint32_t sid,
+				      uint32_t ssid, bool ssv, uint64_t addr, unsigned size_log2,
+				      bool global);
+void ilab_board_set_atc_inv(struct ilab_board *b, ilab_board_atc_inv_fn fn, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -190,10 +190,30 @@ static void host_trace(void *ctx, const char *what, uint64_t d0, uint64_t d1)
 	}
 }
 
+/* CMD_ATC_INV: an ATS Invalidation Request to the endpoint; the devices' model answers it. */
+static void host_atc_inv(void *ctx, uint32_t sid, uint32_t ssid, bool ssv, uint64_t addr,
+			 unsigned size_log2, bool global)
+{
+	struct board_smmu *bs = ctx;
+	struct ilab_board *b = bs->board;
+
+	if (b->atc_inv)
+		b->atc_inv(b->atc_inv_ctx, bs->index, sid, ssid, ssv, addr, size_log2, global);
+}
+
+void ilab_board_set_atc_inv(struct ilab_board *b, ilab_board_atc_inv_fn fn, void *ctx)
+{
+	if (!b)
+		return;
+	b->atc_inv = fn;
+	b->atc_inv_ctx = ctx;
+}
+
 static const struct smmu_host_ops board_host_ops = {
 	.mem_read = host_mem_read,
 	.mem_write = host_mem_write,
 	.msi = host_msi,
+	.atc_inv = host_atc_inv,
 };
 
 /* In simulation: the same, plus the per-command charge and measurements. */
@@ -202,6 +222,7 @@ static const struct smmu_host_ops board_host_ops_sim = {
 	.mem_write = host_mem_write,
 	.msi = host_msi,
 	.trace = host_trace,
+	.atc_inv = host_atc_inv,
 };
 
 /* ---- the CPUs' view of the model (MMIO) ----------------------------------------------------- */

@@ -51,6 +51,8 @@ struct ilab_board {
 	struct ilab_dev *devs;
 	unsigned *dev_smmu;
 	unsigned nr_devs;
+	ilab_board_atc_inv_fn atc_inv; /* devices' ATCs (ATS), NULL if none registered */
+	void *atc_inv_ctx;
 };
 
 void board_remove_iommus(struct ilab_board *b);

@@ -27,10 +27,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sim/sim_internal.h"
 
 #define LINE_CHUNK 256
+#define SIM_LCACHE_BYTES ((size_t)sizeof(struct sim_line_slot) << SIM_LCACHE_BITS)
 
 static inline unsigned line_hash(uintptr_t key, unsigned bits)
 {
@@ -88,25 +90,25 @@ static struct sim_line *line_alloc(struct ilab_sim *s)
 	l->home = -1;
 	l->retry_slot = -1;
 	l->agent_snap = -1;
-	l->solo = -1;
 	return l;
 }
 
-/* The line of addr, created on first use. Running out of host memory here cannot be reported
- * through plat (its accesses return no error): the process aborts with a message. */
-struct sim_line *sim_line_get(struct ilab_sim *s, const void *addr)
+/* The line with this key (address >> 6), created on first use, and remembered in the
+ * recent-lines cache (sim_line_get looks there first). Running out of host memory here cannot
+ * be reported through plat (its accesses return no error): the process aborts with a message. */
+struct sim_line *sim_line_lookup(struct ilab_sim *s, uintptr_t key)
 {
-	uintptr_t key = (uintptr_t)addr >> 6;
+	struct sim_line_slot *c = &s->lcache[sim_lcache_idx(key)];
 	unsigned mask, h;
 	struct sim_line *l;
 
-	if (s->last_line && s->last_line->key == key)
-		return s->last_line;
 	mask = (1u << s->lines_bits) - 1;
 	h = line_hash(key, s->lines_bits);
 	while (s->lines[h].line) {
-		if (s->lines[h].key == key)
-			return s->last_line = s->lines[h].line;
+		if (s->lines[h].key == key) {
+			l = s->lines[h].line;
+			goto found;
+		}
 		h = (h + 1) & mask;
 	}
 	l = line_alloc(s);
@@ -118,7 +120,10 @@ struct sim_line *sim_line_get(struct ilab_sim *s, const void *addr)
 	s->lines[h].line = l;
 	if (++s->lines_n * 2 > (1u << s->lines_bits) && lines_grow(s))
 		goto oom;
-	return s->last_line = l;
+found:
+	c->key = key;
+	c->line = l;
+	return l;
 oom:
 	fprintf(stderr, "iommulab sim: out of memory tracking cache lines\n");
 	abort();
@@ -183,9 +188,21 @@ static inline uint64_t fetch_ns(const struct ilab_sim *s, const struct sim_line 
 	return s->mem_ns[n * nn + (unsigned)l->home];
 }
 
+/* Empty the sharer bitset. A plain loop: the set is a few words (slots = CPUs + agents), and a
+ * memset call per ownership change was a visible share of the host time. */
+static inline void sharer_bits_clear(const struct ilab_sim *s, struct sim_line *l)
+{
+	uint64_t *w = l->sharers;
+
+	for (unsigned i = 0, n = s->sharer_words; i < n; i++) {
+		w[i] = 0;
+		__asm__("" ::: "memory"); /* keep it a loop (no memset call) */
+	}
+}
+
 static inline void sharers_clear(struct ilab_sim *s, struct sim_line *l)
 {
-	memset(l->sharers, 0, s->sharer_words * sizeof(uint64_t));
+	sharer_bits_clear(s, l);
 	l->nr_sharers = 0;
 	l->sharer_nodes = 0;
 }
@@ -257,7 +274,7 @@ void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l
 			st->transfer_ns += cost;
 			l->transfer_ns += cost;
 			l->transfers++;
-			memset(l->sharers, 0, s->sharer_words * sizeof(uint64_t));
+			sharer_bits_clear(s, l);
 			sharer_set(l, slot);
 			l->nr_sharers = 1;
 			l->sharer_nodes = 1ull << n;
@@ -284,7 +301,7 @@ void sim_line_wrote(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l)
 	if (f->kind == SIM_AGENT && l->home >= 0) {
 		/* A device writes simulated memory, not a cache: the line is only in memory now
 		 * (the writer paid for the write with plat_mem_access). */
-		memset(l->sharers, 0, s->sharer_words * sizeof(uint64_t));
+		sharer_bits_clear(s, l);
 		l->nr_sharers = 0;
 		l->sharer_nodes = 0;
 		l->owner = -1;
@@ -295,7 +312,7 @@ void sim_line_wrote(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l)
 		l->wrote++;
 		return;
 	}
-	memset(l->sharers, 0, s->sharer_words * sizeof(uint64_t));
+	sharer_bits_clear(s, l);
 	sharer_set(l, f->slot);
 	l->nr_sharers = 1;
 	l->sharer_nodes = 1ull << f->node;
@@ -459,6 +476,19 @@ void sim_lines_rehome(struct ilab_sim *s)
 int sim_lines_init(struct ilab_sim *s)
 {
 	s->sharer_words = (s->nr_slots + 63) / 64;
+	/* Mapped, not malloc'd: which tracked words share a 64-byte line depends on where the
+	 * host heap puts the simulated program's structures, and the simulator's own buffers
+	 * must not move them (a 16 KiB malloc here shifted later allocations and so changed
+	 * simulated results). */
+	s->lcache = mmap(NULL, SIM_LCACHE_BYTES, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->lcache == MAP_FAILED) {
+		s->lcache = NULL;
+		return -ENOMEM;
+	}
+	/* no address >> 6 has its top bits set: ~0 marks an empty cache entry */
+	for (unsigned i = 0; i < (1u << SIM_LCACHE_BITS); i++)
+		s->lcache[i].key = ~(uintptr_t)0;
 	s->lines_bits = 10;
 	s->lines = calloc((size_t)1 << s->lines_bits, sizeof(*s->lines));
 	return s->lines ? 0 : -ENOMEM;
@@ -470,6 +500,9 @@ void sim_lines_fini(struct ilab_sim *s)
 		free(s->line_chunks[i]);
 	free(s->line_chunks);
 	free(s->lines);
+	if (s->lcache)
+		munmap(s->lcache, SIM_LCACHE_BYTES);
+	s->lcache = NULL;
 	for (unsigned i = 0; i < s->nr_names; i++)
 		free(s->names[i]);
 	free(s->names);

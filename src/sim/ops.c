@@ -20,18 +20,12 @@ static void op_access(const void *addr, enum plat_access kind)
 	struct ilab_sim *s = sim_active;
 	struct sim_fiber *f = s->cur;
 	struct sim_line *l = sim_line_get(s, addr);
-	static unsigned long long np, ns, nn;
-	if (l->solo == -1) { nn++; l->solo = (int)f->slot; }
-	else if (l->solo == (int)f->slot) np++; else { ns++; l->solo = -2; }
-	if (((np + ns + nn) & 0xfffff) == 0) fprintf(stderr, "new %llu private %llu shared %llu\n", nn, np, ns);
 
 	/* The immediate retry of a failed cmpxchg: this CPU still holds the line (a failed LSE
 	 * CAS obtains it in a unique state) and nobody else can touch it before retry_until
 	 * (busy_until covers it), so the retry happens now, before the fibers behind us. */
-	if (!(l->retry_slot == (int)f->slot && f->t <= l->retry_until)) {
-		sim_sync(s, f);
-		l = sim_line_get(s, addr);
-	}
+	if (!(l->retry_slot == (int)f->slot && f->t <= l->retry_until))
+		sim_sync(s, f); /* lines never move: l stays valid across the switch */
 	sim_line_access(s, f, l, kind);
 	/* The host store happens right after we return, before any other fiber runs: pollers
 	 * woken now see it when they re-check. */

@@ -216,7 +216,7 @@ static inline void sim_switch_to(struct ilab_sim *s, struct sim_fiber *cur, stru
 	fiber_arch_switch(&cur->ctx, &next->ctx);
 }
 
-void sim_sync(struct ilab_sim *s, struct sim_fiber *f)
+void sim_sync_slow(struct ilab_sim *s, struct sim_fiber *f)
 {
 	if (s->heap_n && s->heap[0].key < f->t) {
 		if (f == &s->main && s->broken)

@@ -99,7 +99,6 @@ void ilab_sim_destroy(struct ilab_sim *s)
 {
 	if (!s)
 		return;
-	if (getenv("SPD_DEBUG")) fprintf(stderr, "lines %u bits %u switches %llu chunks %u\n", s->lines_n, s->lines_bits, (unsigned long long)s->switches, s->nr_line_chunks);
 	if (sim_active == s)
 		sim_active = NULL;
 	if (s->heap || s->all_fibers)

@@ -17,6 +17,9 @@
 #define SIM_ERR_MAX 1024
 #define SIM_HIST_BUCKETS 64
 #define SIM_MAX_MEM_RANGES 128
+/* Direct-mapped cache of recently used lines in front of the line hash table (lines.c): 16 KiB,
+ * small enough to stay in the host's L1/L2, where the hash table's slots are not. */
+#define SIM_LCACHE_BITS 10
 
 /* Counters of one CPU, one agent or the set-up context. */
 struct sim_stats {
@@ -106,7 +109,6 @@ struct sim_line {
 			       * immediate retry, until retry_until (-1: none) */
 	uint64_t retry_until;
 	int agent_snap;       /* a device (agent slot) holds a snapshot read since the last write */
-	int solo;             /* DBG */
 	const char *name;
 	struct sim_fiber *waiters;
 	uint64_t *sharers;    /* bitset over slots */
@@ -167,7 +169,7 @@ struct ilab_sim {
 	/* lines */
 	struct sim_line_slot *lines;
 	unsigned lines_bits, lines_n;
-	struct sim_line *last_line;
+	struct sim_line_slot *lcache; /* 1 << SIM_LCACHE_BITS entries, key ~0 = empty */
 	unsigned sharer_words;
 	void **line_chunks;
 	unsigned nr_line_chunks, chunk_used, chunk_cap;
@@ -191,7 +193,7 @@ struct ilab_sim {
 extern struct ilab_sim *sim_active;
 
 /* sched.c */
-void sim_sync(struct ilab_sim *s, struct sim_fiber *f);
+void sim_sync_slow(struct ilab_sim *s, struct sim_fiber *f);
 void sim_yield(struct ilab_sim *s, struct sim_fiber *f);
 void sim_park(struct ilab_sim *s, struct sim_fiber *f);
 void sim_make_runnable(struct ilab_sim *s, struct sim_fiber *f, uint64_t when);
@@ -203,7 +205,7 @@ void sim_sched_fini(struct ilab_sim *s);
 /* lines.c */
 int sim_lines_init(struct ilab_sim *s);
 void sim_lines_fini(struct ilab_sim *s);
-struct sim_line *sim_line_get(struct ilab_sim *s, const void *addr);
+struct sim_line *sim_line_lookup(struct ilab_sim *s, uintptr_t key);
 void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l,
 		     enum plat_access kind);
 void sim_line_wrote(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l);
@@ -225,6 +227,33 @@ int sim_cost_init(struct ilab_sim *s, char *err, size_t errlen);
 static inline uint64_t sim_max64(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;
+}
+
+/* Before anything another fiber can observe: if a runnable fiber is strictly behind f in
+ * virtual time, let it run first (sched.c). The check is inline: most calls do not switch. */
+static inline void sim_sync(struct ilab_sim *s, struct sim_fiber *f)
+{
+	if (s->heap_n && s->heap[0].key < f->t)
+		sim_sync_slow(s, f);
+}
+
+/* The line of addr, created on first use: a hit in the recent-lines cache costs one compare;
+ * neighbouring lines land in neighbouring entries (the index keeps the low key bits), and
+ * the xor folds in the page bits so that per-CPU copies at a power-of-two stride spread. */
+static inline unsigned sim_lcache_idx(uintptr_t key)
+{
+	return (unsigned)(key ^ (key >> SIM_LCACHE_BITS) ^ (key >> (2 * SIM_LCACHE_BITS))) &
+	       ((1u << SIM_LCACHE_BITS) - 1);
+}
+
+static inline struct sim_line *sim_line_get(struct ilab_sim *s, const void *addr)
+{
+	uintptr_t key = (uintptr_t)addr >> 6;
+	struct sim_line_slot *c = &s->lcache[sim_lcache_idx(key)];
+
+	if (__builtin_expect(c->key == key, 1))
+		return c->line;
+	return sim_line_lookup(s, key);
 }
 
 #endif /* ILAB_SIM_INTERNAL_H */

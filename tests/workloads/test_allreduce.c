@@ -154,8 +154,29 @@ static struct ilab_dev *find_dev(struct ilab_board *b, const char *name)
 	return NULL;
 }
 
+/* What the board forwarded to the devices' side (ilab_board_set_atc_inv). */
+struct atc_inv_seen {
+	unsigned calls, smmu;
+	uint32_t sid;
+	uint64_t addr;
+	unsigned size_log2;
+};
+
+static void record_atc_inv(void *ctx, unsigned smmu_index, uint32_t sid, uint32_t ssid,
+			   bool ssv, uint64_t addr, unsigned size_log2, bool global)
+{
+	struct atc_inv_seen *seen = ctx;
+
+	seen->calls++;
+	seen->smmu = smmu_index;
+	seen->sid = sid;
+	seen->addr = addr;
+	seen->size_log2 = size_log2;
+}
+
 static void test_driver_sets_eats_and_invalidates_atc_on_unmap(void **state)
 {
+	struct atc_inv_seen seen = { 0 };
 	struct ilab_topo *topo;
 	struct ilab_board *b;
 	struct ilab_vfio_container *c;
@@ -171,6 +192,7 @@ static void test_driver_sets_eats_and_invalidates_atc_on_unmap(void **state)
 							  .topo = topo }), 0);
 	assert_int_equal(ilab_board_create(topo, &(struct ilab_board_opts){
 				.node_bytes = 1ull << 30, .smmu_mask = 1 }, &b, err, sizeof(err)), 0);
+	ilab_board_set_atc_inv(b, record_atc_inv, &seen);
 	assert_int_equal(ilab_board_start(b), 0);
 	assert_int_equal(ilab_board_probe_iommus(b, NULL), 0);
 	nic = find_dev(b, "nic0"); /* both behind SMMU 0 (n0-rp0) */
@@ -204,6 +226,13 @@ static void test_driver_sets_eats_and_invalidates_atc_on_unmap(void **state)
 	/* one ATC_INV for the one ATS master of the domain (the GPU has none), executed */
 	assert_int_equal(ilab_smmu_drv_atc_inv_count() - cmds0, 1);
 	assert_int_equal(st1.atc_invs - st0.atc_invs, 1);
+	/* ... and the board handed it to the devices' side: the NIC's StreamID, a span that
+	 * covers the whole unmapped range [0x100000, 0x110000) */
+	assert_int_equal(seen.calls, 1);
+	assert_int_equal(seen.smmu, 0);
+	assert_int_equal(seen.sid, nic->sid);
+	assert_true(seen.addr <= 0x100000);
+	assert_true(seen.size_log2 >= 64 || seen.addr + (1ull << seen.size_log2) >= 0x110000);
 
 	ilab_vfio_container_destroy(c);
 	assert_int_equal(ilab_vfio_group_close(gn), 0);

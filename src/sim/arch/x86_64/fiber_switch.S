@@ -21,11 +21,19 @@ fiber_arch_exit_to:
 	subq	$8, %rsp
 	stmxcsr	(%rsp)
 	fnstcw	4(%rsp)
+	movq	(%rsp), %rax		/* our MXCSR and control word, to compare */
 	movq	%rsp, (%rdi)		/* from->sp */
 	movq	(%rsi), %rsp		/* to->sp */
+	/* Loading MXCSR and the x87 control word is slow and they almost never differ between
+	 * fibers: load them only when they do. */
+	cmpl	(%rsp), %eax
+	je	1f
 	ldmxcsr	(%rsp)
+1:	shrq	$32, %rax
+	cmpw	4(%rsp), %ax
+	je	2f
 	fldcw	4(%rsp)
-	addq	$8, %rsp
+2:	addq	$8, %rsp
 	popq	%r15
 	popq	%r14
 	popq	%r13
