@@ -163,6 +163,13 @@ bool plat_agent_should_stop(const struct plat_agent *agent);
  * NULL) and wait for it to return. */
 void plat_agent_stop(struct plat_agent *agent, const void *wake_addr);
 
+/* ---- kernel-side objects ------------------------------------------------------------------- */
+
+/* Zeroed memory aligned to a cache line (kzalloc's role); release with free(). Objects that
+ * hold tracked words must come from here, so that line sharing follows the struct layout. */
+void *plat_zalloc(size_t size);
+void *plat_zalloc_array(size_t n, size_t size);
+
 /* ---- per-CPU data -------------------------------------------------------------------------- */
 
 /* An array of plat_cpu_count() zeroed elements, each on its own cache line(s). */

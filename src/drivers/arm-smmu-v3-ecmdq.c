@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "drivers/arm-smmu-v3.h"
+#include "iommulab/plat.h"
 
 /* ---- CPU → queue assignment (the series' arm_smmu_ecmdq_layout) --------------------------- */
 
@@ -153,7 +154,7 @@ static int ecmdq_setup(struct arm_smmu_device *smmu, unsigned log2numq, unsigned
 		       const char **why)
 {
 	unsigned cpus = plat_cpu_count(), nq, most = 0, log2, cmdqs;
-	unsigned *map = calloc(cpus ? cpus : 1, sizeof(*map)), *count = NULL;
+	unsigned *map = plat_zalloc_array(cpus ? cpus : 1, sizeof(*map)), *count = NULL;
 	struct arm_smmu_cmdq *qs = NULL, **cpu_cmdq = NULL;
 	size_t bytes;
 	unsigned done = 0;
@@ -163,8 +164,8 @@ static int ecmdq_setup(struct arm_smmu_device *smmu, unsigned log2numq, unsigned
 	if (!map || !cpus)
 		goto fail;
 	nq = ecmdq_layout(hw, map);
-	count = calloc(nq, sizeof(*count));
-	cpu_cmdq = calloc(cpus, sizeof(*cpu_cmdq));
+	count = plat_zalloc_array(nq, sizeof(*count));
+	cpu_cmdq = plat_zalloc_array(cpus, sizeof(*cpu_cmdq));
 	bytes = ((size_t)nq * sizeof(*qs) + PLAT_CACHELINE - 1) / PLAT_CACHELINE * PLAT_CACHELINE;
 	qs = aligned_alloc(PLAT_CACHELINE, bytes);
 	if (!count || !cpu_cmdq || !qs)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "drivers/arm-smmu-v3.h"
+#include "iommulab/plat.h"
 
 /* ---- used bits ----------------------------------------------------------------------------- */
 
@@ -267,7 +268,7 @@ int arm_smmu_init_strtab(struct arm_smmu_device *smmu)
 			arm_field_prep(STRTAB_BASE_CFG_FMT, STRTAB_BASE_CFG_FMT_2LVL) |
 			arm_field_prep(STRTAB_BASE_CFG_LOG2SIZE, size + STRTAB_SPLIT) |
 			arm_field_prep(STRTAB_BASE_CFG_SPLIT, STRTAB_SPLIT);
-		smmu->l1 = calloc(smmu->num_l1_ents, sizeof(*smmu->l1));
+		smmu->l1 = plat_zalloc_array(smmu->num_l1_ents, sizeof(*smmu->l1));
 		if (!smmu->l1)
 			return arm_smmu_set_error(-ENOMEM, "smmuv3: no memory for L1 shadow");
 	} else {

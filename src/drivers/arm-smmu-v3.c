@@ -13,6 +13,7 @@
 
 #include "drivers/arm-smmu-v3.h"
 #include "drivers/arm-smmu-v3-ats.h"
+#include "iommulab/plat.h"
 
 static _Thread_local char err_msg[160];
 
@@ -229,7 +230,7 @@ int ilab_smmu_drv_probe(struct plat_mmio *mmio, struct ilab_mem *mem, int node,
 	if (err)
 		goto fail;
 	smmu->stats = plat_percpu_alloc(sizeof(struct arm_smmu_pcpu_stats));
-	smmu->asid_map = calloc(((size_t)1 << smmu->asid_bits) / 64, sizeof(uint64_t));
+	smmu->asid_map = plat_zalloc_array(((size_t)1 << smmu->asid_bits) / 64, sizeof(uint64_t));
 	if (!smmu->stats || !smmu->asid_map) {
 		err = arm_smmu_set_error(-ENOMEM, "smmuv3: out of memory");
 		goto fail;
@@ -445,7 +446,7 @@ static struct ilab_iommu_domain *domain_alloc(struct ilab_iommu *iommu, enum ila
 		arm_smmu_set_error(-EINVAL, "smmuv3: node %d has no memory", node);
 		return NULL;
 	}
-	d = calloc(1, sizeof(*d));
+	d = plat_zalloc_array(1, sizeof(*d));
 	if (!d) {
 		arm_smmu_set_error(-ENOMEM, "smmuv3: out of memory");
 		return NULL;
@@ -600,7 +601,7 @@ static int probe_device(struct ilab_iommu *iommu, struct ilab_dev *dev)
 	if (smmu->sid_bits < 32 && (dev->sid >> smmu->sid_bits))
 		return arm_smmu_set_error(-ERANGE, "smmuv3: StreamID 0x%x beyond SIDSIZE %u",
 					  dev->sid, smmu->sid_bits);
-	m = calloc(1, sizeof(*m));
+	m = plat_zalloc_array(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 	m->smmu = smmu;

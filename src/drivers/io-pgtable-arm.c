@@ -463,7 +463,7 @@ int ilab_alloc_io_pgtable(enum ilab_io_pgtable_fmt fmt, const struct ilab_io_pgt
 	if (!bitmap || ips < 0 || cfg->ias < 32 || cfg->ias > ARM_LPAE_MAX_ADDR_BITS)
 		return -EINVAL;
 
-	d = calloc(1, sizeof(*d));
+	d = plat_zalloc_array(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
 	d->cfg = *cfg;

@@ -19,22 +19,10 @@
 #include <iommulab/sim.h>
 
 #include "hw/board_internal.h"
+#include "util/errf.h"
+#include "iommulab/plat.h"
 
 #define CMDQ_OP_SYNC 0x46 /* IHI 0070 §4.7.3 */
-
-static int board_err(char *err, size_t errlen, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int board_err(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 /* ---- the model's view of the machine (host ops) --------------------------------------------- */
 
@@ -330,7 +318,7 @@ static int make_mem(struct ilab_board *b, const struct ilab_board_opts *o, char 
 	}
 	rc = ilab_mem_create(&mc, &b->mem);
 	if (rc)
-		return board_err(err, errlen, rc, "board: memory: %s", ilab_mem_strerror());
+		return ilab_errf(err, errlen, rc, "board: memory: %s", ilab_mem_strerror());
 	declare_mem_homes(b, true);
 	return 0;
 }
@@ -355,7 +343,7 @@ static int make_smmus(struct ilab_board *b, const struct ilab_board_opts *o, cha
 		return 0;
 	b->smmus = aligned_alloc(PLAT_CACHELINE, b->nr_smmus * sizeof(*b->smmus));
 	if (!b->smmus)
-		return board_err(err, errlen, -ENOMEM, "board: out of memory");
+		return ilab_errf(err, errlen, -ENOMEM, "board: out of memory");
 	memset(b->smmus, 0, b->nr_smmus * sizeof(*b->smmus));
 	for (unsigned i = 0; i < b->nr_smmus; i++) {
 		const struct ilab_smmu_desc *d = ilab_topo_smmu(b->topo, i);
@@ -374,7 +362,7 @@ static int make_smmus(struct ilab_board *b, const struct ilab_board_opts *o, cha
 		rc = smmu_create(&bs->smmu, &cfg, plat_sim ? &board_host_ops_sim : &board_host_ops,
 				 bs, &why);
 		if (rc)
-			return board_err(err, errlen, rc, "board: SMMU %u: %s", i,
+			return ilab_errf(err, errlen, rc, "board: SMMU %u: %s", i,
 					 why ? why : "cannot create the model");
 		bs->mmio.ops = &board_mmio_ops;
 		bs->mmio.ctx = bs;
@@ -391,10 +379,10 @@ static int make_devices(struct ilab_board *b, char *err, size_t errlen)
 	b->nr_devs = ilab_topo_nr_devices(b->topo);
 	if (!b->nr_devs)
 		return 0;
-	b->devs = calloc(b->nr_devs, sizeof(*b->devs));
-	b->dev_smmu = calloc(b->nr_devs, sizeof(*b->dev_smmu));
+	b->devs = plat_zalloc_array(b->nr_devs, sizeof(*b->devs));
+	b->dev_smmu = plat_zalloc_array(b->nr_devs, sizeof(*b->dev_smmu));
 	if (!b->devs || !b->dev_smmu)
-		return board_err(err, errlen, -ENOMEM, "board: out of memory");
+		return ilab_errf(err, errlen, -ENOMEM, "board: out of memory");
 	for (unsigned i = 0; i < b->nr_devs; i++) {
 		const struct ilab_device *d = ilab_topo_device(b->topo, i);
 
@@ -404,7 +392,7 @@ static int make_devices(struct ilab_board *b, char *err, size_t errlen)
 		b->devs[i].dma_bits = 48;
 		b->dev_smmu[i] = d->smmu;
 		if (d->smmu >= b->nr_smmus)
-			return board_err(err, errlen, -EINVAL, "board: device %s: no SMMU %u",
+			return ilab_errf(err, errlen, -EINVAL, "board: device %s: no SMMU %u",
 					 d->name, d->smmu);
 	}
 	return 0;
@@ -420,18 +408,18 @@ int ilab_board_create(const struct ilab_topo *topo, const struct ilab_board_opts
 	if (err && errlen)
 		err[0] = '\0';
 	if (!out)
-		return board_err(err, errlen, -EINVAL, "board: no output pointer");
+		return ilab_errf(err, errlen, -EINVAL, "board: no output pointer");
 	*out = NULL;
 	if (!topo)
-		return board_err(err, errlen, -EINVAL, "board: no topology");
+		return ilab_errf(err, errlen, -EINVAL, "board: no topology");
 	if (!opts)
 		opts = &defaults;
 	if (opts->cma_global_node < 0 || (unsigned)opts->cma_global_node >= ilab_topo_nr_nodes(topo))
-		return board_err(err, errlen, -EINVAL, "board: CMA global node %d is not a node",
+		return ilab_errf(err, errlen, -EINVAL, "board: CMA global node %d is not a node",
 				 opts->cma_global_node);
-	b = calloc(1, sizeof(*b));
+	b = plat_zalloc_array(1, sizeof(*b));
 	if (!b)
-		return board_err(err, errlen, -ENOMEM, "board: out of memory");
+		return ilab_errf(err, errlen, -ENOMEM, "board: out of memory");
 	b->topo = topo;
 	b->process_batch = opts->process_batch ? opts->process_batch : 256;
 	b->command_ns = opts->smmu_command_ns;

@@ -13,6 +13,7 @@
 #include <iommulab/iova.h>
 
 #include "iommu/iommu_internal.h"
+#include "iommulab/plat.h"
 
 /* Counters of one CPU: written by that CPU only (relaxed load + store, no RMW), so keeping
  * statistics adds no shared cache line to the path being measured. */
@@ -499,7 +500,7 @@ int ilab_dma_domain_init(struct ilab_iommu_domain *d)
 	if (!d->pt.map_pages && !d->pt.map)
 		return -EINVAL;
 	granule = 1ull << __builtin_ctzll(d->pgsize_bitmap);
-	c = calloc(1, sizeof(*c));
+	c = plat_zalloc_array(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	c->domain = d;
@@ -553,7 +554,7 @@ int ilab_dma_setup_dev(struct ilab_dev *dev)
 	if (!d)
 		return ilab_iommu_set_error(-ENODEV, "dma setup: %s has no default domain",
 					    dev ? dev->name : "?");
-	dd = calloc(1, sizeof(*dd));
+	dd = plat_zalloc_array(1, sizeof(*dd));
 	if (!dd)
 		return ilab_iommu_set_error(-ENOMEM, "dma setup: no memory");
 	ilab_dma_options_default(&dd->opts);

@@ -196,7 +196,7 @@ int ilab_fq_create(unsigned size, uint64_t timeout_ns, bool timer, const struct 
 	if (!out || !ops || !ops->flush_all || !ops->free_iova || size < 2 ||
 	    (size & (size - 1)) || !timeout_ns)
 		return -EINVAL;
-	fq = calloc(1, sizeof(*fq));
+	fq = plat_zalloc_array(1, sizeof(*fq));
 	if (!fq)
 		return -ENOMEM;
 	fq->size = size;

@@ -13,6 +13,7 @@
 #include <iommulab/iommu.h>
 
 #include "iommu/iommu_internal.h"
+#include "iommulab/plat.h"
 
 /* ---- errors ---------------------------------------------------------------------------- */
 
@@ -51,7 +52,7 @@ static plat_word32 next_group_id;
 
 static struct ilab_iommu_group *group_alloc(void)
 {
-	struct ilab_iommu_group *g = calloc(1, sizeof(*g));
+	struct ilab_iommu_group *g = plat_zalloc_array(1, sizeof(*g));
 
 	if (!g)
 		return NULL;

@@ -15,6 +15,7 @@
 #include <iommulab/sim.h>
 
 #include "iommu/rbtree.h"
+#include "iommulab/plat.h"
 
 #define IOVA_ANCHOR (~0ull)
 
@@ -344,7 +345,7 @@ int ilab_reserve_iova(struct ilab_iova_domain *iovad, uint64_t pfn_lo, uint64_t 
 
 static struct iova_magazine *iova_magazine_alloc(void)
 {
-	return calloc(1, sizeof(struct iova_magazine));
+	return plat_zalloc_array(1, sizeof(struct iova_magazine));
 }
 
 static bool mag_full(const struct iova_magazine *mag)
@@ -718,7 +719,7 @@ static int init_rcaches(struct ilab_iova_domain *iovad)
 	iovad->nr_cpus = plat_cpu_count();
 	if (iovad->nr_cpus == 0)
 		iovad->nr_cpus = 1;
-	iovad->rcaches = calloc(ILAB_IOVA_RANGE_CACHE_MAX_SIZE, sizeof(*iovad->rcaches));
+	iovad->rcaches = plat_zalloc_array(ILAB_IOVA_RANGE_CACHE_MAX_SIZE, sizeof(*iovad->rcaches));
 	iovad->cpu_rcaches = plat_percpu_alloc(sizeof(struct iova_cpu_rcaches));
 	if (!iovad->rcaches || !iovad->cpu_rcaches)
 		goto nomem;

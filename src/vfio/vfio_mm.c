@@ -8,10 +8,11 @@
 #include <string.h>
 
 #include "vfio/vfio_internal.h"
+#include "iommulab/plat.h"
 
 int vfio_mm_create(struct ilab_mem *mem, struct ilab_vfio_mm **out)
 {
-	struct ilab_vfio_mm *mm = calloc(1, sizeof(*mm));
+	struct ilab_vfio_mm *mm = plat_zalloc_array(1, sizeof(*mm));
 
 	if (!mm)
 		return -ENOMEM;
@@ -89,7 +90,7 @@ static int check_range(struct ilab_vfio_mm *mm, uint64_t vaddr, uint64_t bytes)
 static int insert(struct ilab_vfio_mm *mm, uint64_t vaddr, uint64_t npages, ilab_pa_t *pa,
 		  bool owned)
 {
-	struct vfio_mm_range r = { vaddr, npages, pa, calloc(npages, sizeof(unsigned)), owned };
+	struct vfio_mm_range r = { vaddr, npages, pa, plat_zalloc_array(npages, sizeof(unsigned)), owned };
 	unsigned at = 0;
 
 	if (!r.pins)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "vfio/vfio_internal.h"
+#include "iommulab/plat.h"
 
 static _Thread_local char vfio_err[200];
 
@@ -50,7 +51,7 @@ int ilab_vfio_container_create(struct ilab_mem *mem, const struct ilab_vfio_cont
 			return vfio_set_error(-EINVAL, "vfio: pgtable_node %d is not a memory node",
 					      opts->pgtable_node);
 	}
-	c = calloc(1, sizeof(*c));
+	c = plat_zalloc_array(1, sizeof(*c));
 	if (!c)
 		return vfio_set_error(-ENOMEM, "vfio: out of memory");
 	err = vfio_mm_create(mem, &c->mm);
@@ -85,7 +86,7 @@ int ilab_vfio_group_open(struct ilab_dev *dev, struct ilab_vfio_group **out)
 	if (!dev->iommu || !dev->group)
 		return vfio_set_error(-ENODEV, "vfio group: %s has no IOMMU group (not probed)",
 				      dev->name);
-	g = calloc(1, sizeof(*g));
+	g = plat_zalloc_array(1, sizeof(*g));
 	if (!g)
 		return vfio_set_error(-ENOMEM, "vfio group: out of memory");
 	g->iommu_group = ilab_iommu_group_get(dev);
@@ -210,7 +211,7 @@ static struct vfio_domain *join_existing(struct ilab_vfio_container *c, struct i
 static int new_domain(struct ilab_vfio_container *c, struct ilab_vfio_group *g,
 		      struct vfio_domain **out)
 {
-	struct vfio_domain *vd = calloc(1, sizeof(*vd));
+	struct vfio_domain *vd = plat_zalloc_array(1, sizeof(*vd));
 	int node, err;
 
 	if (!vd)

@@ -35,25 +35,13 @@
 #include "iommulab/smmuv3_drv_ats.h"
 #include "iommulab/topo.h"
 #include "iommulab/vfio.h"
+#include "util/errf.h"
+#include "iommulab/plat.h"
 
 #define SZ_4K 4096ull
 #define MAP_CHUNK (1ull << 20) /* VFIO_IOMMU_MAP_DMA size: 1 MiB (4 KiB PTEs, see run_case) */
 #define IOVA_BASE (1ull << 32)
 #define MAX_DEVS 64
-
-static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 /* What one case needs, gathered so that teardown is one function. */
 struct ar {
@@ -96,17 +84,17 @@ static int ar_up(struct ar *a, const struct ilab_allreduce_cfg *c, char *err, si
 
 	if ((ret = ilab_profile_resolve(c->profile ? c->profile : "a100-2node", path, sizeof(path), msg, sizeof(msg))) ||
 	    (ret = ilab_profile_load(path, &a->prof, msg, sizeof(msg))))
-		return errf(err, errlen, ret, "profile: %s", msg);
+		return ilab_errf(err, errlen, ret, "profile: %s", msg);
 	if ((ret = ilab_topo_load(a->prof.topology, &a->topo, msg, sizeof(msg))) < 0)
-		return errf(err, errlen, ret, "topology: %s", msg);
+		return ilab_errf(err, errlen, ret, "topology: %s", msg);
 	ret = ilab_sim_create_topo(a->topo, &a->prof, &(struct ilab_sim_config){ .seed = 1 },
 				   &a->sim, msg, sizeof(msg));
 	if (ret)
-		return errf(err, errlen, ret, "simulator: %s", msg);
+		return ilab_errf(err, errlen, ret, "simulator: %s", msg);
 	ret = plat_init(&(struct plat_config){ .engine = PLAT_ENGINE_SIM, .topo = a->topo,
 					       .sim = ilab_sim_ops(a->sim) });
 	if (ret)
-		return errf(err, errlen, ret, "cannot start the simulated platform");
+		return ilab_errf(err, errlen, ret, "cannot start the simulated platform");
 	a->plat_up = true;
 	bo.cma = c->cma_pernuma ? ILAB_CMA_PERNUMA : ILAB_CMA_GLOBAL;
 	bo.cma_global_node = 0;
@@ -114,13 +102,13 @@ static int ar_up(struct ar *a, const struct ilab_allreduce_cfg *c, char *err, si
 	bo.smmu_sync_ns = a->prof.smmu_sync_ns;
 	bo.smmu_tlb_lookup_ns = a->prof.smmu_tlb_lookup_ns;
 	if ((ret = ilab_board_create(a->topo, &bo, &a->board, msg, sizeof(msg))))
-		return errf(err, errlen, ret, "board: %s", msg);
+		return ilab_errf(err, errlen, ret, "board: %s", msg);
 	if ((ret = ilab_board_start(a->board)) || (ret = ilab_board_probe_iommus(a->board, NULL)))
-		return errf(err, errlen, ret, "SMMU probe: %s %s", ilab_smmu_drv_strerror(),
+		return ilab_errf(err, errlen, ret, "SMMU probe: %s %s", ilab_smmu_drv_strerror(),
 			    ilab_sim_error(a->sim));
 	ilab_board_devices(a->board, &a->devs, &a->ndev);
 	if (a->ndev > MAX_DEVS)
-		return errf(err, errlen, -E2BIG, "more than %d devices", MAX_DEVS);
+		return ilab_errf(err, errlen, -E2BIG, "more than %d devices", MAX_DEVS);
 	return 0;
 }
 
@@ -135,7 +123,7 @@ static int attach_all(struct ar *a, const struct ilab_allreduce_cfg *c, char *er
 	vo.force_pgtable_node = !vo.attach_group_by_node;
 	vo.pgtable_node = c->pgtable_node;
 	if ((ret = ilab_vfio_container_create(ilab_board_mem(a->board), &vo, &a->ctr)))
-		return errf(err, errlen, ret, "VFIO container: %s", ilab_vfio_strerror());
+		return ilab_errf(err, errlen, ret, "VFIO container: %s", ilab_vfio_strerror());
 	for (unsigned i = 0; i < a->ndev; i++) {
 		const struct ilab_device *td = ilab_topo_find_device(a->topo, a->devs[i].name);
 		struct ilab_dev *d = &a->devs[i];
@@ -144,14 +132,14 @@ static int attach_all(struct ar *a, const struct ilab_allreduce_cfg *c, char *er
 			continue;
 		d->pci = true;
 		if ((ret = ilab_iommu_probe_device(d, ILAB_DOMAIN_DMA)))
-			return errf(err, errlen, ret, "%s: %s", d->name, ilab_iommu_strerror());
+			return ilab_errf(err, errlen, ret, "%s: %s", d->name, ilab_iommu_strerror());
 		a->probed[i] = true;
 		/* ConnectX-6: ATS capability, enabled (the seed: "CX6 ATS feature is enabled"). */
 		if (td->kind == ILAB_DEV_NIC && (ret = ilab_smmu_drv_set_ats(d, true)))
-			return errf(err, errlen, ret, "%s: %s", d->name, ilab_smmu_drv_strerror());
+			return ilab_errf(err, errlen, ret, "%s: %s", d->name, ilab_smmu_drv_strerror());
 		if ((ret = ilab_vfio_group_open(d, &a->grp[i])) ||
 		    (ret = ilab_vfio_attach_group(a->ctr, a->grp[i])))
-			return errf(err, errlen, ret, "%s: VFIO: %s", d->name, ilab_vfio_strerror());
+			return ilab_errf(err, errlen, ret, "%s: VFIO: %s", d->name, ilab_vfio_strerror());
 	}
 	return 0;
 }
@@ -204,7 +192,7 @@ static int age_page_tables(struct ar *a, char *err, size_t errlen)
 	int ret;
 
 	if ((ret = ilab_vfio_get_stats(a->ctr, &st)))
-		return errf(err, errlen, ret, "VFIO stats: %s", ilab_vfio_strerror());
+		return ilab_errf(err, errlen, ret, "VFIO stats: %s", ilab_vfio_strerror());
 	for (unsigned i = 0; i < st.nr_domains && g.nr_roots < MAX_DEVS; i++) {
 		struct ilab_vfio_domain_info di;
 
@@ -212,7 +200,7 @@ static int age_page_tables(struct ar *a, char *err, size_t errlen)
 			g.roots[g.nr_roots++] = ilab_smmu_drv_domain_ttbr(di.domain);
 	}
 	if ((ret = plat_agent_start("pgtable-writeback", 0, age_agent, &g, &agent)))
-		return errf(err, errlen, ret, "cannot start the write-back agent");
+		return ilab_errf(err, errlen, ret, "cannot start the write-back agent");
 	plat_agent_stop(agent, NULL);
 	return 0;
 }
@@ -227,7 +215,7 @@ static int map_buffer(struct ar *a, uint64_t iova, uint64_t bytes, int node, cha
 	int ret = ilab_vfio_mm_alloc(mm, iova, bytes, node);
 
 	if (ret)
-		return errf(err, errlen, ret, "buffer memory on node %d: %s", node,
+		return ilab_errf(err, errlen, ret, "buffer memory on node %d: %s", node,
 			    ilab_vfio_strerror());
 	for (uint64_t off = 0; off < bytes; off += MAP_CHUNK) {
 		uint64_t len = bytes - off < MAP_CHUNK ? bytes - off : MAP_CHUNK;
@@ -235,7 +223,7 @@ static int map_buffer(struct ar *a, uint64_t iova, uint64_t bytes, int node, cha
 		ret = ilab_vfio_dma_map(a->ctr, iova + off, iova + off, len,
 					ILAB_VFIO_DMA_READ | ILAB_VFIO_DMA_WRITE);
 		if (ret)
-			return errf(err, errlen, ret, "VFIO map: %s", ilab_vfio_strerror());
+			return ilab_errf(err, errlen, ret, "VFIO map: %s", ilab_vfio_strerror());
 	}
 	return 0;
 }
@@ -263,7 +251,7 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 		goto out;
 	if (first + nr_nodes > ilab_topo_nr_nodes(a.topo) ||
 	    pgtable_node >= (int)ilab_topo_nr_nodes(a.topo) || !buf || !hosts) {
-		ret = errf(err, errlen, -EINVAL, "nodes %u..%u or pgtable_node %d not in %s", first,
+		ret = ilab_errf(err, errlen, -EINVAL, "nodes %u..%u or pgtable_node %d not in %s", first,
 			   first + nr_nodes - 1, pgtable_node, ilab_topo_name(a.topo));
 		goto out;
 	}
@@ -282,7 +270,7 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 				gpu_idx[ngpu++] = i, ng++;
 		}
 		if (nn < nics_per_node || ng < gpus_per_node || nn != ng) {
-			ret = errf(err, errlen, -EINVAL, "node %u has %u NICs and %u GPUs; asked for "
+			ret = ilab_errf(err, errlen, -EINVAL, "node %u has %u NICs and %u GPUs; asked for "
 				   "%u and %u, one GPU per NIC", n, nn, ng, nics_per_node,
 				   gpus_per_node);
 			goto out;
@@ -297,22 +285,22 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 	atc_entries = ilab_profile_compute_ns(&a.prof, "nic_atc_entries", 0);
 	atc_ways = ilab_profile_compute_ns(&a.prof, "nic_atc_ways", 0);
 	if (!link_mbps || !outstanding || !atc_entries) {
-		ret = errf(err, errlen, -EINVAL, "profile %s lacks nic_link_mbps, nic_ats_outstanding "
+		ret = ilab_errf(err, errlen, -EINVAL, "profile %s lacks nic_link_mbps, nic_ats_outstanding "
 			   "or nic_atc_entries (compute: section)", a.prof.name);
 		goto out;
 	}
 	ranks = hosts * k;
 	if (ranks < 2) {
-		ret = errf(err, errlen, -EINVAL, "a ring needs at least 2 ranks (hosts x NICs = %u)",
+		ret = ilab_errf(err, errlen, -EINVAL, "a ring needs at least 2 ranks (hosts x NICs = %u)",
 			   ranks);
 		goto out;
 	}
 	/* 2 (n - 1) / n of the message per rank and direction, spread over the K NICs. */
 	per_engine = (uint64_t)(2.0 * (ranks - 1) / ranks * msg / k + 0.5);
-	cfg = calloc(2 * k, sizeof(*cfg));
-	res = calloc(2 * k, sizeof(*res));
+	cfg = plat_zalloc_array(2 * k, sizeof(*cfg));
+	res = plat_zalloc_array(2 * k, sizeof(*res));
 	if (!cfg || !res) {
-		ret = errf(err, errlen, -ENOMEM, "out of memory");
+		ret = ilab_errf(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (unsigned i = 0; i < k; i++) {
@@ -327,7 +315,7 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 								 .ways = (uint32_t)atc_ways },
 				      &a.atc[nic_idx[i]]);
 		if (ret || si < 0) {
-			ret = errf(err, errlen, ret ? ret : -ENODEV, "%s: no ATC or SMMU", nic->name);
+			ret = ilab_errf(err, errlen, ret ? ret : -ENODEV, "%s: no ATC or SMMU", nic->name);
 			goto out;
 		}
 		/* Send and receive buffers live in the paired GPU's memory (its node). */
@@ -366,7 +354,7 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 			cfg[i].bytes = per_engine * iters;
 		ret = ilab_dma_engines_run(cfg, 2 * k, res, err, errlen);
 		if (!ret && *ilab_sim_error(a.sim))
-			ret = errf(err, errlen, -EDEADLK, "simulator: %s", ilab_sim_error(a.sim));
+			ret = ilab_errf(err, errlen, -EDEADLK, "simulator: %s", ilab_sim_error(a.sim));
 		if (ret)
 			goto out;
 		for (unsigned i = 0; i < 2 * k; i++) {
@@ -377,7 +365,7 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 		worst_ns = t1 > t0 ? (double)(t1 - t0) / iters : 0;
 	}
 	if (!(worst_ns > 0)) {
-		ret = errf(err, errlen, -EINVAL, "nothing was transferred");
+		ret = ilab_errf(err, errlen, -EINVAL, "nothing was transferred");
 		goto out;
 	}
 	memset(out, 0, sizeof(*out));

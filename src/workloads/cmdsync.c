@@ -54,7 +54,7 @@ int ilab_cmdsync_run(struct ilab_sim_env *e, int cpu_node, uint64_t iterations, 
 			 ilab_smmu_drv_strerror(), ilab_sim_error(e->sim));
 		return ret ? ret : r.ret;
 	}
-	ds = calloc(1, sizeof(*ds));
+	ds = plat_zalloc_array(1, sizeof(*ds));
 	if (!ds)
 		return -ENOMEM;
 	ret = ilab_smmu_drv_get_stats(e->iommu, ds);

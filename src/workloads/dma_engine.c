@@ -17,6 +17,7 @@
 #include "iommulab/dma_engine.h"
 #include "iommulab/plat.h"
 #include "iommulab/sim.h"
+#include "util/errf.h"
 
 struct engine {
 	const struct ilab_dma_engine_cfg *cfg;
@@ -113,26 +114,12 @@ static void slot_main(struct plat_agent *agent, void *arg)
 	}
 }
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
-
 static int check(const struct ilab_dma_engine_cfg *c, unsigned i, char *err, size_t errlen)
 {
 	if (!c->smmu || !c->atc || c->node < 0 || c->page_shift < 12 || c->page_shift > 30 ||
 	    !c->max_outstanding || c->max_outstanding > 4096 || !(c->link_bytes_per_ns > 0) ||
 	    !c->region_bytes || (c->region_bytes | c->iova) & ((1ull << c->page_shift) - 1))
-		return fail(err, errlen, -EINVAL, "dma engine %u (%s): bad configuration", i,
+		return ilab_errf(err, errlen, -EINVAL, "dma engine %u (%s): bad configuration", i,
 			    c->name ? c->name : "?");
 	return 0;
 }
@@ -146,20 +133,20 @@ int ilab_dma_engines_run(const struct ilab_dma_engine_cfg *cfg, unsigned n,
 	int ret = 0;
 
 	if (!cfg || !res || !n)
-		return fail(err, errlen, -EINVAL, "dma engines: nothing to run");
+		return ilab_errf(err, errlen, -EINVAL, "dma engines: nothing to run");
 	if (!plat_sim)
-		return fail(err, errlen, -EINVAL, "dma engines: the simulator is not active");
+		return ilab_errf(err, errlen, -EINVAL, "dma engines: the simulator is not active");
 	for (unsigned i = 0; i < n; i++) {
 		if ((ret = check(&cfg[i], i, err, errlen)))
 			return ret;
 		nslots += cfg[i].max_outstanding;
 	}
-	eng = calloc(n, sizeof(*eng));
-	slots = calloc(nslots, sizeof(*slots));
+	eng = plat_zalloc_array(n, sizeof(*eng));
+	slots = plat_zalloc_array(nslots, sizeof(*slots));
 	if (!eng || !slots) {
 		free(eng);
 		free(slots);
-		return fail(err, errlen, -ENOMEM, "dma engines: out of memory");
+		return ilab_errf(err, errlen, -ENOMEM, "dma engines: out of memory");
 	}
 	for (unsigned i = 0; i < n; i++) {
 		const struct ilab_dma_engine_cfg *c = &cfg[i];
@@ -179,14 +166,14 @@ int ilab_dma_engines_run(const struct ilab_dma_engine_cfg *cfg, unsigned n,
 			ret = plat_agent_start(cfg[i].name ? cfg[i].name : "dma-engine", cfg[i].node,
 					       slot_main, &slots[k], &slots[k].agent);
 			if (ret)
-				fail(err, errlen, ret, "dma engine %u: cannot start a slot agent", i);
+				ilab_errf(err, errlen, ret, "dma engine %u: cannot start a slot agent", i);
 		}
 	/* Wait for every slot to run out of pages (plat_agent_stop joins a finished agent). */
 	for (unsigned i = 0; i < k; i++)
 		plat_agent_stop(slots[i].agent, NULL);
 	for (unsigned i = 0; i < n && !ret; i++) {
 		if (eng[i].error) {
-			ret = fail(err, errlen, eng[i].error, "%s", eng[i].errmsg);
+			ret = ilab_errf(err, errlen, eng[i].error, "%s", eng[i].errmsg);
 			break;
 		}
 		res[i].end_ns = (eng[i].link_free_ps + 999) / 1000;

@@ -153,7 +153,7 @@ static void bench_thread(unsigned idx, void *arg)
 	}
 	va = ilab_mem_va(b->mem, pa, size);
 	if (c->mode == ILAB_MAP_BENCH_SG) {
-		sg = calloc(c->granule, sizeof(*sg));
+		sg = plat_zalloc_array(c->granule, sizeof(*sg));
 		if (!sg) {
 			t->alloc_failed = 1;
 			ilab_mem_free_pages(b->mem, pa, order);
@@ -291,7 +291,7 @@ int ilab_map_bench_run(struct ilab_dev *dev, struct ilab_mem *mem,
 		return ret;
 	*res = (struct ilab_map_bench_result){ 0 };
 	b = aligned_alloc(PLAT_CACHELINE, (sizeof(*b) + PLAT_CACHELINE - 1) & ~(size_t)(PLAT_CACHELINE - 1));
-	cpus = calloc(cfg->threads, sizeof(*cpus));
+	cpus = plat_zalloc_array(cfg->threads, sizeof(*cpus));
 	if (!b || !cpus) {
 		free(b);
 		free(cpus);

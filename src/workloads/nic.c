@@ -306,9 +306,9 @@ int ilab_nic_run(struct ilab_board *board, struct ilab_dev *dev, const struct il
 		n.interval_ns = 1;
 	n.q = aligned_alloc(PLAT_CACHELINE, (nq * sizeof(*n.q) + PLAT_CACHELINE - 1) /
 						    PLAT_CACHELINE * PLAT_CACHELINE);
-	cpus = calloc(nq, sizeof(*cpus));
-	aa = calloc(nq, sizeof(*aa));
-	n.payload = calloc(1, n.buf_bytes);
+	cpus = plat_zalloc_array(nq, sizeof(*cpus));
+	aa = plat_zalloc_array(nq, sizeof(*aa));
+	n.payload = plat_zalloc_array(1, n.buf_bytes);
 	if (!n.q || !cpus || !aa || !n.payload) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
@@ -328,7 +328,7 @@ int ilab_nic_run(struct ilab_board *board, struct ilab_dev *dev, const struct il
 		q->index = i;
 		q->cpu = cpus[i];
 		q->order = order_of(n.buf_bytes);
-		q->ring = calloc(cfg->ring_size, sizeof(*q->ring));
+		q->ring = plat_zalloc_array(cfg->ring_size, sizeof(*q->ring));
 		if (!q->ring) {
 			ret = -ENOMEM;
 			snprintf(err, errlen, "out of memory");

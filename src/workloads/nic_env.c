@@ -39,7 +39,7 @@ static const struct ilab_device *pick_nic(const struct ilab_topo *t, int node)
 int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cfg,
 		     struct ilab_nic_result *res, char **stats_json, char *err, size_t errlen)
 {
-	struct ilab_profile *prof = calloc(1, sizeof(*prof));
+	struct ilab_profile *prof = plat_zalloc_array(1, sizeof(*prof));
 	struct ilab_topo *topo = NULL;
 	struct ilab_sim *sim = NULL;
 	struct ilab_board *board = NULL;

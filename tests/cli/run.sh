@@ -74,5 +74,12 @@ IOMMULAB_DATADIR="$TMP/nowhere" "$BIN" run --out "$TMP/x" >/dev/null 2>"$TMP/err
 [ $rc -ne 0 ] || bad "run with a wrong IOMMULAB_DATADIR: exit 0"
 grep -q 'IOMMULAB_DATADIR' "$TMP/err" || bad "run with a wrong IOMMULAB_DATADIR: no explanation"
 
+# Determinism: the same command twice gives byte-identical result JSON (simulator statistics
+# included), in separate processes, whatever malloc did in between.
+"$BIN" run --quick --json --out "$TMP/det1" 000 003 >"$TMP/det1.json" 2>/dev/null
+"$BIN" run --quick --json --out "$TMP/det2" 000 003 >"$TMP/det2.json" 2>/dev/null
+[ -s "$TMP/det1.json" ] || bad "run --json 000 003: no output"
+cmp -s "$TMP/det1.json" "$TMP/det2.json" || bad "run 000 003 twice: the JSON differs"
+
 [ $fail -eq 0 ] && echo "cli/run: all checks passed"
 exit $fail
