@@ -3,7 +3,8 @@
  * dma-iommu) at 1, 16 and 128 simulated CPUs, simulated seconds per host second, and whether
  * host cost is linear in the number of operations (10k vs 100k). It prints figures; it is
  * not a test. Usage: bench_sim_dma [profile name or file [cpus [ops]]]   (default: kunpeng920;
- * with cpus, only that configuration is run: handy under perf or callgrind)
+ * with cpus, only that configuration is run: handy under perf or callgrind).
+ * ILAB_SIM_LOOKAHEAD=none|profile in the environment picks the simulator's lookahead.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,8 +28,10 @@ static uint64_t host_ns(void)
 }
 
 struct figure {
-	uint64_t ops, host_ns, sim_ns;
+	uint64_t ops, host_ns, sim_ns, lookahead_ns;
 };
+
+static enum ilab_sim_lookahead lookahead_mode = ILAB_SIM_LOOKAHEAD_DEFAULT;
 
 /* One complete run: fresh simulator, board, driver and device, `threads` CPUs (0..n-1, so
  * 128 spans the four nodes), each doing ops/threads strict map+unmap iterations. */
@@ -56,9 +59,11 @@ static int run(const struct ilab_profile *prof, unsigned threads, uint64_t ops,
 		if (d->kind == ILAB_DEV_NIC && d->node == 2)
 			smmu = d->smmu;
 	}
-	if (ilab_sim_create_topo(topo, prof, &(struct ilab_sim_config){ .seed = 1 }, &sim, err,
-				 sizeof(err)))
+	if (ilab_sim_create_topo(topo, prof,
+				 &(struct ilab_sim_config){ .seed = 1, .lookahead = lookahead_mode },
+				 &sim, err, sizeof(err)))
 		goto fail;
+	fig->lookahead_ns = ilab_sim_lookahead_ns(sim);
 	if (plat_init(&(struct plat_config){ .engine = PLAT_ENGINE_SIM, .topo = topo,
 					     .sim = ilab_sim_ops(sim) })) {
 		snprintf(err, sizeof(err), "plat_init");
@@ -112,9 +117,9 @@ fail:
 static void print(unsigned cpus, const struct figure *f)
 {
 	printf("%4u CPUs %7" PRIu64 " ops: %8.1f host ns per map+unmap, simulated %.6f s in "
-	       "%.3f host s = %.4f simulated s per host s\n",
+	       "%.3f host s = %.4f simulated s per host s (lookahead %" PRIu64 " ns)\n",
 	       cpus, f->ops, (double)f->host_ns / (double)f->ops, f->sim_ns / 1e9,
-	       f->host_ns / 1e9, (double)f->sim_ns / (double)f->host_ns);
+	       f->host_ns / 1e9, (double)f->sim_ns / (double)f->host_ns, f->lookahead_ns);
 }
 
 int main(int argc, char **argv)
@@ -131,6 +136,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setenv("HWLOC_HIDE_ERRORS", "2", 0);
+	/* ILAB_SIM_LOOKAHEAD=none|profile: compare the strict order with the lookahead */
+	if (getenv("ILAB_SIM_LOOKAHEAD"))
+		lookahead_mode = !strcmp(getenv("ILAB_SIM_LOOKAHEAD"), "none")
+					 ? ILAB_SIM_LOOKAHEAD_NONE
+					 : ILAB_SIM_LOOKAHEAD_PROFILE;
 	printf("strict 4 KiB dma_map_single + unmap, simulated %s (profile %s), one SMMU\n",
 	       prof.topology, path);
 	if (argc > 2) {

@@ -140,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         case 4: { /* translate */
-            struct smmu_txn_req q;
+            struct smmu_txn_req q = { 0 }; /* every field set: the model may read them all */
             q.sid = (uint32_t)take(&in, 2);
             q.ssid = (uint32_t)take(&in, 3);
             uint8_t fl = (uint8_t)take(&in, 1);
@@ -148,6 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             q.write = fl & 2;
             q.exec = fl & 4;
             q.priv = fl & 8;
+            q.ats = fl & 16; /* an ATS Translation Request */
             q.iova = take(&in, 8);
             struct smmu_txn_rsp r;
             smmu_translate(s, &q, &r);

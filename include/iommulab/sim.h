@@ -133,11 +133,23 @@ struct ilab_sim_machine {
 	const unsigned *distance; /* nr_nodes * nr_nodes SLIT, row-major, 10 on the diagonal */
 };
 
+/* How far a fiber may run ahead of the earliest runnable one before a tracked access, a poll
+ * or a plat_wrote (docs/simulation.md, "Lookahead"). PROFILE: by the model's lookahead L,
+ * the smallest latency with which one agent's access can affect another (computed from the
+ * profile, ilab_sim_lookahead_ns); NONE: L = 0, strict virtual-time order at every such call
+ * (the exact reference). MMIO, ilab_sim_sync, yields and exits are always strict. */
+enum ilab_sim_lookahead {
+	ILAB_SIM_LOOKAHEAD_DEFAULT = 0, /* = ILAB_SIM_LOOKAHEAD_NONE */
+	ILAB_SIM_LOOKAHEAD_NONE,
+	ILAB_SIM_LOOKAHEAD_PROFILE,
+};
+
 struct ilab_sim_config {
 	uint64_t seed;          /* for ilab_sim_rand(); recorded in the JSON */
 	size_t stack_bytes;     /* per fiber; 0 = 256 KiB (1 MiB under ASan) */
 	uint64_t time_limit_ns; /* a wait still pending past this virtual time fails with
 				 * -ETIME; 0 = 1000 s of virtual time */
+	enum ilab_sim_lookahead lookahead; /* see below; 0 = the default */
 };
 
 int ilab_sim_create(const struct ilab_sim_machine *m, const struct ilab_profile *prof,
@@ -175,6 +187,8 @@ uint64_t ilab_sim_transfer_ns(const struct ilab_sim *s, unsigned from_node, unsi
 uint64_t ilab_sim_mmio_ns(const struct ilab_sim *s, unsigned cpu_node, unsigned dev_node,
 			  bool write);
 const struct ilab_profile *ilab_sim_profile(const struct ilab_sim *s);
+/* The lookahead in use, in ns (0 = strict order; see enum ilab_sim_lookahead). */
+uint64_t ilab_sim_lookahead_ns(const struct ilab_sim *s);
 
 /* A model (the SMMU's agent, a device) is about to do something other fibers can see without
  * a plat call of its own (a register update, a plain store to simulated memory): first let

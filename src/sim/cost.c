@@ -67,3 +67,23 @@ int sim_cost_init(struct ilab_sim *s, char *err, size_t errlen)
 		}
 	return 0;
 }
+
+/* The model's lookahead: the smallest virtual time in which one agent's access to a line can
+ * change what another agent's access costs or sees. Every such path pays one of these before
+ * the other agent can observe the result (docs/simulation.md, "Lookahead"): a cache-to-cache
+ * transfer or an invalidation (xfer, and the home-routed transfer, which is transfer_local
+ * plus non-negative hops), a fill of a line a device wrote into the home's last-level cache
+ * (llc), a fill from memory that others then get from the filler's cache (mem). MMIO is not
+ * in the list: it is always strictly ordered. */
+uint64_t sim_cost_lookahead_ns(const struct ilab_sim *s)
+{
+	size_t nn = (size_t)s->nr_nodes * s->nr_nodes;
+	uint64_t l = s->prof.transfer.local_ns;
+
+	for (size_t i = 0; i < nn; i++) {
+		l = l < s->xfer_ns[i] ? l : s->xfer_ns[i];
+		l = l < s->llc_ns[i] ? l : s->llc_ns[i];
+		l = l < s->mem_ns[i] ? l : s->mem_ns[i];
+	}
+	return l;
+}

@@ -25,7 +25,7 @@ static void op_access(const void *addr, enum plat_access kind)
 	 * CAS obtains it in a unique state) and nobody else can touch it before retry_until
 	 * (busy_until covers it), so the retry happens now, before the fibers behind us. */
 	if (!(l->retry_slot == (int)f->slot && f->t <= l->retry_until))
-		sim_sync(s, f); /* lines never move: l stays valid across the switch */
+		sim_sync_la(s, f); /* lines never move: l stays valid across the switch */
 	sim_line_access(s, f, l, kind);
 	/* The host store happens right after we return, before any other fiber runs: pollers
 	 * woken now see it when they re-check. */
@@ -94,7 +94,7 @@ static int op_poll(const void *addr, unsigned size, plat_poll_pred pred, void *a
 
 	if ((size != 4 && size != 8) || ((uintptr_t)addr & (size - 1)) || !pred)
 		return -EINVAL;
-	sim_sync(s, f);
+	sim_sync_la(s, f);
 	f->stats->polls++;
 	deadline = timeout_ns && f->t + timeout_ns > f->t ? f->t + timeout_ns : UINT64_MAX;
 	for (;;) {
@@ -143,7 +143,7 @@ void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr)
 {
 	struct sim_line *l;
 
-	sim_sync(s, f);
+	sim_sync_la(s, f);
 	l = sim_line_get(s, addr);
 	sim_line_wrote(s, f, l);
 	if (l->waiters)

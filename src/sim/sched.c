@@ -216,9 +216,11 @@ static inline void sim_switch_to(struct ilab_sim *s, struct sim_fiber *cur, stru
 	fiber_arch_switch(&cur->ctx, &next->ctx);
 }
 
-void sim_sync_slow(struct ilab_sim *s, struct sim_fiber *f)
+/* slack: how far f may be ahead of the earliest runnable fiber and still run on (0, or the
+ * lookahead for sim_sync_la). */
+void sim_sync_slow(struct ilab_sim *s, struct sim_fiber *f, uint64_t slack)
 {
-	if (s->heap_n && s->heap[0].key < f->t) {
+	if (s->heap_n && s->heap[0].key + slack < f->t) {
 		if (f == &s->main && s->broken)
 			return; /* after a failure, main runs alone */
 		f->key = f->t;

@@ -80,6 +80,8 @@ int ilab_sim_create(const struct ilab_sim_machine *m, const struct ilab_profile 
 	memcpy(s->cpu_node, m->cpu_node, m->nr_cpus * sizeof(int));
 	memcpy(s->distance, m->distance, (size_t)m->nr_nodes * m->nr_nodes * sizeof(unsigned));
 	rc = sim_cost_init(s, err, errlen);
+	if (!rc && cfg->lookahead == ILAB_SIM_LOOKAHEAD_PROFILE)
+		s->lookahead = sim_cost_lookahead_ns(s);
 	if (!rc)
 		rc = sim_lines_init(s);
 	if (!rc)
@@ -159,6 +161,11 @@ uint64_t ilab_sim_mmio_ns(const struct ilab_sim *s, unsigned cpu_node, unsigned 
 	const uint64_t *m = write ? s->mmio_wr_ns : s->mmio_rd_ns;
 
 	return m[clamp_node(s, cpu_node) * s->nr_nodes + clamp_node(s, dev_node)];
+}
+
+uint64_t ilab_sim_lookahead_ns(const struct ilab_sim *s)
+{
+	return s ? s->lookahead : 0;
 }
 
 const struct ilab_profile *ilab_sim_profile(const struct ilab_sim *s)

@@ -151,6 +151,9 @@ struct ilab_sim {
 	 * in the home node's last-level cache from a requester's node */
 	uint64_t *hop_ns, *llc_ns;
 	uint64_t seed, rng, time_limit;
+	/* lookahead L (sched.c): a fiber runs on through tracked accesses, polls and wrotes while
+	 * its clock is at most L past the earliest runnable fiber's; 0 = strict order */
+	uint64_t lookahead;
 	size_t stack_bytes;
 
 	/* scheduling */
@@ -193,7 +196,7 @@ struct ilab_sim {
 extern struct ilab_sim *sim_active;
 
 /* sched.c */
-void sim_sync_slow(struct ilab_sim *s, struct sim_fiber *f);
+void sim_sync_slow(struct ilab_sim *s, struct sim_fiber *f, uint64_t slack);
 void sim_yield(struct ilab_sim *s, struct sim_fiber *f);
 void sim_park(struct ilab_sim *s, struct sim_fiber *f);
 void sim_make_runnable(struct ilab_sim *s, struct sim_fiber *f, uint64_t when);
@@ -223,6 +226,7 @@ void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr);
 
 /* cost.c */
 int sim_cost_init(struct ilab_sim *s, char *err, size_t errlen);
+uint64_t sim_cost_lookahead_ns(const struct ilab_sim *s);
 
 static inline uint64_t sim_max64(uint64_t a, uint64_t b)
 {
@@ -234,7 +238,17 @@ static inline uint64_t sim_max64(uint64_t a, uint64_t b)
 static inline void sim_sync(struct ilab_sim *s, struct sim_fiber *f)
 {
 	if (s->heap_n && s->heap[0].key < f->t)
-		sim_sync_slow(s, f);
+		sim_sync_slow(s, f, 0);
+}
+
+/* The same with the lookahead: before a tracked access, a poll or a wrote, whose effects on
+ * another fiber take at least s->lookahead of virtual time to arrive (docs/simulation.md,
+ * "Lookahead"), f runs on while it is at most that far ahead of the earliest runnable fiber;
+ * past it, the earliest fiber runs first. */
+static inline void sim_sync_la(struct ilab_sim *s, struct sim_fiber *f)
+{
+	if (s->heap_n && s->heap[0].key + s->lookahead < f->t)
+		sim_sync_slow(s, f, s->lookahead);
 }
 
 /* The line of addr, created on first use: a hit in the recent-lines cache costs one compare;

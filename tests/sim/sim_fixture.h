@@ -26,6 +26,9 @@ static const unsigned fix_slit1[1] = { 10 };
 static int fix_cpu_node4[FIX_CPUS];
 static int fix_cpu_node1[FIX_CPUS];
 
+/* The lookahead of the simulators fix_sim creates: tests of exact timings run with both. */
+static enum ilab_sim_lookahead fix_lookahead;
+
 static inline int fix_load_profile(struct ilab_profile *p)
 {
 	char err[256];
@@ -42,7 +45,7 @@ static inline struct ilab_sim *fix_sim(unsigned nodes, uint64_t seed)
 {
 	struct ilab_profile p;
 	struct ilab_sim_machine m;
-	struct ilab_sim_config cfg = { .seed = seed };
+	struct ilab_sim_config cfg = { .seed = seed, .lookahead = fix_lookahead };
 	struct ilab_sim *s = NULL;
 	char err[256];
 

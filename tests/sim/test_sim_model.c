@@ -461,6 +461,33 @@ static void agent_serves_and_stops(void **state)
 	fix_sim_done(s);
 }
 
+/* The lookahead is the smallest cross-agent latency of the profile (docs/simulation.md,
+ * "Lookahead"): for the test profile, a read of a line a device left in the home's last-level
+ * cache (cache.llc_local_ns = 35) is quicker than a local cache-to-cache transfer (50) or a
+ * local memory fill (100). Strict order is L = 0. */
+static void lookahead_is_the_smallest_cross_agent_latency(void **state)
+{
+	struct ilab_sim *s = fix_sim(4, 1);
+	const struct ilab_profile *p;
+
+	(void)state;
+	assert_non_null(s);
+	p = ilab_sim_profile(s);
+	if (fix_lookahead == ILAB_SIM_LOOKAHEAD_PROFILE) {
+		uint64_t l = p->transfer.local_ns;
+
+		if (p->llc_local_ns < l)
+			l = p->llc_local_ns;
+		if (p->mem.local_ns < l)
+			l = p->mem.local_ns;
+		assert_int_equal(ilab_sim_lookahead_ns(s), l);
+		assert_int_equal(ilab_sim_lookahead_ns(s), 35);
+	} else {
+		assert_int_equal(ilab_sim_lookahead_ns(s), 0);
+	}
+	fix_sim_done(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,7 +501,14 @@ int main(void)
 		cmocka_unit_test(deadlock_is_reported),
 		cmocka_unit_test(memory_and_mmio_costs_follow_distance),
 		cmocka_unit_test(agent_serves_and_stops),
+		cmocka_unit_test(lookahead_is_the_smallest_cross_agent_latency),
 	};
+	int failed;
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	/* Every expectation here holds in strict order and with the profile's lookahead. */
+	fix_lookahead = ILAB_SIM_LOOKAHEAD_NONE;
+	failed = cmocka_run_group_tests_name("strict order (L = 0)", tests, setup, NULL);
+	fix_lookahead = ILAB_SIM_LOOKAHEAD_PROFILE;
+	failed += cmocka_run_group_tests_name("lookahead L", tests, setup, NULL);
+	return failed;
 }
