@@ -532,6 +532,8 @@ int cmd_bench(int argc, char **argv)
 	}
 	smmu_config_default(&scfg);
 	scfg.seed = o.seed; /* only a RANDOM cache policy draws from it */
+	if (prof && prof->smmu_ril >= 0) /* the profile's machine: e.g. no range invalidation */
+		scfg.ril = prof->smmu_ril;
 	if (o.ecmdq >= 0) {
 		/* An SMMUv3.3 with one ECMDQ per CPU (a power of two, at most 1024): the driver
 		 * gives each CPU its own queue, or shares them by node beyond 1024 CPUs. */

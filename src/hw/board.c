@@ -5,7 +5,8 @@
  *
  * In simulation the agent is a fiber on the SMMU's node: the model's memory accesses (queue
  * reads, table walks, MSI writes) are charged from that node by src/mem, each command costs
- * smmu_command_ns (+ smmu_sync_ns for a CMD_SYNC) charged when the model starts executing it,
+ * smmu_command_ns (+ smmu_sync_ns for a CMD_SYNC) charged when the model starts executing it
+ * (its entry read ahead with the published ones after it: cmd_fetch_len),
  * and the board records the SMMU's CMD_SYNC latency (PROD write that published it -> its
  * completion) and command-queue occupancy as simulator distributions.
  */
@@ -26,6 +27,40 @@
 
 /* ---- the model's view of the machine (host ops) --------------------------------------------- */
 
+/* Command fetch read-ahead (simulation): how many bytes from pa the SMMU reads at once. A
+ * command queue's consumer knows PROD, so it does not fetch one 16-byte entry per round trip:
+ * it issues the reads of the published entries ahead of the one it executes, several lines in
+ * flight, and executes the next commands out of its fetch buffer. Modelled for SMMU_CMDQ: a
+ * read of an entry charges the span up to PROD (not past the end of the queue, at most
+ * CMDQ_READAHEAD entries) as one multi-line access: the slowest line in full, each further
+ * line at streaming cost (sim ops.c); the next entries of those lines then cost a hit, until
+ * a CPU writes the line again. Without it every fourth command (one 64-byte line) paid a full
+ * remote fetch, serially. CMDQ_READAHEAD (64 entries = 1 KiB = 16 lines, one driver batch) is
+ * an assumption: the depth of a real SMMU's command prefetch is not published. ECMDQs are
+ * not covered (their entries are read one by one, as before). */
+#define CMDQ_READAHEAD 64u
+
+static size_t cmd_fetch_len(struct board_smmu *bs, uint64_t pa, size_t len)
+{
+	struct board_sim_track *tr = &bs->sim;
+	uint64_t entries = 1ull << tr->q_log2, idx, prod, n;
+
+	if (len != 16 || !tr->q_base || pa < tr->q_base || pa >= tr->q_base + 16 * entries ||
+	    (pa - tr->q_base) % 16)
+		return len;
+	/* Entries are read in order, once each: inside the last read-ahead this one is already
+	 * in the fetch buffer (charged as its line: a hit, or a re-fetch if a CPU wrote it). */
+	if (tr->fetch_seq++ < tr->fetched_end)
+		return len;
+	idx = (pa - tr->q_base) / 16;
+	prod = tr->last_prod & (entries - 1);
+	n = prod > idx ? prod - idx : entries - idx; /* up to PROD or the end of the queue */
+	if (n > CMDQ_READAHEAD)
+		n = CMDQ_READAHEAD;
+	tr->fetched_end = tr->fetch_seq - 1 + n;
+	return (size_t)n * 16;
+}
+
 static int host_mem_read(void *ctx, uint64_t pa, void *buf, size_t len)
 {
 	struct board_smmu *bs = ctx;
@@ -33,8 +68,15 @@ static int host_mem_read(void *ctx, uint64_t pa, void *buf, size_t len)
 	if (plat_sim) {
 		/* Simulation: charged line by line from where the lines are (a command the CPU
 		 * just wrote comes from its cache, a PTE from the CPU that stored it). */
-		const void *va = ilab_mem_va(bs->board->mem, pa, len);
+		size_t span = cmd_fetch_len(bs, pa, len);
+		const void *va = ilab_mem_va(bs->board->mem, pa, span);
 
+		if (va) {
+			memcpy(buf, va, len);
+			ilab_sim_mem_access(va, span, false);
+			return 0;
+		}
+		va = ilab_mem_va(bs->board->mem, pa, len);
 		if (va) {
 			memcpy(buf, va, len);
 			ilab_sim_mem_access(va, len, false);
@@ -104,11 +146,6 @@ static void host_msi(void *ctx, uint64_t addr, uint32_t data)
 		plat_wrote(va); /* wake simulated pollers of that word */
 }
 
-static unsigned cmdq_log2(struct smmu *smmu)
-{
-	return (unsigned)(smmu_mmio_read(smmu, SMMU_REG_CMDQ_BASE, 8) & 0x1f);
-}
-
 /* Entries between cons and prod (index + wrap bit each) of a queue of 2^log2 entries. */
 static uint32_t queue_used(uint32_t prod, uint32_t cons, unsigned log2)
 {
@@ -120,13 +157,17 @@ static uint32_t queue_used(uint32_t prod, uint32_t cons, unsigned log2)
 static void prod_written(struct board_smmu *bs, uint32_t prod)
 {
 	struct board_sim_track *tr = &bs->sim;
-	unsigned log2 = cmdq_log2(bs->smmu);
+	uint64_t base = smmu_mmio_read(bs->smmu, SMMU_REG_CMDQ_BASE, 8);
+	unsigned log2 = (unsigned)(base & 0x1f);
 	uint32_t m = (2u << log2) - 1;
 	uint32_t delta = ((prod & m) - tr->last_prod) & m;
 	uint32_t cons = (uint32_t)smmu_mmio_read(bs->smmu, SMMU_REG_CMDQ_CONS, 4);
 	struct board_prod_mark *mk;
 
 	tr->last_prod = prod & m;
+	/* SMMU_CMDQ_BASE.ADDR is bits [51:5], aligned to the queue's size (IHI 0070) */
+	tr->q_base = base & 0x000ffffffffffffe0ull & ~((16ull << log2) - 1);
+	tr->q_log2 = log2;
 	if (!delta)
 		return;
 	ilab_sim_sample(tr->used_name, queue_used(prod & m, cons & m, log2));

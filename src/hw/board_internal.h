@@ -18,6 +18,10 @@ struct board_prod_mark {
  * touched only by fibers of the one host thread, so plain fields. */
 struct board_sim_track {
 	uint32_t last_prod;   /* CMDQ_PROD as last written (index + wrap) */
+	uint64_t q_base;      /* SMMU_CMDQ's base PA and log2 of its entries, as of that write */
+	unsigned q_log2;      /* (for the command fetch's read-ahead, board.c) */
+	uint64_t fetch_seq;   /* SMMU_CMDQ entries the model has read so far */
+	uint64_t fetched_end; /* ...and how far (same count) its last read-ahead reached */
 	uint64_t published;   /* commands published by PROD writes since the start */
 	uint64_t consumed;    /* commands the model has started executing */
 	struct board_prod_mark marks[BOARD_PROD_MARKS];

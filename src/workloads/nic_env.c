@@ -83,6 +83,8 @@ int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cf
 	}
 	smmu_config_default(&scfg);
 	scfg.seed = e->seed;
+	if (prof->smmu_ril >= 0) /* the machine's SMMU, the same for every experiment on it */
+		scfg.ril = prof->smmu_ril;
 	if (e->ecmdq_hw) {
 		/* SMMUv3.3 with one ECMDQ per CPU, executed one at a time (seed 003's hardware) */
 		scfg.arch_minor = 3;

@@ -36,7 +36,7 @@ check_usage --engine sim --topology /nonexistent.xml   # a topology file needs -
 # A bad profile: one line naming file:line:column, exit 2.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sed 's/^  command_ns: 30/  command_ns: thirty/' "$2/profiles/kunpeng920.yaml" > "$tmp/bad.yaml"
+sed 's/^  command_ns: [0-9]*/  command_ns: thirty/' "$2/profiles/kunpeng920.yaml" > "$tmp/bad.yaml"
 out=$("$BIN" bench --engine sim --profile "$tmp/bad.yaml" --iterations 1 2>&1 >/dev/null); rc=$?
 line=$(grep -n '^  command_ns: thirty' "$tmp/bad.yaml" | cut -d: -f1)
 if [ $rc -ne 2 ] || [ "$(echo "$out" | wc -l)" -ne 1 ] || \
