@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include <iommulab/board.h>
 #include <iommulab/dma_iommu.h>
@@ -196,6 +197,171 @@ static void test_cmd_sync_remote_queue_costs_the_modelled_difference(void **stat
 		      (unsigned long long)expected);
 	assert_true(remote > local);
 	assert_int_equal(remote - local, expected);
+}
+
+/* ---- (b) command fetch read-ahead: a remote batch costs one round trip, not one per line -- */
+
+enum { RA_TLBIS = 63, RA_BATCH = RA_TLBIS + 1 }; /* + CMD_SYNC: one batch, 16 lines of 4 */
+
+/* The stack of the running read-ahead test, for its teardown: a failed assertion leaves the
+ * test early, and the next tests need plat_init to succeed again. */
+static struct stack *ra_live;
+
+static int readahead_teardown(void **state)
+{
+	(void)state;
+	if (ra_live) {
+		ilab_board_destroy(ra_live->board);
+		plat_fini();
+		ilab_sim_destroy(ra_live->sim);
+		ilab_topo_free(ra_live->topo);
+		ra_live = NULL;
+	}
+	return 0;
+}
+
+struct readahead_arg {
+	struct stack *st;
+	unsigned entries; /* the command queue's size */
+	uint32_t start;   /* queue index of the batch's first entry */
+	int ret;
+};
+
+static uint32_t cmdq_prod_index(struct stack *st, unsigned entries)
+{
+	struct smmu *s = ilab_board_smmu(st->board, st->smmu);
+
+	return (uint32_t)smmu_mmio_read(s, SMMU_REG_CMDQ_PROD, 4) & (entries - 1);
+}
+
+static void tlbi_batch(uint64_t *cmds, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		ilab_smmu_drv_build_tlbi_va(&cmds[2 * i], 1, 0x100000ull + 0x1000ull * i);
+}
+
+/* Bring the queue to an index that is a multiple of the batch size, so that the measured batch
+ * fills exactly 16 whole lines and ends before the queue's end (the queue's size is a power of
+ * two >= 128, so a multiple of 64). */
+static void readahead_setup(unsigned idx, void *arg)
+{
+	struct readahead_arg *a = arg;
+	uint64_t cmds[2 * RA_BATCH];
+	uint32_t p;
+
+	(void)idx;
+	a->ret = ilab_smmu_drv_issue_cmds(a->st->iommu, NULL, 0, true);
+	if (a->ret)
+		return;
+	p = cmdq_prod_index(a->st, a->entries);
+	if (p % RA_BATCH) {
+		unsigned pad = RA_BATCH - p % RA_BATCH - 1; /* + its CMD_SYNC */
+
+		tlbi_batch(cmds, pad);
+		a->ret = ilab_smmu_drv_issue_cmds(a->st->iommu, cmds, pad, true);
+		if (a->ret)
+			return;
+	}
+	a->start = cmdq_prod_index(a->st, a->entries);
+}
+
+static void readahead_batch(unsigned idx, void *arg)
+{
+	struct readahead_arg *a = arg;
+	uint64_t cmds[2 * RA_TLBIS];
+
+	(void)idx;
+	tlbi_batch(cmds, RA_TLBIS);
+	a->ret = ilab_smmu_drv_issue_cmds(a->st->iommu, cmds, RA_TLBIS, true);
+}
+
+/* One counter of the SMMU's agent in the simulator's statistics. */
+static uint64_t agent_stat(struct stack *st, const char *key)
+{
+	json_t *root = ilab_sim_json(st->sim), *agent, *v;
+	uint64_t n;
+
+	assert_non_null(root);
+	agent = json_object_get(json_object_get(root, "agents"),
+				ilab_topo_smmu(st->topo, st->smmu)->name);
+	assert_non_null(agent);
+	v = json_object_get(agent, key);
+	assert_true(json_is_integer(v));
+	n = (uint64_t)json_integer_value(v);
+	json_decref(root);
+	return n;
+}
+
+static void test_remote_batch_is_read_ahead_in_one_round_trip(void **state)
+{
+	static struct stack st; /* static: the teardown runs after this frame is gone */
+	struct ilab_smmu_drv_info info;
+	struct readahead_arg a = { .st = &st };
+	uint64_t mem0, charged0, mem_ns, charged_ns, mem10, mem32, hop, xfer3, llc, msi;
+	uint64_t read_ahead, per_line;
+	unsigned lines = RA_BATCH / 4;
+	int cpu;
+
+	(void)state;
+	stack_up(&st, ILAB_CMA_GLOBAL); /* the queue on node 0; the SMMU and the CPU on node 2 */
+	ra_live = &st;
+	assert_int_equal(ilab_smmu_drv_get_info(st.iommu, &info), 0);
+	assert_int_equal(info.sync_mode, ILAB_SMMU_SYNC_MSI);
+	assert_int_equal(ilab_mem_node_of(ilab_board_mem(st.board), info.cmdq_pa), 0);
+	a.entries = 1u << info.cmdq_log2;
+	assert_true(a.entries >= 2 * RA_BATCH);
+	cpu = plat_node_cpu(2, 0);
+	assert_true(cpu >= 0);
+	assert_int_equal(plat_run_threads(1, &cpu, readahead_setup, &a), 0);
+	assert_int_equal(a.ret, 0);
+	assert_int_equal(a.start % RA_BATCH, 0);
+
+	/* The measured span: the SMMU's agent's memory time (mem_ns: its accesses to simulated
+	 * memory only; the doorbell is a tracked word, counted apart, and command_ns/sync_ns are
+	 * compute, charged_ns) while it consumes the batch. */
+	mem0 = agent_stat(&st, "mem_ns");
+	charged0 = agent_stat(&st, "charged_ns");
+	assert_int_equal(plat_run_threads(1, &cpu, readahead_batch, &a), 0);
+	assert_int_equal(a.ret, 0);
+	assert_int_equal(cmdq_prod_index(&st, a.entries), a.start + RA_BATCH);
+	mem_ns = agent_stat(&st, "mem_ns") - mem0;
+	charged_ns = agent_stat(&st, "charged_ns") - charged0;
+
+	/* First principles (docs/simulation.md: "Command fetch read-ahead", "Lines of simulated
+	 * memory"; profiles/kunpeng920.yaml). The CPU (node 2) wrote the 64 entries, 16 whole
+	 * lines homed on node 0, then wrote PROD once; the SMMU (node 2) reads them. Each line is
+	 * in the CPU's cache, so a device read of it is the home-routed transfer
+	 *   xfer3 = transfer_local + hop(2,0) + hop(0,2) + hop(2,2),  hop(a,b) = (mem(a,b) - mem(10))/2
+	 * (hop(2,2) = 0). Reading the first entry past the last read-ahead fetches every published
+	 * entry up to PROD (64 <= the limit, and the batch ends before the queue's end) as one
+	 * multi-line access: the slowest line in full, each further missing line line_stream_ns;
+	 * the 63 later entry reads are hits in the device's snapshot (hit_ns each: no CPU writes
+	 * those lines meanwhile, its poll of the CMD_SYNC slot is a read). TLBI_NH_VA touches no
+	 * memory. Last, the CMD_SYNC's MSI write into its slot: max(llc(2,0), invalidating the
+	 * CPU's copy through the home = xfer3), llc(2,0) = llc_local + mem(2,0) - mem(10).
+	 * Without the read-ahead each line's first entry would pay xfer3, serially.
+	 * Every cost is an integer sum in the model (no randomness, no contention: one CPU, one
+	 * batch), so the comparison is exact. */
+	assert_int_equal(ilab_topo_distance(st.topo, 2, 0), 32);
+	assert_int_equal(ilab_profile_dist_ns(&st.prof, ILAB_DIST_MEM, 10, &mem10), 0);
+	assert_int_equal(ilab_profile_dist_ns(&st.prof, ILAB_DIST_MEM, 32, &mem32), 0);
+	hop = (mem32 - mem10) / 2;
+	xfer3 = st.prof.transfer.local_ns + 2 * hop;
+	llc = st.prof.llc_local_ns + mem32 - mem10;
+	msi = llc > xfer3 ? llc : xfer3;
+	read_ahead = xfer3 + (lines - 1) * st.prof.mem_line_ns +
+		     (RA_BATCH - 1) * st.prof.cache_hit_ns + msi;
+	per_line = lines * xfer3 + (RA_BATCH - lines) * st.prof.cache_hit_ns + msi;
+	print_message("SMMU memory time for %u TLBI + CMD_SYNC (queue on node 0, SMMU on node 2): "
+		      "%llu ns; expected with read-ahead %llu ns, one fetch per line %llu ns\n",
+		      RA_TLBIS, (unsigned long long)mem_ns, (unsigned long long)read_ahead,
+		      (unsigned long long)per_line);
+	assert_true(read_ahead < per_line);
+	assert_int_equal(mem_ns, read_ahead);
+	/* ... and the agent executed exactly the batch: 64 commands, one of them a CMD_SYNC */
+	assert_int_equal(charged_ns, RA_BATCH * st.prof.smmu_command_ns + st.prof.smmu_sync_ns);
+	ra_live = NULL;
+	stack_down(&st);
 }
 
 /* ---- (c) strict map/unmap on 16 CPUs: the model executed what the driver issued ----------- */
@@ -467,6 +633,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cmd_sync_remote_queue_costs_the_modelled_difference),
+		cmocka_unit_test_teardown(test_remote_batch_is_read_ahead_in_one_round_trip,
+					  readahead_teardown),
 		cmocka_unit_test(test_strict_16_cpus_model_executes_what_the_driver_issued),
 		cmocka_unit_test(test_lazy_flush_timer_fires_after_10ms_of_virtual_time),
 		cmocka_unit_test(test_same_run_twice_gives_identical_statistics),
