@@ -4,11 +4,6 @@
  */
 #include "smmuv3_internal.h"
 
-static inline uint64_t canon(uint64_t va)
-{
-    return (va & BIT64(55)) ? (va | GENMASK64(63, 56)) : (va & ~GENMASK64(63, 56));
-}
-
 /* UR completion: the request was not allowed (§7.3.6). F_BAD_ATS_TREQ carries StreamID,
  * SubstreamID/SSV and InputAddr; the requested R/W/X/PRIV and Span fields are left 0. */
 static void refuse_ur(struct smmu *s, const struct smmu_txn_req *req, struct smmu_txn_rsp *rsp,
@@ -87,27 +82,11 @@ void smmu_ats_translate(struct smmu *s, const struct smmu_txn_req *req, struct s
     const struct smmu_tt *tt = &ctx->tt[(va >> 55) & 1];
     if (tt->disabled)
         goto no_access;
-    {
-        const unsigned ias = 64u - tt->tsz;
-        const uint64_t hi = GENMASK64(tt->tbi ? 55 : 63, ias);
-        if ((va & hi) != (((va >> 55) & 1) ? hi : 0))
-            goto no_access;
-    }
+    if (!smmu_va_in_range(tt, va))
+        goto no_access;
     const uint64_t cva = tt->tbi ? canon(va) : va;
-    struct smmu_xent *e = NULL, tmp;
+    struct smmu_xent *e = smmu_tlb_lookup(s, ctx, cva), tmp;
     struct smmu_tcache *tlb = &s->tlb;
-    if (tlb->c.lines) {
-        tlb->c.st.lookups++;
-        for (uint64_t m = tlb->shifts; m; m &= m - 1) {
-            e = smmu_tcache_probe(tlb, cva, (unsigned)__builtin_ctzll(m), ctx, true);
-            if (e)
-                break;
-        }
-        if (e)
-            s->st.tlb_hit_translations++;
-        else
-            tlb->c.st.misses++;
-    }
     if (!e) {
         if (!smmu_walk(s, ctx, tt, cva, &tmp, &f)) {
             if (f.type == SMMU_EVT_F_WALK_EABT) {

@@ -194,11 +194,6 @@ static bool cmd_fields(const struct smmu *s, unsigned op, uint64_t *m0, uint64_t
 }
 
 /* Sign-extend bit 55 into the top byte, the canonical form the TLB stores (TBI aware). */
-static inline uint64_t canon(uint64_t va)
-{
-    return (va & BIT64(55)) ? (va | GENMASK64(63, 56)) : (va & ~GENMASK64(63, 56));
-}
-
 /* Address-based TLBI scope (§4.4.1.1): without TG, the one address (any entry containing it);
  * with TG, Range = (NUM+1) * 2^SCALE granules starting at Address. TTL only narrows the
  * required scope, so ignoring it over-invalidates, which §4.4 permits. */

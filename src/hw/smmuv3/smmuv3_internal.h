@@ -387,6 +387,42 @@ static inline struct smmu_xent *smmu_tcache_probe(struct smmu_tcache *t, uint64_
     return NULL;
 }
 
+/* Sign-extend bit 55 over the top byte: the address the TLB is tagged with when TBI ignores
+ * VA[63:56] (§3.4.1). */
+static inline uint64_t canon(uint64_t va)
+{
+    return (va & BIT64(55)) ? (va | GENMASK64(63, 56)) : (va & ~GENMASK64(63, 56));
+}
+
+/* TxSZ range check (§3.4.1): VA[63 (55 with TBI) : IAS] must all equal the region-select bit. */
+static inline bool smmu_va_in_range(const struct smmu_tt *tt, uint64_t va)
+{
+    const uint64_t hi = GENMASK64(tt->tbi ? 55 : 63, 64u - tt->tsz);
+    return (va & hi) == (((va >> 55) & 1) ? hi : 0);
+}
+
+/* Look cva up in the TLB at every page size in use (the TLB holds leaves of several spans);
+ * counts the lookup, and a hit or a miss. NULL on a miss or without a TLB. */
+static inline struct smmu_xent *smmu_tlb_lookup(struct smmu *s, const struct smmu_ctx *ctx,
+                                                uint64_t cva)
+{
+    struct smmu_tcache *tlb = &s->tlb;
+    struct smmu_xent *e = NULL;
+    if (!tlb->c.lines)
+        return NULL;
+    tlb->c.st.lookups++;
+    for (uint64_t m = tlb->shifts; m; m &= m - 1) {
+        e = smmu_tcache_probe(tlb, cva, (unsigned)__builtin_ctzll(m), ctx, true);
+        if (e)
+            break;
+    }
+    if (e)
+        s->st.tlb_hit_translations++;
+    else
+        tlb->c.st.misses++;
+    return e;
+}
+
 /* walk.c */
 struct walk_fault {
     uint8_t type;       /* SMMU_EVT_F_* */

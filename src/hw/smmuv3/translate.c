@@ -3,11 +3,6 @@
  * Not the walker itself (walk.c) nor STE/CD decoding (strtab.c). */
 #include "smmuv3_internal.h"
 
-static inline uint64_t canon(uint64_t va)
-{
-    return (va & BIT64(55)) ? (va | GENMASK64(63, 56)) : (va & ~GENMASK64(63, 56));
-}
-
 static void finish_abort(struct smmu_txn_rsp *rsp)
 {
     rsp->status = SMMU_TXN_ABORT;
@@ -129,32 +124,14 @@ void smmu_translate(struct smmu *s, const struct smmu_txn_req *req, struct smmu_
         f.type = SMMU_EVT_F_TRANSLATION; /* EPDx == 1, or no TTB1 range in this regime */
         goto fault;
     }
-    {
-        /* Range check against TxSZ (§3.4.1): VA[63 or 55 with TBI : IAS] must all equal the
-         * region-select bit. */
-        const unsigned ias = 64u - tt->tsz;
-        const uint64_t hi = GENMASK64(tt->tbi ? 55 : 63, ias);
-        if ((va & hi) != (region ? hi : 0)) {
-            f.type = SMMU_EVT_F_TRANSLATION;
-            goto fault;
-        }
+    if (!smmu_va_in_range(tt, va)) {
+        f.type = SMMU_EVT_F_TRANSLATION;
+        goto fault;
     }
     const uint64_t cva = tt->tbi ? canon(va) : va;
 
-    struct smmu_xent *e = NULL, tmp;
+    struct smmu_xent *e = smmu_tlb_lookup(s, ctx, cva), tmp;
     struct smmu_tcache *tlb = &s->tlb;
-    if (tlb->c.lines) {
-        tlb->c.st.lookups++;
-        for (uint64_t m = tlb->shifts; m; m &= m - 1) {
-            e = smmu_tcache_probe(tlb, cva, (unsigned)__builtin_ctzll(m), ctx, true);
-            if (e)
-                break;
-        }
-        if (e)
-            s->st.tlb_hit_translations++;
-        else
-            tlb->c.st.misses++;
-    }
     if (!e) {
         if (!smmu_walk(s, ctx, tt, cva, &tmp, &f))
             goto fault;
