@@ -15,6 +15,7 @@
 #include <yaml.h>
 
 #include "iommulab/scenario.h"
+#include "util/errf.h"
 
 #define SCENARIO_FILE_MAX (1u << 20) /* a scenario is a page of text; refuse anything huge */
 #define MAX_KEYS 16
@@ -33,18 +34,13 @@ static int serr(struct sctx *c, const yaml_node_t *at, const char *fmt, ...)
 static int serr(struct sctx *c, const yaml_node_t *at, const char *fmt, ...)
 {
 	va_list ap;
-	size_t n;
+	int ret;
 
-	if (!c->err || !c->errlen)
-		return -EINVAL;
-	n = (size_t)snprintf(c->err, c->errlen, "%s:%zu:%zu: ", c->file,
-			     at ? at->start_mark.line + 1 : 1, at ? at->start_mark.column + 1 : 1);
-	if (n < c->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(c->err + n, c->errlen - n, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
+	va_start(ap, fmt);
+	ret = ilab_file_verrf(c->err, c->errlen, c->file, at ? at->start_mark.line + 1 : 1,
+			      at ? at->start_mark.column + 1 : 1, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 static yaml_node_t *node_at(struct sctx *c, int id)

@@ -1,6 +1,7 @@
 /* errf.c — ilab_errf: a formatted one-line error into a caller's buffer (see errf.h).
  * Not a logger.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -16,4 +17,17 @@ int ilab_errf(char *err, size_t errlen, int code, const char *fmt, ...)
 		va_end(ap);
 	}
 	return code;
+}
+
+int ilab_file_verrf(char *err, size_t errlen, const char *file, size_t line, size_t column,
+		    const char *fmt, va_list ap)
+{
+	size_t n;
+
+	if (!err || !errlen)
+		return -EINVAL;
+	n = (size_t)snprintf(err, errlen, "%s:%zu:%zu: ", file, line, column);
+	if (n < errlen)
+		vsnprintf(err + n, errlen - n, fmt, ap);
+	return -EINVAL;
 }

@@ -5,10 +5,16 @@
 #ifndef ILAB_UTIL_ERRF_H
 #define ILAB_UTIL_ERRF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Write the message into err (if err and errlen are non-zero) and return code unchanged. */
 int ilab_errf(char *err, size_t errlen, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* The same for a position in a file: "file:line:column: message" (line and column from 1),
+ * the form every scenario and profile error takes. Returns -EINVAL. */
+int ilab_file_verrf(char *err, size_t errlen, const char *file, size_t line, size_t column,
+		    const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 
 #endif
