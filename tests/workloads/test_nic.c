@@ -120,7 +120,7 @@ static void set_param(struct ilab_case *c, const char *name, double v)
 /* seed 003 at --quick size: every case runs; 8-queue passthrough is close to the line. */
 static void test_seed003_scenario_runs_quick(void **state)
 {
-	struct ilab_scenario *s;
+	struct ilab_scenario *s = NULL;
 	struct ilab_scenario_result *res;
 	char err[512];
 
@@ -150,7 +150,7 @@ static void test_seed003_scenario_runs_quick(void **state)
  * reports a packet rate below the NIC's limit. */
 static void test_seed001_case_runs_reduced(void **state)
 {
-	struct ilab_scenario *s;
+	struct ilab_scenario *s = NULL;
 	struct ilab_case_result r = { 0 };
 	struct ilab_case c;
 	char err[512] = "";
