@@ -88,6 +88,8 @@ struct plat_sim_ops {
 		    uint64_t timeout_ns);
 	void (*wrote)(const void *addr);
 	void (*mem_access)(int home_node, size_t bytes, bool write);
+	/* An access to simulated memory by host address, charged line by line (plat_mem_touch). */
+	void (*mem_touch)(const void *va, size_t bytes, bool write);
 	void (*mmio)(const struct plat_mmio *m, bool write);
 	void (*track)(const void *addr, const char *name);
 	void (*yield)(void);
@@ -353,6 +355,45 @@ static inline void plat_mem_access(int home_node, size_t bytes, bool write)
 {
 	if (plat_unlikely(plat_sim))
 		plat_sim->mem_access(home_node, bytes, write);
+}
+
+/* Charge an access to simulated memory at host address va (what a driver writes through its
+ * linear map: PTEs, queue entries) line by line, from where each line's copies are: the
+ * simulator then knows which lines this CPU already holds. No-op natively. */
+static inline void plat_mem_touch(const void *va, size_t bytes, bool write)
+{
+	if (plat_unlikely(plat_sim))
+		plat_sim->mem_touch(va, bytes, write);
+}
+
+/* ---- named compute charges ----------------------------------------------------------------- */
+
+/* Work of driver and core code that the simulator should see, by name: the machine profile's
+ * compute: section gives each one's ns (the simulator fills plat_charge_table when it is
+ * activated), so a charge is an array read. Natively: one predictable branch, no charge. */
+enum plat_charge {
+	PLAT_CHARGE_CALL,               /* compute: call_ns */
+	PLAT_CHARGE_IOVA_ALLOC,         /* iova_alloc_ns */
+	PLAT_CHARGE_IOVA_FREE,          /* iova_free_ns */
+	PLAT_CHARGE_PTE_WRITE,          /* pte_write_ns (per PTE built and stored) */
+	PLAT_CHARGE_CMD_BUILD,          /* cmd_build_ns (per 16-byte command) */
+	PLAT_CHARGE_PGTABLE_WALK_LEVEL, /* pgtable_walk_level_ns (per level walked) */
+	PLAT_CHARGE_DMA_MAP,            /* dma_map_ns (dma-iommu map bookkeeping) */
+	PLAT_CHARGE_DMA_UNMAP,          /* dma_unmap_ns (dma-iommu unmap bookkeeping) */
+	PLAT_CHARGE_IOMMU_MAP,          /* iommu_map_ns (core map: size split, checks) */
+	PLAT_CHARGE_IOMMU_UNMAP,        /* iommu_unmap_ns (core unmap + gather) */
+	PLAT_CHARGE_NR
+};
+extern uint64_t plat_charge_table[PLAT_CHARGE_NR];
+static inline void plat_charge(enum plat_charge c)
+{
+	if (plat_unlikely(plat_sim))
+		plat_charge_ns(plat_charge_table[c]);
+}
+static inline void plat_charge_n(enum plat_charge c, uint64_t n)
+{
+	if (plat_unlikely(plat_sim))
+		plat_charge_ns(plat_charge_table[c] * n);
 }
 
 static inline uint32_t plat_mmio_read32(const struct plat_mmio *m, uint64_t off)

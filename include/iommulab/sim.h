@@ -212,36 +212,8 @@ void ilab_sim_mem_home(const void *va, size_t len, int node);
  * natively or when no simulator is active. */
 void ilab_sim_mem_access(const void *va, size_t bytes, bool write);
 
-/* Named compute charges of driver and core code (the profile's compute: section), looked up
- * once when a simulator is activated (ilab_sim_ops) so that charging is an array read:
- *   ilab_sim_charge(ILAB_CHARGE_IOVA_ALLOC);
- * Natively (no simulator) it costs one predictable branch and charges nothing. */
-enum ilab_charge {
-	ILAB_CHARGE_CALL,               /* compute: call_ns */
-	ILAB_CHARGE_IOVA_ALLOC,         /* iova_alloc_ns */
-	ILAB_CHARGE_IOVA_FREE,          /* iova_free_ns */
-	ILAB_CHARGE_PTE_WRITE,          /* pte_write_ns (per PTE built and stored) */
-	ILAB_CHARGE_CMD_BUILD,          /* cmd_build_ns (per 16-byte command) */
-	ILAB_CHARGE_PGTABLE_WALK_LEVEL, /* pgtable_walk_level_ns (per level walked) */
-	ILAB_CHARGE_DMA_MAP,            /* dma_map_ns (dma-iommu map bookkeeping) */
-	ILAB_CHARGE_DMA_UNMAP,          /* dma_unmap_ns (dma-iommu unmap bookkeeping) */
-	ILAB_CHARGE_IOMMU_MAP,          /* iommu_map_ns (core map: size split, checks) */
-	ILAB_CHARGE_IOMMU_UNMAP,        /* iommu_unmap_ns (core unmap + gather) */
-	ILAB_CHARGE_NR
-};
-extern uint64_t ilab_sim_charge_ns[ILAB_CHARGE_NR];
-static inline void ilab_sim_charge(enum ilab_charge c)
-{
-	if (plat_unlikely(plat_sim))
-		plat_charge_ns(ilab_sim_charge_ns[c]);
-}
-static inline void ilab_sim_charge_n(enum ilab_charge c, uint64_t n)
-{
-	if (plat_unlikely(plat_sim))
-		plat_charge_ns(ilab_sim_charge_ns[c] * n);
-}
 /* The profile key of a charge ("iova_alloc_ns"), for documentation and tests. */
-const char *ilab_sim_charge_name(enum ilab_charge c);
+const char *ilab_sim_charge_name(enum plat_charge c); /* see plat_charge in plat.h */
 
 /* Record one sample of a named distribution (e.g. "smmu0.cmd_sync_ns", "smmu0.cmdq_used")
  * in the active simulator's statistics: count, sum, min, max and log2 buckets. No-op when no

@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <iommulab/sim.h>
 
 #include "drivers/arm-smmu-v3.h"
+#include <iommulab/plat.h>
 
 /* ---- queue pointer arithmetic (Linux Q_IDX/Q_WRP/queue_has_space/queue_inc_prod_n) ---- */
 
@@ -81,14 +81,14 @@ static void cmdq_charge_slots(const struct arm_smmu_queue *q, const struct arm_s
 
 	if (!plat_sim)
 		return;
-	ilab_sim_charge_n(ILAB_CHARGE_CMD_BUILD, count);
+	plat_charge_n(PLAT_CHARGE_CMD_BUILD, count);
 	while (count) {
 		uint32_t idx = q_idx(&at, at.prod);
 		unsigned run = (1u << at.max_n_shift) - idx;
 
 		if (run > count)
 			run = count;
-		ilab_sim_mem_access(queue_ent(q, &at, at.prod), (size_t)run * q->ent_dwords * 8, true);
+		plat_mem_touch(queue_ent(q, &at, at.prod), (size_t)run * q->ent_dwords * 8, true);
 		at.prod = queue_inc_prod_n(&at, run);
 		count -= run;
 	}

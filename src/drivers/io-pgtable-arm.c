@@ -5,7 +5,7 @@
  *
  * PTEs live in simulated physical memory and are written through ilab_mem_va() host pointers,
  * as the kernel writes them through its linear map. Each access is charged to the simulator
- * with ilab_sim_mem_access() (line by line, from where the lines are): one 8-byte read per level walked, one charge per run of stores (bytes =
+ * with plat_mem_touch() (line by line, from where the lines are): one 8-byte read per level walked, one charge per run of stores (bytes =
  * 8 x entries), so a 512-PTE map_pages is one 4 KiB charge and 512 one-page maps are 512 walks.
  * PTEs are accessed with __atomic builtins on those host pointers (they are not plat words:
  * a PTE belongs to the table's memory, whose cost mem_access already models).
@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include <iommulab/plat.h>
-#include <iommulab/sim.h>
 
 #include "drivers/io-pgtable-arm.h"
 
@@ -94,7 +93,7 @@ static inline void pte_store(uint64_t *ptep, uint64_t pte)
 static inline void charge(const void *va, size_t bytes, bool write)
 {
 	if (plat_unlikely(plat_sim))
-		ilab_sim_mem_access(va, bytes, write);
+		plat_mem_touch(va, bytes, write);
 }
 
 static struct ilab_io_pgtable_stats *this_stats(struct ilab_io_pgtable *d)
@@ -215,7 +214,7 @@ static size_t clear_entries(struct ilab_io_pgtable *d, struct ilab_iotlb_gather 
 		pte_store(&ptep[j], 0);
 	if (i) {
 		charge(ptep, i * sizeof(uint64_t), true);
-		ilab_sim_charge_n(ILAB_CHARGE_PTE_WRITE, i);
+		plat_charge_n(PLAT_CHARGE_PTE_WRITE, i);
 		STAT_ADD(d, pte_clears, i);
 	}
 	if (gather && !gather->queued)
@@ -238,7 +237,7 @@ static size_t do_unmap(struct ilab_io_pgtable *d, struct ilab_iotlb_gather *gath
 		uint64_t pte = pte_load(ptep);
 
 		charge(ptep, 8, false);
-		ilab_sim_charge(ILAB_CHARGE_PGTABLE_WALK_LEVEL);
+		plat_charge(PLAT_CHARGE_PGTABLE_WALK_LEVEL);
 		if (!pte)
 			return 0;
 		if (size == block_size(d, lvl)) {
@@ -298,7 +297,7 @@ static int init_ptes(struct ilab_io_pgtable *d, uint64_t iova, ilab_pa_t paddr, 
 	for (i = 0; i < n; i++)
 		pte_store(&ptep[i], attrs | type | ((paddr + i * size) & ARM_LPAE_PTE_ADDR_MASK));
 	charge(ptep, n * sizeof(uint64_t), true);
-	ilab_sim_charge_n(ILAB_CHARGE_PTE_WRITE, n);
+	plat_charge_n(PLAT_CHARGE_PTE_WRITE, n);
 	STAT_ADD(d, pte_stores, n);
 	return 0;
 }
@@ -331,7 +330,7 @@ static int do_map(struct ilab_io_pgtable *d, uint64_t iova, ilab_pa_t paddr, siz
 			break;
 		pte = pte_load(ptep);
 		charge(ptep, 8, false);
-		ilab_sim_charge(ILAB_CHARGE_PGTABLE_WALK_LEVEL);
+		plat_charge(PLAT_CHARGE_PGTABLE_WALK_LEVEL);
 		if (!pte) {
 			ilab_pa_t new_pa;
 			uint64_t expected = 0, new_pte;

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include <iommulab/dma_iommu.h>
-#include <iommulab/sim.h>
 #include <iommulab/iova.h>
 
 #include "iommu/iommu_internal.h"
@@ -176,7 +175,7 @@ static ilab_dma_addr_t dma_map(struct ilab_dev *dev, ilab_pa_t pa, size_t size, 
 	d = dma_lookup(dev, dd, &c, &s);
 	if (!d)
 		return ILAB_DMA_MAPPING_ERROR;
-	ilab_sim_charge(ILAB_CHARGE_DMA_MAP); /* simulation: iommu_dma_map_page's bookkeeping */
+	plat_charge(PLAT_CHARGE_DMA_MAP); /* simulation: iommu_dma_map_page's bookkeeping */
 	off = pa & (granule_of(c) - 1);
 	size = iova_align(c, size + off);
 	iova = alloc_iova(c, dd, size, limit);
@@ -212,7 +211,7 @@ static void dma_unmap(struct ilab_dev *dev, ilab_dma_addr_t addr, size_t size)
 	d = dma_lookup(dev, dd, &c, &s);
 	if (!d)
 		return;
-	ilab_sim_charge(ILAB_CHARGE_DMA_UNMAP); /* simulation: iommu_dma_unmap_page's bookkeeping */
+	plat_charge(PLAT_CHARGE_DMA_UNMAP); /* simulation: iommu_dma_unmap_page's bookkeeping */
 	off = addr & (granule_of(c) - 1);
 	iova = addr - off;
 	if (!size || addr == ILAB_DMA_MAPPING_ERROR || iova + size + off < iova) {

@@ -5,7 +5,7 @@
 #include <errno.h>
 
 #include <iommulab/iommu_map.h>
-#include <iommulab/sim.h>
+#include <iommulab/plat.h>
 
 static inline uint64_t genmask_to(unsigned hi)
 {
@@ -78,7 +78,7 @@ int ilab_iommu_map(const struct ilab_iommu_pt_ops *ops, uint64_t iova, ilab_pa_t
 		}
 		/* simulation: page-size selection and the call into the page-table code, once
 		 * per call: per page before map_pages, per run after */
-		ilab_sim_charge(ILAB_CHARGE_IOMMU_MAP);
+		plat_charge(PLAT_CHARGE_IOMMU_MAP);
 		if (use_map_pages) {
 			ret = ops->map_pages(ops->priv, iova, paddr, pgsize, count, prot, &mapped);
 		} else {
@@ -122,7 +122,7 @@ size_t ilab_iommu_unmap_fast(const struct ilab_iommu_pt_ops *ops, uint64_t iova,
 
 		if (!pgsize)
 			break;
-		ilab_sim_charge(ILAB_CHARGE_IOMMU_UNMAP); /* simulation: as in ilab_iommu_map */
+		plat_charge(PLAT_CHARGE_IOMMU_UNMAP); /* simulation: as in ilab_iommu_map */
 		n = use_unmap_pages ? ops->unmap_pages(ops->priv, iova, pgsize, count, gather)
 				    : ops->unmap(ops->priv, iova, pgsize, gather);
 		if (!n)

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include <iommulab/iova.h>
-#include <iommulab/sim.h>
 
 #include "iommu/rbtree.h"
 #include "iommulab/plat.h"
@@ -615,7 +614,7 @@ uint64_t ilab_alloc_iova_fast(struct ilab_iova_domain *iovad, uint64_t size, uin
 
 	if (!iovad || size == 0 || size > (1ull << 52))
 		return 0;
-	ilab_sim_charge(ILAB_CHARGE_IOVA_ALLOC); /* simulation: the fast path's instructions */
+	plat_charge(PLAT_CHARGE_IOVA_ALLOC); /* simulation: the fast path's instructions */
 	size = fast_size(size);
 	if (limit_pfn >= IOVA_ANCHOR - 1)
 		limit_pfn = IOVA_ANCHOR - 2;
@@ -668,7 +667,7 @@ int ilab_free_iova_fast(struct ilab_iova_domain *iovad, uint64_t pfn, uint64_t s
 
 	if (!iovad || size == 0)
 		return -EINVAL;
-	ilab_sim_charge(ILAB_CHARGE_IOVA_FREE); /* simulation: the fast path's instructions */
+	plat_charge(PLAT_CHARGE_IOVA_FREE); /* simulation: the fast path's instructions */
 	if (iovad->check_fast_free) {
 		ret = check_and_mark_cached(iovad, pfn, size);
 		if (ret)

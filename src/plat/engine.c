@@ -10,10 +10,14 @@ const struct plat_sim_ops *plat_sim;
 struct plat_state plat_state;
 
 /* A sim backend with a missing hook would crash the first caller that reaches it: refuse it. */
+/* ns per named compute charge (plat_charge): filled by the simulator when it is activated,
+ * read only while plat_sim is set. */
+uint64_t plat_charge_table[PLAT_CHARGE_NR];
+
 static bool sim_ops_complete(const struct plat_sim_ops *s)
 {
 	return s->access && s->rmw_failed && s->now_ns && s->charge_ns && s->delay_ns &&
-	       s->cpu_id && s->poll && s->wrote && s->mem_access && s->mmio && s->track &&
+	       s->cpu_id && s->poll && s->wrote && s->mem_access && s->mem_touch && s->mmio && s->track &&
 	       s->yield && s->run_threads && s->agent_start && s->agent_should_stop &&
 	       s->agent_stop;
 }

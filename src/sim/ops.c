@@ -276,6 +276,7 @@ static const struct plat_sim_ops sim_ops = {
 	.poll = op_poll,
 	.wrote = op_wrote,
 	.mem_access = op_mem_access,
+	.mem_touch = ilab_sim_mem_access,
 	.mmio = op_mmio,
 	.track = op_track,
 	.yield = op_yield,
@@ -287,24 +288,22 @@ static const struct plat_sim_ops sim_ops = {
 
 /* ---- named compute charges ---------------------------------------------------------------- */
 
-uint64_t ilab_sim_charge_ns[ILAB_CHARGE_NR];
-
-static const char *const charge_names[ILAB_CHARGE_NR] = {
-	[ILAB_CHARGE_CALL] = "call_ns",
-	[ILAB_CHARGE_IOVA_ALLOC] = "iova_alloc_ns",
-	[ILAB_CHARGE_IOVA_FREE] = "iova_free_ns",
-	[ILAB_CHARGE_PTE_WRITE] = "pte_write_ns",
-	[ILAB_CHARGE_CMD_BUILD] = "cmd_build_ns",
-	[ILAB_CHARGE_PGTABLE_WALK_LEVEL] = "pgtable_walk_level_ns",
-	[ILAB_CHARGE_DMA_MAP] = "dma_map_ns",
-	[ILAB_CHARGE_DMA_UNMAP] = "dma_unmap_ns",
-	[ILAB_CHARGE_IOMMU_MAP] = "iommu_map_ns",
-	[ILAB_CHARGE_IOMMU_UNMAP] = "iommu_unmap_ns",
+static const char *const charge_names[PLAT_CHARGE_NR] = {
+	[PLAT_CHARGE_CALL] = "call_ns",
+	[PLAT_CHARGE_IOVA_ALLOC] = "iova_alloc_ns",
+	[PLAT_CHARGE_IOVA_FREE] = "iova_free_ns",
+	[PLAT_CHARGE_PTE_WRITE] = "pte_write_ns",
+	[PLAT_CHARGE_CMD_BUILD] = "cmd_build_ns",
+	[PLAT_CHARGE_PGTABLE_WALK_LEVEL] = "pgtable_walk_level_ns",
+	[PLAT_CHARGE_DMA_MAP] = "dma_map_ns",
+	[PLAT_CHARGE_DMA_UNMAP] = "dma_unmap_ns",
+	[PLAT_CHARGE_IOMMU_MAP] = "iommu_map_ns",
+	[PLAT_CHARGE_IOMMU_UNMAP] = "iommu_unmap_ns",
 };
 
-const char *ilab_sim_charge_name(enum ilab_charge c)
+const char *ilab_sim_charge_name(enum plat_charge c)
 {
-	return (unsigned)c < ILAB_CHARGE_NR ? charge_names[c] : "?";
+	return (unsigned)c < PLAT_CHARGE_NR ? charge_names[c] : "?";
 }
 
 const struct plat_sim_ops *ilab_sim_ops(struct ilab_sim *s)
@@ -314,7 +313,7 @@ const struct plat_sim_ops *ilab_sim_ops(struct ilab_sim *s)
 	sim_active = s;
 	/* Looked up once here, so that a charge in driver code is an array read. A name the
 	 * profile does not give charges nothing. */
-	for (unsigned i = 0; i < ILAB_CHARGE_NR; i++)
-		ilab_sim_charge_ns[i] = ilab_profile_compute_ns(&s->prof, charge_names[i], 0);
+	for (unsigned i = 0; i < PLAT_CHARGE_NR; i++)
+		plat_charge_table[i] = ilab_profile_compute_ns(&s->prof, charge_names[i], 0);
 	return &sim_ops;
 }

@@ -129,6 +129,7 @@ static int fake_poll(const void *a, unsigned s, plat_poll_pred p, void *arg, uin
 }
 static void fake_wrote(const void *a) {}
 static void fake_mem(int node, size_t bytes, bool w) {}
+static void fake_touch(const void *va, size_t bytes, bool w) {}
 static void fake_mmio(const struct plat_mmio *m, bool w) {}
 static void fake_track(const void *a, const char *name) { n_track++; }
 static void fake_yield(void) { n_yield++; }
@@ -150,7 +151,8 @@ static void fake_agent_stop(struct plat_agent *a, const void *w) {}
 static const struct plat_sim_ops fake_sim = {
 	.access = fake_access, .rmw_failed = fake_rmw_failed, .now_ns = fake_now,
 	.charge_ns = fake_charge, .delay_ns = fake_delay, .cpu_id = fake_cpu,
-	.poll = fake_poll, .wrote = fake_wrote, .mem_access = fake_mem, .mmio = fake_mmio,
+	.poll = fake_poll, .wrote = fake_wrote, .mem_access = fake_mem, .mem_touch = fake_touch,
+	.mmio = fake_mmio,
 	.track = fake_track, .yield = fake_yield, .run_threads = fake_run,
 	.agent_start = fake_agent_start, .agent_should_stop = fake_agent_should_stop,
 	.agent_stop = fake_agent_stop,
