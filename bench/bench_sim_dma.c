@@ -73,6 +73,7 @@ static int run(const struct ilab_profile *prof, unsigned threads, uint64_t ops,
 	bo.smmu_mask = 1ull << smmu;
 	bo.smmu_command_ns = prof->smmu_command_ns;
 	bo.smmu_sync_ns = prof->smmu_sync_ns;
+	bo.smmu_tlbi_sync_ns = prof->smmu_tlbi_sync_ns;
 	bo.smmu_tlb_lookup_ns = prof->smmu_tlb_lookup_ns;
 	if (ilab_board_create(topo, &bo, &board, err, sizeof(err)) ||
 	    ilab_board_start(board) || ilab_board_probe_iommus(board, NULL))

@@ -516,6 +516,7 @@ int cmd_bench(int argc, char **argv)
 		/* the model's costs come from the profile, like every other constant */
 		bo.smmu_command_ns = prof->smmu_command_ns;
 		bo.smmu_sync_ns = prof->smmu_sync_ns;
+		bo.smmu_tlbi_sync_ns = prof->smmu_tlbi_sync_ns;
 		bo.smmu_tlb_lookup_ns = prof->smmu_tlb_lookup_ns;
 	} else {
 		pc.bind_threads = true;

@@ -104,6 +104,7 @@ static int run_one(const struct ilab_scenario *s, const char *out, bool quick, b
 		fputc('\n', stdout);
 	}
 	snprintf(path, sizeof(path), "%s/%s.json", out, s->name);
+	fflush(stdout); /* the table first: on one terminal, stderr must not cut into it */
 	if (ilab_result_save_json(r, path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s run: %s\n", CLI_PROG, err);
 		ret = CLI_EXIT_FAIL;

@@ -38,6 +38,7 @@ struct ilab_board_opts {
 	 * model's code takes real time). From the machine profile's smmu: section. */
 	uint64_t smmu_command_ns;   /* each command consumed, once its entry has been read */
 	uint64_t smmu_sync_ns;      /* extra per CMD_SYNC, before its completion is signalled */
+	uint64_t smmu_tlbi_sync_ns; /* extra per CMD_SYNC with TLBIs since the previous one */
 	uint64_t smmu_tlb_lookup_ns;/* each page translated for device DMA */
 };
 

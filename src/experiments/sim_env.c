@@ -106,6 +106,7 @@ int ilab_sim_env_up(const struct ilab_sim_env_cfg *cfg, struct ilab_sim_env **ou
 	bo.smmu_mask = 1ull << e->smmu;
 	bo.smmu_command_ns = e->prof.smmu_command_ns;
 	bo.smmu_sync_ns = e->prof.smmu_sync_ns;
+	bo.smmu_tlbi_sync_ns = e->prof.smmu_tlbi_sync_ns;
 	bo.smmu_tlb_lookup_ns = e->prof.smmu_tlb_lookup_ns;
 	ret = ilab_board_create(e->topo, &bo, &e->board, msg, sizeof(msg));
 	if (ret) {

@@ -24,6 +24,10 @@
 #include "iommulab/plat.h"
 
 #define CMDQ_OP_SYNC 0x46 /* IHI 0070 §4.7.3 */
+/* Every CMD_TLBI_* opcode lies in 0x10 (NH_ALL) .. 0x30 (NSNH_ALL) (IHI 0070 §4.4); codes in
+ * between that are not TLBIs are illegal and never reach execution. */
+#define CMDQ_OP_TLBI_FIRST 0x10
+#define CMDQ_OP_TLBI_LAST 0x30
 
 /* ---- the model's view of the machine (host ops) --------------------------------------------- */
 
@@ -198,13 +202,24 @@ static void host_trace(void *ctx, const char *what, uint64_t d0, uint64_t d1)
 	struct board_smmu *bs = ctx;
 	struct ilab_board *b = bs->board;
 	struct board_sim_track *tr = &bs->sim;
+	unsigned op;
 	bool sync;
 
 	(void)d1;
 	if (strcmp(what, "cmd"))
 		return;
-	sync = (d0 & 0xff) == CMDQ_OP_SYNC;
+	op = (unsigned)(d0 & 0xff);
+	sync = op == CMDQ_OP_SYNC;
 	plat_charge_ns(b->command_ns + (sync ? b->sync_ns : 0));
+	/* A CMD_SYNC completes only once the invalidations before it have completed everywhere
+	 * the SMMU caches translations (on a distributed design, every TBU acknowledging them):
+	 * a cost a sync into an idle queue (seed 000) does not pay. */
+	if (op >= CMDQ_OP_TLBI_FIRST && op <= CMDQ_OP_TLBI_LAST) {
+		tr->tlbi_since_sync = true;
+	} else if (sync && tr->tlbi_since_sync) {
+		plat_charge_ns(b->tlbi_sync_ns);
+		tr->tlbi_since_sync = false;
+	}
 	/* Its effects (CONS, invalidations, the MSI) happen now in virtual time: let every
 	 * fiber behind us run first, or a CPU could see them before they happen. */
 	ilab_sim_sync();
@@ -465,6 +480,7 @@ int ilab_board_create(const struct ilab_topo *topo, const struct ilab_board_opts
 	b->process_batch = opts->process_batch ? opts->process_batch : 256;
 	b->command_ns = opts->smmu_command_ns;
 	b->sync_ns = opts->smmu_sync_ns;
+	b->tlbi_sync_ns = opts->smmu_tlbi_sync_ns;
 	b->tlb_lookup_ns = opts->smmu_tlb_lookup_ns;
 	rc = make_mem(b, opts, err, errlen);
 	if (!rc)

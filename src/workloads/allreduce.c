@@ -100,6 +100,7 @@ static int ar_up(struct ar *a, const struct ilab_allreduce_cfg *c, char *err, si
 	bo.cma_global_node = 0;
 	bo.smmu_command_ns = a->prof.smmu_command_ns;
 	bo.smmu_sync_ns = a->prof.smmu_sync_ns;
+	bo.smmu_tlbi_sync_ns = a->prof.smmu_tlbi_sync_ns;
 	bo.smmu_tlb_lookup_ns = a->prof.smmu_tlb_lookup_ns;
 	if ((ret = ilab_board_create(a->topo, &bo, &a->board, msg, sizeof(msg))))
 		return ilab_errf(err, errlen, ret, "board: %s", msg);

@@ -98,6 +98,7 @@ int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cf
 	bo.smmu_mask = 1ull << td->smmu;
 	bo.smmu_command_ns = prof->smmu_command_ns;
 	bo.smmu_sync_ns = prof->smmu_sync_ns;
+	bo.smmu_tlbi_sync_ns = prof->smmu_tlbi_sync_ns;
 	bo.smmu_tlb_lookup_ns = prof->smmu_tlb_lookup_ns;
 	ret = ilab_board_create(topo, &bo, &board, err, errlen);
 	if (ret)
