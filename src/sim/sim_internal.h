@@ -209,17 +209,14 @@ void sim_sched_fini(struct ilab_sim *s);
 int sim_lines_init(struct ilab_sim *s);
 void sim_lines_fini(struct ilab_sim *s);
 struct sim_line *sim_line_lookup(struct ilab_sim *s, uintptr_t key);
-void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l,
-		     enum plat_access kind);
 void sim_line_wrote(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l);
 void sim_line_wake(struct ilab_sim *s, struct sim_line *l, uint64_t when);
 void sim_line_unwait(struct sim_fiber *f);
 const char *sim_intern(struct ilab_sim *s, const char *name);
 int sim_mem_home_of(const struct ilab_sim *s, uintptr_t addr);
 void sim_lines_rehome(struct ilab_sim *s);
-
-uint64_t sim_mem_line_cost(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l,
-			   bool write);
+uint64_t sim_invalidate_ns(const struct ilab_sim *s, const struct sim_line *l, unsigned n);
+/* sim_line_access, sim_mem_line_cost: line_proto.h */
 
 /* ops.c */
 void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr);
