@@ -171,15 +171,7 @@ void sim_make_runnable(struct ilab_sim *s, struct sim_fiber *f, uint64_t when)
 	if (f->heap_idx >= 0) {
 		if (key >= f->key)
 			return;
-		/* Earlier than its timer: the new (key, seq) is smaller than the entry's, so it
-		 * only moves up, in place (what removing and pushing it again would give, in one
-		 * sift). (key, seq) is a total order (seq is unique): the order in which fibers
-		 * come out does not depend on where entries sit in the heap. */
-		f->key = key;
-		f->state = SIM_RUNNABLE;
-		s->heap[f->heap_idx] = heap_ent(s, f);
-		heap_up(s, (unsigned)f->heap_idx);
-		return;
+		sim_heap_remove(s, f);
 	}
 	f->key = key;
 	f->state = SIM_RUNNABLE;
