@@ -195,6 +195,22 @@ static uint64_t published_at(struct board_sim_track *tr, uint64_t seq)
 	return tr->count ? tr->marks[tr->head].t : plat_now_ns();
 }
 
+/* Is this the model's "cmd" trace point? It fires for every command, so the string compare
+ * is done once: `what` is a static string (smmuv3.h), so its address identifies it. Thread-
+ * local rather than per board, so that no structure of the board changes size (a different
+ * heap layout changes simulated results, see docs/simulation.md). */
+static bool trace_is_cmd(const char *what)
+{
+	static _Thread_local const char *cmd;
+
+	if (what == cmd && cmd)
+		return true;
+	if (strcmp(what, "cmd"))
+		return false;
+	cmd = what;
+	return true;
+}
+
 /* The model starts executing a command (its entry has been read and charged): charge the
  * execution before its effects (CONS, MSI) become visible. */
 static void host_trace(void *ctx, const char *what, uint64_t d0, uint64_t d1)
@@ -206,7 +222,7 @@ static void host_trace(void *ctx, const char *what, uint64_t d0, uint64_t d1)
 	bool sync;
 
 	(void)d1;
-	if (strcmp(what, "cmd"))
+	if (!trace_is_cmd(what))
 		return;
 	op = (unsigned)(d0 & 0xff);
 	sync = op == CMDQ_OP_SYNC;

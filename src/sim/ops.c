@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sim_internal.h"
+#include "sim/line_proto.h"
 
 static void op_access(const void *addr, enum plat_access kind)
 {

@@ -94,28 +94,42 @@ struct sim_agent {
 	struct sim_stats stats;
 };
 
-/* One tracked 64-byte line of host memory. */
+/* One tracked 64-byte line of host memory.
+ *
+ * Field order: what a tracked access touches on every call (retry_slot to sharers) sits at
+ * the end, next to the sharer bitset that follows the struct (line_alloc), so that a hit
+ * costs two host cache lines of it, not three or four; statistics and what only lookups,
+ * reports or misses use come first. The size must not change (160 bytes on LP64): lines are
+ * allocated from the host heap while the simulated program runs, and a different size moves
+ * the program's later allocations, which changes which tracked words share a 64-byte line and
+ * so the simulated results. */
 struct sim_line {
+	/* cold: lookups, reports, misses */
 	uintptr_t key;        /* address >> 6 */
-	uint64_t busy_until;  /* end of the last exclusive access: later ones queue behind it */
-	int owner;            /* slot holding it exclusively (M/E), or -1 */
-	int src_node;         /* node of the freshest copy, -1 = only in memory */
-	unsigned nr_sharers;
+	const char *name;
+	uint64_t rmw_retries, wrote, wait_ns, max_wait_ns, transfers, transfer_ns;
+	uint64_t spare2;      /* keeps the size (see above) */
+	uint64_t retry_until; /* see retry_slot */
 	uint64_t sharer_nodes;
+	unsigned nr_sharers;
 	int home;             /* node of the simulated memory holding it, -1 = host memory */
 	bool in_llc;          /* (simulated memory, no cached copy) the data sits in the home
 			       * node's last-level cache: a device wrote it there */
+	int agent_snap;       /* a device (agent slot) holds a snapshot read since the last write */
+	/* hot: every access */
 	int retry_slot;       /* a cmpxchg by this slot just failed: it keeps the line for its
 			       * immediate retry, until retry_until (-1: none) */
-	uint64_t retry_until;
-	int agent_snap;       /* a device (agent slot) holds a snapshot read since the last write */
-	const char *name;
+	int owner;            /* slot holding it exclusively (M/E), or -1 */
+	uint64_t busy_until;  /* end of the last exclusive access: later ones queue behind it */
+	uint64_t reads, acquisitions;
+	int src_node;         /* node of the freshest copy, -1 = only in memory */
+	unsigned spare;
 	struct sim_fiber *waiters;
-	uint64_t *sharers;    /* bitset over slots */
-	/* statistics */
-	uint64_t reads, acquisitions, transfers, rmw_retries, wrote;
-	uint64_t wait_ns, max_wait_ns, transfer_ns;
+	uint64_t *sharers;    /* bitset over slots, right after the struct */
 };
+#if defined(__LP64__)
+_Static_assert(sizeof(struct sim_line) == 160, "struct sim_line's size moves the host heap");
+#endif
 
 /* One run-queue entry: the sort key next to the fiber (see sched.c). */
 struct sim_heap_ent {
@@ -209,17 +223,14 @@ void sim_sched_fini(struct ilab_sim *s);
 int sim_lines_init(struct ilab_sim *s);
 void sim_lines_fini(struct ilab_sim *s);
 struct sim_line *sim_line_lookup(struct ilab_sim *s, uintptr_t key);
-void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l,
-		     enum plat_access kind);
 void sim_line_wrote(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l);
 void sim_line_wake(struct ilab_sim *s, struct sim_line *l, uint64_t when);
 void sim_line_unwait(struct sim_fiber *f);
 const char *sim_intern(struct ilab_sim *s, const char *name);
 int sim_mem_home_of(const struct ilab_sim *s, uintptr_t addr);
 void sim_lines_rehome(struct ilab_sim *s);
-
-uint64_t sim_mem_line_cost(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l,
-			   bool write);
+uint64_t sim_invalidate_ns(const struct ilab_sim *s, const struct sim_line *l, unsigned n);
+/* sim_line_access, sim_mem_line_cost: line_proto.h */
 
 /* ops.c */
 void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr);
