@@ -100,7 +100,12 @@ struct plat_sim_ops {
 			   struct plat_agent **out);
 	bool (*agent_should_stop)(const struct plat_agent *agent);
 	void (*agent_stop)(struct plat_agent *agent, const void *wake_addr);
+	/* The running CPU's or agent's own spinlock queue node (PLAT_LOCK_NODE_BYTES, one cache
+	 * line at a fixed address per simulated context): a node on the stack would make the
+	 * simulated results depend on the compiler's frame layout. */
+	void *(*lock_node)(void);
 };
+#define PLAT_LOCK_NODE_BYTES 64
 
 /* The active simulator, or NULL when running natively. Set by plat_init(). */
 extern const struct plat_sim_ops *plat_sim;

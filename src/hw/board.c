@@ -196,9 +196,8 @@ static uint64_t published_at(struct board_sim_track *tr, uint64_t seq)
 }
 
 /* Is this the model's "cmd" trace point? It fires for every command, so the string compare
- * is done once: `what` is a static string (smmuv3.h), so its address identifies it. Thread-
- * local rather than per board, so that no structure of the board changes size (a different
- * heap layout changes simulated results, see docs/simulation.md). */
+ * is done once: `what` is a static string (smmuv3.h), so its address identifies it (cached
+ * per host thread: every board shares the model's string). */
 static bool trace_is_cmd(const char *what)
 {
 	static _Thread_local const char *cmd;

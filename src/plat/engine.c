@@ -19,7 +19,7 @@ static bool sim_ops_complete(const struct plat_sim_ops *s)
 	return s->access && s->rmw_failed && s->now_ns && s->charge_ns && s->delay_ns &&
 	       s->cpu_id && s->poll && s->wrote && s->mem_access && s->mem_touch && s->mmio && s->track &&
 	       s->yield && s->run_threads && s->agent_start && s->agent_should_stop &&
-	       s->agent_stop;
+	       s->agent_stop && s->lock_node;
 }
 
 int plat_init(const struct plat_config *cfg)

@@ -4,19 +4,35 @@
  *
  * Why queued: with a test-and-set lock every release wakes every waiter, and all of them
  * race for the line (a thundering herd that Linux replaced with qspinlock in 4.2). Here only
- * the head of the queue watches the lock word; the others wait on a node on their own stack
- * and are handed over one at a time, in arrival order. In simulation this is both what
- * Linux's lock does and far cheaper to simulate (one wake-up per hand-over, not N).
+ * the head of the queue watches the lock word; the others wait on their own node and are
+ * handed over one at a time, in arrival order. In simulation this is both what Linux's lock
+ * does and far cheaper to simulate (one wake-up per hand-over, not N).
+ *
+ * Like Linux's per-CPU qnodes, each execution context owns one node at a fixed address: a
+ * thread-local natively, one line per fiber in simulation. A node is only in use inside
+ * plat_spin_lock (it is released once the lock is taken and the successor handed over), and
+ * a waiter takes no other lock meanwhile, so one per context suffices. (A node on the stack
+ * worked too, but made simulated results depend on the compiler's frame layout.)
  */
 #include "iommulab/plat.h"
 
 #define LOCKED 1ull
 
-/* A waiter's node: lives on its stack only while it waits (until it owns the lock). */
+/* A waiter's node: in use only while it waits (until it owns the lock). */
 struct mcs_node {
 	plat_word64 next; /* the waiter queued behind this one (a host pointer), 0 if none yet */
 	plat_word32 go;   /* set by the predecessor: this waiter is now the head */
 };
+_Static_assert(sizeof(struct mcs_node) <= PLAT_LOCK_NODE_BYTES, "lock node too large");
+
+static struct mcs_node *my_node(void)
+{
+	static _Thread_local _Alignas(PLAT_CACHELINE) struct mcs_node native_node;
+
+	if (plat_unlikely(plat_sim))
+		return plat_sim->lock_node();
+	return &native_node;
+}
 
 static bool lock_bit_clear(uint64_t v, void *arg)
 {
@@ -71,23 +87,23 @@ static bool take_as_head(plat_spinlock *l, struct mcs_node *node)
 
 void plat_spin_lock(plat_spinlock *l)
 {
-	struct mcs_node node;
-	struct mcs_node *prev, *next;
+	struct mcs_node *node, *prev, *next;
 
 	if (plat_spin_trylock(l))
 		return; /* uncontended: one atomic, as in Linux */
-	plat_store64(&node.next, 0);
-	plat_store32(&node.go, 0);
-	prev = enqueue(l, &node);
+	node = my_node();
+	plat_store64(&node->next, 0);
+	plat_store32(&node->go, 0);
+	prev = enqueue(l, node);
 	if (prev) {
-		plat_store64(&prev->next, (uintptr_t)&node);
-		plat_poll(&node.go, sizeof(node.go), nonzero, NULL, 0);
+		plat_store64(&prev->next, (uintptr_t)node);
+		plat_poll(&node->go, sizeof(node->go), nonzero, NULL, 0);
 	}
-	if (!take_as_head(l, &node))
+	if (!take_as_head(l, node))
 		return;
 	/* Someone is behind us: wait until it has linked itself, then make it the head. */
-	plat_poll(&node.next, sizeof(node.next), nonzero, NULL, 0);
-	next = (struct mcs_node *)(uintptr_t)plat_load64(&node.next);
+	plat_poll(&node->next, sizeof(node->next), nonzero, NULL, 0);
+	next = (struct mcs_node *)(uintptr_t)plat_load64(&node->next);
 	plat_store32(&next->go, 1);
 }
 

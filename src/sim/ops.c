@@ -266,6 +266,20 @@ static void op_yield(void)
 	sim_yield(s, f);
 }
 
+/* plat_spin_lock's queue node of the running context: the lowest line of a fiber's stack
+ * mapping above its guard page (the far end from where the stack starts, so never reached by
+ * a stack that fits), or the set-up context's own line. Fixed per fiber, so the simulated
+ * cost of a lock hand-over does not depend on stack-frame layout. */
+static void *op_lock_node(void)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_fiber *f = s->cur;
+
+	if (!f->stack)
+		return s->main_lock_node;
+	return (char *)f->stack + (f->stack_map - s->stack_bytes);
+}
+
 static const struct plat_sim_ops sim_ops = {
 	.access = op_access,
 	.rmw_failed = op_rmw_failed,
@@ -284,6 +298,7 @@ static const struct plat_sim_ops sim_ops = {
 	.agent_start = ilab_sim_agent_start,
 	.agent_should_stop = ilab_sim_agent_should_stop,
 	.agent_stop = ilab_sim_agent_stop,
+	.lock_node = op_lock_node,
 };
 
 /* ---- named compute charges ---------------------------------------------------------------- */

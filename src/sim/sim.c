@@ -70,10 +70,11 @@ int ilab_sim_create(const struct ilab_sim_machine *m, const struct ilab_profile 
 	if (s->stack_bytes < 16384)
 		s->stack_bytes = 16384;
 	s->time_limit = cfg->time_limit_ns ? cfg->time_limit_ns : SIM_DEFAULT_TIME_LIMIT;
+	s->main_lock_node = aligned_alloc(PLAT_LOCK_NODE_BYTES, PLAT_LOCK_NODE_BYTES);
 	s->cpu_node = malloc(m->nr_cpus * sizeof(int));
 	s->distance = malloc((size_t)m->nr_nodes * m->nr_nodes * sizeof(unsigned));
 	s->cpu_stats = calloc(m->nr_cpus, sizeof(*s->cpu_stats));
-	if (!s->cpu_node || !s->distance || !s->cpu_stats) {
+	if (!s->main_lock_node || !s->cpu_node || !s->distance || !s->cpu_stats) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -118,6 +119,7 @@ void ilab_sim_destroy(struct ilab_sim *s)
 	free(s->cpu_stats);
 	free(s->distance);
 	free(s->cpu_node);
+	free(s->main_lock_node);
 	free(s);
 }
 

@@ -99,10 +99,8 @@ struct sim_agent {
  * Field order: what a tracked access touches on every call (retry_slot to sharers) sits at
  * the end, next to the sharer bitset that follows the struct (line_alloc), so that a hit
  * costs two host cache lines of it, not three or four; statistics and what only lookups,
- * reports or misses use come first. The size must not change (160 bytes on LP64): lines are
- * allocated from the host heap while the simulated program runs, and a different size moves
- * the program's later allocations, which changes which tracked words share a 64-byte line and
- * so the simulated results. */
+ * reports or misses use come first. 160 bytes on LP64 (asserted below, so that a new field
+ * makes whoever adds it re-check this layout; simulated results do not depend on it). */
 struct sim_line {
 	/* cold: lookups, reports, misses */
 	uintptr_t key;        /* address >> 6 */
@@ -128,7 +126,7 @@ struct sim_line {
 	uint64_t *sharers;    /* bitset over slots, right after the struct */
 };
 #if defined(__LP64__)
-_Static_assert(sizeof(struct sim_line) == 160, "struct sim_line's size moves the host heap");
+_Static_assert(sizeof(struct sim_line) == 160, "struct sim_line changed: re-check its hot-field layout");
 #endif
 
 /* One run-queue entry: the sort key next to the fiber (see sched.c). */
@@ -169,6 +167,7 @@ struct ilab_sim {
 	 * its clock is at most L past the earliest runnable fiber's; 0 = strict order */
 	uint64_t lookahead;
 	size_t stack_bytes;
+	void *main_lock_node;  /* the set-up context's plat_spin_lock node (fibers: stack bottom) */
 
 	/* scheduling */
 	struct sim_fiber *cur;

@@ -4,7 +4,7 @@
 # with file:line:column). Not the runner's internals (tests/experiments). Run as:
 #   bash run.sh <iommulab> <srcdir>
 set -u
-BIN=$1
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$2
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
@@ -80,6 +80,11 @@ grep -q 'IOMMULAB_DATADIR' "$TMP/err" || bad "run with a wrong IOMMULAB_DATADIR:
 "$BIN" run --quick --json --out "$TMP/det2" 000 003 >"$TMP/det2.json" 2>/dev/null
 [ -s "$TMP/det1.json" ] || bad "run --json 000 003: no output"
 cmp -s "$TMP/det1.json" "$TMP/det2.json" || bad "run 000 003 twice: the JSON differs"
+# ... and whatever the environment's size and the working directory (they move the main
+# thread's stack: nothing the simulator tracks may live there).
+(cd "$TMP" && ILAB_PAD_ENV="$(printf 'x%.0s' $(seq 1 333))" \
+	"$BIN" run --quick --json --out "$TMP/det3" 000 003 >"$TMP/det3.json" 2>/dev/null)
+cmp -s "$TMP/det1.json" "$TMP/det3.json" || bad "run 000 003 with another environment: the JSON differs"
 
 [ $fail -eq 0 ] && echo "cli/run: all checks passed"
 exit $fail

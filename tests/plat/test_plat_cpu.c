@@ -147,6 +147,8 @@ static int fake_agent_start(const char *name, int node, plat_agent_fn fn, void *
 }
 static bool fake_agent_should_stop(const struct plat_agent *a) { return true; }
 static void fake_agent_stop(struct plat_agent *a, const void *w) {}
+static _Alignas(PLAT_CACHELINE) unsigned char fake_node[PLAT_LOCK_NODE_BYTES];
+static void *fake_lock_node(void) { return fake_node; }
 
 static const struct plat_sim_ops fake_sim = {
 	.access = fake_access, .rmw_failed = fake_rmw_failed, .now_ns = fake_now,
@@ -155,7 +157,7 @@ static const struct plat_sim_ops fake_sim = {
 	.mmio = fake_mmio,
 	.track = fake_track, .yield = fake_yield, .run_threads = fake_run,
 	.agent_start = fake_agent_start, .agent_should_stop = fake_agent_should_stop,
-	.agent_stop = fake_agent_stop,
+	.agent_stop = fake_agent_stop, .lock_node = fake_lock_node,
 };
 
 static void never_thread(unsigned idx, void *arg) { fail(); }

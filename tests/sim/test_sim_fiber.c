@@ -140,6 +140,54 @@ static void threads_can_run_threads(void **state)
 	fix_sim_done(s);
 }
 
+/* plat_spin_lock's queue node: one line per simulated context at a fixed address, whatever
+ * the stack depth of the call (a node on the stack made results depend on frame layout). */
+struct nodes {
+	uintptr_t shallow[8], deep[8];
+};
+
+static uintptr_t node_at_depth(unsigned depth)
+{
+	volatile char pad[256];
+
+	pad[0] = (char)depth;
+	if (depth)
+		return node_at_depth(depth - 1) + (uintptr_t)pad[0] * 0;
+	return (uintptr_t)plat_sim->lock_node();
+}
+
+static void node_fn(unsigned idx, void *arg)
+{
+	struct nodes *n = arg;
+
+	n->shallow[idx] = (uintptr_t)plat_sim->lock_node();
+	plat_yield();
+	n->deep[idx] = node_at_depth(20);
+}
+
+static void lock_nodes_are_fixed_per_context(void **state)
+{
+	struct ilab_sim *s = fix_sim(4, 1);
+	static struct nodes n;
+
+	assert_non_null(s);
+	memset(&n, 0, sizeof(n));
+	assert_int_equal(ilab_sim_run_threads(8, NULL, node_fn, &n), 0);
+	for (unsigned i = 0; i < 8; i++) {
+		assert_true(n.shallow[i] != 0);
+		assert_int_equal(n.shallow[i] % PLAT_LOCK_NODE_BYTES, 0);
+		assert_int_equal(n.shallow[i], n.deep[i]);
+		for (unsigned j = 0; j < i; j++)
+			assert_true(n.shallow[i] / PLAT_LOCK_NODE_BYTES !=
+				    n.shallow[j] / PLAT_LOCK_NODE_BYTES);
+	}
+	/* the set-up context has its own */
+	assert_int_equal((uintptr_t)plat_sim->lock_node() % PLAT_LOCK_NODE_BYTES, 0);
+	for (unsigned i = 0; i < 8; i++)
+		assert_true((uintptr_t)plat_sim->lock_node() != n.shallow[i]);
+	fix_sim_done(s);
+}
+
 static void bad_cpu_lists_are_refused(void **state)
 {
 	struct ilab_sim *s = fix_sim(1, 1);
@@ -161,6 +209,7 @@ int main(void)
 		cmocka_unit_test(fibers_run_in_virtual_time_order),
 		cmocka_unit_test(threads_can_run_threads),
 		cmocka_unit_test(bad_cpu_lists_are_refused),
+		cmocka_unit_test(lock_nodes_are_fixed_per_context),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -76,7 +76,9 @@ int fiber_arch_init_main(struct fiber_arch_ctx *ctx)
 int fiber_arch_init(struct fiber_arch_ctx *ctx, void *stack, size_t size, fiber_arch_entry entry,
 		    void *arg)
 {
-	struct uctx *u;
+	/* volatile: getcontext() returns twice as far as the compiler knows, and gcc -O2 warns
+	 * (-Wclobbered, an error with ILAB_WERROR) that a register copy of u could be stale. */
+	struct uctx *volatile u;
 	uintptr_t p;
 
 	if (!stack || size < 4096 || !entry)
