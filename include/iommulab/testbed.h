@@ -84,7 +84,8 @@ void ilab_testbed_down(struct ilab_testbed *tb);
 
 /* The board options and SMMU model configuration ilab_testbed_up uses, for tests that build a
  * board by hand but want the profile's machine: the single place where the profile's smmu:
- * section becomes board options. bo->smmu_cfg points at *scfg. topo sizes the ECMDQs. */
+ * section becomes board options. bo->smmu_cfg points at *scfg. topo sizes the ECMDQs (may be
+ * NULL without ecmdq_per_cpu). */
 void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ilab_topo *topo,
 			     struct ilab_board_opts *bo, struct smmu_config *scfg);
 

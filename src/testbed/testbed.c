@@ -53,7 +53,7 @@ void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ila
 		/* SMMUv3.3; the model's consumer scans the queues serially (ecmdq_parallel off) */
 		scfg->arch_minor = 3;
 		scfg->ecmdq_count = 1;
-		while (scfg->ecmdq_count < ilab_topo_nr_cpus(topo) &&
+		while (topo && scfg->ecmdq_count < ilab_topo_nr_cpus(topo) &&
 		       scfg->ecmdq_count < TB_ECMDQ_MAX)
 			scfg->ecmdq_count *= 2;
 		scfg->ecmdq_parallel = false;
