@@ -17,6 +17,7 @@
 #include <iommulab/map_benchmark.h>
 #include <iommulab/plat.h>
 #include <iommulab/sim.h>
+#include <iommulab/testbed.h>
 #include <iommulab/topo.h>
 
 static uint64_t host_ns(void)
@@ -33,85 +34,83 @@ struct figure {
 
 static enum ilab_sim_lookahead lookahead_mode = ILAB_SIM_LOOKAHEAD_DEFAULT;
 
+/* The NIC on node 2 (kunpeng920's), or NULL. */
+static const struct ilab_device *node2_nic(const struct ilab_topo *topo)
+{
+	const struct ilab_device *nic = NULL;
+
+	for (unsigned i = 0; i < ilab_topo_nr_devices(topo); i++) {
+		const struct ilab_device *d = ilab_topo_device(topo, i);
+
+		if (d->kind == ILAB_DEV_NIC && d->node == 2)
+			nic = d;
+	}
+	return nic;
+}
+
 /* One complete run: fresh simulator, board, driver and device, `threads` CPUs (0..n-1, so
  * 128 spans the four nodes), each doing ops/threads strict map+unmap iterations. */
 static int run(const struct ilab_profile *prof, unsigned threads, uint64_t ops,
 	       struct figure *fig)
 {
-	struct ilab_topo *topo = NULL;
-	struct ilab_sim *sim = NULL;
-	struct ilab_board *board = NULL;
-	struct ilab_board_opts bo = { 0 };
+	struct ilab_testbed tb = { 0 };
+	struct ilab_testbed_opts to = { .profile = prof, .seed = 1, .lookahead = lookahead_mode,
+					.cma = ILAB_CMA_GLOBAL };
+	const struct ilab_device *td;
 	struct ilab_map_bench_cfg cfg;
 	struct ilab_map_bench_result res;
 	struct ilab_dma_options dopts;
-	struct ilab_dev *devs, *nic = NULL;
-	unsigned ndev, smmu = 0;
-	char err[512];
+	struct ilab_dev *nic = NULL;
+	char err[512] = "";
 	uint64_t t0;
 	int rc = -1;
 
-	if (ilab_topo_load(prof->topology, &topo, err, sizeof(err)) < 0)
-		goto fail;
-	for (unsigned i = 0; i < ilab_topo_nr_devices(topo); i++) {
-		const struct ilab_device *d = ilab_topo_device(topo, i);
-
-		if (d->kind == ILAB_DEV_NIC && d->node == 2)
-			smmu = d->smmu;
+	if (ilab_testbed_load_topology(&tb, &to, err, sizeof(err)))
+		goto out;
+	td = node2_nic(tb.topo);
+	if (!td) {
+		snprintf(err, sizeof(err), "no NIC on node 2");
+		goto out;
 	}
-	if (ilab_sim_create_topo(topo, prof,
-				 &(struct ilab_sim_config){ .seed = 1, .lookahead = lookahead_mode },
-				 &sim, err, sizeof(err)))
-		goto fail;
-	fig->lookahead_ns = ilab_sim_lookahead_ns(sim);
-	if (plat_init(&(struct plat_config){ .engine = PLAT_ENGINE_SIM, .topo = topo,
-					     .sim = ilab_sim_ops(sim) })) {
-		snprintf(err, sizeof(err), "plat_init");
-		goto fail;
+	to.smmu_mask = 1ull << td->smmu;
+	if (ilab_testbed_up(&tb, &to, err, sizeof(err)))
+		goto out;
+	fig->lookahead_ns = ilab_sim_lookahead_ns(tb.sim);
+	nic = ilab_testbed_dev(&tb, td->name);
+	if (!nic || !nic->iommu) {
+		snprintf(err, sizeof(err), "%s has no IOMMU", td->name);
+		nic = NULL;
+		goto out;
 	}
-	bo.cma = ILAB_CMA_GLOBAL;
-	bo.smmu_mask = 1ull << smmu;
-	bo.smmu_command_ns = prof->smmu_command_ns;
-	bo.smmu_sync_ns = prof->smmu_sync_ns;
-	bo.smmu_tlbi_sync_ns = prof->smmu_tlbi_sync_ns;
-	bo.smmu_tlb_lookup_ns = prof->smmu_tlb_lookup_ns;
-	if (ilab_board_create(topo, &bo, &board, err, sizeof(err)) ||
-	    ilab_board_start(board) || ilab_board_probe_iommus(board, NULL))
-		goto fail_plat;
-	ilab_board_devices(board, &devs, &ndev);
-	for (unsigned i = 0; i < ndev; i++)
-		if (ilab_board_dev_smmu(board, &devs[i]) == (int)smmu && devs[i].node == 2)
-			nic = &devs[i];
-	if (!nic)
-		goto fail_plat;
 	nic->pci = true;
-	if (ilab_iommu_probe_device(nic, ILAB_DOMAIN_DMA))
-		goto fail_plat;
+	if (ilab_iommu_probe_device(nic, ILAB_DOMAIN_DMA)) {
+		snprintf(err, sizeof(err), "probe: %s", ilab_iommu_strerror());
+		nic = NULL;
+		goto out;
+	}
 	ilab_dma_options_default(&dopts);
-	if (ilab_dma_configure(nic, &dopts))
-		goto fail_dev;
+	if (ilab_dma_configure(nic, &dopts)) {
+		snprintf(err, sizeof(err), "DMA set-up: %s", ilab_iommu_strerror());
+		goto out;
+	}
 	ilab_map_bench_cfg_default(&cfg);
 	cfg.threads = threads;
 	cfg.node = -1;
 	cfg.iterations = ops / threads;
 	t0 = host_ns();
-	if (ilab_map_bench_run(nic, ilab_board_mem(board), &cfg, &res, err, sizeof(err)))
-		goto fail_dev;
+	if (ilab_map_bench_run(nic, ilab_board_mem(tb.board), &cfg, &res, err, sizeof(err)))
+		goto out;
 	fig->host_ns = host_ns() - t0;
 	fig->ops = res.loops;
 	fig->sim_ns = res.elapsed_ns;
 	rc = 0;
-fail_dev:
-	ilab_iommu_release_device(nic);
-fail_plat:
-	ilab_board_destroy(board);
-	plat_fini();
-fail:
+out:
 	if (rc)
 		fprintf(stderr, "bench_sim_dma: %u CPUs: %s %s\n", threads, err,
-			sim ? ilab_sim_error(sim) : "");
-	ilab_sim_destroy(sim);
-	ilab_topo_free(topo);
+			ilab_testbed_sim_error(&tb));
+	if (nic)
+		ilab_iommu_release_device(nic);
+	ilab_testbed_down(&tb);
 	return rc;
 }
 

@@ -21,6 +21,7 @@
 #include <iommulab/dma_iommu.h>
 #include <iommulab/map_benchmark.h>
 #include <iommulab/plat.h>
+#include <iommulab/testbed.h>
 #include <iommulab/topo.h>
 
 struct bench_opts {
@@ -455,23 +456,59 @@ static int load_profile(struct bench_opts *o, struct ilab_profile *prof)
 	return 0;
 }
 
+/* The machine --engine and the options ask for, from the profile (simulation) or none
+ * (native): topology, device, then the testbed with only that device's SMMU modelled. */
+static int bench_up(struct bench_opts *o, const struct ilab_profile *prof,
+		    struct ilab_testbed *tb, const struct ilab_device **td)
+{
+	struct ilab_testbed_opts to = {
+		.native = o->engine != PLAT_ENGINE_SIM,
+		.profile = prof,
+		.topology = o->topology,
+		.seed = o->seed,
+		.cma = o->cma,
+		/* --ecmdq on|off: the same SMMUv3.3 with one ECMDQ per CPU; the driver gives each
+		 * CPU its own queue, or uses only its main queue */
+		.ecmdq_per_cpu = o->ecmdq >= 0,
+		.drv.ecmdq = o->ecmdq > 0 ? ILAB_SMMU_ECMDQ_ON : ILAB_SMMU_ECMDQ_OFF,
+	};
+	char err[512];
+	int ret;
+
+	if (ilab_testbed_load_topology(tb, &to, err, sizeof(err))) {
+		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
+		return CLI_EXIT_USAGE;
+	}
+	*td = pick_device(tb->topo, o);
+	if (!*td) {
+		fprintf(stderr, "%s bench: no such device%s%s in topology %s\n", CLI_PROG,
+			o->device ? " " : "", o->device ? o->device : "", ilab_topo_name(tb->topo));
+		return CLI_EXIT_USAGE;
+	}
+	to.smmu_mask = 1ull << (*td)->smmu; /* only the SMMU we use gets a model and an agent */
+	ret = ilab_testbed_up(tb, &to, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
+		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+	}
+	if (ilab_map_bench_check(&o->cfg, err, sizeof(err))) { /* needs plat: the CPU count */
+		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct bench_opts o;
-	struct ilab_topo *topo = NULL;
-	struct ilab_board *board = NULL;
-	struct ilab_board_opts bo = { 0 };
-	struct plat_config pc = { 0 };
+	struct ilab_testbed tb = { 0 };
 	struct ilab_profile *prof = NULL;
-	struct ilab_sim *sim = NULL;
-	struct smmu_config scfg;
-	struct ilab_smmu_drv_opts dro = { 0 };
-	const struct ilab_device *td;
-	struct ilab_dev *devs, *dev = NULL;
+	const struct ilab_device *td = NULL;
+	struct ilab_dev *dev = NULL;
 	struct ilab_map_bench_result res;
 	struct ilab_dma_options dopts;
 	struct ilab_dma_stats st = { 0 };
-	unsigned ndev;
+	const char *sim_err;
 	char err[512];
 	double host_t0;
 	int ret, rc = CLI_EXIT_FAIL;
@@ -487,90 +524,25 @@ int cmd_bench(int argc, char **argv)
 			return CLI_EXIT_FAIL;
 		rc = load_profile(&o, prof);
 		if (rc)
-			goto out_prof;
-		rc = CLI_EXIT_FAIL;
+			goto out;
 	}
-	if (ilab_topo_load(o.topology, &topo, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
-		rc = CLI_EXIT_USAGE;
-		goto out_prof;
-	}
-	td = pick_device(topo, &o);
-	if (!td) {
-		fprintf(stderr, "%s bench: no such device%s%s in topology %s\n", CLI_PROG,
-			o.device ? " " : "", o.device ? o.device : "", ilab_topo_name(topo));
-		rc = CLI_EXIT_USAGE;
-		goto out_topo;
-	}
-	pc.engine = o.engine;
-	pc.topo = topo;
-	if (o.engine == PLAT_ENGINE_SIM) {
-		ret = ilab_sim_create_topo(topo, prof, &(struct ilab_sim_config){ .seed = o.seed },
-					   &sim, err, sizeof(err));
-		if (ret) {
-			fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
-			rc = ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
-			goto out_topo;
-		}
-		pc.sim = ilab_sim_ops(sim);
-		/* the model's costs come from the profile, like every other constant */
-		bo.smmu_command_ns = prof->smmu_command_ns;
-		bo.smmu_sync_ns = prof->smmu_sync_ns;
-		bo.smmu_tlbi_sync_ns = prof->smmu_tlbi_sync_ns;
-		bo.smmu_tlb_lookup_ns = prof->smmu_tlb_lookup_ns;
-	} else {
-		pc.bind_threads = true;
-	}
-	ret = plat_init(&pc);
-	if (ret) {
-		fprintf(stderr, "%s bench: cannot set up the platform (%d)\n", CLI_PROG, ret);
-		goto out_sim;
-	}
-	if (ilab_map_bench_check(&o.cfg, err, sizeof(err))) {
-		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
-		rc = CLI_EXIT_USAGE;
-		goto out_plat;
-	}
-	smmu_config_default(&scfg);
-	scfg.seed = o.seed; /* only a RANDOM cache policy draws from it */
-	if (prof && prof->smmu_ril >= 0) /* the profile's machine: e.g. no range invalidation */
-		scfg.ril = prof->smmu_ril;
-	if (o.ecmdq >= 0) {
-		/* An SMMUv3.3 with one ECMDQ per CPU (a power of two, at most 1024): the driver
-		 * gives each CPU its own queue, or shares them by node beyond 1024 CPUs. */
-		scfg.arch_minor = 3;
-		scfg.ecmdq_count = 1;
-		while (scfg.ecmdq_count < ilab_topo_nr_cpus(topo) && scfg.ecmdq_count < 1024)
-			scfg.ecmdq_count *= 2;
-	}
-	dro.ecmdq = o.ecmdq > 0 ? ILAB_SMMU_ECMDQ_ON : ILAB_SMMU_ECMDQ_OFF;
-	bo.smmu_cfg = &scfg;
-	bo.cma = o.cma;
-	bo.smmu_mask = 1ull << td->smmu; /* only the SMMU we use gets a model and an agent */
-	ret = ilab_board_create(topo, &bo, &board, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "%s bench: board: %s\n", CLI_PROG, err);
-		goto out_plat;
-	}
-	if ((ret = ilab_board_start(board)) || (ret = ilab_board_probe_iommus(board, &dro))) {
-		fprintf(stderr, "%s bench: cannot start the SMMU (%d): %s%s%s\n", CLI_PROG, ret,
-			ilab_smmu_drv_strerror(), sim ? " " : "", sim ? ilab_sim_error(sim) : "");
-		goto out_board;
-	}
-	ilab_board_devices(board, &devs, &ndev);
-	for (unsigned i = 0; i < ndev; i++)
-		if (!strcmp(devs[i].name, td->name))
-			dev = &devs[i];
+	rc = bench_up(&o, prof, &tb, &td);
+	if (rc)
+		goto out;
+	rc = CLI_EXIT_FAIL;
+	dev = ilab_testbed_dev(&tb, td->name);
 	if (!dev || !dev->iommu) {
 		fprintf(stderr, "%s bench: device %s has no IOMMU on the board\n", CLI_PROG,
 			td->name);
-		goto out_board;
+		dev = NULL;
+		goto out;
 	}
 	dev->pci = td->kind != ILAB_DEV_OTHER;
 	ret = ilab_iommu_probe_device(dev, o.type);
 	if (ret) {
 		fprintf(stderr, "%s bench: %s\n", CLI_PROG, ilab_iommu_strerror());
-		goto out_board;
+		dev = NULL;
+		goto out;
 	}
 	ilab_dma_options_default(&dopts);
 	dopts.use_map_pages = o.map_pages;
@@ -579,22 +551,22 @@ int cmd_bench(int argc, char **argv)
 	ret = ilab_dma_configure(dev, &dopts);
 	if (ret) {
 		fprintf(stderr, "%s bench: %s\n", CLI_PROG, ilab_iommu_strerror());
-		goto out_dev;
+		goto out;
 	}
 	host_t0 = host_seconds();
-	ret = ilab_map_bench_run(dev, ilab_board_mem(board), &o.cfg, &res, err, sizeof(err));
+	ret = ilab_map_bench_run(dev, ilab_board_mem(tb.board), &o.cfg, &res, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "%s bench: %s%s%s\n", CLI_PROG, err, sim ? ": " : "",
-			sim ? ilab_sim_error(sim) : "");
+		sim_err = ilab_testbed_sim_error(&tb);
+		fprintf(stderr, "%s bench: %s%s%s\n", CLI_PROG, err, tb.sim ? ": " : "", sim_err);
 		rc = ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
-		goto out_dev;
+		goto out;
 	}
 	ilab_dma_stats(dev, &st);
 	if (o.json) {
-		print_json(&o, td->name, td->smmu, &res, &st, board, sim, prof);
+		print_json(&o, td->name, td->smmu, &res, &st, tb.board, tb.sim, prof);
 	} else {
 		print_text(&o, td->name, td->smmu, &res, &st);
-		if (sim) {
+		if (tb.sim) {
 			double host = host_seconds() - host_t0;
 
 			printf("simulated %.6f s (profile %s, seed %llu) in %.3f host s: %.4f "
@@ -605,17 +577,10 @@ int cmd_bench(int argc, char **argv)
 		}
 	}
 	rc = CLI_EXIT_OK;
-out_dev:
-	ilab_iommu_release_device(dev);
-out_board:
-	ilab_board_destroy(board);
-out_plat:
-	plat_fini();
-out_sim:
-	ilab_sim_destroy(sim);
-out_topo:
-	ilab_topo_free(topo);
-out_prof:
+out:
+	if (dev)
+		ilab_iommu_release_device(dev);
+	ilab_testbed_down(&tb);
 	free(prof);
 	return rc;
 }

@@ -1,5 +1,5 @@
-/* sim_env.c — assembles a simulated machine for an experiment (profile, topology, simulator,
- * plat, board, SMMUv3 driver, one DMA device) and tears it down; plus the glue that runs the
+/* sim_env.c — a simulated machine for an experiment: the profile, the testbed built from it
+ * (include/iommulab/testbed.h) and one DMA device probed on it; plus the glue that runs the
  * dma_map_benchmark workload on it. It is not the workloads' measurement code
  * (src/workloads/map_benchmark.c, cmdsync.c) nor the scenario runner.
  */
@@ -14,6 +14,7 @@
 #include <iommulab/plat.h>
 #include <iommulab/sim.h>
 #include <iommulab/smmuv3_drv.h>
+#include <iommulab/testbed.h>
 #include <iommulab/topo.h>
 
 #include "experiments/sim_env.h"
@@ -51,12 +52,9 @@ int ilab_sim_env_up(const struct ilab_sim_env_cfg *cfg, struct ilab_sim_env **ou
 		    size_t errlen)
 {
 	struct ilab_sim_env *e;
-	struct ilab_board_opts bo = { 0 };
-	struct ilab_smmu_drv_opts dro = { 0 };
+	struct ilab_testbed_opts to = { .seed = cfg->seed };
 	struct ilab_dma_options dopts;
 	const struct ilab_device *td;
-	struct ilab_dev *devs;
-	unsigned ndev;
 	char path[ILAB_PROFILE_PATH_MAX], msg[600];
 	int ret;
 
@@ -72,60 +70,29 @@ int ilab_sim_env_up(const struct ilab_sim_env_cfg *cfg, struct ilab_sim_env **ou
 		free(e);
 		return env_err(err, errlen, -EINVAL, "profile", msg);
 	}
-	if (ilab_topo_load(e->prof.topology, &e->topo, msg, sizeof(msg)) < 0) {
-		free(e);
-		return env_err(err, errlen, -EINVAL, "topology", msg);
+	to.profile = &e->prof;
+	if (ilab_testbed_load_topology(&e->tb, &to, err, errlen)) {
+		ret = -EINVAL;
+		goto fail;
 	}
-	td = pick_device(e->topo, cfg->smmu_node);
+	td = pick_device(e->tb.topo, cfg->smmu_node);
 	if (!td) {
 		snprintf(msg, sizeof(msg), "no device behind an SMMU on node %d", cfg->smmu_node);
 		ret = env_err(err, errlen, -EINVAL, msg, NULL);
-		goto fail_topo;
+		goto fail;
 	}
 	e->smmu = td->smmu;
-	ret = ilab_sim_create_topo(e->topo, &e->prof, &(struct ilab_sim_config){ .seed = cfg->seed },
-				   &e->sim, msg, sizeof(msg));
-	if (ret) {
-		env_err(err, errlen, ret, "simulator", msg);
-		goto fail_topo;
-	}
-	ret = plat_init(&(struct plat_config){ .engine = PLAT_ENGINE_SIM, .topo = e->topo,
-					       .sim = ilab_sim_ops(e->sim) });
-	if (ret) {
-		env_err(err, errlen, ret, "cannot set up the platform", NULL);
-		goto fail_sim;
-	}
-	/* The machine's SMMU as the profile describes it (e.g. no range invalidation). */
-	smmu_config_default(&e->scfg);
-	e->scfg.seed = cfg->seed;
-	if (e->prof.smmu_ril >= 0)
-		e->scfg.ril = e->prof.smmu_ril;
-	bo.smmu_cfg = &e->scfg;
-	bo.cma = cfg->cma_pernuma ? ILAB_CMA_PERNUMA : ILAB_CMA_GLOBAL;
-	bo.cma_global_node = cfg->cma_global_node;
-	bo.smmu_mask = 1ull << e->smmu;
-	bo.smmu_command_ns = e->prof.smmu_command_ns;
-	bo.smmu_sync_ns = e->prof.smmu_sync_ns;
-	bo.smmu_tlbi_sync_ns = e->prof.smmu_tlbi_sync_ns;
-	bo.smmu_tlb_lookup_ns = e->prof.smmu_tlb_lookup_ns;
-	ret = ilab_board_create(e->topo, &bo, &e->board, msg, sizeof(msg));
-	if (ret) {
-		env_err(err, errlen, ret, "board", msg);
-		goto fail_plat;
-	}
-	if ((ret = ilab_board_start(e->board)) || (ret = ilab_board_probe_iommus(e->board, &dro))) {
-		snprintf(msg, sizeof(msg), "%s %s", ilab_smmu_drv_strerror(), ilab_sim_error(e->sim));
-		env_err(err, errlen, ret, "cannot start the SMMU", msg);
-		goto fail_board;
-	}
-	e->iommu = ilab_board_iommu(e->board, e->smmu);
-	ilab_board_devices(e->board, &devs, &ndev);
-	for (unsigned i = 0; i < ndev; i++)
-		if (!strcmp(devs[i].name, td->name))
-			e->dev = &devs[i];
+	to.smmu_mask = 1ull << e->smmu;
+	to.cma = cfg->cma_pernuma ? ILAB_CMA_PERNUMA : ILAB_CMA_GLOBAL;
+	to.cma_global_node = cfg->cma_global_node;
+	ret = ilab_testbed_up(&e->tb, &to, err, errlen);
+	if (ret)
+		goto fail;
+	e->iommu = ilab_board_iommu(e->tb.board, e->smmu);
+	e->dev = ilab_testbed_dev(&e->tb, td->name);
 	if (!e->dev || !e->dev->iommu || !e->iommu) {
 		ret = env_err(err, errlen, -ENODEV, "the device has no IOMMU on the board", NULL);
-		goto fail_board;
+		goto fail;
 	}
 	e->dev->pci = td->kind != ILAB_DEV_OTHER;
 	ret = ilab_iommu_probe_device(e->dev, cfg->mode == ILAB_ENV_LAZY ? ILAB_DOMAIN_DMA_FQ
@@ -133,7 +100,7 @@ int ilab_sim_env_up(const struct ilab_sim_env_cfg *cfg, struct ilab_sim_env **ou
 										  : ILAB_DOMAIN_DMA);
 	if (ret) {
 		env_err(err, errlen, ret, "probe", ilab_iommu_strerror());
-		goto fail_board;
+		goto fail;
 	}
 	e->dev_probed = true;
 	ilab_dma_options_default(&dopts);
@@ -142,21 +109,12 @@ int ilab_sim_env_up(const struct ilab_sim_env_cfg *cfg, struct ilab_sim_env **ou
 	ret = ilab_dma_configure(e->dev, &dopts);
 	if (ret) {
 		env_err(err, errlen, ret, "DMA set-up", ilab_iommu_strerror());
-		goto fail_board;
+		goto fail;
 	}
 	*out = e;
 	return 0;
-fail_board:
-	if (e->dev_probed)
-		ilab_iommu_release_device(e->dev);
-	ilab_board_destroy(e->board);
-fail_plat:
-	plat_fini();
-fail_sim:
-	ilab_sim_destroy(e->sim);
-fail_topo:
-	ilab_topo_free(e->topo);
-	free(e);
+fail:
+	ilab_sim_env_down(e);
 	return ret;
 }
 
@@ -166,21 +124,18 @@ void ilab_sim_env_down(struct ilab_sim_env *e)
 		return;
 	if (e->dev_probed)
 		ilab_iommu_release_device(e->dev);
-	ilab_board_destroy(e->board);
-	plat_fini();
-	ilab_sim_destroy(e->sim);
-	ilab_topo_free(e->topo);
+	ilab_testbed_down(&e->tb);
 	free(e);
 }
 
 char *ilab_sim_env_stats_json(struct ilab_sim_env *e)
 {
-	return e ? ilab_sim_json_dumps(e->sim) : NULL;
+	return e ? ilab_sim_json_dumps(e->tb.sim) : NULL;
 }
 
 int ilab_sim_env_smmu_node(const struct ilab_sim_env *e)
 {
-	return ilab_board_smmu_node(e->board, e->smmu);
+	return ilab_board_smmu_node(e->tb.board, e->smmu);
 }
 
 int ilab_sim_env_cmdq_node(const struct ilab_sim_env *e)
@@ -189,7 +144,7 @@ int ilab_sim_env_cmdq_node(const struct ilab_sim_env *e)
 
 	if (ilab_smmu_drv_get_info(e->iommu, &info))
 		return -1;
-	return ilab_mem_node_of(ilab_board_mem(e->board), info.cmdq_pa);
+	return ilab_mem_node_of(ilab_board_mem(e->tb.board), info.cmdq_pa);
 }
 
 int ilab_sim_env_map_bench(struct ilab_sim_env *e, unsigned threads, unsigned granule,
@@ -210,7 +165,7 @@ int ilab_sim_env_map_bench(struct ilab_sim_env *e, unsigned threads, unsigned gr
 	cfg.warmup = 2; /* page tables allocated, IOVA caches filled, queue lines in place */
 	cfg.node = node;
 	ilab_smmu_drv_clear_stats(e->iommu);
-	ret = ilab_map_bench_run(e->dev, ilab_board_mem(e->board), &cfg, &res, err, errlen);
+	ret = ilab_map_bench_run(e->dev, ilab_board_mem(e->tb.board), &cfg, &res, err, errlen);
 	if (!ret) {
 		*r = (struct ilab_sim_env_map_result){
 			.map_us = (double)res.avg_map_100ns / 10.0,
@@ -222,10 +177,10 @@ int ilab_sim_env_map_bench(struct ilab_sim_env *e, unsigned threads, unsigned gr
 			r->cmpxchg_retries = ds->cmpxchg_retries;
 			r->issues = ds->issues;
 		}
-	} else if (*ilab_sim_error(e->sim)) {
+	} else if (*ilab_testbed_sim_error(&e->tb)) {
 		size_t n = strlen(err);
 
-		snprintf(err + n, errlen > n ? errlen - n : 0, ": %s", ilab_sim_error(e->sim));
+		snprintf(err + n, errlen > n ? errlen - n : 0, ": %s", ilab_testbed_sim_error(&e->tb));
 	}
 	free(ds);
 	return ret;

@@ -7,14 +7,12 @@
 
 #include <iommulab/board.h>
 #include <iommulab/sim.h>
+#include <iommulab/testbed.h>
 #include <iommulab/topo.h>
 
 struct ilab_sim_env {
 	struct ilab_profile prof;
-	struct ilab_topo *topo;
-	struct ilab_sim *sim;
-	struct smmu_config scfg;
-	struct ilab_board *board;
+	struct ilab_testbed tb;   /* topology, simulator, plat, board: include/iommulab/testbed.h */
 	unsigned smmu;            /* index of the SMMU used */
 	struct ilab_iommu *iommu;
 	struct ilab_dev *dev;

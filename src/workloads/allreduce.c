@@ -33,6 +33,7 @@
 #include "iommulab/sim.h"
 #include "iommulab/smmuv3_drv.h"
 #include "iommulab/smmuv3_drv_ats.h"
+#include "iommulab/testbed.h"
 #include "iommulab/topo.h"
 #include "iommulab/vfio.h"
 #include "util/errf.h"
@@ -46,10 +47,7 @@
 /* What one case needs, gathered so that teardown is one function. */
 struct ar {
 	struct ilab_profile prof;
-	struct ilab_topo *topo;
-	struct ilab_sim *sim;
-	bool plat_up;
-	struct ilab_board *board;
+	struct ilab_testbed tb;   /* topology, simulator, plat, board (testbed.h) */
 	struct ilab_vfio_container *ctr;
 	struct ilab_dev *devs;
 	unsigned ndev;
@@ -69,45 +67,26 @@ static void ar_down(struct ar *a)
 			ilab_iommu_release_device(&a->devs[i]);
 		ilab_atc_destroy(a->atc[i]);
 	}
-	ilab_board_destroy(a->board);
-	if (a->plat_up)
-		plat_fini();
-	ilab_sim_destroy(a->sim);
-	ilab_topo_free(a->topo);
+	ilab_testbed_down(&a->tb);
 }
 
 static int ar_up(struct ar *a, const struct ilab_allreduce_cfg *c, char *err, size_t errlen)
 {
 	char path[ILAB_PROFILE_PATH_MAX], msg[512];
-	struct ilab_board_opts bo = { 0 };
+	struct ilab_testbed_opts to = {
+		.profile = &a->prof,
+		.seed = 1,
+		.cma = c->cma_pernuma ? ILAB_CMA_PERNUMA : ILAB_CMA_GLOBAL,
+		.cma_global_node = 0,
+	};
 	int ret;
 
 	if ((ret = ilab_profile_resolve(c->profile ? c->profile : "a100-2node", path, sizeof(path), msg, sizeof(msg))) ||
 	    (ret = ilab_profile_load(path, &a->prof, msg, sizeof(msg))))
 		return ilab_errf(err, errlen, ret, "profile: %s", msg);
-	if ((ret = ilab_topo_load(a->prof.topology, &a->topo, msg, sizeof(msg))) < 0)
-		return ilab_errf(err, errlen, ret, "topology: %s", msg);
-	ret = ilab_sim_create_topo(a->topo, &a->prof, &(struct ilab_sim_config){ .seed = 1 },
-				   &a->sim, msg, sizeof(msg));
-	if (ret)
-		return ilab_errf(err, errlen, ret, "simulator: %s", msg);
-	ret = plat_init(&(struct plat_config){ .engine = PLAT_ENGINE_SIM, .topo = a->topo,
-					       .sim = ilab_sim_ops(a->sim) });
-	if (ret)
-		return ilab_errf(err, errlen, ret, "cannot start the simulated platform");
-	a->plat_up = true;
-	bo.cma = c->cma_pernuma ? ILAB_CMA_PERNUMA : ILAB_CMA_GLOBAL;
-	bo.cma_global_node = 0;
-	bo.smmu_command_ns = a->prof.smmu_command_ns;
-	bo.smmu_sync_ns = a->prof.smmu_sync_ns;
-	bo.smmu_tlbi_sync_ns = a->prof.smmu_tlbi_sync_ns;
-	bo.smmu_tlb_lookup_ns = a->prof.smmu_tlb_lookup_ns;
-	if ((ret = ilab_board_create(a->topo, &bo, &a->board, msg, sizeof(msg))))
-		return ilab_errf(err, errlen, ret, "board: %s", msg);
-	if ((ret = ilab_board_start(a->board)) || (ret = ilab_board_probe_iommus(a->board, NULL)))
-		return ilab_errf(err, errlen, ret, "SMMU probe: %s %s", ilab_smmu_drv_strerror(),
-			    ilab_sim_error(a->sim));
-	ilab_board_devices(a->board, &a->devs, &a->ndev);
+	if ((ret = ilab_testbed_up(&a->tb, &to, err, errlen)))
+		return ret;
+	ilab_board_devices(a->tb.board, &a->devs, &a->ndev);
 	if (a->ndev > MAX_DEVS)
 		return ilab_errf(err, errlen, -E2BIG, "more than %d devices", MAX_DEVS);
 	return 0;
@@ -123,10 +102,10 @@ static int attach_all(struct ar *a, const struct ilab_allreduce_cfg *c, char *er
 	vo.attach_group_by_node = c->attach_group_by_node;
 	vo.force_pgtable_node = !vo.attach_group_by_node;
 	vo.pgtable_node = c->pgtable_node;
-	if ((ret = ilab_vfio_container_create(ilab_board_mem(a->board), &vo, &a->ctr)))
+	if ((ret = ilab_vfio_container_create(ilab_board_mem(a->tb.board), &vo, &a->ctr)))
 		return ilab_errf(err, errlen, ret, "VFIO container: %s", ilab_vfio_strerror());
 	for (unsigned i = 0; i < a->ndev; i++) {
-		const struct ilab_device *td = ilab_topo_find_device(a->topo, a->devs[i].name);
+		const struct ilab_device *td = ilab_topo_find_device(a->tb.topo, a->devs[i].name);
 		struct ilab_dev *d = &a->devs[i];
 
 		if (!td || !d->iommu || (td->kind != ILAB_DEV_GPU && td->kind != ILAB_DEV_NIC))
@@ -187,7 +166,7 @@ static void age_agent(struct plat_agent *agent, void *arg)
 
 static int age_page_tables(struct ar *a, char *err, size_t errlen)
 {
-	struct age_arg g = { .mem = ilab_board_mem(a->board) };
+	struct age_arg g = { .mem = ilab_board_mem(a->tb.board) };
 	struct ilab_vfio_stats st;
 	struct plat_agent *agent;
 	int ret;
@@ -250,10 +229,10 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 	memset(&a, 0, sizeof(a));
 	if ((ret = ar_up(&a, ac, err, errlen)))
 		goto out;
-	if (first + nr_nodes > ilab_topo_nr_nodes(a.topo) ||
-	    pgtable_node >= (int)ilab_topo_nr_nodes(a.topo) || !buf || !hosts) {
+	if (first + nr_nodes > ilab_topo_nr_nodes(a.tb.topo) ||
+	    pgtable_node >= (int)ilab_topo_nr_nodes(a.tb.topo) || !buf || !hosts) {
 		ret = ilab_errf(err, errlen, -EINVAL, "nodes %u..%u or pgtable_node %d not in %s", first,
-			   first + nr_nodes - 1, pgtable_node, ilab_topo_name(a.topo));
+			   first + nr_nodes - 1, pgtable_node, ilab_topo_name(a.tb.topo));
 		goto out;
 	}
 	/* The NICs and GPUs taking part: the first nics/gpus_per_node of each node, in order. */
@@ -261,7 +240,7 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 		unsigned nn = 0, ng = 0;
 
 		for (unsigned i = 0; i < a.ndev; i++) {
-			const struct ilab_device *td = ilab_topo_find_device(a.topo, a.devs[i].name);
+			const struct ilab_device *td = ilab_topo_find_device(a.tb.topo, a.devs[i].name);
 
 			if (!td || td->node != (int)n)
 				continue;
@@ -306,9 +285,9 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 	}
 	for (unsigned i = 0; i < k; i++) {
 		struct ilab_dev *nic = &a.devs[nic_idx[i]];
-		const struct ilab_device *gpu = ilab_topo_find_device(a.topo,
+		const struct ilab_device *gpu = ilab_topo_find_device(a.tb.topo,
 								      a.devs[gpu_idx[i]].name);
-		int si = ilab_board_dev_smmu(a.board, nic);
+		int si = ilab_board_dev_smmu(a.tb.board, nic);
 		uint64_t tx = IOVA_BASE + (uint64_t)(2 * i) * (buf + MAP_CHUNK);
 		uint64_t rx = tx + buf + MAP_CHUNK;
 
@@ -327,8 +306,8 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 			struct ilab_dma_engine_cfg *e = &cfg[2 * i + d];
 
 			e->name = nic->name;
-			e->smmu = ilab_board_smmu(a.board, (unsigned)si);
-			e->node = ilab_board_smmu_node(a.board, (unsigned)si);
+			e->smmu = ilab_board_smmu(a.tb.board, (unsigned)si);
+			e->node = ilab_board_smmu_node(a.tb.board, (unsigned)si);
 			e->sid = nic->sid;
 			e->atc = a.atc[nic_idx[i]];
 			e->iova = d ? rx : tx;
@@ -354,8 +333,9 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 		for (unsigned i = 0; i < 2 * k; i++)
 			cfg[i].bytes = per_engine * iters;
 		ret = ilab_dma_engines_run(cfg, 2 * k, res, err, errlen);
-		if (!ret && *ilab_sim_error(a.sim))
-			ret = ilab_errf(err, errlen, -EDEADLK, "simulator: %s", ilab_sim_error(a.sim));
+		if (!ret && *ilab_testbed_sim_error(&a.tb))
+			ret = ilab_errf(err, errlen, -EDEADLK, "simulator: %s",
+					ilab_testbed_sim_error(&a.tb));
 		if (ret)
 			goto out;
 		for (unsigned i = 0; i < 2 * k; i++) {

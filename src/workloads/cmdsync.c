@@ -51,7 +51,7 @@ int ilab_cmdsync_run(struct ilab_sim_env *e, int cpu_node, uint64_t iterations, 
 	ret = plat_run_threads(1, &cpu, cmdsync_thread, &r);
 	if (ret || r.ret) {
 		snprintf(err, errlen, "CMD_SYNC failed (%d): %s %s", ret ? ret : r.ret,
-			 ilab_smmu_drv_strerror(), ilab_sim_error(e->sim));
+			 ilab_smmu_drv_strerror(), ilab_testbed_sim_error(&e->tb));
 		return ret ? ret : r.ret;
 	}
 	ds = plat_zalloc_array(1, sizeof(*ds));

@@ -1,9 +1,9 @@
 /* nic_env.c — the simulated machine the NIC workloads run on: profile -> topology -> simulator
  * -> plat -> board (SMMU model with the profile's costs, optional ECMDQs) -> SMMUv3 driver
  * (optional spinlock command queue) -> the NIC probed in the case's mode -> ilab_nic_run.
+ * The machine itself is a testbed (include/iommulab/testbed.h).
  * It is not the NIC model (nic.c) nor the scenario glue (nic_experiments.c); it exists apart
  * from them because scenario.h and mem.h cannot be included together (both name ILAB_CMA_*).
- * (src/experiments/sim_env.c may later offer this set-up; it has no ECMDQ or cmdq_mode knob yet.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +15,7 @@
 #include <iommulab/nic.h>
 #include <iommulab/plat.h>
 #include <iommulab/sim.h>
+#include <iommulab/testbed.h>
 #include <iommulab/topo.h>
 
 #include "workloads/nic_env.h"
@@ -40,18 +41,13 @@ int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cf
 		     struct ilab_nic_result *res, char **stats_json, char *err, size_t errlen)
 {
 	struct ilab_profile *prof = plat_zalloc_array(1, sizeof(*prof));
-	struct ilab_topo *topo = NULL;
-	struct ilab_sim *sim = NULL;
-	struct ilab_board *board = NULL;
-	struct ilab_board_opts bo = { 0 };
-	struct smmu_config scfg;
-	struct ilab_smmu_drv_opts dro = { 0 };
+	struct ilab_testbed tb = { 0 };
+	struct ilab_testbed_opts to = { .seed = e->seed, .cma = ILAB_CMA_GLOBAL };
 	struct ilab_dma_options dopts;
 	const struct ilab_device *td;
-	struct ilab_dev *devs, *dev = NULL;
+	struct ilab_dev *dev = NULL;
 	enum ilab_domain_type type;
 	char path[ILAB_PROFILE_PATH_MAX];
-	unsigned ndev;
 	int ret;
 
 	if (stats_json)
@@ -61,66 +57,35 @@ int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cf
 	ret = ilab_profile_resolve(e->profile, path, sizeof(path), err, errlen);
 	if (!ret)
 		ret = ilab_profile_load(path, prof, err, errlen);
+	to.profile = prof;
 	if (!ret)
-		ret = ilab_topo_load(prof->topology, &topo, err, errlen);
+		ret = ilab_testbed_load_topology(&tb, &to, err, errlen);
 	if (ret)
-		goto out_prof;
-	td = pick_nic(topo, e->nic_node);
+		goto out;
+	td = pick_nic(tb.topo, e->nic_node);
 	if (!td) {
 		snprintf(err, errlen, "topology %s has no device", prof->topology);
 		ret = -EINVAL;
-		goto out_topo;
+		goto out;
 	}
-	ret = ilab_sim_create_topo(topo, prof, &(struct ilab_sim_config){ .seed = e->seed }, &sim,
-				   err, errlen);
-	if (ret)
-		goto out_topo;
-	ret = plat_init(&(struct plat_config){ .engine = PLAT_ENGINE_SIM, .topo = topo,
-					       .sim = ilab_sim_ops(sim) });
-	if (ret) {
-		snprintf(err, errlen, "cannot set up the platform (%d)", ret);
-		goto out_sim;
-	}
-	smmu_config_default(&scfg);
-	scfg.seed = e->seed;
-	if (prof->smmu_ril >= 0) /* the machine's SMMU, the same for every experiment on it */
-		scfg.ril = prof->smmu_ril;
-	if (e->ecmdq_hw) {
-		/* SMMUv3.3 with one ECMDQ per CPU, executed one at a time (seed 003's hardware) */
-		scfg.arch_minor = 3;
-		scfg.ecmdq_count = 1;
-		while (scfg.ecmdq_count < ilab_topo_nr_cpus(topo) && scfg.ecmdq_count < 1024)
-			scfg.ecmdq_count *= 2;
-		scfg.ecmdq_parallel = false;
-	}
-	bo.smmu_cfg = &scfg;
-	bo.cma = e->cma_pernuma ? ILAB_CMA_PERNUMA : ILAB_CMA_GLOBAL;
-	bo.smmu_mask = 1ull << td->smmu;
-	bo.smmu_command_ns = prof->smmu_command_ns;
-	bo.smmu_sync_ns = prof->smmu_sync_ns;
-	bo.smmu_tlbi_sync_ns = prof->smmu_tlbi_sync_ns;
-	bo.smmu_tlb_lookup_ns = prof->smmu_tlb_lookup_ns;
-	ret = ilab_board_create(topo, &bo, &board, err, errlen);
-	if (ret)
-		goto out_plat;
-	dro.ecmdq = e->ecmdq_use ? ILAB_SMMU_ECMDQ_ON : ILAB_SMMU_ECMDQ_OFF;
+	to.smmu_mask = 1ull << td->smmu;
+	if (e->cma_pernuma)
+		to.cma = ILAB_CMA_PERNUMA;
+	to.ecmdq_per_cpu = e->ecmdq_hw; /* seed 003's hardware */
+	to.drv.ecmdq = e->ecmdq_use ? ILAB_SMMU_ECMDQ_ON : ILAB_SMMU_ECMDQ_OFF;
 	if (e->cmdq_spinlock) {
-		dro.cmdq_mode = ILAB_SMMU_CMDQ_SPINLOCK;
-		dro.cmdq_log2 = 8; /* Linux <= 5.3 CMDQ_MAX_SZ_SHIFT */
+		to.drv.cmdq_mode = ILAB_SMMU_CMDQ_SPINLOCK;
+		to.drv.cmdq_log2 = 8; /* Linux <= 5.3 CMDQ_MAX_SZ_SHIFT */
 	}
-	if ((ret = ilab_board_start(board)) || (ret = ilab_board_probe_iommus(board, &dro))) {
-		snprintf(err, errlen, "cannot start the SMMU (%d): %s %s", ret,
-			 ilab_smmu_drv_strerror(), ilab_sim_error(sim));
-		goto out_board;
-	}
-	ilab_board_devices(board, &devs, &ndev);
-	for (unsigned i = 0; i < ndev; i++)
-		if (!strcmp(devs[i].name, td->name))
-			dev = &devs[i];
+	ret = ilab_testbed_up(&tb, &to, err, errlen);
+	if (ret)
+		goto out;
+	dev = ilab_testbed_dev(&tb, td->name);
 	if (!dev || !dev->iommu) {
 		snprintf(err, errlen, "device %s has no IOMMU on the board", td->name);
 		ret = -ENODEV;
-		goto out_board;
+		dev = NULL;
+		goto out;
 	}
 	dev->pci = true;
 	type = e->mode == ILAB_NIC_ENV_LAZY ? ILAB_DOMAIN_DMA_FQ
@@ -128,7 +93,8 @@ int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cf
 	ret = ilab_iommu_probe_device(dev, type);
 	if (ret) {
 		snprintf(err, errlen, "%s", ilab_iommu_strerror());
-		goto out_board;
+		dev = NULL;
+		goto out;
 	}
 	if (type != ILAB_DOMAIN_IDENTITY) {
 		ilab_dma_options_default(&dopts);
@@ -137,28 +103,21 @@ int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cf
 		ret = ilab_dma_configure(dev, &dopts);
 		if (ret) {
 			snprintf(err, errlen, "%s", ilab_iommu_strerror());
-			goto out_dev;
+			goto out;
 		}
 	}
-	ret = ilab_nic_run(board, dev, cfg, res, err, errlen);
-	if (ret && *ilab_sim_error(sim)) {
+	ret = ilab_nic_run(tb.board, dev, cfg, res, err, errlen);
+	if (ret && *ilab_testbed_sim_error(&tb)) {
 		size_t l = strlen(err);
 
-		snprintf(err + l, errlen > l ? errlen - l : 0, ": %s", ilab_sim_error(sim));
+		snprintf(err + l, errlen > l ? errlen - l : 0, ": %s", ilab_testbed_sim_error(&tb));
 	}
 	if (!ret && stats_json)
-		*stats_json = ilab_sim_json_dumps(sim);
-out_dev:
-	ilab_iommu_release_device(dev);
-out_board:
-	ilab_board_destroy(board);
-out_plat:
-	plat_fini();
-out_sim:
-	ilab_sim_destroy(sim);
-out_topo:
-	ilab_topo_free(topo);
-out_prof:
+		*stats_json = ilab_sim_json_dumps(tb.sim);
+out:
+	if (dev)
+		ilab_iommu_release_device(dev);
+	ilab_testbed_down(&tb);
 	free(prof);
 	return ret;
 }

@@ -25,6 +25,7 @@
 #include <iommulab/sim.h>
 #include <iommulab/smmuv3.h>
 #include <iommulab/smmuv3_drv.h>
+#include <iommulab/testbed.h>
 #include <iommulab/topo.h>
 
 #define PROFILE ILAB_TESTDATA "/../../profiles/kunpeng920.yaml"
@@ -32,12 +33,10 @@
 #define OP_TLBI_NH_ASID 0x11
 #define OP_CMD_SYNC 0x46
 
-/* One simulated machine: kunpeng920, its profile, the board with only the SMMU of the NIC. */
+/* One simulated machine: kunpeng920, its profile, the testbed with only the NIC's SMMU. */
 struct stack {
 	struct ilab_profile prof;
-	struct ilab_topo *topo;
-	struct ilab_sim *sim;
-	struct ilab_board *board;
+	struct ilab_testbed tb;
 	unsigned smmu;       /* index of the NIC's SMMU */
 	int smmu_node;
 	struct ilab_iommu *iommu;
@@ -47,61 +46,42 @@ struct stack {
 static void stack_up(struct stack *st, enum ilab_cma_mode cma)
 {
 	char err[512];
-	struct ilab_board_opts bo = { 0 };
-	struct ilab_dev *devs;
-	unsigned ndev;
+	struct ilab_testbed_opts to = { .profile = &st->prof, .seed = 1, .cma = cma,
+					.cma_global_node = 0 /* Linux: node 0 */ };
 	const struct ilab_device *td = NULL;
 
 	memset(st, 0, sizeof(*st));
 	if (ilab_profile_load(PROFILE, &st->prof, err, sizeof(err)))
 		fail_msg("profile: %s", err);
-	if (ilab_topo_load(st->prof.topology, &st->topo, err, sizeof(err)) < 0)
-		fail_msg("topology: %s", err);
-	for (unsigned i = 0; i < ilab_topo_nr_devices(st->topo); i++) {
-		const struct ilab_device *d = ilab_topo_device(st->topo, i);
+	if (ilab_testbed_load_topology(&st->tb, &to, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (unsigned i = 0; i < ilab_topo_nr_devices(st->tb.topo); i++) {
+		const struct ilab_device *d = ilab_topo_device(st->tb.topo, i);
 
 		if (d->kind == ILAB_DEV_NIC && d->node == 2)
 			td = d;
 	}
 	assert_non_null(td); /* kunpeng920: a NIC on node 2 */
 	st->smmu = td->smmu;
-	if (ilab_sim_create_topo(st->topo, &st->prof, &(struct ilab_sim_config){ .seed = 1 },
-				 &st->sim, err, sizeof(err)))
-		fail_msg("sim: %s", err);
-	assert_int_equal(plat_init(&(struct plat_config){ .engine = PLAT_ENGINE_SIM,
-							  .topo = st->topo,
-							  .sim = ilab_sim_ops(st->sim) }),
-			 0);
-	bo.cma = cma;
-	bo.cma_global_node = 0; /* Linux: the global area is on node 0 */
-	bo.smmu_mask = 1ull << st->smmu;
-	bo.smmu_command_ns = st->prof.smmu_command_ns;
-	bo.smmu_sync_ns = st->prof.smmu_sync_ns;
-	bo.smmu_tlbi_sync_ns = st->prof.smmu_tlbi_sync_ns;
-	bo.smmu_tlb_lookup_ns = st->prof.smmu_tlb_lookup_ns;
-	if (ilab_board_create(st->topo, &bo, &st->board, err, sizeof(err)))
-		fail_msg("board: %s", err);
-	assert_int_equal(ilab_board_start(st->board), 0);
-	assert_int_equal(ilab_board_probe_iommus(st->board, NULL), 0);
-	st->smmu_node = ilab_board_smmu_node(st->board, st->smmu);
+	to.smmu_mask = 1ull << st->smmu;
+	if (ilab_testbed_up(&st->tb, &to, err, sizeof(err)))
+		fail_msg("%s", err);
+	st->smmu_node = ilab_board_smmu_node(st->tb.board, st->smmu);
 	assert_int_equal(st->smmu_node, 2);
-	st->iommu = ilab_board_iommu(st->board, st->smmu);
+	st->iommu = ilab_board_iommu(st->tb.board, st->smmu);
 	assert_non_null(st->iommu);
-	assert_int_equal(ilab_board_devices(st->board, &devs, &ndev), 0);
-	for (unsigned i = 0; i < ndev; i++)
-		if (!strcmp(devs[i].name, td->name))
-			st->nic = &devs[i];
+	st->nic = ilab_testbed_dev(&st->tb, td->name);
 	assert_non_null(st->nic);
 	st->nic->pci = true;
 }
 
 static void stack_down(struct stack *st)
 {
-	ilab_board_destroy(st->board);
-	plat_fini();
-	assert_string_equal(ilab_sim_error(st->sim), "");
-	ilab_sim_destroy(st->sim);
-	ilab_topo_free(st->topo);
+	/* the board first: stopping its agents must not leave the simulator an error either */
+	ilab_board_destroy(st->tb.board);
+	st->tb.board = NULL;
+	assert_string_equal(ilab_testbed_sim_error(&st->tb), "");
+	ilab_testbed_down(&st->tb);
 }
 
 /* ---- (a) CMD_SYNC: queue on the SMMU's node vs remote ------------------------------------ */
@@ -141,14 +121,14 @@ static uint64_t sync_latency(enum ilab_cma_mode cma, int *queue_node)
 	stack_up(&st, cma);
 	assert_int_equal(ilab_smmu_drv_get_info(st.iommu, &info), 0);
 	assert_int_equal(info.sync_mode, ILAB_SMMU_SYNC_MSI); /* MSI written into the slot */
-	*queue_node = ilab_mem_node_of(ilab_board_mem(st.board), info.cmdq_pa);
+	*queue_node = ilab_mem_node_of(ilab_board_mem(st.tb.board), info.cmdq_pa);
 	a = (struct sync_arg){ .iommu = st.iommu };
 	cpu = plat_node_cpu(2, 0);
 	assert_true(cpu >= 0);
 	assert_int_equal(plat_run_threads(1, &cpu, one_sync, &a), 0);
 	assert_int_equal(a.ret, 0);
 	if (getenv("STACK_DEBUG"))
-		ilab_sim_json_write(st.sim, stderr);
+		ilab_sim_json_write(st.tb.sim, stderr);
 	stack_down(&st);
 	return a.ns;
 }
@@ -212,10 +192,7 @@ static int readahead_teardown(void **state)
 {
 	(void)state;
 	if (ra_live) {
-		ilab_board_destroy(ra_live->board);
-		plat_fini();
-		ilab_sim_destroy(ra_live->sim);
-		ilab_topo_free(ra_live->topo);
+		ilab_testbed_down(&ra_live->tb);
 		ra_live = NULL;
 	}
 	return 0;
@@ -230,7 +207,7 @@ struct readahead_arg {
 
 static uint32_t cmdq_prod_index(struct stack *st, unsigned entries)
 {
-	struct smmu *s = ilab_board_smmu(st->board, st->smmu);
+	struct smmu *s = ilab_board_smmu(st->tb.board, st->smmu);
 
 	return (uint32_t)smmu_mmio_read(s, SMMU_REG_CMDQ_PROD, 4) & (entries - 1);
 }
@@ -279,12 +256,12 @@ static void readahead_batch(unsigned idx, void *arg)
 /* One counter of the SMMU's agent in the simulator's statistics. */
 static uint64_t agent_stat(struct stack *st, const char *key)
 {
-	json_t *root = ilab_sim_json(st->sim), *agent, *v;
+	json_t *root = ilab_sim_json(st->tb.sim), *agent, *v;
 	uint64_t n;
 
 	assert_non_null(root);
 	agent = json_object_get(json_object_get(root, "agents"),
-				ilab_topo_smmu(st->topo, st->smmu)->name);
+				ilab_topo_smmu(st->tb.topo, st->smmu)->name);
 	assert_non_null(agent);
 	v = json_object_get(agent, key);
 	assert_true(json_is_integer(v));
@@ -308,7 +285,7 @@ static void test_remote_batch_is_read_ahead_in_one_round_trip(void **state)
 	ra_live = &st;
 	assert_int_equal(ilab_smmu_drv_get_info(st.iommu, &info), 0);
 	assert_int_equal(info.sync_mode, ILAB_SMMU_SYNC_MSI);
-	assert_int_equal(ilab_mem_node_of(ilab_board_mem(st.board), info.cmdq_pa), 0);
+	assert_int_equal(ilab_mem_node_of(ilab_board_mem(st.tb.board), info.cmdq_pa), 0);
 	a.entries = 1u << info.cmdq_log2;
 	assert_true(a.entries >= 2 * RA_BATCH);
 	cpu = plat_node_cpu(2, 0);
@@ -343,7 +320,7 @@ static void test_remote_batch_is_read_ahead_in_one_round_trip(void **state)
 	 * Without the read-ahead each line's first entry would pay xfer3, serially.
 	 * Every cost is an integer sum in the model (no randomness, no contention: one CPU, one
 	 * batch), so the comparison is exact. */
-	assert_int_equal(ilab_topo_distance(st.topo, 2, 0), 32);
+	assert_int_equal(ilab_topo_distance(st.tb.topo, 2, 0), 32);
 	assert_int_equal(ilab_profile_dist_ns(&st.prof, ILAB_DIST_MEM, 10, &mem10), 0);
 	assert_int_equal(ilab_profile_dist_ns(&st.prof, ILAB_DIST_MEM, 32, &mem32), 0);
 	hop = (mem32 - mem10) / 2;
@@ -390,20 +367,20 @@ static void test_strict_16_cpus_model_executes_what_the_driver_issued(void **sta
 	ilab_dma_options_default(&dopts);
 	assert_int_equal(ilab_dma_configure(st.nic, &dopts), 0);
 	ilab_smmu_drv_clear_stats(st.iommu);
-	smmu_clear_stats(ilab_board_smmu(st.board, st.smmu));
+	smmu_clear_stats(ilab_board_smmu(st.tb.board, st.smmu));
 
 	ilab_map_bench_cfg_default(&cfg);
 	cfg.threads = THREADS;
 	cfg.node = -1; /* CPUs 0..15: nodes 0 */
 	cfg.iterations = ITERS;
-	assert_int_equal(ilab_map_bench_run(st.nic, ilab_board_mem(st.board), &cfg, &res, err,
+	assert_int_equal(ilab_map_bench_run(st.nic, ilab_board_mem(st.tb.board), &cfg, &res, err,
 					    sizeof(err)),
 			 0);
 	assert_int_equal(res.loops, THREADS * ITERS);
 	assert_int_equal(res.map_errors, 0);
 
 	assert_int_equal(ilab_smmu_drv_get_stats(st.iommu, ds), 0);
-	assert_int_equal(smmu_get_cmdq_stats(ilab_board_smmu(st.board, st.smmu), 0, qs), 0);
+	assert_int_equal(smmu_get_cmdq_stats(ilab_board_smmu(st.tb.board, st.smmu), 0, qs), 0);
 	/* Strict, one 4 KiB page per unmap: one leaf TLBI by VA and one CMD_SYNC each (no other
 	 * command: the domain and the device were set up before the counters were cleared). */
 	assert_int_equal(ds->by_opcode[OP_TLBI_NH_VA], THREADS * ITERS);
@@ -442,7 +419,7 @@ static uint64_t asid_tlbis(struct stack *st)
 	uint64_t n;
 
 	assert_non_null(qs);
-	assert_int_equal(smmu_get_cmdq_stats(ilab_board_smmu(st->board, st->smmu), 0, qs), 0);
+	assert_int_equal(smmu_get_cmdq_stats(ilab_board_smmu(st->tb.board, st->smmu), 0, qs), 0);
 	n = qs->by_opcode[OP_TLBI_NH_ASID];
 	free(qs);
 	return n;
@@ -486,7 +463,7 @@ static void test_lazy_flush_timer_fires_after_10ms_of_virtual_time(void **state)
 	ilab_dma_options_default(&dopts);
 	dopts.fq_timer = true; /* the timer is an agent: in simulation a fiber */
 	assert_int_equal(ilab_dma_configure(st.nic, &dopts), 0);
-	assert_int_equal(ilab_mem_alloc_pages(ilab_board_mem(st.board), 2, 0, &a.pa), 0);
+	assert_int_equal(ilab_mem_alloc_pages(ilab_board_mem(st.tb.board), 2, 0, &a.pa), 0);
 	tlbis0 = asid_tlbis(&st);
 	cpu = plat_node_cpu(2, 0);
 	assert_int_equal(plat_run_threads(1, &cpu, lazy_thread, &a), 0);
@@ -505,7 +482,7 @@ static void test_lazy_flush_timer_fires_after_10ms_of_virtual_time(void **state)
 	assert_int_equal(a.asid_tlbis_11ms, tlbis0 + 1);
 	assert_int_equal(a.at_11ms.fq_freed - a.start.fq_freed, 1);
 
-	ilab_mem_free_pages(ilab_board_mem(st.board), a.pa, 0);
+	ilab_mem_free_pages(ilab_board_mem(st.tb.board), a.pa, 0);
 	ilab_iommu_release_device(st.nic);
 	stack_down(&st);
 }
@@ -528,10 +505,10 @@ static char *bench_json(unsigned threads, enum ilab_domain_type type)
 	cfg.threads = threads;
 	cfg.node = 2;
 	cfg.iterations = 20;
-	assert_int_equal(ilab_map_bench_run(st.nic, ilab_board_mem(st.board), &cfg, &res, err,
+	assert_int_equal(ilab_map_bench_run(st.nic, ilab_board_mem(st.tb.board), &cfg, &res, err,
 					    sizeof(err)),
 			 0);
-	json = ilab_sim_json_dumps(st.sim);
+	json = ilab_sim_json_dumps(st.tb.sim);
 	assert_non_null(json);
 	ilab_iommu_release_device(st.nic);
 	stack_down(&st);

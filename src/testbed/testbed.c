@@ -1,0 +1,169 @@
+/* testbed.c — assembles the modelled machine (topology, simulator, plat, board, SMMU model
+ * agents, SMMUv3 driver) from a loaded profile and tears it down (include/iommulab/testbed.h).
+ * The one place where a profile's smmu: section becomes board options. It is not a workload:
+ * devices, domains and DMA options are the callers'.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <iommulab/board.h>
+#include <iommulab/plat.h>
+#include <iommulab/sim.h>
+#include <iommulab/testbed.h>
+#include <iommulab/topo.h>
+
+#include "util/errf.h"
+
+#define TB_MSG_MAX 512
+#define TB_ECMDQ_MAX 1024 /* IDR6 allows at most 2^10 ECMDQs per SMMU */
+
+int ilab_testbed_load_topology(struct ilab_testbed *tb, const struct ilab_testbed_opts *o,
+			       char *err, size_t errlen)
+{
+	const char *spec;
+	char msg[TB_MSG_MAX];
+	int ret;
+
+	if (!tb || !o)
+		return ilab_errf(err, errlen, -EINVAL, "testbed: no testbed or options");
+	if (tb->topo)
+		return 0;
+	spec = o->topology ? o->topology : o->profile ? o->profile->topology : NULL;
+	if (!spec)
+		return ilab_errf(err, errlen, -EINVAL, "testbed: no topology and no profile");
+	ret = ilab_topo_load(spec, &tb->topo, msg, sizeof(msg));
+	if (ret < 0) {
+		tb->topo = NULL;
+		return ilab_errf(err, errlen, ret, "topology: %s", msg);
+	}
+	return 0;
+}
+
+void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ilab_topo *topo,
+			     struct ilab_board_opts *bo, struct smmu_config *scfg)
+{
+	const struct ilab_profile *p = o->profile;
+
+	smmu_config_default(scfg);
+	scfg->seed = o->seed; /* only a RANDOM cache policy draws from it */
+	if (p && p->smmu_ril >= 0) /* the profile's machine: e.g. no range invalidation */
+		scfg->ril = p->smmu_ril;
+	if (o->ecmdq_per_cpu) {
+		/* SMMUv3.3; the model's consumer scans the queues serially (ecmdq_parallel off) */
+		scfg->arch_minor = 3;
+		scfg->ecmdq_count = 1;
+		while (topo && scfg->ecmdq_count < ilab_topo_nr_cpus(topo) &&
+		       scfg->ecmdq_count < TB_ECMDQ_MAX)
+			scfg->ecmdq_count *= 2;
+		scfg->ecmdq_parallel = false;
+	}
+	memset(bo, 0, sizeof(*bo));
+	bo->smmu_cfg = scfg;
+	bo->cma = o->cma;
+	bo->cma_global_node = o->cma_global_node;
+	bo->smmu_mask = o->smmu_mask;
+	bo->process_batch = o->process_batch;
+	if (p) {
+		/* What the model's work costs: every smmu: cost of the profile, here and only
+		 * here (natively plat_charge_ns charges nothing). */
+		bo->smmu_command_ns = p->smmu_command_ns;
+		bo->smmu_sync_ns = p->smmu_sync_ns;
+		bo->smmu_tlbi_sync_ns = p->smmu_tlbi_sync_ns;
+		bo->smmu_tlb_lookup_ns = p->smmu_tlb_lookup_ns;
+	}
+}
+
+static int testbed_sim_plat(struct ilab_testbed *tb, const struct ilab_testbed_opts *o,
+			    char *err, size_t errlen)
+{
+	struct plat_config pc = { .engine = PLAT_ENGINE_NATIVE, .topo = tb->topo };
+	char msg[TB_MSG_MAX];
+	int ret;
+
+	if (o->native) {
+		pc.bind_threads = true;
+	} else {
+		struct ilab_sim *sim = NULL;
+
+		ret = ilab_sim_create_topo(tb->topo, o->profile,
+					   &(struct ilab_sim_config){ .seed = o->seed,
+								      .lookahead = o->lookahead },
+					   &sim, msg, sizeof(msg));
+		if (ret)
+			return ilab_errf(err, errlen, ret, "simulator: %s", msg);
+		tb->sim = sim;
+		pc.engine = PLAT_ENGINE_SIM;
+		pc.sim = ilab_sim_ops(sim);
+	}
+	ret = plat_init(&pc);
+	if (ret)
+		return ilab_errf(err, errlen, ret, "cannot set up the platform (%d)", ret);
+	tb->plat_up = true;
+	return 0;
+}
+
+int ilab_testbed_up(struct ilab_testbed *tb, const struct ilab_testbed_opts *o, char *err,
+		    size_t errlen)
+{
+	struct ilab_board_opts bo;
+	struct smmu_config scfg;
+	struct ilab_board *board = NULL;
+	int ret;
+
+	if (!tb || !o)
+		return ilab_errf(err, errlen, -EINVAL, "testbed: no testbed or options");
+	if (tb->sim || tb->plat_up || tb->board)
+		return ilab_errf(err, errlen, -EINVAL, "testbed: already up");
+	if (!o->native && !o->profile)
+		return ilab_errf(err, errlen, -EINVAL, "testbed: simulation needs a profile");
+	tb->profile = o->profile;
+	if ((ret = ilab_testbed_load_topology(tb, o, err, errlen)) ||
+	    (ret = testbed_sim_plat(tb, o, err, errlen)))
+		return ret;
+	ilab_testbed_board_opts(o, tb->topo, &bo, &scfg);
+	ret = ilab_board_create(tb->topo, &bo, &board, err, errlen); /* err: "board: ..." */
+	if (ret)
+		return ret;
+	tb->board = board;
+	ret = ilab_board_start(board);
+	if (ret)
+		return ilab_errf(err, errlen, ret, "cannot start the SMMU models (%d)%s%s", ret,
+				 *ilab_testbed_sim_error(tb) ? ": " : "", ilab_testbed_sim_error(tb));
+	ret = ilab_board_probe_iommus(board, &o->drv);
+	if (ret)
+		return ilab_errf(err, errlen, ret, "SMMUv3 driver probe (%d): %s%s%s", ret,
+				 ilab_smmu_drv_strerror(), *ilab_testbed_sim_error(tb) ? " " : "",
+				 ilab_testbed_sim_error(tb));
+	return 0;
+}
+
+void ilab_testbed_down(struct ilab_testbed *tb)
+{
+	if (!tb)
+		return;
+	ilab_board_destroy(tb->board); /* stops the agents, removes the drivers */
+	if (tb->plat_up)
+		plat_fini();
+	ilab_sim_destroy(tb->sim);
+	ilab_topo_free(tb->topo);
+	memset(tb, 0, sizeof(*tb));
+}
+
+struct ilab_dev *ilab_testbed_dev(struct ilab_testbed *tb, const char *name)
+{
+	struct ilab_dev *devs;
+	unsigned n;
+
+	if (!tb || !tb->board || !name || ilab_board_devices(tb->board, &devs, &n))
+		return NULL;
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(devs[i].name, name))
+			return &devs[i];
+	return NULL;
+}
+
+const char *ilab_testbed_sim_error(const struct ilab_testbed *tb)
+{
+	return tb && tb->sim ? ilab_sim_error(tb->sim) : "";
+}
