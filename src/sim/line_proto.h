@@ -69,6 +69,20 @@ static inline void sharers_clear(struct ilab_sim *s, struct sim_line *l)
 	l->sharer_nodes = 0;
 }
 
+/* CPU `slot` of node n now holds the line exclusively (its write, or its RMW): every other copy
+ * is gone, and the freshest data is in its cache. */
+static inline void line_make_owner(struct ilab_sim *s, struct sim_line *l, unsigned slot,
+				   unsigned n)
+{
+	sharer_bits_clear(s, l);
+	sharer_set(l, slot);
+	l->nr_sharers = 1;
+	l->sharer_nodes = 1ull << n;
+	l->owner = (int)slot;
+	l->src_node = (int)n;
+	l->in_llc = false;
+}
+
 static inline void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l,
 				   enum plat_access kind)
 {
@@ -136,13 +150,7 @@ static inline void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, stru
 			st->transfer_ns += cost;
 			l->transfer_ns += cost;
 			l->transfers++;
-			sharer_bits_clear(s, l);
-			sharer_set(l, slot);
-			l->nr_sharers = 1;
-			l->sharer_nodes = 1ull << n;
-			l->owner = (int)slot;
-			l->src_node = (int)n;
-			l->in_llc = false;
+			line_make_owner(s, l, slot, n);
 		}
 		f->t = start + cost;
 		l->busy_until = f->t;
@@ -228,13 +236,7 @@ static inline uint64_t sim_mem_line_cost(struct ilab_sim *s, struct sim_fiber *f
 		if (l->nr_sharers > (have ? 1u : 0u))
 			cost = sim_max64(cost, sim_invalidate_ns(s, l, n));
 	}
-	sharers_clear(s, l);
-	sharer_set(l, slot);
-	l->nr_sharers = 1;
-	l->sharer_nodes = 1ull << n;
-	l->owner = (int)slot;
-	l->src_node = (int)n;
-	l->in_llc = false;
+	line_make_owner(s, l, slot, n);
 	return cost;
 }
 
