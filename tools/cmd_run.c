@@ -58,6 +58,7 @@ static void print_help(FILE *f)
 
 struct run_totals {
 	unsigned scenarios, cases, ok, not_implemented, failed, figures, within;
+	unsigned effects, effects_same;
 };
 
 static void add_totals(struct run_totals *t, const struct ilab_scenario_result *r)
@@ -77,6 +78,13 @@ static void add_totals(struct run_totals *t, const struct ilab_scenario_result *
 			t->figures++;
 			t->within += c.verdict == ILAB_VERDICT_WITHIN;
 		}
+	}
+	for (unsigned i = 0; i < r->scenario->nr_effects; i++) {
+		struct ilab_effect_comparison c;
+
+		ilab_compare_effect(r, &r->scenario->effects[i], &c);
+		t->effects++;
+		t->effects_same += c.verdict == ILAB_EFFECT_SAME;
 	}
 }
 
@@ -215,9 +223,13 @@ int cmd_run(int argc, char **argv)
 		fputc('\n', stdout);
 	} else if (ret != CLI_EXIT_USAGE && tot.scenarios) {
 		printf("%u scenario%s, %u cases: %u run, %u not implemented yet, %u failed; "
-		       "%u of %u published figures within tolerance\n",
+		       "%u of %u published figures within tolerance",
 		       tot.scenarios, tot.scenarios == 1 ? "" : "s", tot.cases, tot.ok,
 		       tot.not_implemented, tot.failed, tot.within, tot.figures);
+		if (tot.effects)
+			printf("; %u of %u published effects in the same direction",
+			       tot.effects_same, tot.effects);
+		putchar('\n');
 	}
 	json_decref(json_all);
 	for (int i = 0; i < nr; i++)

@@ -44,6 +44,34 @@ double ilab_reference_tolerance(const struct ilab_scenario *s, const struct ilab
 void ilab_compare(const struct ilab_scenario *s, const struct ilab_reference *ref,
 		  const struct ilab_case_result *r, struct ilab_comparison *out);
 
+/* A published effect (struct ilab_effect) judged by direction: the seed's change of a metric
+ * from one case to another against ours (to / from - 1, each side compared as in
+ * ilab_compare, so with the same truncation). A change within ±ILAB_EFFECT_FLAT counts as no
+ * change: the posts' figures carry no more precision than that. */
+#define ILAB_EFFECT_FLAT 0.02
+
+enum ilab_effect_verdict {
+	ILAB_EFFECT_NO_DATA = 0, /* one of our two figures is missing */
+	ILAB_EFFECT_SAME,        /* same direction, or no change on either side */
+	ILAB_EFFECT_OPPOSITE,    /* both change, in opposite directions */
+	ILAB_EFFECT_MISSING,     /* the seed's figures change, ours do not */
+	ILAB_EFFECT_SPURIOUS,    /* ours change, the seed's do not */
+};
+
+struct ilab_effect_comparison {
+	const struct ilab_effect *effect;
+	bool have_ours;
+	double seed_change; /* seed to / seed from - 1 */
+	double ours_change; /* ours to / ours from - 1 (when have_ours) */
+	bool bound;         /* a published side is a bound ("> 550"): seed_change is a limit */
+	enum ilab_effect_verdict verdict;
+};
+
+void ilab_compare_effect(const struct ilab_scenario_result *r, const struct ilab_effect *e,
+			 struct ilab_effect_comparison *out);
+/* "no_data", "same", "opposite", "missing", "spurious" */
+const char *ilab_effect_verdict_name(enum ilab_effect_verdict v);
+
 const char *ilab_case_status_name(enum ilab_case_status st); /* "ok", "not_implemented", "failed" */
 const char *ilab_verdict_name(enum ilab_verdict v);          /* "no_data", "within", "outside" */
 /* "ok", "partial", "not_implemented" or "failed" for the whole scenario. */

@@ -34,6 +34,7 @@ extern "C" {
 #define ILAB_SCN_MAX_REFS 8      /* reference figures of one case */
 #define ILAB_SCN_MAX_CASES 256
 #define ILAB_SCN_MAX_FIGURES 8   /* figures one case's run may report */
+#define ILAB_SCN_MAX_EFFECTS 256
 
 /* The issue's acceptance bounds (issue 7): calibration points within ±10%, predictions ±25%. */
 #define ILAB_TOL_CALIBRATION 0.10
@@ -94,6 +95,18 @@ struct ilab_case {
 	unsigned line; /* 1-based line of the case in its file */
 };
 
+/* A published effect: how one metric changes from case `from` (without the mechanism, or
+ * the baseline) to case `to` (with it), both cases having a published figure for it. The
+ * report computes the seed's change and iommulab's and says whether they agree in direction
+ * ("every seed's effect has the right direction"). */
+struct ilab_effect {
+	char label[ILAB_SCN_NAME_MAX];
+	char metric[ILAB_SCN_KEY_MAX];
+	unsigned from, to;         /* case indices */
+	unsigned from_ref, to_ref; /* index of the metric's figure in each case's refs */
+	unsigned line;             /* 1-based line of the effect in its file */
+};
+
 struct ilab_workload;
 
 struct ilab_scenario {
@@ -116,6 +129,8 @@ struct ilab_scenario {
 	bool plot_logx, plot_logy;
 	unsigned nr_cases;
 	struct ilab_case *cases;
+	unsigned nr_effects;
+	struct ilab_effect *effects; /* optional: the published effects to check */
 };
 
 /* Parse a scenario file. Returns 0 and *out (free with ilab_scenario_free), or a negative errno:

@@ -470,14 +470,92 @@ static int parse_plot(struct sctx *c, struct ilab_scenario *s, const yaml_node_t
 	return 0;
 }
 
+/* The case labelled by v's text, by index; an error names the known labels' file lines. */
+static int find_case(struct sctx *c, const struct ilab_scenario *s, const yaml_node_t *v,
+		     const char *key, unsigned *idx)
+{
+	char label[ILAB_SCN_NAME_MAX];
+	int ret;
+
+	if ((ret = get_ident(c, v, key, label, sizeof(label))))
+		return ret;
+	for (unsigned i = 0; i < s->nr_cases; i++)
+		if (strcmp(s->cases[i].label, label) == 0) {
+			*idx = i;
+			return 0;
+		}
+	return serr(c, v, "%s: no case is labelled '%s'", key, label);
+}
+
+/* The index of case k's published figure for metric, or an error at v. */
+static int find_ref(struct sctx *c, const struct ilab_case *k, const yaml_node_t *v,
+		    const char *metric, unsigned *idx)
+{
+	for (unsigned i = 0; i < k->nr_refs; i++)
+		if (strcmp(k->refs[i].metric, metric) == 0) {
+			*idx = i;
+			return 0;
+		}
+	return serr(c, v, "case '%s' has no published figure for metric '%s'", k->label, metric);
+}
+
+static int parse_effect(struct sctx *c, const struct ilab_scenario *s, const yaml_node_t *map,
+			struct ilab_effect *e)
+{
+	static const char *const keys[] = { "!label", "!metric", "!from", "!to", NULL };
+	yaml_node_t *v[MAX_KEYS];
+	int ret;
+
+	if ((ret = collect(c, map, "effect", keys, v)))
+		return ret;
+	e->line = (unsigned)map->start_mark.line + 1;
+	if ((ret = get_text(c, v[0], "label", e->label, sizeof(e->label))))
+		return ret;
+	if ((ret = get_ident(c, v[1], "metric", e->metric, sizeof(e->metric))))
+		return ret;
+	if ((ret = find_case(c, s, v[2], "from", &e->from)) ||
+	    (ret = find_case(c, s, v[3], "to", &e->to)))
+		return ret;
+	if (e->from == e->to)
+		return serr(c, v[3], "to: the same case as from ('%s')", s->cases[e->to].label);
+	if ((ret = find_ref(c, &s->cases[e->from], v[2], e->metric, &e->from_ref)) ||
+	    (ret = find_ref(c, &s->cases[e->to], v[3], e->metric, &e->to_ref)))
+		return ret;
+	return 0;
+}
+
+static int parse_effects(struct sctx *c, struct ilab_scenario *s, const yaml_node_t *seq)
+{
+	size_t n;
+	int ret;
+
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return serr(c, seq, "effects: expected a list, got %s", node_kind(seq));
+	n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	if (n > ILAB_SCN_MAX_EFFECTS)
+		return serr(c, seq, "effects: more than %d effects", ILAB_SCN_MAX_EFFECTS);
+	if (n == 0)
+		return 0;
+	s->effects = calloc(n, sizeof(*s->effects));
+	if (!s->effects)
+		return -ENOMEM;
+	for (yaml_node_item_t *it = seq->data.sequence.items.start;
+	     it < seq->data.sequence.items.top; it++) {
+		if ((ret = parse_effect(c, s, node_at(c, *it), &s->effects[s->nr_effects])))
+			return ret;
+		s->nr_effects++;
+	}
+	return 0;
+}
+
 enum { K_NAME, K_SEED, K_TITLE, K_DESC, K_SOURCE, K_PROFILE, K_ENGINE, K_TOL, K_MECH, K_WORKLOAD,
-       K_PLOT, K_CASES, K_NOTES };
+       K_PLOT, K_CASES, K_NOTES, K_EFFECTS };
 
 static int parse_root(struct sctx *c, struct ilab_scenario *s, const yaml_node_t *root)
 {
 	static const char *const keys[] = { "!name", "!seed", "!title", "description", "source",
 					    "!profile", "engine", "tolerance", "mechanisms",
-					    "!workload", "plot", "!cases", "notes", NULL };
+					    "!workload", "plot", "!cases", "notes", "effects", NULL };
 	yaml_node_t *v[MAX_KEYS];
 	struct ilab_mechanisms mech = { 0 };
 	struct ilab_param defaults[ILAB_SCN_MAX_PARAMS];
@@ -544,6 +622,8 @@ static int parse_root(struct sctx *c, struct ilab_scenario *s, const yaml_node_t
 			return ret;
 		s->nr_cases++;
 	}
+	if (v[K_EFFECTS] && (ret = parse_effects(c, s, v[K_EFFECTS])))
+		return ret;
 	return 0;
 }
 
@@ -639,6 +719,7 @@ void ilab_scenario_free(struct ilab_scenario *s)
 	if (!s)
 		return;
 	free(s->cases);
+	free(s->effects);
 	free(s);
 }
 

@@ -59,6 +59,54 @@ void ilab_compare(const struct ilab_scenario *s, const struct ilab_reference *re
 	}
 }
 
+/* -1, 0 or +1: the direction of a relative change, flat within ±ILAB_EFFECT_FLAT. */
+static int direction(double change)
+{
+	return change > ILAB_EFFECT_FLAT ? 1 : change < -ILAB_EFFECT_FLAT ? -1 : 0;
+}
+
+void ilab_compare_effect(const struct ilab_scenario_result *r, const struct ilab_effect *e,
+			 struct ilab_effect_comparison *out)
+{
+	const struct ilab_scenario *s = r->scenario;
+	const struct ilab_reference *rf = &s->cases[e->from].refs[e->from_ref];
+	const struct ilab_reference *rt = &s->cases[e->to].refs[e->to_ref];
+	struct ilab_comparison cf, ct;
+	int ds, dours;
+
+	memset(out, 0, sizeof(*out));
+	out->effect = e;
+	out->seed_change = rt->value / rf->value - 1;
+	out->bound = rf->relation != ILAB_REL_EQ || rt->relation != ILAB_REL_EQ;
+	ilab_compare(s, rf, &r->cases[e->from], &cf);
+	ilab_compare(s, rt, &r->cases[e->to], &ct);
+	if (!cf.have_ours || !ct.have_ours || cf.ours == 0) {
+		out->verdict = ILAB_EFFECT_NO_DATA;
+		return;
+	}
+	out->have_ours = true;
+	out->ours_change = ct.ours / cf.ours - 1;
+	ds = direction(out->seed_change);
+	dours = direction(out->ours_change);
+	if (ds == dours)
+		out->verdict = ILAB_EFFECT_SAME;
+	else if (ds && dours)
+		out->verdict = ILAB_EFFECT_OPPOSITE;
+	else
+		out->verdict = ds ? ILAB_EFFECT_MISSING : ILAB_EFFECT_SPURIOUS;
+}
+
+const char *ilab_effect_verdict_name(enum ilab_effect_verdict v)
+{
+	switch (v) {
+	case ILAB_EFFECT_SAME: return "same";
+	case ILAB_EFFECT_OPPOSITE: return "opposite";
+	case ILAB_EFFECT_MISSING: return "missing";
+	case ILAB_EFFECT_SPURIOUS: return "spurious";
+	default: return "no_data";
+	}
+}
+
 const char *ilab_case_status_name(enum ilab_case_status st)
 {
 	switch (st) {

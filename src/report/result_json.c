@@ -126,12 +126,33 @@ static json_t *case_json(const struct ilab_scenario *s, const struct ilab_case *
 	return o;
 }
 
+static json_t *effect_json(const struct ilab_scenario *s, const struct ilab_effect_comparison *c,
+			   bool *ok)
+{
+	const struct ilab_effect *e = c->effect;
+	json_t *o = json_object();
+
+	if (!o) {
+		*ok = false;
+		return NULL;
+	}
+	put(o, "label", json_string(e->label), ok);
+	put(o, "metric", json_string(e->metric), ok);
+	put(o, "from", json_string(s->cases[e->from].label), ok);
+	put(o, "to", json_string(s->cases[e->to].label), ok);
+	put(o, "seed_change", num(c->seed_change), ok);
+	put(o, "seed_change_is_bound", json_boolean(c->bound), ok);
+	put(o, "ours_change", c->have_ours ? num(c->ours_change) : json_null(), ok);
+	put(o, "verdict", json_string(ilab_effect_verdict_name(c->verdict)), ok);
+	return o;
+}
+
 json_t *ilab_result_json(const struct ilab_scenario_result *r)
 {
 	const struct ilab_scenario *s = r->scenario;
 	json_t *root = json_object(), *scn = json_object(), *tol = json_object(),
 	       *cases = json_array(), *sum = json_object();
-	unsigned counts[3] = { 0 }, figures = 0, within = 0, outside = 0;
+	unsigned counts[3] = { 0 }, figures = 0, within = 0, outside = 0, effects_same = 0;
 	bool ok = true;
 
 	if (!root || !scn || !tol || !cases || !sum) {
@@ -163,6 +184,21 @@ json_t *ilab_result_json(const struct ilab_scenario_result *r)
 			ok = false;
 	}
 	put(root, "cases", cases, &ok);
+	if (s->nr_effects) {
+		json_t *effects = json_array();
+
+		if (!effects)
+			ok = false;
+		for (unsigned i = 0; effects && i < s->nr_effects; i++) {
+			struct ilab_effect_comparison ec;
+
+			ilab_compare_effect(r, &s->effects[i], &ec);
+			effects_same += ec.verdict == ILAB_EFFECT_SAME;
+			if (json_array_append_new(effects, effect_json(s, &ec, &ok)) != 0)
+				ok = false;
+		}
+		put(root, "effects", effects, &ok);
+	}
 	put(root, "status", json_string(ilab_result_status(r)), &ok);
 	put(sum, "cases", json_integer(r->nr_cases), &ok);
 	put(sum, "ok", json_integer(counts[ILAB_CASE_OK]), &ok);
@@ -172,6 +208,10 @@ json_t *ilab_result_json(const struct ilab_scenario_result *r)
 	put(sum, "within", json_integer(within), &ok);
 	put(sum, "outside", json_integer(outside), &ok);
 	put(sum, "no_data", json_integer(figures - within - outside), &ok);
+	if (s->nr_effects) {
+		put(sum, "effects", json_integer(s->nr_effects), &ok);
+		put(sum, "effects_same_direction", json_integer(effects_same), &ok);
+	}
 	put(root, "summary", sum, &ok);
 	if (!ok) {
 		json_decref(root);

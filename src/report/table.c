@@ -1,5 +1,6 @@
 /* table.c — the human table of a scenario result: a header naming the seed and the setup, then
- * one row per published figure with the seed's figure, iommulab's, their ratio and the verdict.
+ * one row per published figure with the seed's figure, iommulab's, their ratio and the verdict;
+ * then, when the scenario lists published effects, one row per effect with both changes.
  * It is not the JSON (result_json.c); columns are padded by display width (UTF-8 aware).
  */
 #include <errno.h>
@@ -78,6 +79,68 @@ static void fill_row(const struct ilab_scenario *s, const struct ilab_case *k,
 		snprintf(row->cell[6], CELL, "no %s figure reported", ref->metric);
 }
 
+static const char *effect_verdict_text(enum ilab_effect_verdict v)
+{
+	switch (v) {
+	case ILAB_EFFECT_SAME: return "same direction";
+	case ILAB_EFFECT_OPPOSITE: return "OPPOSITE";
+	case ILAB_EFFECT_MISSING: return "NOT REPRODUCED";
+	case ILAB_EFFECT_SPURIOUS: return "SPURIOUS";
+	default: return "no data";
+	}
+}
+
+#define NR_ECOLS 5
+
+/* The published effects, one row each: the seed's change from one case to another, ours, and
+ * whether they agree in direction. */
+static int effects_table(const struct ilab_scenario_result *r, FILE *f)
+{
+	static const char *const head[NR_ECOLS] = { "effect (from -> to)", "metric", "seed",
+						    "iommulab", "direction" };
+	const struct ilab_scenario *s = r->scenario;
+	char (*cells)[NR_ECOLS][CELL] = calloc(s->nr_effects, sizeof(*cells));
+	size_t width[NR_ECOLS];
+
+	if (!cells)
+		return -ENOMEM;
+	for (unsigned i = 0; i < s->nr_effects; i++) {
+		const struct ilab_effect *e = &s->effects[i];
+		struct ilab_effect_comparison c;
+
+		ilab_compare_effect(r, e, &c);
+		snprintf(cells[i][0], CELL, "%s (%s -> %s)", e->label, s->cases[e->from].label,
+			 s->cases[e->to].label);
+		snprintf(cells[i][1], CELL, "%s", e->metric);
+		snprintf(cells[i][2], CELL, "%+.1f%%%s", c.seed_change * 100,
+			 c.bound ? " (bound)" : "");
+		if (c.have_ours)
+			snprintf(cells[i][3], CELL, "%+.1f%%", c.ours_change * 100);
+		else
+			snprintf(cells[i][3], CELL, DASH);
+		snprintf(cells[i][4], CELL, "%s", effect_verdict_text(c.verdict));
+	}
+	for (int c = 0; c < NR_ECOLS; c++) {
+		width[c] = display_width(head[c]);
+		for (unsigned i = 0; i < s->nr_effects; i++) {
+			size_t w = display_width(cells[i][c]);
+
+			width[c] = w > width[c] ? w : width[c];
+		}
+	}
+	fputc('\n', f);
+	for (int c = 0; c < NR_ECOLS; c++)
+		pad(f, head[c], width[c], c == NR_ECOLS - 1);
+	fputc('\n', f);
+	for (unsigned i = 0; i < s->nr_effects; i++) {
+		for (int c = 0; c < NR_ECOLS; c++)
+			pad(f, cells[i][c], width[c], c == NR_ECOLS - 1);
+		fputc('\n', f);
+	}
+	free(cells);
+	return 0;
+}
+
 int ilab_report_table(const struct ilab_scenario_result *r, FILE *f)
 {
 	static const char *const head[NR_COLS] = { "case", "metric", "seed figure", "iommulab",
@@ -122,5 +185,7 @@ int ilab_report_table(const struct ilab_scenario_result *r, FILE *f)
 		fputc('\n', f);
 	}
 	free(rows);
+	if (s->nr_effects && effects_table(r, f))
+		return -ENOMEM;
 	return ferror(f) ? -EIO : 0;
 }

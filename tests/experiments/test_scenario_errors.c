@@ -48,6 +48,10 @@ static const struct expect expected[] = {
 	{ "bad-empty.yaml", 1, 1, "the file is empty" },
 	{ "bad-not-mapping.yaml", 2, 1, "scenario: expected a mapping, got a list" },
 	{ "bad-plot-x.yaml", 8, 6, "x: 'size' is not a parameter of workload 'dma_map_benchmark'" },
+	{ "bad-effect-case.yaml", 13, 54, "to: no case is labelled 'c'" },
+	{ "bad-effect-noref.yaml", 12, 54, "case 'b' has no published figure for metric 'cmdsync_wait'" },
+	{ "bad-effect-same.yaml", 14, 9, "to: the same case as from ('a')" },
+	{ "bad-effect-missing-to.yaml", 11, 5, "effect: missing required key 'to'" },
 };
 
 #define NR_EXPECTED (sizeof(expected) / sizeof(expected[0]))
