@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Forward declarations only: scenario.h and mem.h (through board.h) both name ILAB_CMA_*, so
- * this header stays includable next to either. */
+/* Forward declarations only: users of the NIC model need neither the scenario nor the board
+ * headers. */
 struct ilab_board;
 struct ilab_dev;
 struct ilab_scenario;

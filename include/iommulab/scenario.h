@@ -43,7 +43,7 @@ extern "C" {
 /* ---- the model ------------------------------------------------------------------------------ */
 
 enum ilab_engine_kind { ILAB_ENGINE_KIND_SIM = 0, ILAB_ENGINE_KIND_NATIVE };
-enum ilab_cma_policy { ILAB_CMA_GLOBAL = 0, ILAB_CMA_PERNUMA };           /* seed 000 */
+enum ilab_cma_policy { ILAB_CMA_POLICY_GLOBAL = 0, ILAB_CMA_POLICY_PERNUMA }; /* seed 000 */
 enum ilab_domain_lookup { ILAB_LOOKUP_REFCOUNT = 0, ILAB_LOOKUP_DIRECT }; /* seed 001 */
 enum ilab_dma_mode { ILAB_MODE_STRICT = 0, ILAB_MODE_LAZY, ILAB_MODE_PASSTHROUGH };
 

@@ -3,9 +3,8 @@
  * -> SMMUv3 driver probe -> one device probed and configured for DMA. It is not a workload:
  * the seed workloads (src/workloads/cmdsync.c, the dma_map_benchmark glue) use it.
  *
- * Deliberately free of the scenario and memory headers (both name ILAB_CMA_GLOBAL): the
- * scenario runner's workload entries include this header with scenario.h, and the code behind
- * it includes board.h. Options are plain values.
+ * Free of the scenario and memory headers: the scenario runner's workload entries include
+ * this header, and the code behind it includes board.h. Options are plain values.
  */
 #ifndef ILAB_EXPERIMENTS_SIM_ENV_H
 #define ILAB_EXPERIMENTS_SIM_ENV_H

@@ -2,8 +2,8 @@
  * -> plat -> board (SMMU model with the profile's costs, optional ECMDQs) -> SMMUv3 driver
  * (optional spinlock command queue) -> the NIC probed in the case's mode -> ilab_nic_run.
  * The machine itself is a testbed (include/iommulab/testbed.h).
- * It is not the NIC model (nic.c) nor the scenario glue (nic_experiments.c); it exists apart
- * from them because scenario.h and mem.h cannot be included together (both name ILAB_CMA_*).
+ * It is not the NIC model (nic.c) nor the scenario glue (nic_experiments.c): the machine's
+ * set-up stays apart from both.
  */
 #include <errno.h>
 #include <stdio.h>

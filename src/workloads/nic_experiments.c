@@ -20,7 +20,7 @@ static void env_from_case(const struct ilab_scenario *s, const struct ilab_case 
 	e->profile = s->profile;
 	e->seed = 1;
 	e->nic_node = (int)ilab_case_param(c, "nic_node", 0);
-	e->cma_pernuma = c->mech.cma == ILAB_CMA_PERNUMA;
+	e->cma_pernuma = c->mech.cma == ILAB_CMA_POLICY_PERNUMA;
 	e->mode = c->mech.mode == ILAB_MODE_LAZY ? ILAB_NIC_ENV_LAZY
 		  : c->mech.mode == ILAB_MODE_PASSTHROUGH ? ILAB_NIC_ENV_PASSTHROUGH
 							  : ILAB_NIC_ENV_STRICT;

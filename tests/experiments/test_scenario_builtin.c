@@ -100,8 +100,8 @@ static void test_seed000_figures(void **state)
 	assert_string_equal(s->workload->name, "cmdsync_latency");
 	g = find_case(s, "cma-global-node0");
 	p = find_case(s, "cma-pernuma");
-	assert_int_equal(g->mech.cma, ILAB_CMA_GLOBAL);
-	assert_int_equal(p->mech.cma, ILAB_CMA_PERNUMA);
+	assert_int_equal(g->mech.cma, ILAB_CMA_POLICY_GLOBAL);
+	assert_int_equal(p->mech.cma, ILAB_CMA_POLICY_PERNUMA);
 	assert_figure(g, "cmdsync_wait", 550, "ns");
 	assert_int_equal(find_ref(g, "cmdsync_wait")->relation, ILAB_REL_GT); /* "more than" */
 	assert_figure(p, "cmdsync_wait", 240, "ns");
@@ -300,7 +300,7 @@ static void test_inheritance_and_quick(void **state)
 	assert_int_equal(s->nr_cases, 1);
 	/* Scenario mechanisms reach the case; unset ones keep the pre-patch defaults. */
 	assert_true(s->cases[0].mech.map_pages);
-	assert_int_equal(s->cases[0].mech.cma, ILAB_CMA_GLOBAL);
+	assert_int_equal(s->cases[0].mech.cma, ILAB_CMA_POLICY_GLOBAL);
 	assert_int_equal(s->cases[0].mech.mode, ILAB_MODE_STRICT);
 	assert_int_equal(s->cases[0].refs[0].kind, ILAB_REF_PREDICTION);
 
