@@ -15,7 +15,7 @@
 #include <yaml.h>
 
 #include "iommulab/scenario.h"
-#include "util/errf.h"
+#include "util/yaml_util.h"
 
 #define SCENARIO_FILE_MAX (1u << 20) /* a scenario is a page of text; refuse anything huge */
 #define MAX_KEYS 16
@@ -37,8 +37,7 @@ static int serr(struct sctx *c, const yaml_node_t *at, const char *fmt, ...)
 	int ret;
 
 	va_start(ap, fmt);
-	ret = ilab_file_verrf(c->err, c->errlen, c->file, at ? at->start_mark.line + 1 : 1,
-			      at ? at->start_mark.column + 1 : 1, fmt, ap);
+	ret = ilab_yaml_verrf(c->err, c->errlen, c->file, at, fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -46,11 +45,6 @@ static int serr(struct sctx *c, const yaml_node_t *at, const char *fmt, ...)
 static yaml_node_t *node_at(struct sctx *c, int id)
 {
 	return yaml_document_get_node(c->doc, id);
-}
-
-static const char *scalar(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
 static const char *node_kind(const yaml_node_t *n)
@@ -82,7 +76,7 @@ static int collect(struct sctx *c, const yaml_node_t *map, const char *what,
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
-		const char *key = scalar(k);
+		const char *key = ilab_yaml_scalar(k);
 		size_t i;
 
 		if (!key)
@@ -113,7 +107,7 @@ static int collect(struct sctx *c, const yaml_node_t *map, const char *what,
 
 static int get_text(struct sctx *c, const yaml_node_t *v, const char *key, char *out, size_t sz)
 {
-	const char *s = scalar(v);
+	const char *s = ilab_yaml_scalar(v);
 
 	if (!s)
 		return serr(c, v, "%s: expected a string, got %s", key, node_kind(v));
@@ -153,7 +147,7 @@ static bool is_plain(const yaml_node_t *v)
 static int get_number(struct sctx *c, const yaml_node_t *v, const char *key, double min,
 		      double max, bool integer, double *out)
 {
-	const char *s = scalar(v);
+	const char *s = ilab_yaml_scalar(v);
 	char *end;
 	double d;
 
@@ -176,7 +170,7 @@ static int get_number(struct sctx *c, const yaml_node_t *v, const char *key, dou
 static int get_choice(struct sctx *c, const yaml_node_t *v, const char *key,
 		      const char *const *names, int *out)
 {
-	const char *s = scalar(v);
+	const char *s = ilab_yaml_scalar(v);
 	char known[128] = "";
 	size_t off = 0;
 
@@ -196,7 +190,7 @@ static int get_choice(struct sctx *c, const yaml_node_t *v, const char *key,
 static int get_onoff(struct sctx *c, const yaml_node_t *v, const char *key, bool *out)
 {
 	static const char *const names[] = { "off", "on", "false", "true", NULL };
-	const char *s = scalar(v);
+	const char *s = ilab_yaml_scalar(v);
 	int i;
 
 	if (!s)
@@ -285,7 +279,7 @@ static int parse_params(struct sctx *c, const yaml_node_t *map, const char *what
 	     p++) {
 		yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
 		const struct ilab_workload_param *spec;
-		const char *key = scalar(k);
+		const char *key = ilab_yaml_scalar(k);
 		double d;
 		int ret;
 
@@ -300,7 +294,7 @@ static int parse_params(struct sctx *c, const yaml_node_t *map, const char *what
 				    c->wl->name, known);
 		}
 		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++)
-			if (strcmp(scalar(node_at(c, q->key)), key) == 0)
+			if (strcmp(ilab_yaml_scalar(node_at(c, q->key)), key) == 0)
 				return serr(c, k, "duplicate key '%s' in %s", key, what);
 		if ((ret = get_number(c, v, key, spec->min, spec->max, spec->integer, &d)))
 			return ret;

@@ -15,7 +15,7 @@
 #include <yaml.h>
 
 #include "iommulab/sim.h"
-#include "util/errf.h"
+#include "util/yaml_util.h"
 
 #ifndef ILAB_SRCDIR
 #define ILAB_SRCDIR "."
@@ -43,20 +43,14 @@ static int perr(struct pctx *c, const yaml_node_t *at, const char *fmt, ...)
 	int ret;
 
 	va_start(ap, fmt);
-	ret = ilab_file_verrf(c->err, c->errlen, c->file, at ? at->start_mark.line + 1 : 1,
-			      at ? at->start_mark.column + 1 : 1, fmt, ap);
+	ret = ilab_yaml_verrf(c->err, c->errlen, c->file, at, fmt, ap);
 	va_end(ap);
 	return ret;
 }
 
-static const char *scalar(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
 static int get_u64(struct pctx *c, const yaml_node_t *n, const char *key, uint64_t *out)
 {
-	const char *v = scalar(n);
+	const char *v = ilab_yaml_scalar(n);
 	uint64_t x = 0;
 
 	if (!v || !*v)
@@ -75,7 +69,7 @@ static int get_u64(struct pctx *c, const yaml_node_t *n, const char *key, uint64
 
 static int get_str(struct pctx *c, const yaml_node_t *n, const char *key, char *out, size_t sz)
 {
-	const char *v = scalar(n);
+	const char *v = ilab_yaml_scalar(n);
 
 	if (!v)
 		return perr(c, n, "%s: expected a string", key);
@@ -142,7 +136,7 @@ static int parse_fields(struct pctx *c, const yaml_node_t *map, const char *sect
 	     p++) {
 		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
-		const char *name = scalar(k);
+		const char *name = ilab_yaml_scalar(k);
 		unsigned i;
 		int rc;
 
@@ -210,7 +204,7 @@ static int parse_mmio(struct pctx *c, const yaml_node_t *v, const char *key, voi
 /* yes/no, true/false, on/off, 1/0 into an int (-1 until given) */
 static int parse_bool(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
-	const char *t = scalar(v);
+	const char *t = ilab_yaml_scalar(v);
 	int *out = dst;
 
 	if (t && (!strcmp(t, "true") || !strcmp(t, "yes") || !strcmp(t, "on") || !strcmp(t, "1")))
@@ -248,7 +242,7 @@ static int parse_compute(struct pctx *c, const yaml_node_t *v, const char *key, 
 	     pr++) {
 		yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
 		yaml_node_t *val = yaml_document_get_node(c->doc, pr->value);
-		const char *name = scalar(k);
+		const char *name = ilab_yaml_scalar(k);
 		struct ilab_compute_cost *cc;
 		int rc;
 
@@ -282,7 +276,7 @@ static int parse_path(struct pctx *c, const yaml_node_t *v, const char *key, voi
 
 static int parse_ignored(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
-	return scalar(v) ? 0 : perr(c, v, "%s: expected a string", key);
+	return ilab_yaml_scalar(v) ? 0 : perr(c, v, "%s: expected a string", key);
 }
 
 static int parse_root(struct pctx *c, struct ilab_profile *p)

@@ -146,7 +146,7 @@ static void age_table(struct age_arg *g, ilab_pa_t table, unsigned level)
 
 	if (!t)
 		return;
-	ilab_sim_mem_access(t, SZ_4K, true);
+	plat_mem_touch(t, SZ_4K, true);
 	g->pages++;
 	if (level == 3)
 		return;
