@@ -265,82 +265,6 @@ static json_t *jint(uint64_t v)
 	return json_integer((json_int_t)v);
 }
 
-/* One cache of the model: its counters and the hit rate in parts per million. */
-static json_t *cache_json(struct smmu *m, enum smmu_cache_id id)
-{
-	struct smmu_cache_stats cs;
-
-	if (smmu_get_cache_stats(m, id, &cs))
-		return json_null();
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "capacity", jint(cs.capacity),
-			 "lookups", jint(cs.lookups), "hits", jint(cs.hits), "misses",
-			 jint(cs.misses), "fills", jint(cs.fills), "evictions", jint(cs.evictions),
-			 "invalidations", jint(cs.invalidations), "hit_rate_ppm",
-			 jint(cs.lookups ? cs.hits * 1000000 / cs.lookups : 0));
-}
-
-static json_t *opcodes_json(const uint64_t *by_opcode)
-{
-	json_t *o = json_object();
-	char k[8];
-
-	for (unsigned i = 0; i < 256; i++)
-		if (by_opcode[i]) {
-			snprintf(k, sizeof(k), "0x%02x", i);
-			json_object_set_new(o, k, jint(by_opcode[i]));
-		}
-	return o;
-}
-
-/* The SMMU the device is behind: the model's caches, queue and counters, and what the driver
- * issued (the two opcode tables must agree once every command has completed). */
-static json_t *smmu_json(struct ilab_board *board, unsigned idx)
-{
-	static const char *const names[SMMU_CACHE_COUNT] = { "ste", "cd", "tlb", "walk_l0",
-							     "walk_l1", "walk_l2" };
-	struct smmu *m = ilab_board_smmu(board, idx);
-	struct ilab_iommu *iommu = ilab_board_iommu(board, idx);
-	struct smmu_queue_stats *qs = calloc(1, sizeof(*qs));
-	struct ilab_smmu_drv_stats *ds = calloc(1, sizeof(*ds));
-	struct smmu_stats ms;
-	json_t *o = json_object(), *caches = json_object();
-
-	if (!m || !qs || !ds)
-		goto out;
-	for (unsigned i = 0; i < SMMU_CACHE_COUNT; i++)
-		json_object_set_new(caches, names[i], cache_json(m, (enum smmu_cache_id)i));
-	json_object_set_new(o, "caches", caches);
-	caches = NULL;
-	if (!smmu_get_cmdq_stats(m, 0, qs))
-		json_object_set_new(o, "cmdq", json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "commands",
-							 jint(qs->commands), "by_opcode",
-							 opcodes_json(qs->by_opcode), "syncs_msi",
-							 jint(qs->syncs_msi), "syncs_sev",
-							 jint(qs->syncs_sev), "syncs_irq",
-							 jint(qs->syncs_irq), "cerror_ill",
-							 jint(qs->cerror_ill)));
-	smmu_get_stats(m, &ms);
-	json_object_set_new(o, "model", json_pack("{s:o,s:o,s:o,s:o,s:o}", "translations",
-						  jint(ms.translations), "tlb_hit_translations",
-						  jint(ms.tlb_hit_translations), "faults",
-						  jint(ms.faults), "msi_writes", jint(ms.msi_writes),
-						  "events_written", jint(ms.events_written)));
-	if (iommu && !ilab_smmu_drv_get_stats(iommu, ds))
-		json_object_set_new(o, "driver",
-				    json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "cmds",
-					      jint(ds->cmds), "issues", jint(ds->issues), "batches",
-					      jint(ds->batches), "syncs", jint(ds->syncs),
-					      "sync_wait_ns", jint(ds->sync_wait_ns),
-					      "cmpxchg_retries", jint(ds->cmpxchg_retries),
-					      "queue_full_waits", jint(ds->queue_full_waits),
-					      "by_opcode", opcodes_json(ds->by_opcode)));
-out:
-	json_decref(caches);
-	free(qs);
-	free(ds);
-	return o;
-}
-
 static void print_json(const struct bench_opts *o, const char *devname, unsigned smmu,
 		       const struct ilab_map_bench_result *r, const struct ilab_dma_stats *st,
 		       struct ilab_board *board, const struct ilab_sim *sim,
@@ -388,7 +312,7 @@ static void print_json(const struct bench_opts *o, const char *devname, unsigned
 			json_object_set_new(cfg, "profile", json_string(prof->name));
 			json_object_set_new(cfg, "seed", jint(o->seed));
 		}
-		json_object_set_new(root, "smmu", smmu_json(board, smmu));
+		json_object_set_new(root, "smmu", ilab_board_smmu_json(board, smmu));
 		if (sim) {
 			json_object_set_new(root, "sim", ilab_sim_json(sim));
 			json_object_set_new(json_object_get(root, "result"), "elapsed_ns",

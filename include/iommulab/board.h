@@ -64,6 +64,16 @@ struct smmu *ilab_board_smmu(struct ilab_board *b, unsigned i);
 struct plat_mmio *ilab_board_mmio(struct ilab_board *b, unsigned i);
 int ilab_board_smmu_node(const struct ilab_board *b, unsigned i);
 
+/* Statistics of SMMU i as a jansson object (new reference; NULL for a bad index or an SMMU
+ * that is not modelled): node, caches (per cache: capacity, lookups, hits, misses, fills,
+ * evictions, invalidations, hit_rate_ppm), cmdq and ecmdqs (commands consumed, by opcode),
+ * model (translations, TLB hits, faults, events, ATS), driver (what the driver issued).
+ * Read it with the agents idle. docs/result-schema.md lists the keys. */
+struct json_t;
+struct json_t *ilab_board_smmu_json(struct ilab_board *b, unsigned i);
+/* The same for every modelled SMMU, keyed by its topology name ("smmu2"). */
+struct json_t *ilab_board_smmus_json(struct ilab_board *b);
+
 /* Probe the SMMUv3 driver on every SMMU (the board must be started: probe issues commands).
  * Returns 0 or the first error (already probed ones stay). */
 int ilab_board_probe_iommus(struct ilab_board *b, const struct ilab_smmu_drv_opts *opts);

@@ -96,6 +96,12 @@ struct ilab_dev *ilab_testbed_dev(struct ilab_testbed *tb, const char *name);
  * callers' messages after a failed run. */
 const char *ilab_testbed_sim_error(const struct ilab_testbed *tb);
 
+/* The run's statistics as JSON text (malloc'd; NULL natively or without memory): the
+ * simulator's (ilab_sim_json: per CPU, agent, line, lock, distribution) with every modelled
+ * SMMU's under "smmus" (ilab_board_smmus_json). Call it after the run, before
+ * ilab_testbed_down. */
+char *ilab_testbed_stats_json(const struct ilab_testbed *tb);
+
 #ifdef __cplusplus
 }
 #endif

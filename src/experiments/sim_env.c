@@ -130,7 +130,7 @@ void ilab_sim_env_down(struct ilab_sim_env *e)
 
 char *ilab_sim_env_stats_json(struct ilab_sim_env *e)
 {
-	return e ? ilab_sim_json_dumps(e->tb.sim) : NULL;
+	return e ? ilab_testbed_stats_json(&e->tb) : NULL;
 }
 
 int ilab_sim_env_smmu_node(const struct ilab_sim_env *e)

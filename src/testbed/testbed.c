@@ -5,7 +5,10 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include <iommulab/board.h>
 #include <iommulab/plat.h>
@@ -166,4 +169,21 @@ struct ilab_dev *ilab_testbed_dev(struct ilab_testbed *tb, const char *name)
 const char *ilab_testbed_sim_error(const struct ilab_testbed *tb)
 {
 	return tb && tb->sim ? ilab_sim_error(tb->sim) : "";
+}
+
+char *ilab_testbed_stats_json(const struct ilab_testbed *tb)
+{
+	json_t *root;
+	char *out;
+
+	if (!tb || !tb->sim)
+		return NULL;
+	root = ilab_sim_json(tb->sim);
+	if (!root)
+		return NULL;
+	if (tb->board)
+		json_object_set_new(root, "smmus", ilab_board_smmus_json(tb->board));
+	out = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
+	json_decref(root);
+	return out;
 }

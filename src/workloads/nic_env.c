@@ -113,7 +113,7 @@ int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cf
 		snprintf(err + l, errlen > l ? errlen - l : 0, ": %s", ilab_testbed_sim_error(&tb));
 	}
 	if (!ret && stats_json)
-		*stats_json = ilab_sim_json_dumps(tb.sim);
+		*stats_json = ilab_testbed_stats_json(&tb);
 out:
 	if (dev)
 		ilab_iommu_release_device(dev);

@@ -86,5 +86,27 @@ cmp -s "$TMP/det1.json" "$TMP/det2.json" || bad "run 000 003 twice: the JSON dif
 	"$BIN" run --quick --json --out "$TMP/det3" 000 003 >"$TMP/det3.json" 2>/dev/null)
 cmp -s "$TMP/det1.json" "$TMP/det3.json" || bad "run 000 003 with another environment: the JSON differs"
 
+# Each simulated case carries its SMMU's statistics: caches with hit rates, the queues the
+# model consumed (the ECMDQs when the case uses them), what the driver issued.
+if command -v python3 >/dev/null; then
+	python3 - "$TMP/det1.json" <<'PY' || bad "run --json: stats.smmus missing or inconsistent"
+import json, sys
+runs = json.load(open(sys.argv[1]))
+for run in runs:
+    for case in run["cases"]:
+        smmus = case["stats"]["smmus"]
+        assert len(smmus) == 1, (case["label"], list(smmus))
+        s = next(iter(smmus.values()))
+        assert s["caches"]["tlb"]["capacity"] > 0
+        assert 0 <= s["caches"]["tlb"]["hit_rate_ppm"] <= 1000000
+        queued = s["cmdq"]["commands"] + s.get("ecmdqs", {}).get("commands", 0)
+        assert queued == s["driver"]["cmds"], (case["label"], queued, s["driver"]["cmds"])
+        ecmdq = case["mechanisms"]["ecmdq"]
+        assert ecmdq == (s.get("ecmdqs", {}).get("queues_used", 0) > 0), case["label"]
+        if run["scenario"]["workload"] == "nic_throughput" and case["mechanisms"]["mode"] != "passthrough":
+            assert s["model"]["translations"] > 0, case["label"]
+PY
+fi
+
 [ $fail -eq 0 ] && echo "cli/run: all checks passed"
 exit $fail

@@ -1,7 +1,8 @@
 /* test_testbed.c — the one machine set-up (include/iommulab/testbed.h): every smmu: cost and
  * the range-invalidation setting of a profile reach the board options, the ECMDQ count follows
  * the CPU count, a simulated testbed comes up with its device, and every failure returns a
- * message and leaves a testbed that ilab_testbed_down undoes (plat can be set up again).
+ * message and leaves a testbed that ilab_testbed_down undoes (plat can be set up again), and
+ * the run's statistics carry every modelled SMMU's counters.
  * Not a test of the board (tests/hw) nor of the simulator's costs (test_sim_stack.c).
  */
 #include <errno.h>
@@ -9,9 +10,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include <iommulab/board.h>
 #include <iommulab/sim.h>
@@ -157,6 +161,62 @@ static void test_every_failure_has_a_message_and_down_undoes_it(void **state)
 	ilab_testbed_down(NULL);
 }
 
+static json_int_t jget(json_t *root, const char *path)
+{
+	json_t *v = root;
+	char buf[128], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
+		v = json_object_get(v, k);
+	if (!json_is_integer(v))
+		fail_msg("%s: not an integer", path);
+	return json_integer_value(v);
+}
+
+/* The statistics JSON: the simulator's sections plus one object per modelled SMMU (and only
+ * those), named as in the topology, whose queue counters agree with what the driver issued. */
+static void test_stats_json_has_each_modelled_smmu(void **state)
+{
+	struct ilab_testbed tb = { 0 };
+	struct ilab_testbed_opts o = { .profile = &prof, .seed = 1, .cma = ILAB_CMA_GLOBAL };
+	const struct ilab_device *td;
+	json_t *root, *smmus, *smmu;
+	char err[512] = "", path[96], *text;
+	const char *name;
+
+	(void)state;
+	assert_null(ilab_testbed_stats_json(&tb)); /* nothing up: no statistics */
+	assert_int_equal(ilab_testbed_load_topology(&tb, &o, err, sizeof(err)), 0);
+	td = ilab_topo_find_device(tb.topo, "nic0");
+	assert_non_null(td);
+	o.smmu_mask = 1ull << td->smmu;
+	if (ilab_testbed_up(&tb, &o, err, sizeof(err)))
+		fail_msg("up: %s", err);
+	text = ilab_testbed_stats_json(&tb);
+	assert_non_null(text);
+	root = json_loads(text, 0, NULL);
+	free(text);
+	assert_non_null(root);
+	assert_non_null(json_object_get(root, "cpus"));   /* the simulator's part */
+	smmus = json_object_get(root, "smmus");
+	assert_int_equal(json_object_size(smmus), 1);     /* only the modelled SMMU */
+	name = json_object_iter_key(json_object_iter(smmus));
+	smmu = json_object_get(smmus, name);
+	assert_non_null(smmu);
+	assert_int_equal(jget(smmu, "node"), ilab_board_smmu_node(tb.board, td->smmu));
+	assert_true(jget(smmu, "caches.tlb.capacity") > 0);
+	assert_true(jget(smmu, "caches.ste.lookups") >= 0);
+	/* the probe issued commands and waited for them: model and driver agree */
+	assert_true(jget(smmu, "driver.cmds") > 0);
+	assert_int_equal(jget(smmu, "cmdq.commands"), jget(smmu, "driver.cmds"));
+	snprintf(path, sizeof(path), "cmdq.by_opcode.0x46"); /* CMD_SYNC */
+	assert_int_equal(jget(smmu, path), jget(smmu, "driver.syncs"));
+	assert_null(json_object_get(smmu, "ecmdqs")); /* the profile's SMMU has none */
+	json_decref(root);
+	ilab_testbed_down(&tb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +224,7 @@ int main(void)
 		cmocka_unit_test(test_ecmdq_per_cpu_rounds_the_cpu_count_to_a_power_of_two),
 		cmocka_unit_test(test_simulated_testbed_comes_up_with_its_device),
 		cmocka_unit_test(test_every_failure_has_a_message_and_down_undoes_it),
+		cmocka_unit_test(test_stats_json_has_each_modelled_smmu),
 	};
 
 	return cmocka_run_group_tests(tests, load_profile, NULL);
