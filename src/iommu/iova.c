@@ -201,6 +201,7 @@ static int alloc_and_insert_iova_range(struct ilab_iova_domain *iovad, uint64_t 
 	if (limit_pfn <= iovad->dma_32bit_pfn && size >= iovad->max32_alloc_size)
 		return -ENOMEM;
 
+	plat_charge(PLAT_CHARGE_IOVA_RBTREE); /* simulation: the search and insert, lock held */
 	curr = get_cached_rbnode(iovad, limit_pfn);
 	curr_iova = to_iova(curr);
 	retry_pfn = curr_iova->pfn_hi;
@@ -286,8 +287,10 @@ struct ilab_iova *ilab_find_iova(struct ilab_iova_domain *iovad, uint64_t pfn)
  * comes out of a magazine (then the node is expected to be marked cached). */
 static int free_locked(struct ilab_iova_domain *iovad, uint64_t pfn, bool from_cache)
 {
-	struct ilab_iova *iova = private_find_iova(iovad, pfn);
+	struct ilab_iova *iova;
 
+	plat_charge(PLAT_CHARGE_IOVA_RBTREE); /* simulation: the lookup and erase, lock held */
+	iova = private_find_iova(iovad, pfn);
 	if (!iova || iova == &iovad->anchor || iova->pfn_lo != pfn) {
 		iovad->free_errors++;
 		return -ENOENT;

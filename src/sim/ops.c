@@ -314,6 +314,7 @@ static const char *const charge_names[PLAT_CHARGE_NR] = {
 	[PLAT_CHARGE_DMA_UNMAP] = "dma_unmap_ns",
 	[PLAT_CHARGE_IOMMU_MAP] = "iommu_map_ns",
 	[PLAT_CHARGE_IOMMU_UNMAP] = "iommu_unmap_ns",
+	[PLAT_CHARGE_IOVA_RBTREE] = "iova_rbtree_ns",
 };
 
 const char *ilab_sim_charge_name(enum plat_charge c)
