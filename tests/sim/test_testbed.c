@@ -88,6 +88,21 @@ static void test_ecmdq_per_cpu_rounds_the_cpu_count_to_a_power_of_two(void **sta
 	ilab_topo_free(t);
 }
 
+/* Up with only nic0's SMMU modelled; returns nic0's topology entry. */
+static const struct ilab_device *up_with_nic0(struct ilab_testbed *tb, struct ilab_testbed_opts *o)
+{
+	const struct ilab_device *td;
+	char err[512] = "";
+
+	assert_int_equal(ilab_testbed_load_topology(tb, o, err, sizeof(err)), 0);
+	td = ilab_topo_find_device(tb->topo, "nic0");
+	assert_non_null(td);
+	o->smmu_mask = 1ull << td->smmu;
+	if (ilab_testbed_up(tb, o, err, sizeof(err)))
+		fail_msg("up: %s", err);
+	return td;
+}
+
 static void test_simulated_testbed_comes_up_with_its_device(void **state)
 {
 	struct ilab_testbed tb = { 0 };
@@ -97,12 +112,7 @@ static void test_simulated_testbed_comes_up_with_its_device(void **state)
 	char err[512] = "";
 
 	(void)state;
-	assert_int_equal(ilab_testbed_load_topology(&tb, &o, err, sizeof(err)), 0);
-	td = ilab_topo_find_device(tb.topo, "nic0");
-	assert_non_null(td);
-	o.smmu_mask = 1ull << td->smmu;
-	if (ilab_testbed_up(&tb, &o, err, sizeof(err)))
-		fail_msg("up: %s", err);
+	td = up_with_nic0(&tb, &o);
 	assert_non_null(tb.sim);
 	assert_true(tb.plat_up);
 	assert_int_equal(plat_engine_kind(), PLAT_ENGINE_SIM);
@@ -182,17 +192,12 @@ static void test_stats_json_has_each_modelled_smmu(void **state)
 	struct ilab_testbed_opts o = { .profile = &prof, .seed = 1, .cma = ILAB_CMA_GLOBAL };
 	const struct ilab_device *td;
 	json_t *root, *smmus, *smmu;
-	char err[512] = "", path[96], *text;
+	char path[96], *text;
 	const char *name;
 
 	(void)state;
 	assert_null(ilab_testbed_stats_json(&tb)); /* nothing up: no statistics */
-	assert_int_equal(ilab_testbed_load_topology(&tb, &o, err, sizeof(err)), 0);
-	td = ilab_topo_find_device(tb.topo, "nic0");
-	assert_non_null(td);
-	o.smmu_mask = 1ull << td->smmu;
-	if (ilab_testbed_up(&tb, &o, err, sizeof(err)))
-		fail_msg("up: %s", err);
+	td = up_with_nic0(&tb, &o);
 	text = ilab_testbed_stats_json(&tb);
 	assert_non_null(text);
 	root = json_loads(text, 0, NULL);
