@@ -8,6 +8,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config python3
   libhwloc-dev hwloc liburcu-dev libyaml-dev libjansson-dev libcmocka-dev
+  libhwloc-plugins   # libxml2 XML import: hwloc's built-in parser rejects hand-edited XML
   gnuplot-nox
   clang libclang-rt-14-dev   # libFuzzer and sanitizer runtimes
 )
