@@ -404,6 +404,11 @@ static int bench_up(struct bench_opts *o, const struct ilab_profile *prof,
 		return CLI_EXIT_USAGE;
 	}
 	*td = pick_device(tb->topo, o);
+	if (!*td && !o->device && o->smmu >= 0) {
+		fprintf(stderr, "%s bench: no device behind SMMU %d in topology %s (it has %u SMMUs)\n",
+			CLI_PROG, o->smmu, ilab_topo_name(tb->topo), ilab_topo_nr_smmus(tb->topo));
+		return CLI_EXIT_USAGE;
+	}
 	if (!*td) {
 		fprintf(stderr, "%s bench: no such device%s%s in topology %s\n", CLI_PROG,
 			o->device ? " " : "", o->device ? o->device : "", ilab_topo_name(tb->topo));

@@ -24,6 +24,8 @@ check_usage --cma local
 check_usage --fq-timer never
 check_usage -n 9
 check_usage --device nosuchdev
+check_usage --smmu 9                          # kunpeng920 has 4 SMMUs
+out=$("$BIN" bench --smmu 9 2>&1 >/dev/null); case $out in *"SMMU 9"*"4 SMMUs"*) ;; *) echo "FAIL: --smmu 9 message: $out"; fail=1;; esac
 check_usage --topology /nonexistent.xml
 check_usage stray
 check_usage --engine warp
