@@ -46,7 +46,7 @@ struct ilab_sim *sim_active;
  * into every fiber it moved, and a park (pop) sifted a leaf down the whole height. A timer's
  * deadline goes at the far end, found by one compare. Anything else is a binary search, and a
  * move of the shorter side of the ring: up to half the queue, where a heap is O(log n). (In
- * lazy mode at 128 CPUs 10% of the insertions land 8 to 63 places from either end, and the
+ * lazy mode at 128 CPUs 7% of the insertions land 8 to 63 places from either end, and the
  * whole costs about what the heap did; a front of the 8 earliest entries over a heap, which
  * bounds it, cost more there: it refilled from the heap too often.)
  *
