@@ -162,11 +162,34 @@ static struct sim_fiber *heap_pop(struct ilab_sim *s)
 }
 
 /* Queue f and take the earliest fiber out: the common hand-over of sim_sync. The caller knows
- * the top is strictly before f. */
+ * the top is strictly before f. When f lands among the four entries after the top, it is one
+ * step: those before it move up into the top's slot, f follows them, and the four slots are
+ * written without a branch on where f lands (a coin toss between the first three places). */
 static struct sim_fiber *heap_replace_top(struct ilab_sim *s, struct sim_fiber *f)
 {
-	struct sim_fiber *top = heap_pop(s);
+	struct sim_heap_ent *q = s->heap, e;
+	unsigned m = s->heap_cap - 1, h = s->rq_head, k;
+	struct sim_fiber *top = q[h].f;
+	uint64_t key = f->key;
 
+	if (s->heap_n < 5)
+		goto apart;
+	k = (q[(h + 1) & m].key <= key) + (q[(h + 2) & m].key <= key) +
+	    (q[(h + 3) & m].key <= key) + (q[(h + 4) & m].key <= key);
+	if (k == 4)
+		goto apart;
+	e = heap_ent(s, f);
+	top->heap_idx = -1;
+	f->heap_idx = 0;
+	for (unsigned i = 0; i < 4; i++) {
+		struct sim_heap_ent *dst = &q[(h + i) & m];
+		const struct sim_heap_ent *src = i < k ? &q[(h + i + 1) & m] : dst;
+
+		*dst = i == k ? e : *src; /* slots after f's are rewritten unchanged */
+	}
+	return top;
+apart:
+	top = heap_pop(s);
 	heap_push(s, f);
 	return top;
 }
@@ -285,7 +308,7 @@ void sim_sync_slow(struct ilab_sim *s, struct sim_fiber *f, uint64_t slack)
 		const struct sim_heap_ent *top = &s->heap[s->rq_head];
 
 		if (top->f != &s->main && top->key <= s->time_limit) {
-			/* the common hand-over: one sift instead of a push and a pop */
+			/* the common hand-over: one step instead of a pop and a push */
 			sim_switch_to(s, f, heap_replace_top(s, f));
 			return;
 		}

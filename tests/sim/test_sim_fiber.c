@@ -121,6 +121,9 @@ static void fibers_run_in_virtual_time_order(void **state)
 
 struct churn {
 	plat_word64 flag[CHURN_THREADS / 2];
+	struct {
+		_Alignas(64) plat_word64 w;
+	} priv[CHURN_THREADS];
 	plat_word64 agent_yields;
 	struct plat_agent *agent[CHURN_THREADS];
 	unsigned log_n, polls_ok;
@@ -157,7 +160,12 @@ static void churn_fn(unsigned idx, void *arg)
 	plat_word64 *flag = &c->flag[idx / 2];
 
 	for (unsigned i = 0; i < CHURN_ROUNDS; i++) {
-		plat_charge_ns((idx * 37 + i * 11) % 200 + 1);
+		/* a tracked access hands over to whoever is behind (the scheduler's common path),
+		 * a yield to whoever is level too */
+		for (unsigned j = 0; j < 4; j++) {
+			plat_charge_ns((idx * 37 + i * 11 + j * 5) % 200 + 1);
+			plat_fetch_add64(&c->priv[idx].w, 1);
+		}
 		plat_yield();
 		churn_log(c);
 		if (i == 2)
@@ -190,6 +198,8 @@ static void run_queue_keeps_order_under_churn(void **state)
 	assert_int_equal(c.log_n, CHURN_THREADS * (CHURN_ROUNDS + 1));
 	assert_int_equal(c.polls_ok, CHURN_THREADS / 2);
 	assert_int_equal(c.agent_yields.v, 3 * CHURN_THREADS);
+	for (unsigned i = 0; i < CHURN_THREADS; i++)
+		assert_int_equal(c.priv[i].w.v, 4 * CHURN_ROUNDS);
 	for (unsigned i = 1; i < c.log_n; i++)
 		if (c.when[i] < c.when[i - 1])
 			fail_msg("record %u at %llu ns follows one at %llu ns", i,
