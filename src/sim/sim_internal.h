@@ -1,5 +1,5 @@
 /* sim_internal.h — the simulator's private data structures, shared by the files of src/sim:
- * fibers and their virtual clocks, the run queue (a binary heap), tracked cache lines and the
+ * fibers and their virtual clocks, the run queue (a sorted ring), tracked cache lines and the
  * cost matrices. It is not an API: only src/sim includes it (the public one is iommulab/sim.h).
  */
 #ifndef ILAB_SIM_INTERNAL_H
@@ -55,7 +55,7 @@ struct sim_fiber {
 	uint64_t t;    /* virtual clock */
 	uint64_t key;  /* run-queue key: when it may run next */
 	uint64_t seq;  /* run-queue tie-break: order of insertion */
-	int heap_idx;  /* position in the run queue, -1 when not in it */
+	int heap_idx;  /* 0 while in the run queue, -1 when not in it */
 	enum sim_fiber_kind kind;
 	enum sim_fiber_state state;
 	int cpu;       /* simulated CPU, -1 for agents and the set-up context */
@@ -155,6 +155,7 @@ struct sim_hist {
 struct ilab_sim {
 	struct ilab_profile prof;
 	unsigned nr_nodes, nr_cpus, nr_slots;
+	int broken;         /* persistent error after a deadlock / time limit */
 	int *cpu_node;
 	unsigned *distance;
 	/* cost matrices [from * nr_nodes + to] */
@@ -172,13 +173,14 @@ struct ilab_sim {
 	/* scheduling */
 	struct sim_fiber *cur;
 	struct sim_fiber main;
+	/* run queue (sched.c): heap_n entries in (key, seq) order from heap[rq_head], in a ring of
+	 * heap_cap (a power of two) */
 	struct sim_heap_ent *heap;
-	unsigned heap_n, heap_cap;
+	unsigned heap_n, heap_cap, rq_head;
 	uint64_t next_seq;
 	uint64_t switches;
 	unsigned nr_fibers; /* created, including recycled ones */
 	int stall;          /* set when the set-up context is resumed because nothing can run */
-	int broken;         /* persistent error after a deadlock / time limit */
 	struct sim_fiber *free_fibers;
 	struct sim_fiber *all_fibers;
 
@@ -247,7 +249,7 @@ static inline uint64_t sim_max64(uint64_t a, uint64_t b)
  * virtual time, let it run first (sched.c). The check is inline: most calls do not switch. */
 static inline void sim_sync(struct ilab_sim *s, struct sim_fiber *f)
 {
-	if (s->heap_n && s->heap[0].key < f->t)
+	if (s->heap_n && s->heap[s->rq_head].key < f->t)
 		sim_sync_slow(s, f, 0);
 }
 
@@ -257,7 +259,7 @@ static inline void sim_sync(struct ilab_sim *s, struct sim_fiber *f)
  * past it, the earliest fiber runs first. */
 static inline void sim_sync_la(struct ilab_sim *s, struct sim_fiber *f)
 {
-	if (s->heap_n && s->heap[0].key + s->lookahead < f->t)
+	if (s->heap_n && s->heap[s->rq_head].key + s->lookahead < f->t)
 		sim_sync_slow(s, f, s->lookahead);
 }
 

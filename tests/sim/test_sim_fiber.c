@@ -112,6 +112,101 @@ static void fibers_run_in_virtual_time_order(void **state)
 	fix_sim_done(s);
 }
 
+/* The run queue under churn: fibers re-queued at spread-out times, timed polls woken before
+ * their deadline (taken out of the queue early), and agents created while most fibers are
+ * queued (the queue grows past its first 64 entries then). Every record must still come in
+ * virtual-time order, every poll must see its writer, and every fiber must finish. */
+#define CHURN_THREADS 48
+#define CHURN_ROUNDS 12
+
+struct churn {
+	plat_word64 flag[CHURN_THREADS / 2];
+	struct {
+		_Alignas(64) plat_word64 w;
+	} priv[CHURN_THREADS];
+	plat_word64 agent_yields;
+	struct plat_agent *agent[CHURN_THREADS];
+	unsigned log_n, polls_ok;
+	uint64_t when[CHURN_THREADS * CHURN_ROUNDS * 2 + 16];
+};
+
+/* Right after plat_yield, which synchronises after charging: a host write, no cost. */
+static void churn_log(struct churn *c)
+{
+	c->when[c->log_n++] = plat_now_ns();
+}
+
+static void churn_agent(struct plat_agent *a, void *arg)
+{
+	struct churn *c = arg;
+
+	(void)a;
+	for (unsigned i = 0; i < 3; i++) {
+		plat_fetch_add64(&c->agent_yields, 1);
+		plat_charge_ns(30);
+		plat_yield();
+	}
+}
+
+static bool nonzero(uint64_t v, void *arg)
+{
+	(void)arg;
+	return v != 0;
+}
+
+static void churn_fn(unsigned idx, void *arg)
+{
+	struct churn *c = arg;
+	plat_word64 *flag = &c->flag[idx / 2];
+
+	for (unsigned i = 0; i < CHURN_ROUNDS; i++) {
+		/* a tracked access hands over to whoever is behind (the scheduler's common path),
+		 * a yield to whoever is level too */
+		for (unsigned j = 0; j < 4; j++) {
+			plat_charge_ns((idx * 37 + i * 11 + j * 5) % 200 + 1);
+			plat_fetch_add64(&c->priv[idx].w, 1);
+		}
+		plat_yield();
+		churn_log(c);
+		if (i == 2)
+			assert_int_equal(plat_agent_start("churn", -1, churn_agent, c,
+							  &c->agent[idx]), 0);
+		if (i == 5) {
+			if (idx % 2 == 0) {
+				/* woken by the odd partner long before the deadline */
+				if (plat_poll(flag, 8, nonzero, NULL, 1000000) == 0)
+					c->polls_ok++;
+			} else {
+				plat_charge_ns(500 + idx);
+				plat_store64(flag, 1);
+			}
+			plat_yield(); /* the access's own cost came after its sync */
+			churn_log(c);
+		}
+	}
+	plat_agent_stop(c->agent[idx], NULL);
+}
+
+static void run_queue_keeps_order_under_churn(void **state)
+{
+	struct ilab_sim *s = fix_sim(4, 1);
+	static struct churn c;
+
+	assert_non_null(s);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(ilab_sim_run_threads(CHURN_THREADS, NULL, churn_fn, &c), 0);
+	assert_int_equal(c.log_n, CHURN_THREADS * (CHURN_ROUNDS + 1));
+	assert_int_equal(c.polls_ok, CHURN_THREADS / 2);
+	assert_int_equal(c.agent_yields.v, 3 * CHURN_THREADS);
+	for (unsigned i = 0; i < CHURN_THREADS; i++)
+		assert_int_equal(c.priv[i].w.v, 4 * CHURN_ROUNDS);
+	for (unsigned i = 1; i < c.log_n; i++)
+		if (c.when[i] < c.when[i - 1])
+			fail_msg("record %u at %llu ns follows one at %llu ns", i,
+				 (unsigned long long)c.when[i], (unsigned long long)c.when[i - 1]);
+	fix_sim_done(s);
+}
+
 static void nested(unsigned idx, void *arg)
 {
 	plat_word64 *w = arg;
@@ -207,6 +302,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(many_fibers_keep_their_locals),
 		cmocka_unit_test(fibers_run_in_virtual_time_order),
+		cmocka_unit_test(run_queue_keeps_order_under_churn),
 		cmocka_unit_test(threads_can_run_threads),
 		cmocka_unit_test(bad_cpu_lists_are_refused),
 		cmocka_unit_test(lock_nodes_are_fixed_per_context),
