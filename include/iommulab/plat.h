@@ -104,6 +104,9 @@ struct plat_sim_ops {
 	 * line at a fixed address per simulated context): a node on the stack would make the
 	 * simulated results depend on the compiler's frame layout. */
 	void *(*lock_node)(void);
+	/* plat_zalloc / plat_percpu_alloc just returned this host memory for a new object: its
+	 * cache lines start without history, whatever the host allocator reused (may be NULL). */
+	void (*fresh)(const void *addr, size_t bytes);
 };
 #define PLAT_LOCK_NODE_BYTES 64
 

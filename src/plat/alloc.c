@@ -6,6 +6,8 @@
  * where malloc happened to put the object. With malloc's 16-byte alignment, the same run
  * could put a group's lock and refcount in one line or in two, and the simulator's results
  * (false sharing) changed from one process to the next.
+ * In simulation the block's lines are also made fresh (plat_sim->fresh): which freed block
+ * malloc hands back must not matter either.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,8 +28,11 @@ void *plat_zalloc_array(size_t n, size_t size)
 	if (!bytes)
 		bytes = PLAT_CACHELINE;
 	void *p = aligned_alloc(PLAT_CACHELINE, bytes);
-	if (p)
+	if (p) {
 		memset(p, 0, bytes);
+		if (plat_unlikely(plat_sim) && plat_sim->fresh)
+			plat_sim->fresh(p, bytes);
+	}
 	return p;
 }
 

@@ -39,6 +39,8 @@ void *plat_percpu_alloc(size_t elem_size)
 	if (!raw)
 		return NULL;
 	memset(raw, 0, bytes);
+	if (plat_unlikely(plat_sim) && plat_sim->fresh)
+		plat_sim->fresh(raw, bytes); /* as plat_zalloc: no history from a freed block */
 	struct percpu_hdr *h = (struct percpu_hdr *)raw;
 	h->stride = stride;
 	h->count = n;

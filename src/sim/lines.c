@@ -130,6 +130,106 @@ oom:
 	abort();
 }
 
+/* ---- forgetting the lines of reallocated memory ------------------------------------------ */
+
+static int line_find_slot(const struct ilab_sim *s, uintptr_t key)
+{
+	unsigned mask = (1u << s->lines_bits) - 1, h = line_hash(key, s->lines_bits);
+
+	while (s->lines[h].line) {
+		if (s->lines[h].key == key)
+			return (int)h;
+		h = (h + 1) & mask;
+	}
+	return -1;
+}
+
+/* Remove slot i from the open-addressing table: later entries of its probe run move back so
+ * that every remaining key is still found from its hash. */
+static void line_slot_delete(struct ilab_sim *s, unsigned i)
+{
+	unsigned mask = (1u << s->lines_bits) - 1, j = i;
+
+	for (;;) {
+		unsigned k;
+
+		j = (j + 1) & mask;
+		if (!s->lines[j].line)
+			break;
+		k = line_hash(s->lines[j].key, s->lines_bits);
+		/* the entry at j stays when its home slot k lies cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		s->lines[i] = s->lines[j];
+		i = j;
+	}
+	s->lines[i].line = NULL;
+	s->lines[i].key = 0;
+	s->lines_n--;
+}
+
+/* Move the line in slot i out of the table, into the retired list. */
+static void line_retire_slot(struct ilab_sim *s, unsigned i)
+{
+	uintptr_t key = s->lines[i].key;
+	struct sim_line_slot *c = &s->lcache[sim_lcache_idx(key)];
+	struct sim_line *l = s->lines[i].line;
+
+	if (s->nr_retired == s->retired_cap) {
+		unsigned cap = s->retired_cap ? 2 * s->retired_cap : 64;
+		struct sim_line **r = realloc(s->retired, cap * sizeof(*r));
+
+		if (!r) {
+			fprintf(stderr, "iommulab sim: out of memory tracking cache lines\n");
+			abort();
+		}
+		s->retired = r;
+		s->retired_cap = cap;
+	}
+	s->retired[s->nr_retired++] = l;
+	line_slot_delete(s, i);
+	if (c->key == key)
+		c->key = ~(uintptr_t)0;
+}
+
+/* A line someone is parked on stays: polling freed memory is a bug the deadlock report will
+ * show, and its waiters must stay reachable. */
+static bool line_retirable(const struct ilab_sim *s, unsigned i, uintptr_t first, uintptr_t last)
+{
+	return s->lines[i].line && s->lines[i].key >= first && s->lines[i].key <= last &&
+	       !s->lines[i].line->waiters;
+}
+
+/* A new object's memory: kzalloc'd memory on a real machine may well be in some cache, but
+ * here the host's malloc decides which addresses come back, and a line that kept the history
+ * of a freed object (its owner, sharers, busy time, name) would make the simulated results
+ * depend on that choice — on the size of unrelated host structures (measured: 32 bytes more
+ * in struct ilab_sim changed a lazy-mode run's loop count, because a re-created flush queue
+ * landed on its predecessor's lines). So the lines of freshly allocated memory start as
+ * never-touched ones; the old line objects keep their statistics. */
+void sim_lines_forget(struct ilab_sim *s, const void *addr, size_t bytes)
+{
+	uintptr_t first, last;
+
+	if (!s || !bytes || !s->lines_n)
+		return;
+	first = (uintptr_t)addr >> 6;
+	last = ((uintptr_t)addr + bytes - 1) >> 6;
+	if (last - first >= (uintptr_t)1 << s->lines_bits) {
+		/* a large block: look through the table instead of every line of the block */
+		for (unsigned i = 0; i < 1u << s->lines_bits; i++)
+			while (line_retirable(s, i, first, last))
+				line_retire_slot(s, i); /* may move another entry to i */
+		return;
+	}
+	for (uintptr_t k = first; k <= last; k++) {
+		int i = line_find_slot(s, k);
+
+		if (i >= 0 && line_retirable(s, (unsigned)i, first, last))
+			line_retire_slot(s, (unsigned)i);
+	}
+}
+
 /* Largest transfer latency from any node holding a copy to node n: the time to invalidate
  * them all (the acknowledgements come back in parallel). */
 uint64_t sim_invalidate_ns(const struct ilab_sim *s, const struct sim_line *l, unsigned n)
@@ -271,6 +371,9 @@ void sim_lines_fini(struct ilab_sim *s)
 	for (unsigned i = 0; i < s->nr_line_chunks; i++)
 		free(s->line_chunks[i]);
 	free(s->line_chunks);
+	free(s->retired);
+	s->retired = NULL;
+	s->nr_retired = s->retired_cap = 0;
 	free(s->lines);
 	if (s->lcache)
 		munmap(s->lcache, SIM_LCACHE_BYTES);

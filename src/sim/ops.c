@@ -255,6 +255,11 @@ static void op_track(const void *addr, const char *name)
 	l->name = sim_intern(s, name);
 }
 
+static void op_fresh(const void *addr, size_t bytes)
+{
+	sim_lines_forget(sim_active, addr, bytes);
+}
+
 /* A scheduling point: let every fiber at or before this time run. The fiber pays a cache hit
  * so that a loop of yields advances virtual time instead of spinning at one instant. */
 static void op_yield(void)
@@ -299,6 +304,7 @@ static const struct plat_sim_ops sim_ops = {
 	.agent_should_stop = ilab_sim_agent_should_stop,
 	.agent_stop = ilab_sim_agent_stop,
 	.lock_node = op_lock_node,
+	.fresh = op_fresh,
 };
 
 /* ---- named compute charges ---------------------------------------------------------------- */

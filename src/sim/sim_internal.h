@@ -191,6 +191,10 @@ struct ilab_sim {
 	unsigned sharer_words;
 	void **line_chunks;
 	unsigned nr_line_chunks, chunk_used, chunk_cap;
+	/* lines forgotten by sim_lines_forget (their memory was allocated again): out of the
+	 * table, still in the statistics */
+	struct sim_line **retired;
+	unsigned nr_retired, retired_cap;
 	char **names; /* interned line names */
 	unsigned nr_names;
 	struct sim_mem_range mem_ranges[SIM_MAX_MEM_RANGES];
@@ -230,6 +234,9 @@ void sim_line_unwait(struct sim_fiber *f);
 const char *sim_intern(struct ilab_sim *s, const char *name);
 int sim_mem_home_of(const struct ilab_sim *s, uintptr_t addr);
 void sim_lines_rehome(struct ilab_sim *s);
+/* Host memory [addr, addr + bytes) was just allocated for a new object: its lines start
+ * without history (see lines.c). */
+void sim_lines_forget(struct ilab_sim *s, const void *addr, size_t bytes);
 uint64_t sim_invalidate_ns(const struct ilab_sim *s, const struct sim_line *l, unsigned n);
 /* sim_line_access, sim_mem_line_cost: line_proto.h */
 

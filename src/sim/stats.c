@@ -142,6 +142,8 @@ json_t *ilab_sim_json(const struct ilab_sim *s)
 	for (size_t i = 0; i < ((size_t)1 << s->lines_bits); i++)
 		if (s->lines[i].line)
 			add_line(lines, s->lines[i].line);
+	for (unsigned i = 0; i < s->nr_retired; i++)
+		add_line(lines, s->retired[i]);
 	json_object_set_new(root, "lines", lines);
 
 	dists = json_object();

@@ -488,6 +488,133 @@ static void lookahead_is_the_smallest_cross_agent_latency(void **state)
 	fix_sim_done(s);
 }
 
+/* ---- fresh memory: a reallocated block has no cache history ------------------------------ */
+
+struct fresh_obj {
+	plat_word64 w;
+	uint64_t t_cost;
+};
+
+static void fresh_touch_fn(unsigned idx, void *arg)
+{
+	struct fresh_obj **objs = arg;
+	uint64_t t0;
+
+	(void)idx;
+	for (unsigned i = 0; i < 2; i++) {
+		t0 = plat_now_ns();
+		plat_fetch_add64(&objs[i]->w, 1);
+		objs[i]->t_cost = plat_now_ns() - t0;
+	}
+}
+
+/* A CPU of node 3 owns both objects' lines; then object 0's memory is handed out again
+ * (plat_sim->fresh, what plat_zalloc calls) and a CPU of node 0 updates both: object 0's word
+ * comes from local memory like a never-touched line, object 1's still from node 3's cache.
+ * The retired line keeps its statistics. Without this, results depended on which freed block
+ * the host's malloc reused. */
+static void fresh_memory_has_no_cache_history(void **state)
+{
+	struct ilab_sim *s = fix_sim(4, 1);
+	struct fresh_obj *objs[2];
+	int far = fix_cpu_of_node(3), near = fix_cpu_of_node(0);
+	json_t *j, *line;
+
+	(void)state;
+	assert_non_null(s);
+	for (unsigned i = 0; i < 2; i++) {
+		objs[i] = plat_zalloc(sizeof(*objs[i]));
+		assert_non_null(objs[i]);
+		plat_track(&objs[i]->w, i ? "fresh.kept" : "fresh.renewed");
+	}
+	assert_int_equal(ilab_sim_run_threads(1, &far, fresh_touch_fn, objs), 0);
+	assert_non_null(plat_sim->fresh);
+	plat_sim->fresh(objs[0], sizeof(*objs[0]));
+	plat_track(&objs[0]->w, "fresh.renewed");
+	assert_int_equal(ilab_sim_run_threads(1, &near, fresh_touch_fn, objs), 0);
+	assert_int_equal(objs[0]->t_cost, mem_d(10));
+	assert_int_equal(objs[1]->t_cost, xfer_d(33));
+	j = ilab_sim_json(s);
+	line = json_object_get(json_object_get(j, "lines"), "fresh.renewed");
+	assert_int_equal(json_integer_value(json_object_get(line, "lines")), 2);
+	assert_int_equal(json_integer_value(json_object_get(line, "acquisitions")), 2);
+	line = json_object_get(json_object_get(j, "lines"), "fresh.kept");
+	assert_int_equal(json_integer_value(json_object_get(line, "lines")), 1);
+	json_decref(j);
+	fix_sim_done(s);
+	free(objs[0]);
+	free(objs[1]);
+}
+
+/* Forgetting lines removes them from the simulator's hash table (open addressing: later
+ * entries of a probe run move back); every line left must still be found. One CPU reads 6000
+ * lines scattered over a 16 MiB block (scattered, so that their hashes collide as real
+ * addresses do), some are made fresh, then a second pass costs a hit per kept line and a
+ * local memory fill per forgotten one. Both paths of sim_lines_forget: line by line, and a
+ * range larger than the table. */
+#define SWEEP_SPAN (16u << 20)
+#define SWEEP_N 6000
+
+struct sweep {
+	char *base;
+	uint32_t line[SWEEP_N]; /* distinct line indices into base */
+	uint64_t t;
+};
+
+static void sweep_fn(unsigned idx, void *arg)
+{
+	struct sweep *w = arg;
+	uint64_t t0 = plat_now_ns();
+
+	(void)idx;
+	for (size_t i = 0; i < SWEEP_N; i++)
+		(void)plat_load64((plat_word64 *)(w->base + 64 * (size_t)w->line[i]));
+	w->t = plat_now_ns() - t0;
+}
+
+static void forgotten_lines_leave_the_others_found(void **state)
+{
+	static struct sweep w;
+	static uint8_t used[SWEEP_SPAN / 64];
+	struct ilab_sim *s = fix_sim(1, 1);
+	uint64_t x = 12345, forgot = 0;
+	int cpu = 0;
+
+	(void)state;
+	assert_non_null(s);
+	w.base = plat_zalloc(SWEEP_SPAN);
+	assert_non_null(w.base);
+	memset(used, 0, sizeof(used));
+	for (size_t i = 0; i < SWEEP_N;) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		uint32_t k = (uint32_t)(x >> 33) % (SWEEP_SPAN / 64);
+
+		if (!used[k]) {
+			used[k] = 1;
+			w.line[i++] = k;
+		}
+	}
+	assert_int_equal(ilab_sim_run_threads(1, &cpu, sweep_fn, &w), 0);
+	assert_int_equal(ilab_sim_run_threads(1, &cpu, sweep_fn, &w), 0);
+	assert_int_equal(w.t, SWEEP_N * P.cache_hit_ns); /* all hits now */
+	for (size_t i = 0; i < SWEEP_N; i += 3) { /* every third line, one by one */
+		plat_sim->fresh(w.base + 64 * (size_t)w.line[i] + 8, 16);
+		used[w.line[i]] = 2;
+	}
+	/* the last quarter of the block at once: more lines than the table has slots */
+	plat_sim->fresh(w.base + SWEEP_SPAN / 4 * 3, SWEEP_SPAN / 4);
+	for (size_t k = SWEEP_SPAN / 64 / 4 * 3; k < SWEEP_SPAN / 64; k++)
+		if (used[k])
+			used[k] = 2;
+	for (size_t k = 0; k < SWEEP_SPAN / 64; k++)
+		forgot += used[k] == 2;
+	assert_true(forgot > SWEEP_N / 3 && forgot < SWEEP_N);
+	assert_int_equal(ilab_sim_run_threads(1, &cpu, sweep_fn, &w), 0);
+	assert_int_equal(w.t, (SWEEP_N - forgot) * P.cache_hit_ns + forgot * mem_d(10));
+	fix_sim_done(s);
+	free(w.base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -502,6 +629,8 @@ int main(void)
 		cmocka_unit_test(memory_and_mmio_costs_follow_distance),
 		cmocka_unit_test(agent_serves_and_stops),
 		cmocka_unit_test(lookahead_is_the_smallest_cross_agent_latency),
+		cmocka_unit_test(fresh_memory_has_no_cache_history),
+		cmocka_unit_test(forgotten_lines_leave_the_others_found),
 	};
 	int failed;
 
