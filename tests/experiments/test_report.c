@@ -17,6 +17,7 @@
 
 #include "iommulab/report.h"
 #include "iommulab/scenario.h"
+#include "support/scenario_fixture.h"
 
 static const struct ilab_workload_param fixed_params[] = {
 	{ "size", 1, 1, 1024, true, "x axis of the plot" },
@@ -79,24 +80,11 @@ static const char scenario_text[] =
 	"    reference: [ { metric: lat, value: 240, unit: ns, kind: undecided } ]\n"
 	"  - label: broken\n";
 
-struct fixture {
-	struct ilab_scenario *s;
-	struct ilab_scenario_result *r;
-};
-
 static int setup(void **state)
 {
-	static struct fixture f;
-	char err[1024];
+	static struct scenario_fixture f;
 
-	if (!ilab_workload_find("test_fixed") && ilab_workload_register(&fixed) != 0)
-		return -1;
-	if (ilab_scenario_parse(scenario_text, strlen(scenario_text), "report-test.yaml", &f.s, err,
-				sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
-		return -1;
-	}
-	if (ilab_scenario_run(f.s, NULL, &f.r, err, sizeof(err)) < 0)
+	if (scenario_fixture_up(&f, &fixed, scenario_text, "report-test.yaml"))
 		return -1;
 	*state = &f;
 	return 0;
@@ -104,10 +92,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	ilab_scenario_result_free(f->r);
-	ilab_scenario_free(f->s);
+	scenario_fixture_down(*state);
 	return 0;
 }
 
@@ -126,7 +111,7 @@ static void test_registry_rejects_duplicates_and_bad_entries(void **state)
 
 static void test_statuses_follow_the_workload_return(void **state)
 {
-	struct fixture *f = *state;
+	struct scenario_fixture *f = *state;
 
 	assert_int_equal(f->r->nr_cases, 6);
 	for (int i = 0; i < 4; i++)
@@ -140,7 +125,7 @@ static void test_statuses_follow_the_workload_return(void **state)
 
 static void test_comparison_arithmetic(void **state)
 {
-	struct fixture *f = *state;
+	struct scenario_fixture *f = *state;
 	const struct ilab_scenario *s = f->s;
 	struct ilab_comparison c;
 
@@ -228,7 +213,7 @@ static void assert_contains(const char *hay, const char *needle)
 
 static void test_table_rows(void **state)
 {
-	struct fixture *f = *state;
+	struct scenario_fixture *f = *state;
 	char *t = table_text(f->r);
 	const char *l;
 
@@ -284,7 +269,7 @@ static void assert_number_or_null(json_t *o, const char *key)
 
 static void test_json_follows_schema(void **state)
 {
-	struct fixture *f = *state;
+	struct scenario_fixture *f = *state;
 	json_t *j = ilab_result_json(f->r), *cases, *sum, *scn, *c0, *cmp;
 	size_t i;
 	json_t *c;
@@ -367,7 +352,7 @@ static void test_json_follows_schema(void **state)
 
 static void test_json_round_trip_and_sorted_keys(void **state)
 {
-	struct fixture *f = *state;
+	struct scenario_fixture *f = *state;
 	char *buf = NULL, *buf2 = NULL;
 	size_t len = 0, len2 = 0;
 	FILE *m = open_memstream(&buf, &len);
@@ -408,7 +393,7 @@ static void make_tmpdir(char *dir, size_t len)
 
 static void test_plot_renders_png_or_warns(void **state)
 {
-	struct fixture *f = *state;
+	struct scenario_fixture *f = *state;
 	char dir[64], msg[1024], path[128];
 	unsigned char magic[8] = { 0 };
 	FILE *p;
@@ -445,7 +430,7 @@ static void test_plot_renders_png_or_warns(void **state)
 
 static void test_plot_skipped_without_figures(void **state)
 {
-	struct fixture *f = *state;
+	struct scenario_fixture *f = *state;
 	struct ilab_scenario_result only_missing = *f->r;
 	struct ilab_scenario one = *f->s;
 	char msg[512];

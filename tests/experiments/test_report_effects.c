@@ -16,6 +16,7 @@
 
 #include "iommulab/report.h"
 #include "iommulab/scenario.h"
+#include "support/scenario_fixture.h"
 
 static const struct ilab_workload_metric metrics[] = {
 	{ "lat", "ns", "a latency" },
@@ -81,23 +82,11 @@ static const char text[] =
 	"  - { label: bound, metric: lat, from: gt, to: base }\n"
 	"  - { label: truncated, metric: t, from: ta, to: tb }\n";
 
-struct fixture {
-	struct ilab_scenario *s;
-	struct ilab_scenario_result *r;
-};
-
 static int setup(void **state)
 {
-	static struct fixture f;
-	char err[256];
+	static struct scenario_fixture f;
 
-	if (!ilab_workload_find("test_effects") && ilab_workload_register(&effects_wl))
-		return -1;
-	if (ilab_scenario_parse(text, sizeof(text) - 1, "effects.yaml", &f.s, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return -1;
-	}
-	if (ilab_scenario_run(f.s, &(struct ilab_run_options){ 0 }, &f.r, err, sizeof(err)))
+	if (scenario_fixture_up(&f, &effects_wl, text, "effects.yaml"))
 		return -1;
 	*state = &f;
 	return 0;
@@ -105,14 +94,11 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	ilab_scenario_result_free(f->r);
-	ilab_scenario_free(f->s);
+	scenario_fixture_down(*state);
 	return 0;
 }
 
-static struct ilab_effect_comparison judge(const struct fixture *f, const char *label)
+static struct ilab_effect_comparison judge(const struct scenario_fixture *f, const char *label)
 {
 	struct ilab_effect_comparison c = { 0 };
 
@@ -127,7 +113,7 @@ static struct ilab_effect_comparison judge(const struct fixture *f, const char *
 
 static void test_parsed(void **state)
 {
-	struct fixture *f = *state;
+	struct scenario_fixture *f = *state;
 	const struct ilab_effect *e = &f->s->effects[7];
 
 	assert_int_equal(f->s->nr_effects, 8);
@@ -139,7 +125,7 @@ static void test_parsed(void **state)
 
 static void test_verdicts(void **state)
 {
-	struct fixture *f = *state;
+	struct scenario_fixture *f = *state;
 	struct ilab_effect_comparison c;
 
 	c = judge(f, "same");
@@ -165,7 +151,7 @@ static void test_verdicts(void **state)
 
 static void test_table_and_json(void **state)
 {
-	struct fixture *f = *state;
+	struct scenario_fixture *f = *state;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
