@@ -111,7 +111,8 @@ int ilab_profile_parse(const char *text, size_t len, const char *name, struct il
  * (the same order as the built-in scenarios). Returns 0 or -ENOENT (err says where it looked). */
 int ilab_profile_dir(char *buf, size_t len, char *err, size_t errlen);
 /* What a user typed: a file (anything with a '/', or an existing file), else a profile name,
- * <profile dir>/<name>.yaml. Returns 0 with the path, or -ENOENT with err saying why. */
+ * <profile dir>/<name>.yaml. Returns 0 with the path, or -ENOENT (-EINVAL: an empty name) with
+ * err saying why. */
 int ilab_profile_resolve(const char *what, char *path, size_t len, char *err, size_t errlen);
 /* A named compute charge (profile "compute:" section), or dflt when the profile has none. */
 uint64_t ilab_profile_compute_ns(const struct ilab_profile *prof, const char *name,

@@ -510,8 +510,10 @@ int ilab_profile_resolve(const char *what, char *path, size_t len, char *err, si
 	char dir[ILAB_PROFILE_PATH_MAX];
 	int rc;
 
-	if (!what || !*what || !path || !len)
+	if (!path || !len)
 		return -EINVAL;
+	if (!what || !*what)
+		return ilab_errf(err, errlen, -EINVAL, "empty machine profile name");
 	/* A path (or an existing file) is taken as is; a bare name is looked up. */
 	if (strchr(what, '/') || path_is(what, false)) {
 		snprintf(path, len, "%s", what);

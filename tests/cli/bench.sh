@@ -31,6 +31,8 @@ check_usage stray
 check_usage --engine warp
 check_usage --profile kunpeng920            # a profile is for --engine sim
 check_usage --engine sim --profile nosuchprofile
+out=$("$BIN" bench --engine sim --profile '' 2>&1 >/dev/null)
+case $out in *"empty machine profile name"*) ;; *) echo "FAIL: --profile '': '$out'"; fail=1;; esac
 check_usage --engine sim --seed -1
 check_usage --engine sim --iterations 0
 check_usage --engine sim --topology /nonexistent.xml   # a topology file needs --profile

@@ -174,6 +174,17 @@ static void missing_file_is_an_error(void **state)
 	assert_non_null(strstr(err, "/nonexistent/p.yaml"));
 }
 
+/* An empty name is refused with a message (the CLI prints err as is: --profile ''). */
+static void empty_name_is_an_error(void **state)
+{
+	char path[256], err[256];
+
+	memset(err, 'x', sizeof(err));
+	assert_int_equal(ilab_profile_resolve("", path, sizeof(path), err, sizeof(err)), -EINVAL);
+	assert_non_null(memchr(err, '\0', sizeof(err)));
+	assert_non_null(strstr(err, "empty"));
+}
+
 /* The shipped profile names a topology that exists, and every distance of its SLIT has a
  * cost: a simulator can be built from them. */
 static void shipped_profile_builds_a_simulator(void **state)
@@ -204,6 +215,7 @@ int main(void)
 		cmocka_unit_test(tables_override_formulas),
 		cmocka_unit_test(malformed_profiles_name_file_line_column),
 		cmocka_unit_test(missing_file_is_an_error),
+		cmocka_unit_test(empty_name_is_an_error),
 		cmocka_unit_test(shipped_profile_builds_a_simulator),
 	};
 
