@@ -7,6 +7,7 @@
  */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -45,11 +46,22 @@ struct bench_opts {
 	int ecmdq;
 };
 
+/* strtol and strtoull skip leading blanks and take a sign: "-t ' 1'" or "--seed ' -1'" (2^64 - 1)
+ * would pass. A number starts with a digit, or '-' and a digit where negatives are in range. */
+static bool starts_number(const char *s, bool negative_ok)
+{
+	if (negative_ok && s[0] == '-')
+		s++;
+	return isdigit((unsigned char)s[0]);
+}
+
 static int parse_long(const char *s, long lo, long hi, long *out)
 {
 	char *end;
 	long v;
 
+	if (!starts_number(s, lo < 0))
+		return -1;
 	errno = 0;
 	v = strtol(s, &end, 0);
 	if (errno || end == s || *end || v < lo || v > hi)
@@ -194,7 +206,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 
 			errno = 0;
 			o->seed = strtoull(optarg, &end, 0);
-			if (errno || end == optarg || *end || optarg[0] == '-')
+			if (errno || end == optarg || *end || !starts_number(optarg, false))
 				return cli_usage_error("bench", "--seed must be a number, not '%s'",
 						       optarg);
 			break;

@@ -34,6 +34,13 @@ check_usage --engine sim --profile nosuchprofile
 out=$("$BIN" bench --engine sim --profile '' 2>&1 >/dev/null)
 case $out in *"empty machine profile name"*) ;; *) echo "FAIL: --profile '': '$out'"; fail=1;; esac
 check_usage --engine sim --seed -1
+# strtol/strtoull skip blanks and take a sign (' -1' was seed 2^64 - 1); --iterations 1: a quick
+# run, not a 20 s one, if such a value were accepted
+check_usage --engine sim --iterations 1 --seed ' -1'
+check_usage --engine sim --iterations 1 --seed +1
+check_usage --iterations 1 -t ' 1'
+check_usage --iterations 1 -t +1
+check_usage --iterations 1 -x ' 0'
 check_usage --engine sim --iterations 0
 check_usage --engine sim --topology /nonexistent.xml   # a topology file needs --profile
 
