@@ -73,6 +73,11 @@ int cli_bad_option(const char *cmd, int opt, int argc, char **argv)
 
 	if (opt == ':')
 		return cli_usage_error(cmd, "option '%s' needs a value", arg);
+	/* getopt_long sets optopt to a known long option's value when it was given a value it
+	 * does not take ("--json=1"): not an unknown '-j' */
+	if (optopt && strncmp(arg, "--", 2) == 0)
+		return cli_usage_error(cmd, "option '%.*s' takes no value", (int)strcspn(arg, "="),
+				       arg);
 	if (optopt && optopt != '?')
 		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
 	return cli_usage_error(cmd, "unknown option '%s'", arg);

@@ -20,6 +20,10 @@ for args in "frobnicate" "--bogus" "" "help nosuchcommand" "run 999"; do
 done
 err=$("$BIN" frobnicate 2>&1 >/dev/null)
 printf '%s\n' "$err" | head -1 | grep -q "unknown command 'frobnicate'" || bad "unknown command: message '$err'"
+# A value given to an option that takes none is not an unknown short option.
+err=$("$BIN" topo --json=1 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] || bad "'topo --json=1': exit $rc, want 2"
+printf '%s\n' "$err" | head -1 | grep -q "option '--json' takes no value" || bad "topo --json=1: message '$err'"
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
