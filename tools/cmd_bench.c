@@ -44,7 +44,11 @@ struct bench_opts {
 	 * CPU and the driver uses them (on) or only its main queue (off): an A/B of the driver
 	 * on the same hardware (the model's serial consumer scans every queue either way) */
 	int ecmdq;
+	unsigned lengths; /* which of -s, --duration-ms, --iterations were given (LEN_*) */
 };
+
+/* How long a run lasts: one of these options, not several (one would silently win). */
+enum { LEN_SECONDS = 1, LEN_DURATION = 2, LEN_ITERATIONS = 4 };
 
 /* strtol and strtoull skip leading blanks and take a sign: "-t ' 1'" or "--seed ' -1'" (2^64 - 1)
  * would pass. A number starts with a digit, or '-' and a digit where negatives are in range. */
@@ -126,7 +130,10 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	while ((opt = getopt_long(argc, argv, ":t:s:n:b:d:x:g:m:jh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': NUM(opt, "-t threads", 1, ILAB_MAP_BENCH_MAX_THREADS, o->cfg.threads); break;
-		case 's': NUM(opt, "-s seconds", 1, ILAB_MAP_BENCH_MAX_SECONDS, o->cfg.seconds); break;
+		case 's':
+			NUM(opt, "-s seconds", 1, ILAB_MAP_BENCH_MAX_SECONDS, o->cfg.seconds);
+			o->lengths |= LEN_SECONDS;
+			break;
 		case 'n': NUM(opt, "-n node", -1, 63, o->cfg.node); break;
 		case 'b': NUM(opt, "-b dma_bits", 20, 64, o->cfg.dma_bits); break;
 		case 'd': NUM(opt, "-d dir", 0, 2, o->cfg.dir); break;
@@ -138,6 +145,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 
 			NUM(opt, "--duration-ms", 1, 300000, ms);
 			o->cfg.duration_ns = (uint64_t)ms * 1000000ull;
+			o->lengths |= LEN_DURATION;
 			break;
 		}
 		case 'm':
@@ -216,6 +224,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 
 			NUM(opt, "--iterations", 1, 1000000000L, n);
 			o->cfg.iterations = (uint64_t)n;
+			o->lengths |= LEN_ITERATIONS;
 			break;
 		}
 		case 'Q':
@@ -240,6 +249,8 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
 	if (o->profile && o->engine != PLAT_ENGINE_SIM)
 		return cli_usage_error("bench", "--profile needs --engine sim");
+	if (o->lengths & (o->lengths - 1))
+		return cli_usage_error("bench", "give one of -s, --duration-ms and --iterations");
 	return 0;
 }
 

@@ -25,6 +25,9 @@ check_usage --fq-timer never
 check_usage -n 9
 check_usage --device nosuchdev
 check_usage --smmu 9                          # kunpeng920 has 4 SMMUs
+check_usage -s 1 --duration-ms 5              # one of them would silently win
+check_usage -s 1 --iterations 3
+check_usage --duration-ms 5 --iterations 3
 out=$("$BIN" bench --smmu 9 2>&1 >/dev/null); case $out in *"SMMU 9"*"4 SMMUs"*) ;; *) echo "FAIL: --smmu 9 message: $out"; fail=1;; esac
 check_usage --topology /nonexistent.xml
 check_usage stray
