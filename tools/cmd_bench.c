@@ -427,6 +427,11 @@ static int bench_up(struct bench_opts *o, const struct ilab_profile *prof,
 		return CLI_EXIT_USAGE;
 	}
 	*td = pick_device(tb->topo, o);
+	if (*td && o->device && o->smmu >= 0 && (*td)->smmu != (unsigned)o->smmu) {
+		fprintf(stderr, "%s bench: device %s is behind SMMU %u, not --smmu %d\n", CLI_PROG,
+			(*td)->name, (*td)->smmu, o->smmu);
+		return CLI_EXIT_USAGE;
+	}
 	if (!*td && !o->device && o->smmu >= 0) {
 		fprintf(stderr, "%s bench: no device behind SMMU %d in topology %s (it has %u SMMUs)\n",
 			CLI_PROG, o->smmu, ilab_topo_name(tb->topo), ilab_topo_nr_smmus(tb->topo));

@@ -25,6 +25,7 @@ check_usage --fq-timer never
 check_usage -n 9
 check_usage --device nosuchdev
 check_usage --smmu 9                          # kunpeng920 has 4 SMMUs
+check_usage --smmu 2 --device sas0 --iterations 1  # sas0 is behind SMMU 0
 check_usage -s 1 --duration-ms 5              # one of them would silently win
 check_usage -s 1 --iterations 3
 check_usage --duration-ms 5 --iterations 3
