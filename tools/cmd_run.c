@@ -208,7 +208,10 @@ int cmd_run(int argc, char **argv)
 	if (ret == CLI_EXIT_OK && json && !(json_all = json_array()))
 		ret = CLI_EXIT_FAIL;
 
-	for (int i = 0; i < nr && ret != CLI_EXIT_USAGE && scn[i]; i++) {
+	/* Nothing runs when the set-up failed: results with nowhere to go are wasted time. */
+	bool ready = ret == CLI_EXIT_OK;
+
+	for (int i = 0; ready && i < nr; i++) {
 		int r = run_one(scn[i], out, quick, json, json_all, &tot);
 
 		if (r != CLI_EXIT_OK)

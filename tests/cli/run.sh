@@ -55,6 +55,13 @@ done
 "$BIN" run --out "$TMP/mixed" 000 "$SRC/tests/data/scenarios/bad-kind.yaml" >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || bad "run good+bad: exit $rc, want 2"
 
+# A results directory that cannot be created: exit 1 before anything runs.
+"$BIN" run --quick --out /dev/null/res 000 >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ $rc -eq 1 ] || bad "run --out /dev/null/res: exit $rc, want 1"
+grep -q 'cannot create /dev/null/res' "$TMP/err" || bad "run --out /dev/null/res: '$(head -1 "$TMP/err")'"
+grep -q '^\[seed000' "$TMP/err" && bad "run --out /dev/null/res: ran the scenario anyway"
+[ -s "$TMP/out" ] && bad "run --out /dev/null/res: printed a table"
+
 # Usage errors.
 for args in "run --bogus" "run --out" "run nosuchscenario"; do
 	# shellcheck disable=SC2086
