@@ -285,10 +285,17 @@ int ilab_scenario_resolve(const char *what, char *path, size_t len, char *err, s
 	int n;
 
 	if (strchr(what, '/') || is_file(what)) {
+		struct stat st;
+
 		snprintf(path, len, "%s", what);
 		if (is_file(path))
 			return 0;
-		snprintf(err, errlen, "%s: no such scenario file", what);
+		/* say why: "no such file" for a directory or /dev/null misleads */
+		if (stat(path, &st) != 0)
+			snprintf(err, errlen, "%s: no such scenario file (%s)", what, strerror(errno));
+		else
+			snprintf(err, errlen, "%s: not a scenario file (%s)", what,
+				 S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
 		return -ENOENT;
 	}
 	n = ilab_scenario_builtin_list(&list, err, errlen);

@@ -255,6 +255,14 @@ static void test_resolve_rejects_unknown_names(void **state)
 	assert_non_null(strstr(err, "seed004-vfio-numa"));
 	assert_int_equal(ilab_scenario_resolve("no/such.yaml", path, sizeof(path), err,
 					       sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "No such file or directory"));
+	/* what exists but is not a file is named as such */
+	assert_int_equal(ilab_scenario_resolve(ILAB_TESTDATA, path, sizeof(path), err,
+					       sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "a directory"));
+	assert_int_equal(ilab_scenario_resolve("/dev/null", path, sizeof(path), err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "not a regular file"));
 }
 
 static void test_datadir_override(void **state)
