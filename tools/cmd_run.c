@@ -195,7 +195,15 @@ int cmd_run(int argc, char **argv)
 		if (ilab_scenario_load(path, &scn[i], err, sizeof(err)) < 0) {
 			fprintf(stderr, "%s\n", err);
 			ret = CLI_EXIT_USAGE;
+			break;
 		}
+		/* <out>/<name>.json is per name: a second one would overwrite the first */
+		for (int j = 0; j < i; j++)
+			if (!strcmp(scn[j]->name, scn[i]->name)) {
+				ret = cli_usage_error("run", "scenario %s given twice (%s, %s)",
+						      scn[i]->name, files[j], files[i]);
+				break;
+			}
 	}
 	if (ret == CLI_EXIT_OK) {
 		int m = make_dirs(out);

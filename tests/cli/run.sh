@@ -62,6 +62,11 @@ grep -q 'cannot create /dev/null/res' "$TMP/err" || bad "run --out /dev/null/res
 grep -q '^\[seed000' "$TMP/err" && bad "run --out /dev/null/res: ran the scenario anyway"
 [ -s "$TMP/out" ] && bad "run --out /dev/null/res: printed a table"
 
+# The same scenario twice (here by id and by name): its results would overwrite each other.
+"$BIN" run --quick --out "$TMP/twice" 000 cmdsync >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ $rc -eq 2 ] || bad "run 000 cmdsync: exit $rc, want 2"
+grep -q 'seed000-cmdsync given twice' "$TMP/err" || bad "run 000 cmdsync: '$(head -1 "$TMP/err")'"
+
 # Usage errors.
 for args in "run --bogus" "run --out" "run nosuchscenario"; do
 	# shellcheck disable=SC2086
