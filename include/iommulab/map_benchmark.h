@@ -57,7 +57,8 @@ struct ilab_map_bench_result {
 	/* nanosecond resolution (population standard deviation) */
 	double map_ns, map_stddev_ns, unmap_ns, unmap_stddev_ns;
 	uint64_t map_ns_min, map_ns_max, unmap_ns_min, unmap_ns_max;
-	uint64_t map_errors;      /* iterations whose map failed (not counted in loops) */
+	uint64_t map_errors;      /* threads whose map failed: each stops at its first failure,
+				   * as the kernel's do (not counted in loops) */
 	uint64_t elapsed_ns;      /* wall (or virtual) time of the measurement */
 };
 

@@ -402,6 +402,44 @@ static void test_strict_16_cpus_model_executes_what_the_driver_issued(void **sta
 	free(qs);
 }
 
+/* Passthrough with a 32-bit mask: every buffer is above 4 GiB and every map fails, at no
+ * simulated cost. Each thread stops at its first failure, as the kernel's does; going on, a
+ * timed run never ended (its clock never reached the end). */
+static void test_failed_maps_stop_the_thread(void **state)
+{
+	enum { THREADS = 2 };
+	struct stack st;
+	struct ilab_map_bench_cfg cfg;
+	struct ilab_map_bench_result res;
+	struct ilab_dma_options dopts;
+	char err[256];
+
+	(void)state;
+	stack_up(&st, ILAB_CMA_GLOBAL);
+	assert_int_equal(ilab_iommu_probe_device(st.nic, ILAB_DOMAIN_IDENTITY), 0);
+	ilab_dma_options_default(&dopts);
+	assert_int_equal(ilab_dma_configure(st.nic, &dopts), 0);
+	ilab_map_bench_cfg_default(&cfg);
+	cfg.threads = THREADS;
+	cfg.node = 2;
+	cfg.dma_bits = 32;
+	cfg.iterations = 5;
+	assert_int_equal(ilab_map_bench_run(st.nic, ilab_board_mem(st.tb.board), &cfg, &res, err,
+					    sizeof(err)),
+			 -EIO);
+	assert_int_equal(res.loops, 0);
+	assert_int_equal(res.map_errors, THREADS); /* one per thread, not one per iteration */
+	assert_non_null(strstr(err, "every map failed"));
+	cfg.iterations = 0;
+	cfg.duration_ns = 1000000;
+	assert_int_equal(ilab_map_bench_run(st.nic, ilab_board_mem(st.tb.board), &cfg, &res, err,
+					    sizeof(err)),
+			 -EIO);
+	assert_int_equal(res.map_errors, THREADS);
+	ilab_iommu_release_device(st.nic);
+	stack_down(&st);
+}
+
 /* ---- (d) lazy mode: the flush queue's 10 ms timer fires in virtual time ------------------- */
 
 struct lazy_arg {
@@ -617,6 +655,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_remote_batch_is_read_ahead_in_one_round_trip,
 					  readahead_teardown),
 		cmocka_unit_test(test_strict_16_cpus_model_executes_what_the_driver_issued),
+		cmocka_unit_test(test_failed_maps_stop_the_thread),
 		cmocka_unit_test(test_lazy_flush_timer_fires_after_10ms_of_virtual_time),
 		cmocka_unit_test(test_same_run_twice_gives_identical_statistics),
 	};
