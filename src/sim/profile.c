@@ -93,6 +93,22 @@ static int parse_u64(struct pctx *c, const yaml_node_t *v, const char *key, void
 	return get_u64(c, v, key, dst);
 }
 
+/* A latency (as opposed to an extra cost such as sync_ns): 0 ns lets a simulated loop run
+ * without virtual time advancing, and a timed run (bench -s) then never ends. */
+static int get_latency(struct pctx *c, const yaml_node_t *n, const char *key, uint64_t *out)
+{
+	int rc = get_u64(c, n, key, out);
+
+	if (!rc && *out == 0)
+		return perr(c, n, "%s: a latency must be at least 1 ns", key);
+	return rc;
+}
+
+static int parse_latency(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	return get_latency(c, v, key, dst);
+}
+
 static int parse_table(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
 	struct ilab_dist_cost *t = dst;
@@ -117,7 +133,7 @@ static int parse_table(struct pctx *c, const yaml_node_t *v, const char *key, vo
 				return perr(c, k, "%s: distance %" PRIu64 " listed twice", key, d);
 		if (t->nr == ILAB_PROFILE_MAX_DIST)
 			return perr(c, k, "%s: more than %d distances", key, ILAB_PROFILE_MAX_DIST);
-		rc = get_u64(c, val, key, &ns);
+		rc = get_latency(c, val, key, &ns);
 		if (rc)
 			return rc;
 		t->distance[t->nr] = (unsigned)d;
@@ -164,7 +180,7 @@ static int parse_memory(struct pctx *c, const yaml_node_t *v, const char *key, v
 {
 	struct ilab_profile *p = dst;
 	struct field f[] = {
-		{ "local_ns", true, parse_u64, &p->mem.local_ns, false },
+		{ "local_ns", true, parse_latency, &p->mem.local_ns, false },
 		{ "line_stream_ns", true, parse_u64, &p->mem_line_ns, false },
 		{ "latency_by_distance", false, parse_table, &p->mem, false },
 	};
@@ -176,11 +192,11 @@ static int parse_cache(struct pctx *c, const yaml_node_t *v, const char *key, vo
 {
 	struct ilab_profile *p = dst;
 	struct field f[] = {
-		{ "hit_ns", true, parse_u64, &p->cache_hit_ns, false },
-		{ "atomic_local_ns", true, parse_u64, &p->atomic_local_ns, false },
-		{ "transfer_local_ns", true, parse_u64, &p->transfer.local_ns, false },
+		{ "hit_ns", true, parse_latency, &p->cache_hit_ns, false },
+		{ "atomic_local_ns", true, parse_latency, &p->atomic_local_ns, false },
+		{ "transfer_local_ns", true, parse_latency, &p->transfer.local_ns, false },
 		{ "transfer_by_distance", false, parse_table, &p->transfer, false },
-		{ "llc_local_ns", false, parse_u64, &p->llc_local_ns, false },
+		{ "llc_local_ns", false, parse_latency, &p->llc_local_ns, false },
 		{ "line_hit_stream_ns", false, parse_u64, &p->line_hit_stream_ns, false },
 		{ "retry_hold_ns", false, parse_u64, &p->retry_hold_ns, false },
 	};
@@ -192,8 +208,8 @@ static int parse_mmio(struct pctx *c, const yaml_node_t *v, const char *key, voi
 {
 	struct ilab_profile *p = dst;
 	struct field f[] = {
-		{ "read_local_ns", true, parse_u64, &p->mmio_read.local_ns, false },
-		{ "write_local_ns", true, parse_u64, &p->mmio_write.local_ns, false },
+		{ "read_local_ns", true, parse_latency, &p->mmio_read.local_ns, false },
+		{ "write_local_ns", true, parse_latency, &p->mmio_write.local_ns, false },
 		{ "read_by_distance", false, parse_table, &p->mmio_read, false },
 		{ "write_by_distance", false, parse_table, &p->mmio_write, false },
 	};

@@ -163,6 +163,16 @@ static void malformed_profiles_name_file_line_column(void **state)
 	expect_error("name: t\ntopology: x\nmemory: 5\n", "bad.yaml:3:9:", "expected a mapping");
 	/* empty file */
 	expect_error("", "bad.yaml:1:1:", "empty");
+	/* a latency of 0: simulated time could stand still (a timed bench never ended) */
+	snprintf(buf, sizeof(buf), "%s", good);
+	memcpy(strstr(buf, "hit_ns: 2"), "hit_ns: 0", 9);
+	expect_error(buf, "bad.yaml:7:11:", "at least 1 ns");
+	snprintf(buf, sizeof(buf), "%s", good);
+	memcpy(strstr(buf, "atomic_local_ns: 8"), "atomic_local_ns: 0", 18);
+	expect_error(buf, "bad.yaml:8:20:", "at least 1 ns");
+	expect_error("name: t\ntopology: x\n"
+		     "memory: {local_ns: 100, line_stream_ns: 6, latency_by_distance: {16: 0}}\n",
+		     "bad.yaml:3:70:", "at least 1 ns");
 }
 
 static void missing_file_is_an_error(void **state)
