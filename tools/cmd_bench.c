@@ -514,7 +514,7 @@ int cmd_bench(int argc, char **argv)
 	ret = ilab_map_bench_run(dev, ilab_board_mem(tb.board), &o.cfg, &res, err, sizeof(err));
 	if (ret) {
 		sim_err = ilab_testbed_sim_error(&tb);
-		fprintf(stderr, "%s bench: %s%s%s\n", CLI_PROG, err, tb.sim ? ": " : "", sim_err);
+		fprintf(stderr, "%s bench: %s%s%s\n", CLI_PROG, err, *sim_err ? ": " : "", sim_err);
 		rc = ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 		goto out;
 	}

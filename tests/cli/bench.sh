@@ -59,6 +59,13 @@ if [ $rc -ne 2 ] || [ "$(echo "$out" | wc -l)" -ne 1 ] || \
 	echo "FAIL: bad profile -> rc $rc, '$out' (want one line with bad.yaml:$line:col)"; fail=1
 fi
 
+# Every map fails (passthrough, 32-bit mask, memory above 4 GiB): exit 1 at once with the
+# cause, no dangling ': ' (the threads used to go on failing, at no simulated cost, forever).
+out=$(timeout 120 "$BIN" bench --engine sim --mode passthrough --duration-ms 1 2>&1 >/dev/null); rc=$?
+if [ $rc -ne 1 ] || ! echo "$out" | grep -q 'every map failed: .*DMA mask$'; then
+	echo "FAIL: passthrough, 32-bit mask -> rc $rc, '$out'"; fail=1
+fi
+
 # Simulation: the same command twice gives byte-identical JSON; another seed is recorded.
 sim_args="--engine sim -n 2 -t 4 --iterations 50 --json"
 "$BIN" bench $sim_args > "$tmp/a.json" || { echo "FAIL: sim run rc $?"; fail=1; }
