@@ -280,14 +280,24 @@ static int parse_compute(struct pctx *c, const yaml_node_t *v, const char *key, 
 	return 0;
 }
 
+/* name and topology: required, so an empty value is as good as missing */
+static int get_word(struct pctx *c, const yaml_node_t *v, const char *key, char *out, size_t sz)
+{
+	const char *t = ilab_yaml_scalar(v);
+
+	if (t && !*t)
+		return perr(c, v, "%s: must not be empty", key);
+	return get_str(c, v, key, out, sz);
+}
+
 static int parse_name(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
-	return get_str(c, v, key, dst, ILAB_PROFILE_NAME_MAX);
+	return get_word(c, v, key, dst, ILAB_PROFILE_NAME_MAX);
 }
 
 static int parse_path(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
-	return get_str(c, v, key, dst, ILAB_PROFILE_PATH_MAX);
+	return get_word(c, v, key, dst, ILAB_PROFILE_PATH_MAX);
 }
 
 static int parse_ignored(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)

@@ -163,6 +163,11 @@ static void malformed_profiles_name_file_line_column(void **state)
 	expect_error("name: t\ntopology: x\nmemory: 5\n", "bad.yaml:3:9:", "expected a mapping");
 	/* empty file */
 	expect_error("", "bad.yaml:1:1:", "empty");
+	/* an empty name (the CLI printed "profile " and JSON "profile": "") or topology */
+	snprintf(buf, sizeof(buf), "%s", good);
+	memcpy(strstr(buf, "name: t"), "name:  ", 7);
+	expect_error(buf, "bad.yaml:1:6:", "name: must not be empty");
+	expect_error("name: t\ntopology: ''\n", "bad.yaml:2:11:", "topology: must not be empty");
 	/* a latency of 0: simulated time could stand still (a timed bench never ended) */
 	snprintf(buf, sizeof(buf), "%s", good);
 	memcpy(strstr(buf, "hit_ns: 2"), "hit_ns: 0", 9);
