@@ -236,7 +236,11 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'T': o->topology = optarg; o->topology_set = true; break;
 		case 'S': NUM(opt, "--smmu", 0, 1023, o->smmu); break;
-		case 'D': o->device = optarg; break;
+		case 'D':
+			if (!*optarg)
+				return cli_usage_error("bench", "--device needs a device name");
+			o->device = optarg;
+			break;
 		case 'j': o->json = true; break;
 		case 'h':
 			cli_print_command_help(cli_find_command("bench"), stdout);

@@ -24,6 +24,10 @@ check_usage --cma local
 check_usage --fq-timer never
 check_usage -n 9
 check_usage --device nosuchdev
+check_usage --device ''
+out=$("$BIN" bench --device '' 2>&1 >/dev/null)
+case $out in *"--device needs a device name"*) ;; *) echo "FAIL: --device '': '$out'"; fail=1;; esac
+"$BIN" bench --help | grep -q -- '--ecmdq on|off' || { echo "FAIL: bench --help does not show --ecmdq"; fail=1; }
 check_usage --smmu 9                          # kunpeng920 has 4 SMMUs
 check_usage --smmu 2 --device sas0 --iterations 1  # sas0 is behind SMMU 0
 check_usage -s 1 --duration-ms 5              # one of them would silently win
