@@ -117,6 +117,7 @@ struct ilab_scenario {
 	char description[ILAB_SCN_TEXT_MAX];
 	char source[ILAB_SCN_PATH_MAX]; /* the seed post it reproduces */
 	char profile[ILAB_SCN_NAME_MAX];
+	unsigned profile_line, profile_column; /* where profile: is (1-based), for messages */
 	enum ilab_engine_kind engine;
 	double tol_calibration, tol_prediction;
 	const struct ilab_workload *workload;
@@ -135,8 +136,8 @@ struct ilab_scenario {
 
 /* Parse a scenario file. Returns 0 and *out (free with ilab_scenario_free), or a negative errno:
  * -EINVAL with err = "file:line:column: message" for bad content (syntax error, unknown key,
- * wrong type, missing field, value out of range, unknown workload or metric), -ENOENT etc. with
- * err = "file: strerror" when it cannot be read. */
+ * wrong type, missing field, value out of range, unknown workload or metric, a machine profile
+ * that cannot be found), -ENOENT etc. with err = "file: strerror" when it cannot be read. */
 int ilab_scenario_load(const char *path, struct ilab_scenario **out, char *err, size_t errlen);
 /* The same from memory; name stands for the file name in messages. */
 int ilab_scenario_parse(const char *text, size_t len, const char *name,

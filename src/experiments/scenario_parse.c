@@ -15,6 +15,7 @@
 #include <yaml.h>
 
 #include "iommulab/scenario.h"
+#include "iommulab/sim.h"
 #include "util/yaml_util.h"
 
 #define SCENARIO_FILE_MAX (1u << 20) /* a scenario is a page of text; refuse anything huge */
@@ -575,6 +576,8 @@ static int parse_root(struct sctx *c, struct ilab_scenario *s, const yaml_node_t
 		return ret;
 	if ((ret = get_ident(c, v[K_PROFILE], "profile", s->profile, sizeof(s->profile))))
 		return ret;
+	s->profile_line = (unsigned)v[K_PROFILE]->start_mark.line + 1;
+	s->profile_column = (unsigned)v[K_PROFILE]->start_mark.column + 1;
 	if (v[K_ENGINE]) {
 		if ((ret = get_choice(c, v[K_ENGINE], "engine", engine_names, &i)))
 			return ret;
@@ -673,6 +676,21 @@ int ilab_scenario_parse(const char *text, size_t len, const char *name,
 	return 0;
 }
 
+/* The profile names a file: a wrong name is the scenario's error, found before anything runs
+ * (not by every case failing). Here, not in ilab_scenario_parse, which reads no files. */
+static int check_profile(const char *path, struct ilab_scenario **out, char *err, size_t errlen)
+{
+	char ppath[ILAB_PROFILE_PATH_MAX], msg[ILAB_PROFILE_PATH_MAX + 128];
+
+	if (!ilab_profile_resolve((*out)->profile, ppath, sizeof(ppath), msg, sizeof(msg)))
+		return 0;
+	snprintf(err, errlen, "%s:%u:%u: profile: %s", path, (*out)->profile_line,
+		 (*out)->profile_column, msg);
+	ilab_scenario_free(*out);
+	*out = NULL;
+	return -EINVAL;
+}
+
 int ilab_scenario_load(const char *path, struct ilab_scenario **out, char *err, size_t errlen)
 {
 	FILE *f;
@@ -705,6 +723,8 @@ int ilab_scenario_load(const char *path, struct ilab_scenario **out, char *err, 
 	}
 	fclose(f);
 	free(buf);
+	if (!ret)
+		ret = check_profile(path, out, err, errlen);
 	return ret;
 }
 

@@ -32,6 +32,7 @@ static const struct expect expected[] = {
 	{ "bad-missing-label.yaml", 9, 5, "case: missing required key 'label'" },
 	{ "bad-missing-unit.yaml", 10, 9, "reference figure: missing required key 'unit'" },
 	{ "bad-missing-profile.yaml", 2, 1, "scenario: missing required key 'profile'" },
+	{ "bad-unknown-profile.yaml", 5, 10, "profile: no machine profile 'nosuchprofile'" },
 	{ "bad-range-granule.yaml", 9, 36, "granule: 2048 is out of range [1, 1024]" },
 	{ "bad-range-tolerance.yaml", 7, 16, "calibration: 10 is out of range" },
 	{ "bad-integer.yaml", 9, 14, "threads: expected an integer, got '2.5'" },
