@@ -26,15 +26,15 @@ static int bad(char *err, size_t errlen, const char *msg)
 static int check_machine(const struct ilab_sim_machine *m, char *err, size_t errlen)
 {
 	if (!m->nr_nodes || m->nr_nodes > SIM_MAX_NODES)
-		return bad(err, errlen, "simulator: 1 to 64 NUMA nodes are supported");
+		return bad(err, errlen, "1 to 64 NUMA nodes are supported");
 	if (!m->nr_cpus || m->nr_cpus > 65536 || !m->cpu_node || !m->distance)
-		return bad(err, errlen, "simulator: machine needs CPUs, their nodes and distances");
+		return bad(err, errlen, "machine needs CPUs, their nodes and distances");
 	for (unsigned c = 0; c < m->nr_cpus; c++)
 		if (m->cpu_node[c] < 0 || (unsigned)m->cpu_node[c] >= m->nr_nodes)
-			return bad(err, errlen, "simulator: a CPU is on a node that does not exist");
+			return bad(err, errlen, "a CPU is on a node that does not exist");
 	for (unsigned i = 0; i < m->nr_nodes * m->nr_nodes; i++)
 		if (m->distance[i] < 10 || m->distance[i] > 255)
-			return bad(err, errlen, "simulator: SLIT distances must be 10..255");
+			return bad(err, errlen, "SLIT distances must be 10..255");
 	return 0;
 }
 
@@ -50,7 +50,7 @@ int ilab_sim_create(const struct ilab_sim_machine *m, const struct ilab_profile 
 		return -EINVAL;
 	*out = NULL;
 	if (!m || !prof)
-		return bad(err, errlen, "simulator: machine and profile are required");
+		return bad(err, errlen, "machine and profile are required");
 	if (!cfg)
 		cfg = &defaults;
 	rc = check_machine(m, err, errlen);
@@ -93,7 +93,7 @@ int ilab_sim_create(const struct ilab_sim_machine *m, const struct ilab_profile 
 	return 0;
 fail:
 	if (rc == -ENOMEM && err && errlen)
-		snprintf(err, errlen, "simulator: out of memory");
+		snprintf(err, errlen, "out of memory");
 	ilab_sim_destroy(s);
 	return rc;
 }

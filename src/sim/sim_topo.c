@@ -20,7 +20,7 @@ int ilab_sim_create_topo(const struct ilab_topo *t, const struct ilab_profile *p
 
 	if (!t) {
 		if (err && errlen)
-			snprintf(err, errlen, "simulator: no topology");
+			snprintf(err, errlen, "no topology");
 		return -EINVAL;
 	}
 	m.nr_nodes = ilab_topo_nr_nodes(t);

@@ -70,6 +70,15 @@ if [ $rc -ne 1 ] || ! echo "$out" | grep -q 'every map failed: .*DMA mask$'; the
 	echo "FAIL: passthrough, 32-bit mask -> rc $rc, '$out'"; fail=1
 fi
 
+# A topology the simulator refuses (local distance 5, which hwloc and the loader accept): one
+# "simulator: " prefix, exit 2.
+sed 's|<u64values length="13">10 300 20 10 </u64values>|<u64values length="9">5 20 20 5</u64values>|' \
+	"$2/tests/data/topologies/broken-distances-range.xml" > "$tmp/local5.xml"
+out=$("$BIN" bench --engine sim --profile kunpeng920 --topology "$tmp/local5.xml" --iterations 1 2>&1 >/dev/null); rc=$?
+if [ $rc -ne 2 ] || ! echo "$out" | grep -q '^iommulab bench: simulator: SLIT distances must be 10\.\.255$'; then
+	echo "FAIL: local distance 5 -> rc $rc, '$out'"; fail=1
+fi
+
 # Simulation: the same command twice gives byte-identical JSON; another seed is recorded.
 sim_args="--engine sim -n 2 -t 4 --iterations 50 --json"
 "$BIN" bench $sim_args > "$tmp/a.json" || { echo "FAIL: sim run rc $?"; fail=1; }
