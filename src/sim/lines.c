@@ -262,7 +262,7 @@ void sim_line_wrote(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l)
 		l->src_node = -1;
 		l->in_llc = true; /* a device's write allocates in the home's last-level cache */
 		l->agent_snap = -1;
-		l->busy_until = sim_max64(l->busy_until, f->t);
+		l->busy_until = sim_max64(l->busy_until, f->pc.t);
 		l->wrote++;
 		return;
 	}
@@ -274,7 +274,7 @@ void sim_line_wrote(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l)
 	l->src_node = (int)f->node;
 	l->in_llc = false;
 	l->agent_snap = -1;
-	l->busy_until = sim_max64(l->busy_until, f->t);
+	l->busy_until = sim_max64(l->busy_until, f->pc.t);
 	l->wrote++;
 }
 

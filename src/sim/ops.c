@@ -24,13 +24,13 @@ static void op_access(const void *addr, enum plat_access kind)
 	/* The immediate retry of a failed cmpxchg: this CPU still holds the line (a failed LSE
 	 * CAS obtains it in a unique state) and nobody else can touch it before retry_until
 	 * (busy_until covers it), so the retry happens now, before the fibers behind us. */
-	if (!(l->retry_slot == (int)f->slot && f->t <= l->retry_until))
+	if (!(l->retry_slot == (int)f->slot && f->pc.t <= l->retry_until))
 		sim_sync_la(s, f); /* lines never move: l stays valid across the switch */
 	sim_line_access(s, f, l, kind);
 	/* The host store happens right after we return, before any other fiber runs: pollers
 	 * woken now see it when they re-check. */
 	if (kind != PLAT_ACC_READ && l->waiters)
-		sim_line_wake(s, l, f->t);
+		sim_line_wake(s, l, f->pc.t);
 }
 
 static void op_rmw_failed(const void *addr)
@@ -45,20 +45,20 @@ static void op_rmw_failed(const void *addr)
 	 * immediate retry (recompute and CAS again: cache.retry_hold_ns) instead of joining the
 	 * back of the queue with everyone else, as a real CPU does. */
 	l->retry_slot = (int)f->slot;
-	l->retry_until = f->t + s->prof.retry_hold_ns;
+	l->retry_until = f->pc.t + s->prof.retry_hold_ns;
 	l->busy_until = sim_max64(l->busy_until, l->retry_until);
 }
 
 static uint64_t op_now_ns(void)
 {
-	return sim_active->cur->t;
+	return sim_active->cur->pc.t;
 }
 
 static void op_charge_ns(uint64_t ns)
 {
 	struct sim_fiber *f = sim_active->cur;
 
-	f->t += ns;
+	f->pc.t += ns;
 	f->stats->charged_ns += ns;
 }
 
@@ -66,13 +66,13 @@ static void op_delay_ns(uint64_t ns)
 {
 	struct sim_fiber *f = sim_active->cur;
 
-	f->t += ns;
+	f->pc.t += ns;
 	f->stats->delayed_ns += ns;
 }
 
 static int op_cpu_id(void)
 {
-	return sim_active->cur->cpu;
+	return sim_active->cur->pc.cpu;
 }
 
 static uint64_t read_word(const void *addr, unsigned size)
@@ -96,7 +96,7 @@ static int op_poll(const void *addr, unsigned size, plat_poll_pred pred, void *a
 		return -EINVAL;
 	sim_sync_la(s, f);
 	f->stats->polls++;
-	deadline = timeout_ns && f->t + timeout_ns > f->t ? f->t + timeout_ns : UINT64_MAX;
+	deadline = timeout_ns && f->pc.t + timeout_ns > f->pc.t ? f->pc.t + timeout_ns : UINT64_MAX;
 	for (;;) {
 		uint64_t parked_at;
 
@@ -106,14 +106,14 @@ static int op_poll(const void *addr, unsigned size, plat_poll_pred pred, void *a
 		sim_line_access(s, f, l, PLAT_ACC_READ);
 		if (pred(read_word(addr, size), arg))
 			return 0;
-		if (f->t >= deadline)
+		if (f->pc.t >= deadline)
 			break;
 		/* A stopping agent must get back to its loop to see plat_agent_should_stop(). */
 		if (f->kind == SIM_AGENT && f->agent->stop)
 			break;
 		if (f == &s->main && s->broken)
 			return s->broken;
-		parked_at = f->t;
+		parked_at = f->pc.t;
 		f->wait_line = l;
 		f->wprev = NULL;
 		f->wnext = l->waiters;
@@ -130,7 +130,7 @@ static int op_poll(const void *addr, unsigned size, plat_poll_pred pred, void *a
 		err = sim_stalled(s, f);
 		sim_line_unwait(f); /* still listed when the timer woke us */
 		f->wait_what = NULL;
-		f->stats->parked_ns += f->t - parked_at;
+		f->stats->parked_ns += f->pc.t - parked_at;
 		if (err)
 			return err;
 		f->stats->poll_wakeups++;
@@ -147,7 +147,7 @@ void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr)
 	l = sim_line_get(s, addr);
 	sim_line_wrote(s, f, l);
 	if (l->waiters)
-		sim_line_wake(s, l, f->t);
+		sim_line_wake(s, l, f->pc.t);
 }
 
 static void op_wrote(const void *addr)
@@ -170,7 +170,7 @@ static void op_mem_access(int home_node, size_t bytes, bool write)
 	 * line is fetched for ownership before it is written. */
 	lines = (bytes + 63) / 64;
 	cost = s->mem_ns[f->node * s->nr_nodes + home] + (lines - 1) * s->prof.mem_line_ns;
-	f->t += cost;
+	f->pc.t += cost;
 	f->stats->mem_accesses++;
 	f->stats->mem_ns += cost;
 	if (home == f->node)
@@ -215,7 +215,7 @@ void ilab_sim_mem_access(const void *va, size_t bytes, bool write)
 		}
 	}
 	total = worst + stream;
-	f->t += total;
+	f->pc.t += total;
 	f->stats->mem_accesses++;
 	f->stats->mem_ns += total;
 }
@@ -229,7 +229,7 @@ static void op_mmio(const struct plat_mmio *m, bool write)
 
 	sim_sync(s, f);
 	cost = (write ? s->mmio_wr_ns : s->mmio_rd_ns)[f->node * s->nr_nodes + dev];
-	f->t += cost;
+	f->pc.t += cost;
 	f->stats->mmio_ns += cost;
 	if (write)
 		f->stats->mmio_writes++;
@@ -267,7 +267,7 @@ static void op_yield(void)
 	struct ilab_sim *s = sim_active;
 	struct sim_fiber *f = s->cur;
 
-	f->t += s->prof.cache_hit_ns ? s->prof.cache_hit_ns : 1;
+	f->pc.t += s->prof.cache_hit_ns ? s->prof.cache_hit_ns : 1;
 	sim_yield(s, f);
 }
 
@@ -333,6 +333,7 @@ const struct plat_sim_ops *ilab_sim_ops(struct ilab_sim *s)
 	if (!s)
 		return NULL;
 	sim_active = s;
+	plat_sim_cur = &s->cur->pc; /* and at every switch (sched.c) */
 	/* Looked up once here, so that a charge in driver code is an array read. A name the
 	 * profile does not give charges nothing. */
 	for (unsigned i = 0; i < PLAT_CHARGE_NR; i++)

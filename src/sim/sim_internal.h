@@ -52,13 +52,14 @@ struct sim_join {
 struct sim_fiber {
 	struct fiber_arch_ctx ctx; /* first: nothing depends on it, but keeps it hot */
 	struct ilab_sim *sim;
-	uint64_t t;    /* virtual clock */
+	/* virtual clock (pc.t), CPU (pc.cpu, -1 for agents and the set-up context) and where its
+	 * compute and delays are counted: read and moved inline by plat (plat_sim_cur) */
+	struct plat_sim_clock pc;
 	uint64_t key;  /* run-queue key: when it may run next */
 	uint64_t seq;  /* run-queue tie-break: order of insertion */
 	int heap_idx;  /* 0 while in the run queue, -1 when not in it */
 	enum sim_fiber_kind kind;
 	enum sim_fiber_state state;
-	int cpu;       /* simulated CPU, -1 for agents and the set-up context */
 	unsigned slot; /* identity in line sharer sets: cpu, or nr_cpus + 1 + agent index */
 	unsigned node;
 	unsigned id;   /* creation order, for deterministic reports */
@@ -247,6 +248,14 @@ void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr);
 int sim_cost_init(struct ilab_sim *s, char *err, size_t errlen);
 uint64_t sim_cost_lookahead_ns(const struct ilab_sim *s);
 
+/* Where f's counters go; plat counts its charges and delays there too (plat_sim_clock). */
+static inline void sim_fiber_set_stats(struct sim_fiber *f, struct sim_stats *st)
+{
+	f->stats = st;
+	f->pc.charged_ns = &st->charged_ns;
+	f->pc.delayed_ns = &st->delayed_ns;
+}
+
 static inline uint64_t sim_max64(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;
@@ -256,7 +265,7 @@ static inline uint64_t sim_max64(uint64_t a, uint64_t b)
  * virtual time, let it run first (sched.c). The check is inline: most calls do not switch. */
 static inline void sim_sync(struct ilab_sim *s, struct sim_fiber *f)
 {
-	if (s->heap_n && s->heap[s->rq_head].key < f->t)
+	if (s->heap_n && s->heap[s->rq_head].key < f->pc.t)
 		sim_sync_slow(s, f, 0);
 }
 
@@ -266,7 +275,7 @@ static inline void sim_sync(struct ilab_sim *s, struct sim_fiber *f)
  * past it, the earliest fiber runs first. */
 static inline void sim_sync_la(struct ilab_sim *s, struct sim_fiber *f)
 {
-	if (s->heap_n && s->heap[s->rq_head].key + s->lookahead < f->t)
+	if (s->heap_n && s->heap[s->rq_head].key + s->lookahead < f->pc.t)
 		sim_sync_slow(s, f, s->lookahead);
 }
 
