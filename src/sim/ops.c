@@ -15,7 +15,7 @@
 
 #include "sim/line_proto.h"
 
-static void op_access(const void *addr, enum plat_access kind)
+static __attribute__((noinline)) void op_access_slow(const void *addr, enum plat_access kind)
 {
 	struct ilab_sim *s = sim_active;
 	struct sim_fiber *f = s->cur;
@@ -31,6 +31,56 @@ static void op_access(const void *addr, enum plat_access kind)
 	 * woken now see it when they re-check. */
 	if (kind != PLAT_ACC_READ && l->waiters)
 		sim_line_wake(s, l, f->pc.t);
+}
+
+/* A tracked access, fast path first: most accesses (all but a few at 1 simulated CPU, about
+ * half at 128) find their line in the recent-lines cache, need no hand-over, wait for nobody
+ * and hit (a read by a sharer, a write or RMW by the exclusive owner). That case is exactly
+ * sim_line_access's with start = f's clock and no miss, done here without the full
+ * function's register saves; anything else goes to op_access_slow, unchanged. */
+static void op_access(const void *addr, enum plat_access kind)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_fiber *f = s->cur;
+	uintptr_t key = (uintptr_t)addr >> 6;
+	const struct sim_line_slot *c = &s->lcache[sim_lcache_idx(key)];
+	struct sim_stats *st;
+	struct sim_line *l;
+	uint64_t t = f->pc.t;
+
+	if (__builtin_expect(c->key != key, 0))
+		goto slow;
+	l = c->line;
+	if (l->retry_slot >= 0 || l->busy_until > t ||
+	    (s->heap_n && s->heap[s->rq_head].key + s->lookahead < t))
+		goto slow;
+	st = f->stats;
+	if (kind == PLAT_ACC_READ) {
+		if (!sharer_test(l, f->slot) || l->src_node < 0)
+			goto slow;
+		st->reads++;
+		l->reads++;
+		st->hits++;
+		f->pc.t = t + s->prof.cache_hit_ns;
+		return;
+	}
+	if (l->owner != (int)f->slot || l->waiters)
+		goto slow;
+	if (kind == PLAT_ACC_RMW) {
+		st->rmws++;
+		t += s->prof.atomic_local_ns;
+	} else {
+		st->writes++;
+		t += s->prof.cache_hit_ns;
+	}
+	l->acquisitions++;
+	l->agent_snap = -1;
+	st->hits++;
+	f->pc.t = t;
+	l->busy_until = t;
+	return;
+slow:
+	op_access_slow(addr, kind);
 }
 
 static void op_rmw_failed(const void *addr)
@@ -184,17 +234,14 @@ static void op_mem_access(int home_node, size_t bytes, bool write)
  * line's copies are (lines.c, sim_mem_line_cost). A multi-line access pays its slowest line in
  * full and every further line at streaming cost: memory.line_stream_ns when it missed,
  * cache.line_hit_stream_ns when it hit. Not a scheduling point (like plat_mem_access). */
-void ilab_sim_mem_access(const void *va, size_t bytes, bool write)
+static __attribute__((noinline)) void mem_access_slow(struct ilab_sim *s, const void *va,
+						      size_t bytes, bool write)
 {
-	struct ilab_sim *s = sim_active;
-	struct sim_fiber *f;
+	struct sim_fiber *f = s->cur;
 	uintptr_t a, end;
 	uint64_t worst = 0, stream = 0, total;
 	bool first = true;
 
-	if (!s || !plat_sim || !bytes || !va)
-		return;
-	f = s->cur;
 	a = (uintptr_t)va & ~(uintptr_t)63;
 	end = (uintptr_t)va + bytes;
 	for (; a < end; a += 64) {
@@ -218,6 +265,55 @@ void ilab_sim_mem_access(const void *va, size_t bytes, bool write)
 	f->pc.t += total;
 	f->stats->mem_accesses++;
 	f->stats->mem_ns += total;
+}
+
+/* Fast path first: most calls touch one line that the caller already holds (a CPU re-reading
+ * or rewriting its queue entry or PTE line, the SMMU re-reading the command line it has a
+ * snapshot of); that costs a hit, exactly as in mem_access_slow, without its register saves. */
+void ilab_sim_mem_access(const void *va, size_t bytes, bool write)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_fiber *f;
+	const struct sim_line_slot *c;
+	struct sim_stats *st;
+	struct sim_line *l;
+	uintptr_t key;
+	uint64_t hit;
+	bool held;
+
+	if (!s || !plat_sim || !bytes || !va)
+		return;
+	key = (uintptr_t)va >> 6;
+	c = &s->lcache[sim_lcache_idx(key)];
+	if (((uintptr_t)va & 63) + bytes > 64 || c->key != key)
+		goto slow;
+	f = s->cur;
+	l = c->line;
+	if (f->kind == SIM_AGENT)
+		held = !write && l->agent_snap == (int)f->slot;
+	else if (!write)
+		held = sharer_test(l, f->slot);
+	else
+		held = l->owner == (int)f->slot;
+	if (!held)
+		goto slow;
+	if (write)
+		l->agent_snap = -1;
+	st = f->stats;
+	st->hits++;
+	if (l->home >= 0) {
+		if ((unsigned)l->home == f->node)
+			st->mem_bytes_local += 64;
+		else
+			st->mem_bytes_remote += 64;
+	}
+	hit = s->prof.cache_hit_ns;
+	f->pc.t += hit;
+	st->mem_accesses++;
+	st->mem_ns += hit;
+	return;
+slow:
+	mem_access_slow(s, va, bytes, write);
 }
 
 static void op_mmio(const struct plat_mmio *m, bool write)
