@@ -85,7 +85,6 @@ static struct sim_line *line_alloc(struct ilab_sim *s)
 		s->chunk_used = 0;
 	}
 	l = (struct sim_line *)((char *)s->line_chunks[s->nr_line_chunks - 1] + sz * s->chunk_used++);
-	l->sharers = (uint64_t *)(l + 1);
 	l->owner = -1;
 	l->src_node = -1;
 	l->home = -1;

@@ -98,9 +98,9 @@ struct sim_agent {
 /* One tracked 64-byte line of host memory.
  *
  * Field order: what a tracked access touches on every call (retry_slot to sharers) sits at
- * the end, next to the sharer bitset that follows the struct (line_alloc), so that a hit
+ * the end, next to the sharer bitset that ends the struct (line_alloc), so that a hit
  * costs two host cache lines of it, not three or four; statistics and what only lookups,
- * reports or misses use come first. 160 bytes on LP64 (asserted below, so that a new field
+ * reports or misses use come first. 152 bytes on LP64 (asserted below, so that a new field
  * makes whoever adds it re-check this layout; simulated results do not depend on it). */
 struct sim_line {
 	/* cold: lookups, reports, misses */
@@ -124,10 +124,11 @@ struct sim_line {
 	int src_node;         /* node of the freshest copy, -1 = only in memory */
 	unsigned spare;
 	struct sim_fiber *waiters;
-	uint64_t *sharers;    /* bitset over slots, right after the struct */
+	uint64_t sharers[];   /* bitset over slots (sharer_words), in the same allocation: no
+			       * pointer to load before the bit */
 };
 #if defined(__LP64__)
-_Static_assert(sizeof(struct sim_line) == 160, "struct sim_line changed: re-check its hot-field layout");
+_Static_assert(sizeof(struct sim_line) == 152, "struct sim_line changed: re-check its hot-field layout");
 #endif
 
 /* One run-queue entry: the sort key next to the fiber (see sched.c). */
