@@ -41,7 +41,7 @@ static __attribute__((noinline)) void op_access_slow(const void *addr, enum plat
 static void op_access(const void *addr, enum plat_access kind)
 {
 	struct ilab_sim *s = sim_active;
-	struct sim_fiber *f = s->cur;
+	struct sim_fiber *f = sim_running();
 	uintptr_t key = (uintptr_t)addr >> 6;
 	const struct sim_line_slot *c = &s->lcache[sim_lcache_idx(key)];
 	struct sim_stats *st;
@@ -287,7 +287,7 @@ void ilab_sim_mem_access(const void *va, size_t bytes, bool write)
 	c = &s->lcache[sim_lcache_idx(key)];
 	if (((uintptr_t)va & 63) + bytes > 64 || c->key != key)
 		goto slow;
-	f = s->cur;
+	f = sim_running();
 	l = c->line;
 	if (f->kind == SIM_AGENT)
 		held = !write && l->agent_snap == (int)f->slot;

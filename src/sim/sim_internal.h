@@ -6,6 +6,7 @@
 #define ILAB_SIM_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "iommulab/plat.h"
@@ -248,6 +249,13 @@ void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr);
 /* cost.c */
 int sim_cost_init(struct ilab_sim *s, char *err, size_t errlen);
 uint64_t sim_cost_lookahead_ns(const struct ilab_sim *s);
+
+/* The running fiber, from plat's pointer to its clock: the same as sim_active->cur while a
+ * simulator is active (both change together), without the dependent load. */
+static inline struct sim_fiber *sim_running(void)
+{
+	return (struct sim_fiber *)((char *)plat_sim_cur - offsetof(struct sim_fiber, pc));
+}
 
 /* Where f's counters go; plat counts its charges and delays there too (plat_sim_clock). */
 static inline void sim_fiber_set_stats(struct sim_fiber *f, struct sim_stats *st)
