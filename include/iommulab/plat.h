@@ -198,12 +198,7 @@ void *plat_zalloc_array(size_t n, size_t size);
 /* An array of plat_cpu_count() zeroed elements, each on its own cache line(s). */
 void *plat_percpu_alloc(size_t elem_size);
 void plat_percpu_free(void *base);
-/* The stride is the first field of a header in the cache line before the first element
- * (percpu.c): inline, because plat_this_cpu_ptr runs several times per simulated DMA op. */
-static inline size_t plat_percpu_stride(const void *base)
-{
-	return base ? *(const size_t *)((const char *)base - PLAT_CACHELINE) : 0;
-}
+size_t plat_percpu_stride(const void *base);
 static inline void *plat_percpu_ptr(void *base, unsigned cpu)
 {
 	return (char *)base + (size_t)cpu * plat_percpu_stride(base);

@@ -1,7 +1,6 @@
 /* percpu.c — per-CPU data: one zeroed allocation holding plat_cpu_count() elements, each on its
  * own cache line(s) so CPUs never share a line. Not a general allocator.
  */
-#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +17,6 @@ struct percpu_hdr {
 #define PERCPU_HDR_SPACE PLAT_CACHELINE
 
 _Static_assert(sizeof(struct percpu_hdr) <= PERCPU_HDR_SPACE, "header fits its line");
-_Static_assert(offsetof(struct percpu_hdr, stride) == 0 && PERCPU_HDR_SPACE == PLAT_CACHELINE,
-	       "plat_percpu_stride (plat.h) reads the stride here");
 
 static struct percpu_hdr *percpu_hdr(const void *base)
 {
@@ -56,3 +53,7 @@ void plat_percpu_free(void *base)
 		free(percpu_hdr(base));
 }
 
+size_t plat_percpu_stride(const void *base)
+{
+	return base ? percpu_hdr(base)->stride : 0;
+}
