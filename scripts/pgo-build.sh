@@ -3,7 +3,7 @@
 # training run of the simulator (bench_sim_dma at 1, 16 and 128 simulated CPUs, a lazy-mode
 # and a scatter-gather `iommulab bench`, the quick seed experiments), then a rebuild of
 # everything with the profiles (ILAB_PGO in CMakeLists.txt). Simulated results are the same
-# as a plain build's; the simulator runs 10-20% faster (docs/simulation.md, "Fifth pass").
+# as a plain build's; the simulator runs 10-17% faster (docs/simulation.md, "Fifth pass").
 #   scripts/pgo-build.sh [BUILD_DIR] [JOBS]     (defaults: build-pgo, 2)
 set -euo pipefail
 
