@@ -7,6 +7,8 @@
 #include "plat/plat_internal.h"
 
 const struct plat_sim_ops *plat_sim;
+/* Written by the simulator (see plat.h); plat only reads it. */
+struct plat_sim_clock *plat_sim_cur;
 struct plat_state plat_state;
 
 /* A sim backend with a missing hook would crash the first caller that reaches it: refuse it. */

@@ -93,13 +93,13 @@ static inline void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, stru
 	if (l->retry_slot >= 0) {
 		/* the immediate retry of this slot's failed cmpxchg does not queue behind its own
 		 * hold; anyone else's access comes after the hold (busy_until) and ends it */
-		start = l->retry_slot == (int)slot && f->t <= l->retry_until
-				? f->t : sim_max64(f->t, l->busy_until);
+		start = l->retry_slot == (int)slot && f->pc.t <= l->retry_until
+				? f->pc.t : sim_max64(f->pc.t, l->busy_until);
 		l->retry_slot = -1;
 	} else {
-		start = sim_max64(f->t, l->busy_until);
+		start = sim_max64(f->pc.t, l->busy_until);
 	}
-	wait = start - f->t;
+	wait = start - f->pc.t;
 
 	if (kind == PLAT_ACC_READ) {
 		st->reads++;
@@ -118,12 +118,12 @@ static inline void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, stru
 			l->sharer_nodes |= 1ull << n;
 			l->owner = -1; /* M/E -> S */
 		}
-		f->t = start + cost;
+		f->pc.t = start + cost;
 		if (l->src_node < 0) {
 			/* first fill from memory: others reading it meanwhile get it from this
 			 * cache once it has arrived, not before */
 			l->src_node = (int)n;
-			l->busy_until = f->t;
+			l->busy_until = f->pc.t;
 		}
 	} else {
 		if (kind == PLAT_ACC_RMW) {
@@ -152,8 +152,8 @@ static inline void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, stru
 			l->transfers++;
 			line_make_owner(s, l, slot, n);
 		}
-		f->t = start + cost;
-		l->busy_until = f->t;
+		f->pc.t = start + cost;
+		l->busy_until = f->pc.t;
 	}
 	if (wait) {
 		st->line_wait_ns += wait;

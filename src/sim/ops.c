@@ -15,7 +15,7 @@
 
 #include "sim/line_proto.h"
 
-static void op_access(const void *addr, enum plat_access kind)
+static __attribute__((noinline)) void op_access_slow(const void *addr, enum plat_access kind)
 {
 	struct ilab_sim *s = sim_active;
 	struct sim_fiber *f = s->cur;
@@ -24,13 +24,63 @@ static void op_access(const void *addr, enum plat_access kind)
 	/* The immediate retry of a failed cmpxchg: this CPU still holds the line (a failed LSE
 	 * CAS obtains it in a unique state) and nobody else can touch it before retry_until
 	 * (busy_until covers it), so the retry happens now, before the fibers behind us. */
-	if (!(l->retry_slot == (int)f->slot && f->t <= l->retry_until))
+	if (!(l->retry_slot == (int)f->slot && f->pc.t <= l->retry_until))
 		sim_sync_la(s, f); /* lines never move: l stays valid across the switch */
 	sim_line_access(s, f, l, kind);
 	/* The host store happens right after we return, before any other fiber runs: pollers
 	 * woken now see it when they re-check. */
 	if (kind != PLAT_ACC_READ && l->waiters)
-		sim_line_wake(s, l, f->t);
+		sim_line_wake(s, l, f->pc.t);
+}
+
+/* A tracked access, fast path first: most accesses (all but a few at 1 simulated CPU, about
+ * half at 128) find their line in the recent-lines cache, need no hand-over, wait for nobody
+ * and hit (a read by a sharer, a write or RMW by the exclusive owner). That case is exactly
+ * sim_line_access's with start = f's clock and no miss, done here without the full
+ * function's register saves; anything else goes to op_access_slow, unchanged. */
+static void op_access(const void *addr, enum plat_access kind)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_fiber *f = sim_running();
+	uintptr_t key = (uintptr_t)addr >> 6;
+	const struct sim_line_slot *c = &s->lcache[sim_lcache_idx(key)];
+	struct sim_stats *st;
+	struct sim_line *l;
+	uint64_t t = f->pc.t;
+
+	if (__builtin_expect(c->key != key, 0))
+		goto slow;
+	l = c->line;
+	if (l->retry_slot >= 0 || l->busy_until > t ||
+	    (s->heap_n && s->heap[s->rq_head].key + s->lookahead < t))
+		goto slow;
+	st = f->stats;
+	if (kind == PLAT_ACC_READ) {
+		if (!sharer_test(l, f->slot) || l->src_node < 0)
+			goto slow;
+		st->reads++;
+		l->reads++;
+		st->hits++;
+		f->pc.t = t + s->prof.cache_hit_ns;
+		return;
+	}
+	if (l->owner != (int)f->slot || l->waiters)
+		goto slow;
+	if (kind == PLAT_ACC_RMW) {
+		st->rmws++;
+		t += s->prof.atomic_local_ns;
+	} else {
+		st->writes++;
+		t += s->prof.cache_hit_ns;
+	}
+	l->acquisitions++;
+	l->agent_snap = -1;
+	st->hits++;
+	f->pc.t = t;
+	l->busy_until = t;
+	return;
+slow:
+	op_access_slow(addr, kind);
 }
 
 static void op_rmw_failed(const void *addr)
@@ -45,20 +95,20 @@ static void op_rmw_failed(const void *addr)
 	 * immediate retry (recompute and CAS again: cache.retry_hold_ns) instead of joining the
 	 * back of the queue with everyone else, as a real CPU does. */
 	l->retry_slot = (int)f->slot;
-	l->retry_until = f->t + s->prof.retry_hold_ns;
+	l->retry_until = f->pc.t + s->prof.retry_hold_ns;
 	l->busy_until = sim_max64(l->busy_until, l->retry_until);
 }
 
 static uint64_t op_now_ns(void)
 {
-	return sim_active->cur->t;
+	return sim_active->cur->pc.t;
 }
 
 static void op_charge_ns(uint64_t ns)
 {
 	struct sim_fiber *f = sim_active->cur;
 
-	f->t += ns;
+	f->pc.t += ns;
 	f->stats->charged_ns += ns;
 }
 
@@ -66,13 +116,13 @@ static void op_delay_ns(uint64_t ns)
 {
 	struct sim_fiber *f = sim_active->cur;
 
-	f->t += ns;
+	f->pc.t += ns;
 	f->stats->delayed_ns += ns;
 }
 
 static int op_cpu_id(void)
 {
-	return sim_active->cur->cpu;
+	return sim_active->cur->pc.cpu;
 }
 
 static uint64_t read_word(const void *addr, unsigned size)
@@ -96,7 +146,7 @@ static int op_poll(const void *addr, unsigned size, plat_poll_pred pred, void *a
 		return -EINVAL;
 	sim_sync_la(s, f);
 	f->stats->polls++;
-	deadline = timeout_ns && f->t + timeout_ns > f->t ? f->t + timeout_ns : UINT64_MAX;
+	deadline = timeout_ns && f->pc.t + timeout_ns > f->pc.t ? f->pc.t + timeout_ns : UINT64_MAX;
 	for (;;) {
 		uint64_t parked_at;
 
@@ -106,14 +156,14 @@ static int op_poll(const void *addr, unsigned size, plat_poll_pred pred, void *a
 		sim_line_access(s, f, l, PLAT_ACC_READ);
 		if (pred(read_word(addr, size), arg))
 			return 0;
-		if (f->t >= deadline)
+		if (f->pc.t >= deadline)
 			break;
 		/* A stopping agent must get back to its loop to see plat_agent_should_stop(). */
 		if (f->kind == SIM_AGENT && f->agent->stop)
 			break;
 		if (f == &s->main && s->broken)
 			return s->broken;
-		parked_at = f->t;
+		parked_at = f->pc.t;
 		f->wait_line = l;
 		f->wprev = NULL;
 		f->wnext = l->waiters;
@@ -130,7 +180,7 @@ static int op_poll(const void *addr, unsigned size, plat_poll_pred pred, void *a
 		err = sim_stalled(s, f);
 		sim_line_unwait(f); /* still listed when the timer woke us */
 		f->wait_what = NULL;
-		f->stats->parked_ns += f->t - parked_at;
+		f->stats->parked_ns += f->pc.t - parked_at;
 		if (err)
 			return err;
 		f->stats->poll_wakeups++;
@@ -147,7 +197,7 @@ void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr)
 	l = sim_line_get(s, addr);
 	sim_line_wrote(s, f, l);
 	if (l->waiters)
-		sim_line_wake(s, l, f->t);
+		sim_line_wake(s, l, f->pc.t);
 }
 
 static void op_wrote(const void *addr)
@@ -170,7 +220,7 @@ static void op_mem_access(int home_node, size_t bytes, bool write)
 	 * line is fetched for ownership before it is written. */
 	lines = (bytes + 63) / 64;
 	cost = s->mem_ns[f->node * s->nr_nodes + home] + (lines - 1) * s->prof.mem_line_ns;
-	f->t += cost;
+	f->pc.t += cost;
 	f->stats->mem_accesses++;
 	f->stats->mem_ns += cost;
 	if (home == f->node)
@@ -184,17 +234,14 @@ static void op_mem_access(int home_node, size_t bytes, bool write)
  * line's copies are (lines.c, sim_mem_line_cost). A multi-line access pays its slowest line in
  * full and every further line at streaming cost: memory.line_stream_ns when it missed,
  * cache.line_hit_stream_ns when it hit. Not a scheduling point (like plat_mem_access). */
-void ilab_sim_mem_access(const void *va, size_t bytes, bool write)
+static __attribute__((noinline)) void mem_access_slow(struct ilab_sim *s, const void *va,
+						      size_t bytes, bool write)
 {
-	struct ilab_sim *s = sim_active;
-	struct sim_fiber *f;
+	struct sim_fiber *f = s->cur;
 	uintptr_t a, end;
 	uint64_t worst = 0, stream = 0, total;
 	bool first = true;
 
-	if (!s || !plat_sim || !bytes || !va)
-		return;
-	f = s->cur;
 	a = (uintptr_t)va & ~(uintptr_t)63;
 	end = (uintptr_t)va + bytes;
 	for (; a < end; a += 64) {
@@ -215,9 +262,58 @@ void ilab_sim_mem_access(const void *va, size_t bytes, bool write)
 		}
 	}
 	total = worst + stream;
-	f->t += total;
+	f->pc.t += total;
 	f->stats->mem_accesses++;
 	f->stats->mem_ns += total;
+}
+
+/* Fast path first: most calls touch one line that the caller already holds (a CPU re-reading
+ * or rewriting its queue entry or PTE line, the SMMU re-reading the command line it has a
+ * snapshot of); that costs a hit, exactly as in mem_access_slow, without its register saves. */
+void ilab_sim_mem_access(const void *va, size_t bytes, bool write)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_fiber *f;
+	const struct sim_line_slot *c;
+	struct sim_stats *st;
+	struct sim_line *l;
+	uintptr_t key;
+	uint64_t hit;
+	bool held;
+
+	if (!s || !plat_sim || !bytes || !va)
+		return;
+	key = (uintptr_t)va >> 6;
+	c = &s->lcache[sim_lcache_idx(key)];
+	if (((uintptr_t)va & 63) + bytes > 64 || c->key != key)
+		goto slow;
+	f = sim_running();
+	l = c->line;
+	if (f->kind == SIM_AGENT)
+		held = !write && l->agent_snap == (int)f->slot;
+	else if (!write)
+		held = sharer_test(l, f->slot);
+	else
+		held = l->owner == (int)f->slot;
+	if (!held)
+		goto slow;
+	if (write)
+		l->agent_snap = -1;
+	st = f->stats;
+	st->hits++;
+	if (l->home >= 0) {
+		if ((unsigned)l->home == f->node)
+			st->mem_bytes_local += 64;
+		else
+			st->mem_bytes_remote += 64;
+	}
+	hit = s->prof.cache_hit_ns;
+	f->pc.t += hit;
+	st->mem_accesses++;
+	st->mem_ns += hit;
+	return;
+slow:
+	mem_access_slow(s, va, bytes, write);
 }
 
 static void op_mmio(const struct plat_mmio *m, bool write)
@@ -229,7 +325,7 @@ static void op_mmio(const struct plat_mmio *m, bool write)
 
 	sim_sync(s, f);
 	cost = (write ? s->mmio_wr_ns : s->mmio_rd_ns)[f->node * s->nr_nodes + dev];
-	f->t += cost;
+	f->pc.t += cost;
 	f->stats->mmio_ns += cost;
 	if (write)
 		f->stats->mmio_writes++;
@@ -267,7 +363,7 @@ static void op_yield(void)
 	struct ilab_sim *s = sim_active;
 	struct sim_fiber *f = s->cur;
 
-	f->t += s->prof.cache_hit_ns ? s->prof.cache_hit_ns : 1;
+	f->pc.t += s->prof.cache_hit_ns ? s->prof.cache_hit_ns : 1;
 	sim_yield(s, f);
 }
 
@@ -333,6 +429,7 @@ const struct plat_sim_ops *ilab_sim_ops(struct ilab_sim *s)
 	if (!s)
 		return NULL;
 	sim_active = s;
+	plat_sim_cur = &s->cur->pc; /* and at every switch (sched.c) */
 	/* Looked up once here, so that a charge in driver code is an array read. A name the
 	 * profile does not give charges nothing. */
 	for (unsigned i = 0; i < PLAT_CHARGE_NR; i++)

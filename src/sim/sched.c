@@ -242,7 +242,7 @@ static int heap_reserve(struct ilab_sim *s, unsigned n)
  * wake-up comes earlier). */
 void sim_make_runnable(struct ilab_sim *s, struct sim_fiber *f, uint64_t when)
 {
-	uint64_t key = sim_max64(f->t, when);
+	uint64_t key = sim_max64(f->pc.t, when);
 
 	if (f->heap_idx >= 0) {
 		if (key >= f->key)
@@ -272,12 +272,13 @@ static void sim_schedule(struct ilab_sim *s, struct sim_fiber *cur, bool exiting
 		s->stall = -ETIME;
 		next = &s->main;
 	}
-	if (next->key > next->t && !s->stall)
-		next->t = next->key;
+	if (next->key > next->pc.t && !s->stall)
+		next->pc.t = next->key;
 	next->state = SIM_RUNNING;
 	if (next == cur)
 		return;
 	s->cur = next;
+	plat_sim_cur = &next->pc;
 	s->switches++;
 	if (exiting)
 		fiber_arch_exit_to(&cur->ctx, &next->ctx);
@@ -288,10 +289,11 @@ static void sim_schedule(struct ilab_sim *s, struct sim_fiber *cur, bool exiting
 /* Switch from cur (already queued) to next (already taken out of the queue). */
 static inline void sim_switch_to(struct ilab_sim *s, struct sim_fiber *cur, struct sim_fiber *next)
 {
-	if (next->key > next->t)
-		next->t = next->key;
+	if (next->key > next->pc.t)
+		next->pc.t = next->key;
 	next->state = SIM_RUNNING;
 	s->cur = next;
+	plat_sim_cur = &next->pc;
 	s->switches++;
 	fiber_arch_switch(&cur->ctx, &next->ctx);
 }
@@ -300,10 +302,10 @@ static inline void sim_switch_to(struct ilab_sim *s, struct sim_fiber *cur, stru
  * lookahead for sim_sync_la). */
 void sim_sync_slow(struct ilab_sim *s, struct sim_fiber *f, uint64_t slack)
 {
-	if (s->heap_n && s->heap[s->rq_head].key + slack < f->t) {
+	if (s->heap_n && s->heap[s->rq_head].key + slack < f->pc.t) {
 		if (f == &s->main && s->broken)
 			return; /* after a failure, main runs alone */
-		f->key = f->t;
+		f->key = f->pc.t;
 		f->state = SIM_RUNNABLE;
 		const struct sim_heap_ent *top = &s->heap[s->rq_head];
 
@@ -320,10 +322,10 @@ void sim_sync_slow(struct ilab_sim *s, struct sim_fiber *f, uint64_t slack)
 /* Like sim_sync, but also let fibers at the same virtual time run first. */
 void sim_yield(struct ilab_sim *s, struct sim_fiber *f)
 {
-	if (s->heap_n && s->heap[s->rq_head].key <= f->t) {
+	if (s->heap_n && s->heap[s->rq_head].key <= f->pc.t) {
 		if (f == &s->main && s->broken)
 			return;
-		f->key = f->t;
+		f->key = f->pc.t;
 		f->state = SIM_RUNNABLE;
 		heap_push(s, f);
 		sim_schedule(s, f, false);
@@ -338,11 +340,11 @@ static void describe_stall(struct ilab_sim *s, int why)
 	struct sim_fiber *list[64];
 	unsigned nl = 0;
 
-	uint64_t latest = s->main.t;
+	uint64_t latest = s->main.pc.t;
 
 	for (struct sim_fiber *f = s->all_fibers; f; f = f->next_all)
 		if (f->state == SIM_PARKED || f->state == SIM_RUNNABLE) {
-			latest = sim_max64(latest, f->t);
+			latest = sim_max64(latest, f->pc.t);
 			if (f->state == SIM_PARKED && nl < 64)
 				list[nl++] = f;
 		}
@@ -357,12 +359,12 @@ static void describe_stall(struct ilab_sim *s, int why)
 			n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " agent '%s'",
 					      f->agent->name);
 		else
-			n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " cpu %d", f->cpu);
+			n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " cpu %d", f->pc.cpu);
 		if (n >= sizeof(s->err) - 1)
 			break;
 		n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " waits on %s since %llu ns;",
 				      f->wait_what ? f->wait_what : "?",
-				      (unsigned long long)f->t);
+				      (unsigned long long)f->pc.t);
 		shown++;
 	}
 	if (!shown && n < sizeof(s->err) - 1)
@@ -488,11 +490,11 @@ static void fiber_free_all(struct ilab_sim *s)
 static void fiber_finish(struct ilab_sim *s, struct sim_fiber *f)
 {
 	sim_sync(s, f); /* finishing is observable: do it in virtual-time order */
-	f->stats->end_ns = sim_max64(f->stats->end_ns, f->t);
+	f->stats->end_ns = sim_max64(f->stats->end_ns, f->pc.t);
 	if (f->kind == SIM_THREAD) {
 		struct sim_join *j = f->join;
 
-		j->end = sim_max64(j->end, f->t);
+		j->end = sim_max64(j->end, f->pc.t);
 		if (--j->left == 0)
 			sim_make_runnable(s, j->waiter, j->end);
 	} else {
@@ -501,7 +503,7 @@ static void fiber_finish(struct ilab_sim *s, struct sim_fiber *f)
 		a->done = true;
 		a->f = NULL;
 		if (a->joiner)
-			sim_make_runnable(s, a->joiner, f->t);
+			sim_make_runnable(s, a->joiner, f->pc.t);
 	}
 	f->state = SIM_DEAD;
 	f->next_free = s->free_fibers;
@@ -561,7 +563,7 @@ int ilab_sim_run_threads(unsigned n, const int *cpus, plat_thread_fn fn, void *a
 	if (err)
 		return err;
 	join.left = n;
-	join.end = cur->t;
+	join.end = cur->pc.t;
 	join.waiter = cur;
 	/* all or nothing: create every fiber before queueing any */
 	struct sim_fiber **fs = calloc(n, sizeof(*fs));
@@ -580,20 +582,20 @@ int ilab_sim_run_threads(unsigned n, const int *cpus, plat_thread_fn fn, void *a
 			return -ENOMEM;
 		}
 		f->kind = SIM_THREAD;
-		f->cpu = cpus ? cpus[i] : (int)i;
-		f->slot = (unsigned)f->cpu;
-		f->node = (unsigned)s->cpu_node[f->cpu];
-		f->stats = &s->cpu_stats[f->cpu];
+		f->pc.cpu = cpus ? cpus[i] : (int)i;
+		f->slot = (unsigned)f->pc.cpu;
+		f->node = (unsigned)s->cpu_node[f->pc.cpu];
+		sim_fiber_set_stats(f, &s->cpu_stats[f->pc.cpu]);
 		f->fn = fn;
 		f->idx = i;
 		f->arg = arg;
 		f->join = &join;
-		f->t = cur->t;
+		f->pc.t = cur->pc.t;
 		fs[i] = f;
 	}
 	for (unsigned i = 0; i < n; i++) {
 		fs[i]->stats->threads++;
-		sim_make_runnable(s, fs[i], cur->t);
+		sim_make_runnable(s, fs[i], cur->pc.t);
 	}
 	free(fs);
 	cur->wait_what = "threads to finish";
@@ -648,13 +650,13 @@ int ilab_sim_agent_start(const char *name, int node, plat_agent_fn fn, void *arg
 	a->f = f;
 	s->agents[s->nr_agents++] = a;
 	f->kind = SIM_AGENT;
-	f->cpu = -1;
+	f->pc.cpu = -1;
 	f->slot = s->nr_cpus + 1 + a->index;
 	f->node = (unsigned)node;
-	f->stats = &a->stats;
+	sim_fiber_set_stats(f, &a->stats);
 	f->agent = a;
-	f->t = s->cur->t;
-	sim_make_runnable(s, f, f->t);
+	f->pc.t = s->cur->pc.t;
+	sim_make_runnable(s, f, f->pc.t);
 	*out = (struct plat_agent *)a;
 	return 0;
 }
@@ -682,7 +684,7 @@ void ilab_sim_agent_stop(struct plat_agent *agent, const void *wake_addr)
 	 * returns -ETIMEDOUT once it is asked to stop (see ops.c), so it sees the request. */
 	if (a->f && a->f->state == SIM_PARKED && a->f->wait_line) {
 		sim_line_unwait(a->f);
-		sim_make_runnable(s, a->f, cur->t);
+		sim_make_runnable(s, a->f, cur->pc.t);
 	}
 	cur->wait_what = "an agent to stop";
 	while (!a->done) {
@@ -707,10 +709,10 @@ int sim_sched_init(struct ilab_sim *s)
 	s->main.kind = SIM_MAIN;
 	s->main.state = SIM_RUNNING;
 	s->main.heap_idx = -1;
-	s->main.cpu = -1;
+	s->main.pc.cpu = -1;
 	s->main.slot = s->nr_cpus;
 	s->main.node = (unsigned)s->cpu_node[0];
-	s->main.stats = &s->main_stats;
+	sim_fiber_set_stats(&s->main, &s->main_stats);
 	s->cur = &s->main;
 	return heap_reserve(s, 64);
 }

@@ -102,8 +102,10 @@ void ilab_sim_destroy(struct ilab_sim *s)
 {
 	if (!s)
 		return;
-	if (sim_active == s)
+	if (sim_active == s) {
 		sim_active = NULL;
+		plat_sim_cur = NULL;
+	}
 	if (s->heap || s->all_fibers)
 		sim_sched_fini(s);
 	sim_lines_fini(s);
@@ -125,7 +127,7 @@ void ilab_sim_destroy(struct ilab_sim *s)
 
 uint64_t ilab_sim_now_ns(const struct ilab_sim *s)
 {
-	return s ? s->main.t : 0;
+	return s ? s->main.pc.t : 0;
 }
 
 const char *ilab_sim_error(const struct ilab_sim *s)

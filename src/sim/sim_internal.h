@@ -6,6 +6,7 @@
 #define ILAB_SIM_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "iommulab/plat.h"
@@ -52,13 +53,14 @@ struct sim_join {
 struct sim_fiber {
 	struct fiber_arch_ctx ctx; /* first: nothing depends on it, but keeps it hot */
 	struct ilab_sim *sim;
-	uint64_t t;    /* virtual clock */
+	/* virtual clock (pc.t), CPU (pc.cpu, -1 for agents and the set-up context) and where its
+	 * compute and delays are counted: read and moved inline by plat (plat_sim_cur) */
+	struct plat_sim_clock pc;
 	uint64_t key;  /* run-queue key: when it may run next */
 	uint64_t seq;  /* run-queue tie-break: order of insertion */
 	int heap_idx;  /* 0 while in the run queue, -1 when not in it */
 	enum sim_fiber_kind kind;
 	enum sim_fiber_state state;
-	int cpu;       /* simulated CPU, -1 for agents and the set-up context */
 	unsigned slot; /* identity in line sharer sets: cpu, or nr_cpus + 1 + agent index */
 	unsigned node;
 	unsigned id;   /* creation order, for deterministic reports */
@@ -97,9 +99,9 @@ struct sim_agent {
 /* One tracked 64-byte line of host memory.
  *
  * Field order: what a tracked access touches on every call (retry_slot to sharers) sits at
- * the end, next to the sharer bitset that follows the struct (line_alloc), so that a hit
+ * the end, next to the sharer bitset that ends the struct (line_alloc), so that a hit
  * costs two host cache lines of it, not three or four; statistics and what only lookups,
- * reports or misses use come first. 160 bytes on LP64 (asserted below, so that a new field
+ * reports or misses use come first. 152 bytes on LP64 (asserted below, so that a new field
  * makes whoever adds it re-check this layout; simulated results do not depend on it). */
 struct sim_line {
 	/* cold: lookups, reports, misses */
@@ -123,10 +125,11 @@ struct sim_line {
 	int src_node;         /* node of the freshest copy, -1 = only in memory */
 	unsigned spare;
 	struct sim_fiber *waiters;
-	uint64_t *sharers;    /* bitset over slots, right after the struct */
+	uint64_t sharers[];   /* bitset over slots (sharer_words), in the same allocation: no
+			       * pointer to load before the bit */
 };
 #if defined(__LP64__)
-_Static_assert(sizeof(struct sim_line) == 160, "struct sim_line changed: re-check its hot-field layout");
+_Static_assert(sizeof(struct sim_line) == 152, "struct sim_line changed: re-check its hot-field layout");
 #endif
 
 /* One run-queue entry: the sort key next to the fiber (see sched.c). */
@@ -247,6 +250,21 @@ void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr);
 int sim_cost_init(struct ilab_sim *s, char *err, size_t errlen);
 uint64_t sim_cost_lookahead_ns(const struct ilab_sim *s);
 
+/* The running fiber, from plat's pointer to its clock: the same as sim_active->cur while a
+ * simulator is active (both change together), without the dependent load. */
+static inline struct sim_fiber *sim_running(void)
+{
+	return (struct sim_fiber *)((char *)plat_sim_cur - offsetof(struct sim_fiber, pc));
+}
+
+/* Where f's counters go; plat counts its charges and delays there too (plat_sim_clock). */
+static inline void sim_fiber_set_stats(struct sim_fiber *f, struct sim_stats *st)
+{
+	f->stats = st;
+	f->pc.charged_ns = &st->charged_ns;
+	f->pc.delayed_ns = &st->delayed_ns;
+}
+
 static inline uint64_t sim_max64(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;
@@ -256,7 +274,7 @@ static inline uint64_t sim_max64(uint64_t a, uint64_t b)
  * virtual time, let it run first (sched.c). The check is inline: most calls do not switch. */
 static inline void sim_sync(struct ilab_sim *s, struct sim_fiber *f)
 {
-	if (s->heap_n && s->heap[s->rq_head].key < f->t)
+	if (s->heap_n && s->heap[s->rq_head].key < f->pc.t)
 		sim_sync_slow(s, f, 0);
 }
 
@@ -266,7 +284,7 @@ static inline void sim_sync(struct ilab_sim *s, struct sim_fiber *f)
  * past it, the earliest fiber runs first. */
 static inline void sim_sync_la(struct ilab_sim *s, struct sim_fiber *f)
 {
-	if (s->heap_n && s->heap[s->rq_head].key + s->lookahead < f->t)
+	if (s->heap_n && s->heap[s->rq_head].key + s->lookahead < f->pc.t)
 		sim_sync_slow(s, f, s->lookahead);
 }
 

@@ -102,7 +102,7 @@ static json_t *hist_json(const struct sim_hist *h)
 json_t *ilab_sim_json(const struct ilab_sim *s)
 {
 	json_t *root, *cpus, *agents, *lines, *dists, *sched, *o;
-	uint64_t end = s->main.t;
+	uint64_t end = s->main.pc.t;
 
 	root = json_object();
 	json_object_set_new(root, "engine", json_string("sim"));
