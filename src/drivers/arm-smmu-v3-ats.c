@@ -18,11 +18,13 @@
 #define MAX_ATS_MASTERS 1024
 #define CMDS_PER_ISSUE 64
 
-static plat_spinlock ats_lock;
+/* Tracked words in static storage get a line each: otherwise the linker decides which of them
+ * share a 64-byte line (gcc's LTO moved one), and simulated results would follow the link. */
+static _Alignas(PLAT_CACHELINE) plat_spinlock ats_lock;
 static struct arm_smmu_master *ats_masters[MAX_ATS_MASTERS];
 static unsigned nr_ats_masters;    /* under ats_lock */
-static plat_word32 ats_enabled;     /* = nr_ats_masters, for the lock-free check */
-static plat_word64 atc_inv_cmds;
+static _Alignas(PLAT_CACHELINE) plat_word32 ats_enabled; /* = nr_ats_masters, lock-free check */
+static _Alignas(PLAT_CACHELINE) plat_word64 atc_inv_cmds;
 
 static int find_locked(const struct arm_smmu_master *m)
 {

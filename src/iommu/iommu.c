@@ -48,7 +48,8 @@ const char *ilab_domain_type_name(enum ilab_domain_type type)
 
 /* ---- groups ---------------------------------------------------------------------------- */
 
-static plat_word32 next_group_id;
+/* A line of its own: which static words share a line must not depend on the linker. */
+static _Alignas(PLAT_CACHELINE) plat_word32 next_group_id;
 
 static struct ilab_iommu_group *group_alloc(void)
 {
