@@ -4,7 +4,8 @@
 # qemu-aarch64 (user mode), and checks that `iommulab run --quick --json` gives byte for byte
 # the JSON of this host's build: the simulated results do not depend on the architecture.
 #   scripts/check-aarch64.sh [ROOT_DIR]     (default build-aarch64/root; needs root and network)
-# The chroot (~1 GB) is kept for the next run; delete the directory to start afresh.
+# The chroot (~1 GB) is kept for the next run; delete the directory to start afresh (nothing
+# stays mounted in it after the script ends).
 #
 # Tests that start host threads or fork are not run: qemu-aarch64 7.2 (Debian 12) hangs in
 # clone() on newer host kernels (a five-line pthread_create or fork program hangs the same
@@ -28,15 +29,31 @@ if [ ! -x "$root/usr/bin/qemu-aarch64" ]; then
     debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian >/dev/null
 fi
 
+# The chroot gets its own small /dev (a tmpfs with the few nodes apt, the compilers and qemu
+# use), never a bind mount of the host's: an `rm -rf` of the root while something is still
+# mounted would otherwise delete the host's device nodes.
 mounted=()
 cleanup() {
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    umount -R "${mounted[$i]}" 2>/dev/null || umount -lR "${mounted[$i]}" || true
+    umount "${mounted[$i]}" 2>/dev/null || umount -l "${mounted[$i]}" || true
   done
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
 mountpoint -q "$root/proc" || { mount -t proc proc "$root/proc"; mounted+=("$root/proc"); }
-mountpoint -q "$root/dev" || { mount --rbind /dev "$root/dev"; mounted+=("$root/dev"); }
+if ! mountpoint -q "$root/dev"; then
+  mount -t tmpfs -o mode=755,size=1m,dev ilab-dev "$root/dev"
+  mounted+=("$root/dev")
+  for n in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9" "tty 5 0"; do
+    set -- $n
+    mknod -m 666 "$root/dev/$1" c "$2" "$3"
+  done
+  ln -s /proc/self/fd "$root/dev/fd"
+  ln -s /proc/self/fd/0 "$root/dev/stdin"
+  ln -s /proc/self/fd/1 "$root/dev/stdout"
+  ln -s /proc/self/fd/2 "$root/dev/stderr"
+  mkdir "$root/dev/shm" "$root/dev/pts"
+fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 
 in_root() {
@@ -60,7 +77,7 @@ mkdir -p "$root/src"
    tar --null -T - -cf -) | tar -xf - -C "$root/src"
 in_root 'cd /src && cmake -S . -B build-a64 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
            -DCMAKE_TOOLCHAIN_FILE=/src/cmake/aarch64-linux-gnu.cmake >/dev/null &&
-         cmake --build build-a64 -j"$(nproc)" 2>&1 | grep -E "warning|error" || true'
+         cmake --build build-a64 -j"$(nproc)" 2>&1 | grep -E "warning:|error:" || true'
 in_root 'grep -q "src/sim/arch/aarch64/fiber_switch.S" /src/build-a64/CMakeFiles/iommulab.dir/build.make' ||
   { echo "check-aarch64: the build did not use the AArch64 fiber switch" >&2; exit 1; }
 
