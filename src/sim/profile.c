@@ -119,7 +119,7 @@ static int parse_table(struct pctx *c, const yaml_node_t *v, const char *key, vo
 	     p++) {
 		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
 		yaml_node_t *val = yaml_document_get_node(c->doc, p->value);
-		uint64_t d, ns;
+		uint64_t d = 0, ns = 0; /* set by get_u64 and get_latency on success */
 		int rc;
 
 		rc = get_u64(c, k, key, &d);
