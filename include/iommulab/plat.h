@@ -345,6 +345,26 @@ PLAT_WORD_OPS(32)
 PLAT_WORD_OPS(64)
 #undef PLAT_WORD_OPS
 
+/* ---- statistics counters ------------------------------------------------------------------- */
+
+/* iommulab's own counters, which Linux does not have: a word written by one CPU at a time
+ * (its per-CPU slot, or the holder of a lock) and read when statistics are gathered. A relaxed
+ * load and store natively; in simulation they are not reported, so they cost no virtual time
+ * and move no modelled cache line: counting does not change what is counted. */
+static inline void plat_stat_add64(plat_word64 *w, uint64_t v)
+{
+	atomic_store_explicit(&w->v, atomic_load_explicit(&w->v, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+static inline uint64_t plat_stat_read64(plat_word64 *w)
+{
+	return atomic_load_explicit(&w->v, memory_order_relaxed);
+}
+static inline void plat_stat_set64(plat_word64 *w, uint64_t v)
+{
+	atomic_store_explicit(&w->v, v, memory_order_relaxed);
+}
+
 /* Full memory barrier between plain stores (e.g. PTEs) and a later doorbell. */
 static inline void plat_mb(void)
 {

@@ -160,8 +160,8 @@ int arm_smmu_cmdq_init(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
 	plat_store32(&cmdq->lock, 0);
 	for (unsigned i = 0; i < cmdq->valid_words; i++)
 		plat_store64(&cmdq->valid_map[i], 0);
-	plat_store64(&cmdq->st_entries, 0);
-	plat_store64(&cmdq->st_prod_writes, 0);
+	plat_stat_set64(&cmdq->st_entries, 0);
+	plat_stat_set64(&cmdq->st_prod_writes, 0);
 	plat_track(&cmdq->q.llq, cmdq->ecmdq ? "smmu.ecmdq.llq" : "smmu.cmdq.llq");
 	plat_track(&cmdq->owner_prod, cmdq->ecmdq ? "smmu.ecmdq.owner_prod" : "smmu.cmdq.owner_prod");
 	plat_track(&cmdq->lock, cmdq->ecmdq ? "smmu.ecmdq.lock" : "smmu.cmdq.lock");

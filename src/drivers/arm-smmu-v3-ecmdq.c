@@ -380,10 +380,10 @@ int ilab_smmu_drv_get_queue_stats(struct ilab_iommu *iommu, unsigned qi,
 	st->cpus = qi ? cmdq->nr_cpus : (smmu->nr_ecmdq ? 0 : plat_cpu_count());
 	st->exclusive = cmdq->exclusive;
 	st->log2size = cmdq->q.max_n_shift;
-	st->entries = plat_load_relaxed64(&cmdq->st_entries);
-	st->prod_writes = plat_load_relaxed64(&cmdq->st_prod_writes);
-	st->errors = plat_load_relaxed64(&cmdq->st_errors);
-	st->err_ill = plat_load_relaxed64(&cmdq->st_err_ill);
-	st->err_abt = plat_load_relaxed64(&cmdq->st_err_abt);
+	st->entries = plat_stat_read64(&cmdq->st_entries);
+	st->prod_writes = plat_stat_read64(&cmdq->st_prod_writes);
+	st->errors = plat_stat_read64(&cmdq->st_errors);
+	st->err_ill = plat_stat_read64(&cmdq->st_err_ill);
+	st->err_abt = plat_stat_read64(&cmdq->st_err_abt);
 	return 0;
 }

@@ -318,16 +318,16 @@ int ilab_smmu_drv_get_stats(struct ilab_iommu *iommu, struct ilab_smmu_drv_stats
 	for (unsigned cpu = 0; cpu < plat_cpu_count(); cpu++) {
 		struct arm_smmu_pcpu_stats *p = plat_percpu_ptr(smmu->stats, cpu);
 
-		st->cmds += plat_load_relaxed64(&p->cmds);
-		st->issues += plat_load_relaxed64(&p->issues);
-		st->batches += plat_load_relaxed64(&p->batches);
-		st->syncs += plat_load_relaxed64(&p->syncs);
-		st->sync_wait_ns += plat_load_relaxed64(&p->sync_wait_ns);
-		st->cmpxchg_retries += plat_load_relaxed64(&p->cmpxchg_retries);
-		st->queue_full_waits += plat_load_relaxed64(&p->queue_full_waits);
-		st->sync_timeouts += plat_load_relaxed64(&p->sync_timeouts);
+		st->cmds += plat_stat_read64(&p->cmds);
+		st->issues += plat_stat_read64(&p->issues);
+		st->batches += plat_stat_read64(&p->batches);
+		st->syncs += plat_stat_read64(&p->syncs);
+		st->sync_wait_ns += plat_stat_read64(&p->sync_wait_ns);
+		st->cmpxchg_retries += plat_stat_read64(&p->cmpxchg_retries);
+		st->queue_full_waits += plat_stat_read64(&p->queue_full_waits);
+		st->sync_timeouts += plat_stat_read64(&p->sync_timeouts);
 		for (unsigned op = 0; op < 256; op++)
-			st->by_opcode[op] += plat_load_relaxed64(&p->by_opcode[op]);
+			st->by_opcode[op] += plat_stat_read64(&p->by_opcode[op]);
 	}
 	return 0;
 }

@@ -454,7 +454,7 @@ int arm_smmu_cmdq_batch_submit(struct arm_smmu_device *smmu, struct arm_smmu_cmd
 struct arm_smmu_pcpu_stats *arm_smmu_this_stats(struct arm_smmu_device *smmu);
 static inline void arm_smmu_stat_add(plat_word64 *w, uint64_t v)
 {
-	plat_store64(w, plat_load_relaxed64(w) + v);
+	plat_stat_add64(w, v);
 }
 
 /* arm-smmu-v3-ecmdq.c */

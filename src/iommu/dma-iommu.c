@@ -39,7 +39,7 @@ struct dma_dev {
 
 /* Bump a counter of this CPU's stats block s (found once per call: plat_this_cpu_ptr is not
  * free natively). */
-#define STAT_INC_AT(s, field) plat_store64(&(s)->field, plat_load_relaxed64(&(s)->field) + 1)
+#define STAT_INC_AT(s, field) plat_stat_add64(&(s)->field, 1)
 #define STAT_INC(c, field)                                                                    \
 	do {                                                                                  \
 		struct dma_pcpu_stats *s_ = plat_this_cpu_ptr((c)->stats);                    \
@@ -576,7 +576,7 @@ static uint64_t sum_stat(struct dma_cookie *c, size_t off)
 	uint64_t sum = 0;
 
 	for (unsigned cpu = 0; cpu < plat_cpu_count(); cpu++)
-		sum += plat_load64((plat_word64 *)((char *)plat_percpu_ptr(c->stats, cpu) + off));
+		sum += plat_stat_read64((plat_word64 *)((char *)plat_percpu_ptr(c->stats, cpu) + off));
 	return sum;
 }
 
