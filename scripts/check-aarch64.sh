@@ -18,48 +18,8 @@ root=${1:-$src/build-aarch64/root}
 mkdir -p "$(dirname "$root")"
 root=$(cd "$(dirname "$root")" && pwd)/$(basename "$root")
 
-if [ "$(id -u)" -ne 0 ]; then
-  echo "check-aarch64: needs root (debootstrap, chroot)" >&2
-  exit 1
-fi
-command -v debootstrap >/dev/null || { apt-get update -qq && apt-get install -y -qq debootstrap; }
-
-if [ ! -x "$root/usr/bin/qemu-aarch64" ]; then
-  [ -e "$root/etc/debian_version" ] ||
-    debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian >/dev/null
-fi
-
-# The chroot gets its own small /dev (a tmpfs with the few nodes apt, the compilers and qemu
-# use), never a bind mount of the host's: an `rm -rf` of the root while something is still
-# mounted would otherwise delete the host's device nodes.
-mounted=()
-cleanup() {
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    umount "${mounted[$i]}" 2>/dev/null || umount -l "${mounted[$i]}" || true
-  done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-mountpoint -q "$root/proc" || { mount -t proc proc "$root/proc"; mounted+=("$root/proc"); }
-if ! mountpoint -q "$root/dev"; then
-  mount -t tmpfs -o mode=755,size=1m,dev ilab-dev "$root/dev"
-  mounted+=("$root/dev")
-  for n in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9" "tty 5 0"; do
-    set -- $n
-    mknod -m 666 "$root/dev/$1" c "$2" "$3"
-  done
-  ln -s /proc/self/fd "$root/dev/fd"
-  ln -s /proc/self/fd/0 "$root/dev/stdin"
-  ln -s /proc/self/fd/1 "$root/dev/stdout"
-  ln -s /proc/self/fd/2 "$root/dev/stderr"
-  mkdir "$root/dev/shm" "$root/dev/pts"
-fi
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-
-in_root() {
-  chroot "$root" env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-    DEBIAN_FRONTEND=noninteractive IOMMULAB_DATADIR=/src bash -c "$1"
-}
+. "$src/scripts/chroot-lib.sh"
+chroot_setup check-aarch64 "$root"
 
 if [ ! -x "$root/usr/bin/qemu-aarch64" ]; then
   echo "check-aarch64: installing the cross toolchain, qemu-user and the arm64 libraries"
@@ -71,10 +31,7 @@ if [ ! -x "$root/usr/bin/qemu-aarch64" ]; then
 fi
 
 echo "check-aarch64: building this tree (HEAD: $(git -C "$src" rev-parse --short HEAD), with local changes) for aarch64"
-rm -rf "$root/src"
-mkdir -p "$root/src"
-(cd "$src" && git ls-files -z --cached --others --exclude-standard |
-   tar --null -T - -cf -) | tar -xf - -C "$root/src"
+copy_tree_to_root "$src"
 in_root 'cd /src && cmake -S . -B build-a64 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
            -DCMAKE_TOOLCHAIN_FILE=/src/cmake/aarch64-linux-gnu.cmake >/dev/null &&
          cmake --build build-a64 -j"$(nproc)" 2>&1 | grep -E "warning:|error:" || true'
