@@ -59,6 +59,14 @@ static bool starts_number(const char *s, bool negative_ok)
 	return isdigit((unsigned char)s[0]);
 }
 
+/* Decimal, or hexadecimal with 0x: not strtol's base 0, which reads "-t 010" as 8 threads. */
+static int number_base(const char *s)
+{
+	if (s[0] == '-')
+		s++;
+	return s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+}
+
 static int parse_long(const char *s, long lo, long hi, long *out)
 {
 	char *end;
@@ -67,7 +75,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 	if (!starts_number(s, lo < 0))
 		return -1;
 	errno = 0;
-	v = strtol(s, &end, 0);
+	v = strtol(s, &end, number_base(s));
 	if (errno || end == s || *end || v < lo || v > hi)
 		return -1;
 	*out = v;
@@ -213,7 +221,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 			char *end;
 
 			errno = 0;
-			o->seed = strtoull(optarg, &end, 0);
+			o->seed = strtoull(optarg, &end, number_base(optarg));
 			if (errno || end == optarg || *end || !starts_number(optarg, false))
 				return cli_usage_error("bench", "--seed must be a number, not '%s'",
 						       optarg);

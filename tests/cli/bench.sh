@@ -50,6 +50,11 @@ check_usage --iterations 1 -t ' 1'
 check_usage --iterations 1 -t +1
 check_usage --iterations 1 -x ' 0'
 check_usage --engine sim --iterations 0
+# Numbers are decimal (0x for hex): strtol's base 0 read "-t 010" as 8 threads and refused 08.
+for arg in "010:10" "08:8" "0x2:2"; do
+	out=$("$BIN" bench --engine sim --iterations 1 -t "${arg%%:*}" 2>&1 | grep -o 'threads:[0-9]*')
+	[ "$out" = "threads:${arg##*:}" ] || { echo "FAIL: -t ${arg%%:*} -> '$out'"; fail=1; }
+done
 check_usage --engine sim --topology /nonexistent.xml   # a topology file needs --profile
 
 # A bad profile: one line naming file:line:column, exit 2.
