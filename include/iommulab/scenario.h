@@ -221,6 +221,8 @@ struct ilab_workload {
 	const char *needs;                         /* what it waits for: "issues 4 and 6" */
 	const struct ilab_workload_param *params;  /* terminated by { NULL } */
 	const struct ilab_workload_metric *metrics; /* terminated by { NULL } */
+	bool sim_only; /* measures simulated machines only: a scenario with engine: native is
+			* refused when it is loaded (file:line:column), not case by case */
 };
 
 const struct ilab_workload *ilab_workload_find(const char *name);

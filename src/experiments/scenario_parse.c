@@ -589,6 +589,9 @@ static int parse_root(struct sctx *c, struct ilab_scenario *s, const yaml_node_t
 		return ret;
 	if ((ret = parse_workload(c, s, v[K_WORKLOAD], defaults, &nr_defaults)))
 		return ret;
+	if (s->engine == ILAB_ENGINE_KIND_NATIVE && s->workload->sim_only)
+		return serr(c, v[K_ENGINE], "engine: workload %s runs only in simulation (engine: sim)",
+			    s->workload->name);
 	if (v[K_PLOT] && (ret = parse_plot(c, s, v[K_PLOT])))
 		return ret;
 	if (v[K_NOTES] && (ret = get_text(c, v[K_NOTES], "notes", notes, sizeof(notes))))

@@ -37,6 +37,8 @@ static const struct expect expected[] = {
 	{ "bad-range-tolerance.yaml", 7, 16, "calibration: 10 is out of range" },
 	{ "bad-integer.yaml", 9, 14, "threads: expected an integer, got '2.5'" },
 	{ "bad-workload.yaml", 7, 9, "unknown workload 'dma_map_bench'" },
+	{ "bad-native-engine.yaml", 6, 9,
+	  "engine: workload dma_map_benchmark runs only in simulation (engine: sim)" },
 	{ "bad-param.yaml", 9, 27, "unknown parameter 'nic_queues' for workload 'dma_map_benchmark'" },
 	{ "bad-metric.yaml", 10, 17, "unknown metric 'latency' for workload 'dma_map_benchmark'" },
 	{ "bad-unit.yaml", 12, 15, "unit 'ns' does not match metric 'map_latency'" },
