@@ -220,35 +220,30 @@ static inline uint64_t plat_now_ns(void)
 		return plat_sim_cur ? plat_sim_cur->t : plat_sim->now_ns();
 	return plat_native_now_ns();
 }
-/* Charge pure computation (simulation); no-op natively, where real code takes real time. */
-static inline void plat_sim__charge(uint64_t ns)
+/* Move the running context's virtual clock by ns, counted as computation (charged) or as
+ * waiting (delayed); through the backend's hook when it does not keep plat_sim_cur. */
+static inline void plat_sim__advance(uint64_t ns, bool delay)
 {
 	struct plat_sim_clock *c = plat_sim_cur;
 
 	if (c) {
 		c->t += ns;
-		*c->charged_ns += ns;
+		*(delay ? c->delayed_ns : c->charged_ns) += ns;
 	} else {
-		plat_sim->charge_ns(ns);
+		(delay ? plat_sim->delay_ns : plat_sim->charge_ns)(ns);
 	}
 }
+/* Charge pure computation (simulation); no-op natively, where real code takes real time. */
 static inline void plat_charge_ns(uint64_t ns)
 {
 	if (plat_unlikely(plat_sim))
-		plat_sim__charge(ns);
+		plat_sim__advance(ns, false);
 }
 /* Let time pass (a device's transfer time, a benchmark's -x delay): natively a busy-wait. */
 void plat_native_delay_ns(uint64_t ns);
 static inline void plat_sim__delay(uint64_t ns)
 {
-	struct plat_sim_clock *c = plat_sim_cur;
-
-	if (c) {
-		c->t += ns;
-		*c->delayed_ns += ns;
-	} else {
-		plat_sim->delay_ns(ns);
-	}
+	plat_sim__advance(ns, true);
 }
 static inline void plat_delay_ns(uint64_t ns)
 {

@@ -135,6 +135,21 @@ static void expect_error(const char *text, const char *where, const char *cause)
 		fail_msg("got '%s', expected '%s... %s'", err, where, cause);
 }
 
+/* The good profile with its first `from` overwritten by `to` (same length) must fail so. */
+static void expect_error_edit(const char *from, const char *to, const char *where,
+			      const char *cause)
+{
+	char buf[1024];
+	char *at;
+
+	snprintf(buf, sizeof(buf), "%s", good);
+	at = strstr(buf, from);
+	assert_non_null(at);
+	assert_int_equal(strlen(from), strlen(to));
+	memcpy(at, to, strlen(to));
+	expect_error(buf, where, cause);
+}
+
 static void malformed_profiles_name_file_line_column(void **state)
 {
 	char buf[1024];
@@ -142,17 +157,11 @@ static void malformed_profiles_name_file_line_column(void **state)
 	/* YAML syntax: an unclosed flow mapping */
 	expect_error("name: t\nmemory: {local_ns: 1\n", "bad.yaml:3:1:", "");
 	/* unknown key, on line 4 column 3 */
-	snprintf(buf, sizeof(buf), "%s", good);
-	memcpy(strstr(buf, "local_ns"), "lokal_ns", 8);
-	expect_error(buf, "bad.yaml:4:3:", "unknown key 'lokal_ns'");
+	expect_error_edit("local_ns", "lokal_ns", "bad.yaml:4:3:", "unknown key 'lokal_ns'");
 	/* not an integer */
-	snprintf(buf, sizeof(buf), "%s", good);
-	memcpy(strstr(buf, "400"), "4e2", 3);
-	expect_error(buf, "bad.yaml:11:18:", "non-negative integer");
+	expect_error_edit("400", "4e2", "bad.yaml:11:18:", "non-negative integer");
 	/* negative */
-	snprintf(buf, sizeof(buf), "%s", good);
-	memcpy(strstr(buf, " 30"), " -3", 3);
-	expect_error(buf, "bad.yaml:14:15:", "non-negative integer");
+	expect_error_edit(" 30", " -3", "bad.yaml:14:15:", "non-negative integer");
 	/* missing key: reported at its section */
 	expect_error("name: t\ntopology: x\nmemory:\n  local_ns: 1\n", "bad.yaml:4:3:",
 		     "missing key 'line_stream_ns'");
@@ -164,17 +173,12 @@ static void malformed_profiles_name_file_line_column(void **state)
 	/* empty file */
 	expect_error("", "bad.yaml:1:1:", "empty");
 	/* an empty name (the CLI printed "profile " and JSON "profile": "") or topology */
-	snprintf(buf, sizeof(buf), "%s", good);
-	memcpy(strstr(buf, "name: t"), "name:  ", 7);
-	expect_error(buf, "bad.yaml:1:6:", "name: must not be empty");
+	expect_error_edit("name: t", "name:  ", "bad.yaml:1:6:", "name: must not be empty");
 	expect_error("name: t\ntopology: ''\n", "bad.yaml:2:11:", "topology: must not be empty");
 	/* a latency of 0: simulated time could stand still (a timed bench never ended) */
-	snprintf(buf, sizeof(buf), "%s", good);
-	memcpy(strstr(buf, "hit_ns: 2"), "hit_ns: 0", 9);
-	expect_error(buf, "bad.yaml:7:11:", "at least 1 ns");
-	snprintf(buf, sizeof(buf), "%s", good);
-	memcpy(strstr(buf, "atomic_local_ns: 8"), "atomic_local_ns: 0", 18);
-	expect_error(buf, "bad.yaml:8:20:", "at least 1 ns");
+	expect_error_edit("hit_ns: 2", "hit_ns: 0", "bad.yaml:7:11:", "at least 1 ns");
+	expect_error_edit("atomic_local_ns: 8", "atomic_local_ns: 0", "bad.yaml:8:20:",
+			  "at least 1 ns");
 	expect_error("name: t\ntopology: x\n"
 		     "memory: {local_ns: 100, line_stream_ns: 6, latency_by_distance: {16: 0}}\n",
 		     "bad.yaml:3:70:", "at least 1 ns");

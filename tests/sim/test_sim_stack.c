@@ -84,6 +84,18 @@ static void stack_down(struct stack *st)
 	ilab_testbed_down(&st->tb);
 }
 
+/* The machine with the benchmark device probed into a domain of this type and dma-iommu's
+ * default options: what the map/unmap tests start from. */
+static void stack_dma_up(struct stack *st, enum ilab_domain_type type)
+{
+	struct ilab_dma_options dopts;
+
+	stack_up(st, ILAB_CMA_GLOBAL);
+	assert_int_equal(ilab_iommu_probe_device(st->nic, type), 0);
+	ilab_dma_options_default(&dopts);
+	assert_int_equal(ilab_dma_configure(st->nic, &dopts), 0);
+}
+
 /* ---- (a) CMD_SYNC: queue on the SMMU's node vs remote ------------------------------------ */
 
 struct sync_arg {
@@ -355,17 +367,13 @@ static void test_strict_16_cpus_model_executes_what_the_driver_issued(void **sta
 	struct ilab_map_bench_result res;
 	struct ilab_smmu_drv_stats *ds = calloc(1, sizeof(*ds));
 	struct smmu_queue_stats *qs = calloc(1, sizeof(*qs));
-	struct ilab_dma_options dopts;
 	struct ilab_dma_stats dst;
 	char err[256];
 
 	(void)state;
 	assert_non_null(ds);
 	assert_non_null(qs);
-	stack_up(&st, ILAB_CMA_GLOBAL);
-	assert_int_equal(ilab_iommu_probe_device(st.nic, ILAB_DOMAIN_DMA), 0);
-	ilab_dma_options_default(&dopts);
-	assert_int_equal(ilab_dma_configure(st.nic, &dopts), 0);
+	stack_dma_up(&st, ILAB_DOMAIN_DMA);
 	/* Set-up's last commands (a CMD_PREFETCH_CONFIG after the STE write) need no CMD_SYNC,
 	 * so the model may not have consumed them yet: drain the queue with one before both sets
 	 * of counters are cleared, or the model counts a command the driver counted earlier. */
@@ -415,14 +423,10 @@ static void test_failed_maps_stop_the_thread(void **state)
 	struct stack st;
 	struct ilab_map_bench_cfg cfg;
 	struct ilab_map_bench_result res;
-	struct ilab_dma_options dopts;
 	char err[256];
 
 	(void)state;
-	stack_up(&st, ILAB_CMA_GLOBAL);
-	assert_int_equal(ilab_iommu_probe_device(st.nic, ILAB_DOMAIN_IDENTITY), 0);
-	ilab_dma_options_default(&dopts);
-	assert_int_equal(ilab_dma_configure(st.nic, &dopts), 0);
+	stack_dma_up(&st, ILAB_DOMAIN_IDENTITY);
 	ilab_map_bench_cfg_default(&cfg);
 	cfg.threads = THREADS;
 	cfg.node = 2;
@@ -536,13 +540,9 @@ static char *bench_json(unsigned threads, enum ilab_domain_type type)
 	struct stack st;
 	struct ilab_map_bench_cfg cfg;
 	struct ilab_map_bench_result res;
-	struct ilab_dma_options dopts;
 	char err[256], *json;
 
-	stack_up(&st, ILAB_CMA_GLOBAL);
-	assert_int_equal(ilab_iommu_probe_device(st.nic, type), 0);
-	ilab_dma_options_default(&dopts);
-	assert_int_equal(ilab_dma_configure(st.nic, &dopts), 0);
+	stack_dma_up(&st, type);
 	ilab_map_bench_cfg_default(&cfg);
 	cfg.threads = threads;
 	cfg.node = 2;
