@@ -65,7 +65,7 @@ int sim_cost_init(struct ilab_sim *s, char *err, size_t errlen)
 			s->hop_ns[a * s->nr_nodes + b] = m > l ? (m - l) / 2 : 0;
 			s->llc_ns[a * s->nr_nodes + b] = s->prof.llc_local_ns + (m > l ? m - l : 0);
 		}
-	return 0;
+	return sim_invalidate_table_init(s);
 }
 
 /* The model's lookahead: the smallest virtual time in which one agent's access to a line can

@@ -34,6 +34,17 @@ static inline uint64_t xfer3_ns(const struct ilab_sim *s, unsigned r, unsigned o
 	       s->hop_ns[o * nn + r];
 }
 
+/* Time for node n to invalidate every other copy of l (lines.c). */
+static inline uint64_t sim_invalidate_ns(const struct ilab_sim *s, const struct sim_line *l,
+					 unsigned n)
+{
+	unsigned nn = s->nr_nodes;
+
+	if (s->inv_ns)
+		return s->inv_ns[((n * (nn + 1) + (unsigned)(l->home + 1)) << nn) | l->sharer_nodes];
+	return sim_invalidate_slow_ns(s, l->sharer_nodes, l->home, n);
+}
+
 /* Cost of bringing a copy of l to node n: from the cache holding the freshest copy, else
  * from the home node's last-level cache (a device wrote it there), else from the home's
  * DRAM (a host-memory line counts as local memory). */

@@ -118,6 +118,7 @@ void ilab_sim_destroy(struct ilab_sim *s)
 	free(s->mmio_wr_ns);
 	free(s->hop_ns);
 	free(s->llc_ns);
+	free(s->inv_ns);
 	free(s->cpu_stats);
 	free(s->distance);
 	free(s->cpu_node);

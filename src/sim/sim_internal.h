@@ -166,6 +166,10 @@ struct ilab_sim {
 	/* one-way interconnect latency beyond the local one: (mem(d) - mem(10)) / 2, and a hit
 	 * in the home node's last-level cache from a requester's node */
 	uint64_t *hop_ns, *llc_ns;
+	/* sim_invalidate_ns precomputed for machines of up to SIM_INV_TABLE_NODES nodes:
+	 * [((requester * (nr_nodes + 1) + home + 1) << nr_nodes) | sharer-node mask] (lines.c);
+	 * NULL on larger machines, which take the loop */
+	uint32_t *inv_ns;
 	uint64_t seed, rng, time_limit;
 	/* lookahead L (sched.c): a fiber runs on through tracked accesses, polls and wrotes while
 	 * its clock is at most L past the earliest runnable fiber's; 0 = strict order */
@@ -240,8 +244,10 @@ void sim_lines_rehome(struct ilab_sim *s);
 /* Host memory [addr, addr + bytes) was just allocated for a new object: its lines start
  * without history (see lines.c). */
 void sim_lines_forget(struct ilab_sim *s, const void *addr, size_t bytes);
-uint64_t sim_invalidate_ns(const struct ilab_sim *s, const struct sim_line *l, unsigned n);
-/* sim_line_access, sim_mem_line_cost: line_proto.h */
+uint64_t sim_invalidate_slow_ns(const struct ilab_sim *s, uint64_t nodes, int home, unsigned n);
+int sim_invalidate_table_init(struct ilab_sim *s);
+#define SIM_INV_TABLE_NODES 6
+/* sim_invalidate_ns, sim_line_access, sim_mem_line_cost: line_proto.h */
 
 /* ops.c */
 void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr);
