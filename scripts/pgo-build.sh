@@ -15,7 +15,7 @@ build=$(cd "$build" && pwd)
 data="$build/pgo-data"
 
 rm -rf "$data"
-cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DILAB_PGO=generate \
+cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DILAB_PGO=generate ${ILAB_PGO_CMAKE_ARGS:-} \
       -DILAB_PGO_DIR="$data" >/dev/null
 cmake --build "$build" -j"$jobs" --target iommulab-cli bench_sim_dma
 
