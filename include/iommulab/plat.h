@@ -198,10 +198,15 @@ void *plat_zalloc_array(size_t n, size_t size);
 /* An array of plat_cpu_count() zeroed elements, each on its own cache line(s). */
 void *plat_percpu_alloc(size_t elem_size);
 void plat_percpu_free(void *base);
-size_t plat_percpu_stride(const void *base);
+size_t plat_percpu_stride(const void *base); /* 0 for NULL */
+/* CPU cpu's element of base, which must come from plat_percpu_alloc (not NULL): the stride
+ * is read from the header in the cache line before the first element (percpu.c), inline,
+ * as every per-CPU statistic and cache access on the fast path needs it. */
 static inline void *plat_percpu_ptr(void *base, unsigned cpu)
 {
-	return (char *)base + (size_t)cpu * plat_percpu_stride(base);
+	size_t stride = *(const size_t *)(const void *)((const char *)base - PLAT_CACHELINE);
+
+	return (char *)base + (size_t)cpu * stride;
 }
 /* This CPU's element; outside plat threads, CPU 0's. */
 static inline void *plat_this_cpu_ptr(void *base)

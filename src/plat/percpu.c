@@ -1,6 +1,7 @@
 /* percpu.c — per-CPU data: one zeroed allocation holding plat_cpu_count() elements, each on its
  * own cache line(s) so CPUs never share a line. Not a general allocator.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,9 @@ struct percpu_hdr {
 #define PERCPU_HDR_SPACE PLAT_CACHELINE
 
 _Static_assert(sizeof(struct percpu_hdr) <= PERCPU_HDR_SPACE, "header fits its line");
+/* plat_percpu_ptr() (plat.h) reads the stride inline at base - PLAT_CACHELINE */
+_Static_assert(offsetof(struct percpu_hdr, stride) == 0 && PERCPU_HDR_SPACE == PLAT_CACHELINE,
+	       "plat_percpu_ptr's view of the header");
 
 static struct percpu_hdr *percpu_hdr(const void *base)
 {
