@@ -30,6 +30,7 @@ struct bench_opts {
 	enum ilab_domain_type type;
 	bool map_pages;
 	bool fq_timer;
+	bool fq_timer_set; /* given on the command line: only lazy mode has a flush queue */
 	enum ilab_dma_lookup lookup;
 	enum ilab_cma_mode cma;
 	const char *topology;
@@ -184,9 +185,10 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 						       "'%s'", optarg);
 			break;
 		case 'F':
-			if (!strcmp(optarg, "agent") || !strcmp(optarg, "unmap"))
+			if (!strcmp(optarg, "agent") || !strcmp(optarg, "unmap")) {
 				o->fq_timer = !strcmp(optarg, "agent");
-			else
+				o->fq_timer_set = true;
+			} else
 				return cli_usage_error("bench", "--fq-timer must be agent or unmap, "
 						       "not '%s'", optarg);
 			break;
@@ -261,6 +263,9 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
 	if (o->profile && o->engine != PLAT_ENGINE_SIM)
 		return cli_usage_error("bench", "--profile needs --engine sim");
+	if (o->fq_timer_set && o->type != ILAB_DOMAIN_DMA_FQ)
+		return cli_usage_error("bench", "--fq-timer needs --mode lazy (only lazy mode has a "
+				       "flush queue and its timer)");
 	if (o->lengths & (o->lengths - 1))
 		return cli_usage_error("bench", "give one of -s, --duration-ms and --iterations");
 	return 0;

@@ -38,6 +38,11 @@ check_usage --topology /nonexistent.xml
 check_usage stray
 check_usage --engine warp
 check_usage --profile kunpeng920            # a profile is for --engine sim
+check_usage --fq-timer agent --iterations 1  # only lazy mode has a flush-queue timer
+out=$("$BIN" bench --mode passthrough --fq-timer agent 2>&1 >/dev/null)
+case $out in *"--fq-timer needs --mode lazy"*) ;; *) echo "FAIL: --fq-timer in passthrough: '$out'"; fail=1;; esac
+"$BIN" bench --engine sim --mode lazy --fq-timer unmap --iterations 2 >/dev/null ||
+	{ echo "FAIL: --mode lazy --fq-timer unmap was refused"; fail=1; }
 check_usage --engine sim --profile nosuchprofile
 out=$("$BIN" bench --engine sim --profile '' 2>&1 >/dev/null)
 case $out in *"empty machine profile name"*) ;; *) echo "FAIL: --profile '': '$out'"; fail=1;; esac
