@@ -62,6 +62,7 @@ struct ilab_mechanisms {
 struct ilab_param {
 	char name[ILAB_SCN_KEY_MAX];
 	double value; /* integral when the workload declares the parameter an integer */
+	unsigned line, column; /* where the file set it (1-based); 0: the workload's default */
 };
 
 /* Whether a published figure set the profile's constants or is predicted from them. Who
@@ -202,6 +203,8 @@ struct ilab_workload_param {
 	double min, max; /* inclusive */
 	bool integer;
 	const char *doc;
+	/* a NUMA node number: ilab_scenario_load checks it against the profile's machine */
+	bool node;
 };
 
 struct ilab_workload_metric {

@@ -16,6 +16,7 @@
 
 #include "iommulab/scenario.h"
 #include "iommulab/sim.h"
+#include "iommulab/topo.h"
 #include "util/yaml_util.h"
 
 #define SCENARIO_FILE_MAX (1u << 20) /* a scenario is a page of text; refuse anything huge */
@@ -257,17 +258,24 @@ static void known_params(const struct ilab_workload *w, char *buf, size_t sz)
 					p->name);
 }
 
-static void set_param(struct ilab_param *arr, unsigned *nr, const char *name, double value)
+/* Set name = value in arr; at (may be NULL: the workload's default) is where the file says so. */
+static void set_param(struct ilab_param *arr, unsigned *nr, const char *name, double value,
+		      const yaml_node_t *at)
 {
-	for (unsigned i = 0; i < *nr; i++)
-		if (strcmp(arr[i].name, name) == 0) {
-			arr[i].value = value;
+	unsigned i;
+
+	for (i = 0; i < *nr; i++)
+		if (strcmp(arr[i].name, name) == 0)
+			break;
+	if (i == *nr) {
+		if (*nr >= ILAB_SCN_MAX_PARAMS)
 			return;
-		}
-	if (*nr < ILAB_SCN_MAX_PARAMS) {
-		snprintf(arr[*nr].name, sizeof(arr[*nr].name), "%s", name);
-		arr[(*nr)++].value = value;
+		snprintf(arr[i].name, sizeof(arr[i].name), "%s", name);
+		(*nr)++;
 	}
+	arr[i].value = value;
+	arr[i].line = at ? (unsigned)at->start_mark.line + 1 : 0;
+	arr[i].column = at ? (unsigned)at->start_mark.column + 1 : 0;
 }
 
 /* A mapping of workload parameters; each is set in arr (overriding what is there). */
@@ -299,7 +307,7 @@ static int parse_params(struct sctx *c, const yaml_node_t *map, const char *what
 				return serr(c, k, "duplicate key '%s' in %s", key, what);
 		if ((ret = get_number(c, v, key, spec->min, spec->max, spec->integer, &d)))
 			return ret;
-		set_param(arr, nr, key, d);
+		set_param(arr, nr, key, d, v);
 	}
 	return 0;
 }
@@ -418,7 +426,7 @@ static int parse_workload(struct sctx *c, struct ilab_scenario *s, const yaml_no
 	}
 	/* Every parameter starts at the workload's documented default. */
 	for (const struct ilab_workload_param *p = c->wl->params; p && p->name; p++)
-		set_param(defaults, nr_defaults, p->name, p->dflt);
+		set_param(defaults, nr_defaults, p->name, p->dflt, NULL);
 	if (v[1] && (ret = parse_params(c, v[1], "workload params", defaults, nr_defaults)))
 		return ret;
 	if (v[2] && (ret = parse_params(c, v[2], "workload quick", s->quick, &s->nr_quick)))
@@ -681,17 +689,65 @@ int ilab_scenario_parse(const char *text, size_t len, const char *name,
 
 /* The profile names a file: a wrong name is the scenario's error, found before anything runs
  * (not by every case failing). Here, not in ilab_scenario_parse, which reads no files. */
+/* A parameter that names a NUMA node must name one of the machine's: said here, at the
+ * parameter, rather than by every case failing at run time. */
+static int check_param_nodes(const char *path, const struct ilab_scenario *s,
+			     const struct ilab_param *arr, unsigned nr, unsigned case_line,
+			     unsigned nodes, const char *machine, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < nr; i++) {
+		const struct ilab_workload_param *spec = ilab_workload_param_find(s->workload,
+										   arr[i].name);
+
+		if (!spec || !spec->node || arr[i].value < nodes)
+			continue;
+		snprintf(err, errlen, "%s:%u:%u: %s: node %.0f does not exist on %s (nodes 0-%u)%s",
+			 path, arr[i].line ? arr[i].line : case_line, arr[i].line ? arr[i].column : 1,
+			 arr[i].name, arr[i].value, machine, nodes - 1,
+			 arr[i].line ? "" : " (the workload's default)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The profile must exist and load, and node numbers must fit its machine. */
 static int check_profile(const char *path, struct ilab_scenario **out, char *err, size_t errlen)
 {
 	char ppath[ILAB_PROFILE_PATH_MAX], msg[ILAB_PROFILE_PATH_MAX + 128];
+	const struct ilab_scenario *s = *out;
+	struct ilab_profile *prof = NULL;
+	struct ilab_topo *topo = NULL;
+	int ret = -EINVAL;
 
-	if (!ilab_profile_resolve((*out)->profile, ppath, sizeof(ppath), msg, sizeof(msg)))
-		return 0;
-	snprintf(err, errlen, "%s:%u:%u: profile: %s", path, (*out)->profile_line,
-		 (*out)->profile_column, msg);
-	ilab_scenario_free(*out);
-	*out = NULL;
-	return -EINVAL;
+	if (ilab_profile_resolve(s->profile, ppath, sizeof(ppath), msg, sizeof(msg)))
+		goto bad_profile;
+	prof = malloc(sizeof(*prof));
+	if (!prof) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (ilab_profile_load(ppath, prof, msg, sizeof(msg)) ||
+	    ilab_topo_load(prof->topology, &topo, msg, sizeof(msg)))
+		goto bad_profile;
+	ret = check_param_nodes(path, s, s->quick, s->nr_quick, 1, ilab_topo_nr_nodes(topo),
+				ilab_topo_name(topo), err, errlen);
+	for (unsigned i = 0; !ret && i < s->nr_cases; i++)
+		ret = check_param_nodes(path, s, s->cases[i].params, s->cases[i].nr_params,
+					s->cases[i].line, ilab_topo_nr_nodes(topo),
+					ilab_topo_name(topo), err, errlen);
+	goto out;
+bad_profile:
+	snprintf(err, errlen, "%s:%u:%u: profile: %s", path, s->profile_line, s->profile_column,
+		 msg);
+out:
+	ilab_topo_free(topo);
+	free(prof);
+	if (ret) {
+		ilab_scenario_free(*out);
+		*out = NULL;
+	}
+	return ret;
 }
 
 int ilab_scenario_load(const char *path, struct ilab_scenario **out, char *err, size_t errlen)

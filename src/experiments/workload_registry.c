@@ -25,11 +25,11 @@ static int __attribute__((unused)) not_implemented(const struct ilab_scenario *s
 
 /* seed 000: one CPU sends CMD_SYNC into an empty command queue and waits for completion. */
 static const struct ilab_workload_param cmdsync_params[] = {
-	{ "smmu_node", 2, 0, NODE_MAX, true, "node of the SMMU whose queue is used (seed: node 2)" },
-	{ "cpu_node", 2, 0, NODE_MAX, true, "node of the CPU issuing the CMD_SYNC" },
-	{ "global_cma_node", 0, 0, NODE_MAX, true, "node of the one global CMA area (cma: global)" },
-	{ "iterations", 10000, 1, ITER_MAX, true, "CMD_SYNCs measured (one at a time)" },
-	{ NULL, 0, 0, 0, false, NULL },
+	{ "smmu_node", 2, 0, NODE_MAX, true, "node of the SMMU whose queue is used (seed: node 2)", true },
+	{ "cpu_node", 2, 0, NODE_MAX, true, "node of the CPU issuing the CMD_SYNC", true },
+	{ "global_cma_node", 0, 0, NODE_MAX, true, "node of the one global CMA area (cma: global)", true },
+	{ "iterations", 10000, 1, ITER_MAX, true, "CMD_SYNCs measured (one at a time)", false },
+	{ NULL, 0, 0, 0, false, NULL, false },
 };
 static const struct ilab_workload_metric cmdsync_metrics[] = {
 	{ "cmdsync_wait", "ns", "mean time from the producer-index write to the sync completion" },
@@ -39,17 +39,17 @@ static const struct ilab_workload_metric cmdsync_metrics[] = {
 
 /* seed 001: NIC receive of small packets by many processes; every packet mapped and unmapped. */
 static const struct ilab_workload_param nic_rx_params[] = {
-	{ "processes", 128, 1, 1024, true, "receiving processes, one NIC queue and CPU each" },
-	{ "packet_bytes", 64, 64, 65536, true, "IP packet size (small packets)" },
-	{ "duration_us", 20000, 1, 1e7, false, "simulated time measured, µs (after the warm-up)" },
-	{ "warmup_us", 2000, 0, 1e7, false, "simulated traffic before the measurement, µs" },
-	{ "nic_node", 2, 0, NODE_MAX, true, "node of the NIC (the NIC there is used)" },
-	{ "nic_mpps", 1.25, 0, 1e4, false, "the NIC's packet-rate limit, Mpps (0: none)" },
-	{ "link_gbps", 0, 0, 10000, false, "NIC line rate, Gbit/s (0: no line limit)" },
-	{ "stack_ns", 5000, 0, 1e9, true, "CPU cost of the network stack per packet, ns" },
-	{ "ring_size", 128, 2, 65536, true, "receive descriptors per queue" },
-	{ "cmdq_spinlock", 1, 0, 1, true, "1: Linux <= 5.3 spinlock command queue; 0: lock-free" },
-	{ NULL, 0, 0, 0, false, NULL },
+	{ "processes", 128, 1, 1024, true, "receiving processes, one NIC queue and CPU each", false },
+	{ "packet_bytes", 64, 64, 65536, true, "IP packet size (small packets)", false },
+	{ "duration_us", 20000, 1, 1e7, false, "simulated time measured, µs (after the warm-up)", false },
+	{ "warmup_us", 2000, 0, 1e7, false, "simulated traffic before the measurement, µs", false },
+	{ "nic_node", 2, 0, NODE_MAX, true, "node of the NIC (the NIC there is used)", true },
+	{ "nic_mpps", 1.25, 0, 1e4, false, "the NIC's packet-rate limit, Mpps (0: none)", false },
+	{ "link_gbps", 0, 0, 10000, false, "NIC line rate, Gbit/s (0: no line limit)", false },
+	{ "stack_ns", 5000, 0, 1e9, true, "CPU cost of the network stack per packet, ns", false },
+	{ "ring_size", 128, 2, 65536, true, "receive descriptors per queue", false },
+	{ "cmdq_spinlock", 1, 0, 1, true, "1: Linux <= 5.3 spinlock command queue; 0: lock-free", false },
+	{ NULL, 0, 0, 0, false, NULL, false },
 };
 static const struct ilab_workload_metric nic_rx_metrics[] = {
 	{ "rx_packets_per_s", "packets/s", "packets received per second, all processes" },
@@ -58,13 +58,13 @@ static const struct ilab_workload_metric nic_rx_metrics[] = {
 
 /* seed 002: kernel/dma/map_benchmark.c — threads map and unmap granule pages in a loop. */
 static const struct ilab_workload_param dma_map_params[] = {
-	{ "threads", 1, 1, 1024, true, "dma_map_benchmark -t" },
-	{ "granule", 1, 1, 1024, true, "dma_map_benchmark -g: 4 KiB pages per map" },
-	{ "iterations", 2000, 1, ITER_MAX, true, "map+unmap pairs per thread" },
-	{ "node", 0, 0, NODE_MAX, true, "node whose CPUs run the threads (dma_map_benchmark -n)" },
-	{ "smmu_node", 2, 0, NODE_MAX, true, "node of the SMMU the benchmark device sits behind" },
-	{ "global_cma_node", 0, 0, NODE_MAX, true, "node of the one global CMA area (cma: global)" },
-	{ NULL, 0, 0, 0, false, NULL },
+	{ "threads", 1, 1, 1024, true, "dma_map_benchmark -t", false },
+	{ "granule", 1, 1, 1024, true, "dma_map_benchmark -g: 4 KiB pages per map", false },
+	{ "iterations", 2000, 1, ITER_MAX, true, "map+unmap pairs per thread", false },
+	{ "node", 0, 0, NODE_MAX, true, "node whose CPUs run the threads (dma_map_benchmark -n)", true },
+	{ "smmu_node", 2, 0, NODE_MAX, true, "node of the SMMU the benchmark device sits behind", true },
+	{ "global_cma_node", 0, 0, NODE_MAX, true, "node of the one global CMA area (cma: global)", true },
+	{ NULL, 0, 0, 0, false, NULL, false },
 };
 static const struct ilab_workload_metric dma_map_metrics[] = {
 	{ "map_latency", "us", "mean dma_map_single latency" },
@@ -76,19 +76,19 @@ static const struct ilab_workload_metric dma_map_metrics[] = {
 
 /* seed 003: a 200 Gbit/s NIC receiving on several queues, each buffer mapped and unmapped. */
 static const struct ilab_workload_param nic_tput_params[] = {
-	{ "nic_queues", 8, 1, 256, true, "NIC queues, one CPU each" },
-	{ "link_gbps", 200, 1, 10000, false, "NIC line rate, Gbit/s" },
-	{ "packet_bytes", 1500, 64, 65536, true, "IP packet size (MTU)" },
-	{ "frames_per_buffer", 1, 1, 4096, true, "frames per receive buffer (LRO/GRO), one map each" },
-	{ "duration_us", 2000, 1, 1e7, false, "simulated time measured, µs (after the warm-up)" },
-	{ "warmup_us", 200, 0, 1e7, false, "simulated traffic before the measurement, µs" },
-	{ "nic_node", 2, 0, NODE_MAX, true, "node of the NIC (the NIC there is used)" },
-	{ "nic_mpps", 0, 0, 1e4, false, "the NIC's packet-rate limit, Mpps (0: none)" },
-	{ "stack_ns", 300, 0, 1e9, true, "CPU cost of the network stack per frame, ns" },
-	{ "ring_size", 64, 2, 65536, true, "receive descriptors per queue" },
-	{ "ecmdq_hw", 1, 0, 1, true, "1: the SMMU has one ECMDQ per CPU, executed serially" },
-	{ "cmdq_spinlock", 0, 0, 1, true, "1: Linux <= 5.3 spinlock command queue; 0: lock-free" },
-	{ NULL, 0, 0, 0, false, NULL },
+	{ "nic_queues", 8, 1, 256, true, "NIC queues, one CPU each", false },
+	{ "link_gbps", 200, 1, 10000, false, "NIC line rate, Gbit/s", false },
+	{ "packet_bytes", 1500, 64, 65536, true, "IP packet size (MTU)", false },
+	{ "frames_per_buffer", 1, 1, 4096, true, "frames per receive buffer (LRO/GRO), one map each", false },
+	{ "duration_us", 2000, 1, 1e7, false, "simulated time measured, µs (after the warm-up)", false },
+	{ "warmup_us", 200, 0, 1e7, false, "simulated traffic before the measurement, µs", false },
+	{ "nic_node", 2, 0, NODE_MAX, true, "node of the NIC (the NIC there is used)", true },
+	{ "nic_mpps", 0, 0, 1e4, false, "the NIC's packet-rate limit, Mpps (0: none)", false },
+	{ "stack_ns", 300, 0, 1e9, true, "CPU cost of the network stack per frame, ns", false },
+	{ "ring_size", 64, 2, 65536, true, "receive descriptors per queue", false },
+	{ "ecmdq_hw", 1, 0, 1, true, "1: the SMMU has one ECMDQ per CPU, executed serially", false },
+	{ "cmdq_spinlock", 0, 0, 1, true, "1: Linux <= 5.3 spinlock command queue; 0: lock-free", false },
+	{ NULL, 0, 0, 0, false, NULL, false },
 };
 static const struct ilab_workload_metric nic_tput_metrics[] = {
 	{ "throughput", "Gbit/s", "received payload rate" },
@@ -97,17 +97,17 @@ static const struct ilab_workload_metric nic_tput_metrics[] = {
 
 /* seed 004: NCCL-style ring allreduce between GPUs through NICs with ATS, under VFIO. */
 static const struct ilab_workload_param allreduce_params[] = {
-	{ "first_node", 0, 0, NODE_MAX, true, "first node whose GPUs and NICs take part" },
-	{ "nr_nodes", 1, 1, 64, true, "consecutive nodes taking part" },
-	{ "gpus_per_node", 4, 1, 64, true, "GPUs used on each node" },
-	{ "nics_per_node", 4, 1, 64, true, "NICs used on each node" },
-	{ "pgtable_node", 1, 0, NODE_MAX, true, "node of the one shared domain's page table" },
-	{ "message_bytes", 1 << 28, 4096, 1e12, true, "allreduce size" },
-	{ "iterations", 5, 1, 1e6, true, "allreduces measured" },
-	{ "hosts", 2, 1, 64, true, "identical hosts in the ring (ranks = hosts x NICs used)" },
+	{ "first_node", 0, 0, NODE_MAX, true, "first node whose GPUs and NICs take part", true },
+	{ "nr_nodes", 1, 1, 64, true, "consecutive nodes taking part", false },
+	{ "gpus_per_node", 4, 1, 64, true, "GPUs used on each node", false },
+	{ "nics_per_node", 4, 1, 64, true, "NICs used on each node", false },
+	{ "pgtable_node", 1, 0, NODE_MAX, true, "node of the one shared domain's page table", true },
+	{ "message_bytes", 1 << 28, 4096, 1e12, true, "allreduce size", false },
+	{ "iterations", 5, 1, 1e6, true, "allreduces measured", false },
+	{ "hosts", 2, 1, 64, true, "identical hosts in the ring (ranks = hosts x NICs used)", false },
 	{ "buffer_bytes", 16 << 20, 4096, 1ull << 34, true,
-	  "registered buffer each NIC DMA direction streams through (NCCL staging buffers)" },
-	{ NULL, 0, 0, 0, false, NULL },
+	  "registered buffer each NIC DMA direction streams through (NCCL staging buffers)", false },
+	{ NULL, 0, 0, 0, false, NULL, false },
 };
 static const struct ilab_workload_metric allreduce_metrics[] = {
 	{ "algbw", "GB/s", "NCCL algorithm bandwidth: bytes / time per allreduce" },

@@ -20,8 +20,8 @@
 #include "support/scenario_fixture.h"
 
 static const struct ilab_workload_param fixed_params[] = {
-	{ "size", 1, 1, 1024, true, "x axis of the plot" },
-	{ NULL, 0, 0, 0, false, NULL },
+	{ "size", 1, 1, 1024, true, "x axis of the plot", false },
+	{ NULL, 0, 0, 0, false, NULL, false },
 };
 static const struct ilab_workload_metric fixed_metrics[] = {
 	{ "lat", "ns", "a latency" },

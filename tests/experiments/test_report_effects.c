@@ -49,7 +49,7 @@ static int run(const struct ilab_scenario *s, const struct ilab_case *c,
 	return -EIO;
 }
 
-static const struct ilab_workload_param no_params[] = { { NULL, 0, 0, 0, false, NULL } };
+static const struct ilab_workload_param no_params[] = { { NULL, 0, 0, 0, false, NULL, false } };
 static const struct ilab_workload effects_wl = {
 	"test_effects", run, "fixed figures for effect tests", "", no_params, metrics, false,
 };
