@@ -41,6 +41,7 @@ struct bench_opts {
 	enum plat_engine engine;
 	const char *profile;     /* --profile: file or name; NULL = the topology's */
 	uint64_t seed;
+	bool seed_set; /* given on the command line: only the simulator draws random numbers */
 	/* --ecmdq: -1 not given (an SMMU without ECMDQs); 0 off, 1 on: the SMMU has one ECMDQ per
 	 * CPU and the driver uses them (on) or only its main queue (off): an A/B of the driver
 	 * on the same hardware (the model's serial consumer scans every queue either way) */
@@ -227,6 +228,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 			if (errno || end == optarg || *end || !starts_number(optarg, false))
 				return cli_usage_error("bench", "--seed must be a number, not '%s'",
 						       optarg);
+			o->seed_set = true;
 			break;
 		}
 		case 'I': {
@@ -263,6 +265,9 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
 	if (o->profile && o->engine != PLAT_ENGINE_SIM)
 		return cli_usage_error("bench", "--profile needs --engine sim");
+	if (o->seed_set && o->engine != PLAT_ENGINE_SIM)
+		return cli_usage_error("bench", "--seed needs --engine sim (a native run has no "
+				       "random numbers to seed)");
 	if (o->fq_timer_set && o->type != ILAB_DOMAIN_DMA_FQ)
 		return cli_usage_error("bench", "--fq-timer needs --mode lazy (only lazy mode has a "
 				       "flush queue and its timer)");

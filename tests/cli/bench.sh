@@ -39,6 +39,7 @@ check_usage stray
 check_usage --engine warp
 check_usage --profile kunpeng920            # a profile is for --engine sim
 check_usage --fq-timer agent --iterations 1  # only lazy mode has a flush-queue timer
+check_usage --seed 7 --iterations 1          # a seed is for --engine sim
 out=$("$BIN" bench --mode passthrough --fq-timer agent 2>&1 >/dev/null)
 case $out in *"--fq-timer needs --mode lazy"*) ;; *) echo "FAIL: --fq-timer in passthrough: '$out'"; fail=1;; esac
 "$BIN" bench --engine sim --mode lazy --fq-timer unmap --iterations 2 >/dev/null ||
