@@ -38,7 +38,8 @@ struct ilab_board_opts {
 	 * model's code takes real time). From the machine profile's smmu: section. */
 	uint64_t smmu_command_ns;   /* each command consumed, once its entry has been read */
 	uint64_t smmu_sync_ns;      /* extra per CMD_SYNC, before its completion is signalled */
-	uint64_t smmu_tlbi_sync_ns; /* extra per CMD_SYNC with TLBIs since the previous one */
+	uint64_t smmu_tlbi_sync_ns; /* least wait of a CMD_SYNC with TLBIs since the previous one */
+	uint64_t smmu_tlbi_ns;      /* each TLBI in the invalidation engine (0: none, see sim.h) */
 	uint64_t smmu_tlb_lookup_ns;/* each page translated for device DMA */
 };
 

@@ -88,8 +88,11 @@ struct ilab_profile {
 	 * node to the memory's home node, like any agent's). */
 	uint64_t smmu_command_ns;    /* consume and execute one command-queue entry */
 	uint64_t smmu_sync_ns;       /* extra for CMD_SYNC completion signalling */
-	uint64_t smmu_tlbi_sync_ns;  /* extra for a CMD_SYNC that follows TLB invalidations
-				      * (their completion handshake); optional, default 0 */
+	uint64_t smmu_tlbi_sync_ns;  /* a CMD_SYNC that follows TLB invalidations waits at least
+				      * this long (their completion handshake); optional, 0 */
+	uint64_t smmu_tlbi_ns;       /* one TLBI executed by the invalidation engine, pipelined
+				      * behind the command processor; optional: 0 = executed
+				      * in command_ns like any command */
 	uint64_t smmu_tlb_lookup_ns; /* one TLB / walk-cache lookup */
 	/* The machine's SMMUs implement range invalidation (IDR3.RIL, SMMUv3.2):
 	 * smmu.range_invalidation; -1 when the profile does not say (the model's default). */

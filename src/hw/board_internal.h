@@ -28,6 +28,7 @@ struct board_sim_track {
 	unsigned head, count;
 	bool sync_pending;    /* a CMD_SYNC executed, its completion not yet sampled */
 	bool tlbi_since_sync; /* a TLBI executed since the last CMD_SYNC (any queue) */
+	uint64_t inv_done;    /* when the invalidation engine finishes the TLBIs it was given */
 	uint64_t sync_pub_t;  /* when that CMD_SYNC was published */
 	char sync_name[ILAB_TOPO_NAME_MAX + 16], used_name[ILAB_TOPO_NAME_MAX + 16];
 };
@@ -51,7 +52,7 @@ struct ilab_board {
 	struct board_smmu *smmus;
 	unsigned nr_smmus;
 	unsigned process_batch;
-	uint64_t command_ns, sync_ns, tlbi_sync_ns, tlb_lookup_ns; /* simulation costs (opts) */
+	uint64_t command_ns, sync_ns, tlbi_sync_ns, tlbi_ns, tlb_lookup_ns; /* simulation costs */
 	bool mem_homes;     /* node ranges declared to the simulator */
 	struct ilab_dev *devs;
 	unsigned *dev_smmu;

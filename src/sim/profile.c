@@ -240,6 +240,7 @@ static int parse_smmu(struct pctx *c, const yaml_node_t *v, const char *key, voi
 		{ "command_ns", true, parse_u64, &p->smmu_command_ns, false },
 		{ "sync_ns", true, parse_u64, &p->smmu_sync_ns, false },
 		{ "tlbi_sync_ns", false, parse_u64, &p->smmu_tlbi_sync_ns, false },
+		{ "tlbi_ns", false, parse_u64, &p->smmu_tlbi_ns, false },
 		{ "tlb_lookup_ns", true, parse_u64, &p->smmu_tlb_lookup_ns, false },
 		{ "range_invalidation", false, parse_bool, &p->smmu_ril, false },
 	};

@@ -73,6 +73,7 @@ void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ila
 		bo->smmu_command_ns = p->smmu_command_ns;
 		bo->smmu_sync_ns = p->smmu_sync_ns;
 		bo->smmu_tlbi_sync_ns = p->smmu_tlbi_sync_ns;
+		bo->smmu_tlbi_ns = p->smmu_tlbi_ns;
 		bo->smmu_tlb_lookup_ns = p->smmu_tlb_lookup_ns;
 	}
 }

@@ -66,8 +66,10 @@ static void formulas_follow_the_documentation(void **state)
 	assert_int_equal(ns, 400 + 150);
 	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_MMIO_WRITE, 25, &ns), 0);
 	assert_int_equal(ns, 50 + 75);
-	/* smmu.tlbi_sync_ns is optional: without it a sync after TLBIs costs no extra */
+	/* smmu.tlbi_sync_ns is optional: without it a sync after TLBIs costs no extra; without
+	 * smmu.tlbi_ns a TLBI costs command_ns like any command (no invalidation engine) */
 	assert_int_equal(p.smmu_tlbi_sync_ns, 0);
+	assert_int_equal(p.smmu_tlbi_ns, 0);
 }
 
 static void tlbi_sync_ns_is_read(void **state)
@@ -77,7 +79,7 @@ static void tlbi_sync_ns_is_read(void **state)
 		"memory: {local_ns: 100, line_stream_ns: 6}\n"
 		"cache: {hit_ns: 2, atomic_local_ns: 8, transfer_local_ns: 50}\n"
 		"mmio: {read_local_ns: 400, write_local_ns: 50}\n"
-		"smmu: {command_ns: 30, sync_ns: 50, tlbi_sync_ns: 420, tlb_lookup_ns: 5}\n";
+		"smmu: {command_ns: 30, sync_ns: 50, tlbi_sync_ns: 420, tlbi_ns: 67, tlb_lookup_ns: 5}\n";
 	struct ilab_profile p;
 	char err[256];
 
@@ -85,6 +87,7 @@ static void tlbi_sync_ns_is_read(void **state)
 	assert_int_equal(ilab_profile_parse(text, sizeof(text) - 1, "t.yaml", &p, err, sizeof(err)),
 			 0);
 	assert_int_equal(p.smmu_tlbi_sync_ns, 420);
+	assert_int_equal(p.smmu_tlbi_ns, 67);
 	assert_int_equal(p.smmu_sync_ns, 50);
 }
 

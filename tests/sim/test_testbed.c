@@ -43,6 +43,7 @@ static void test_board_opts_take_every_smmu_cost_of_the_profile(void **state)
 {
 	struct ilab_profile p = { .smmu_command_ns = 11, .smmu_sync_ns = 22,
 				  .smmu_tlbi_sync_ns = 33, .smmu_tlb_lookup_ns = 44,
+				  .smmu_tlbi_ns = 55,
 				  .smmu_ril = 0 };
 	struct ilab_testbed_opts o = { .profile = &p, .seed = 7, .smmu_mask = 4,
 				       .cma = ILAB_CMA_PERNUMA, .cma_global_node = 1,
@@ -56,6 +57,7 @@ static void test_board_opts_take_every_smmu_cost_of_the_profile(void **state)
 	assert_int_equal(bo.smmu_sync_ns, 22);
 	assert_int_equal(bo.smmu_tlbi_sync_ns, 33);
 	assert_int_equal(bo.smmu_tlb_lookup_ns, 44);
+	assert_int_equal(bo.smmu_tlbi_ns, 55);
 	assert_ptr_equal(bo.smmu_cfg, &scfg);
 	assert_false(scfg.ril); /* the profile says: no range invalidation */
 	assert_int_equal(scfg.seed, 7);
