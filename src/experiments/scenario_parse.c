@@ -687,8 +687,6 @@ int ilab_scenario_parse(const char *text, size_t len, const char *name,
 	return 0;
 }
 
-/* The profile names a file: a wrong name is the scenario's error, found before anything runs
- * (not by every case failing). Here, not in ilab_scenario_parse, which reads no files. */
 /* A parameter that names a NUMA node must name one of the machine's: said here, at the
  * parameter, rather than by every case failing at run time. */
 static int check_param_nodes(const char *path, const struct ilab_scenario *s,
@@ -710,7 +708,9 @@ static int check_param_nodes(const char *path, const struct ilab_scenario *s,
 	return 0;
 }
 
-/* The profile must exist and load, and node numbers must fit its machine. */
+/* The profile names a file: a wrong name is the scenario's error, found before anything runs
+ * (not by every case failing), as is a node number its machine does not have. Here, not in
+ * ilab_scenario_parse, which reads no files. */
 static int check_profile(const char *path, struct ilab_scenario **out, char *err, size_t errlen)
 {
 	char ppath[ILAB_PROFILE_PATH_MAX], msg[ILAB_PROFILE_PATH_MAX + 128];

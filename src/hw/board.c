@@ -6,7 +6,8 @@
  * In simulation the agent is a fiber on the SMMU's node: the model's memory accesses (queue
  * reads, table walks, MSI writes) are charged from that node by src/mem, each command costs
  * smmu_command_ns (+ smmu_sync_ns for a CMD_SYNC) charged when the model starts executing it
- * (its entry read ahead with the published ones after it: cmd_fetch_len),
+ * (its entry read ahead with the published ones after it: cmd_fetch_len), TLBIs go on to an
+ * invalidation engine (smmu_tlbi_ns each) that a later CMD_SYNC waits for,
  * and the board records the SMMU's CMD_SYNC latency (PROD write that published it -> its
  * completion) and command-queue occupancy as simulator distributions.
  */
@@ -213,7 +214,10 @@ static bool trace_is_cmd(const char *what)
 /* A TLBI the command processor has dispatched. With smmu_tlbi_ns the invalidation itself is
  * done by an engine behind the command processor (the TLB and walk-cache scan; on a
  * distributed SMMU, the TBUs), one TLBI after another, while the processor goes on with the
- * next commands: only a CMD_SYNC waits for it. Without it the TLBI cost its command_ns. */
+ * next commands: only a CMD_SYNC waits for it. Without it the TLBI cost its command_ns.
+ * Only the timing is deferred: the model drops the cached entries at dispatch, which the
+ * architecture allows (an invalidation may take effect at any time before the CMD_SYNC
+ * that follows it completes). */
 static void invalidation_engine_take(const struct ilab_board *b, struct board_sim_track *tr)
 {
 	uint64_t now = plat_now_ns();
