@@ -45,9 +45,7 @@ in_root 'cd /src && ctest --test-dir build-a64 -j"$(nproc)" --output-on-failure 
 
 echo "check-aarch64: iommulab run --quick --json, aarch64 (qemu) against this host"
 in_root 'cd /src && qemu-aarch64 -L /usr/aarch64-linux-gnu build-a64/iommulab run --quick --json --out /tmp/a64-run > /tmp/a64.json 2>/tmp/a64-run.log'
-host_build="$src/build"
-[ -x "$host_build/iommulab" ] || { cmake -S "$src" -B "$host_build" >/dev/null &&
-                                   cmake --build "$host_build" -j"$(nproc)" --target iommulab-cli >/dev/null; }
+host_build=$(host_cli_build "$src")
 "$host_build/iommulab" run --quick --json --out "$root/tmp/host-run" > "$root/tmp/host.json" 2>/dev/null
 cmp "$root/tmp/host.json" "$root/tmp/a64.json"
 echo "check-aarch64: identical result JSON ($(wc -c < "$root/tmp/a64.json") bytes): the AArch64 build simulates the same machine"

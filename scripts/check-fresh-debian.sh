@@ -35,9 +35,7 @@ t2=$(date +%s)
 tail -1 "$root/run.log"
 echo "check-fresh-debian: ./run.sh passed in $((t2 - t1)) s"
 
-host_build="$src/build"
-[ -x "$host_build/iommulab" ] || { cmake -S "$src" -B "$host_build" >/dev/null &&
-                                   cmake --build "$host_build" -j"$(nproc)" --target iommulab-cli >/dev/null; }
+host_build=$(host_cli_build "$src")
 host_out=$(mktemp -d)
 "$host_build/iommulab" run --out "$host_out" >/dev/null 2>&1
 n=0

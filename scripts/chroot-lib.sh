@@ -60,3 +60,13 @@ copy_tree_to_root() {
   (cd "$src" && git ls-files -z --cached --others --exclude-standard |
      tar --null -T - -cf -) | tar -xf - -C "$chroot_root/src"
 }
+
+# This host's build of the CLI, up to date with the tree (the comparisons must not trust a
+# binary built before the last change): configures build/ if needed, builds iommulab-cli,
+# prints the build directory.
+host_cli_build() {
+  local src=$1 b="$1/build"
+  [ -f "$b/CMakeCache.txt" ] || cmake -S "$src" -B "$b" >/dev/null
+  cmake --build "$b" -j"$(nproc)" --target iommulab-cli >/dev/null
+  echo "$b"
+}
