@@ -408,15 +408,14 @@ static double host_seconds(void)
 static int load_profile(struct bench_opts *o, struct ilab_profile *prof)
 {
 	const char *what = o->profile ? o->profile : o->topology;
-	char path[ILAB_PROFILE_PATH_MAX], err[600];
+	char err[600];
 
 	if (!o->profile && (strchr(what, '/') || strchr(what, '.'))) {
 		fprintf(stderr, "%s bench: --engine sim with a topology file needs --profile\n",
 			CLI_PROG);
 		return CLI_EXIT_USAGE;
 	}
-	if (ilab_profile_resolve(what, path, sizeof(path), err, sizeof(err)) ||
-	    ilab_profile_load(path, prof, err, sizeof(err))) {
+	if (ilab_profile_open(what, prof, err, sizeof(err))) {
 		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
 		return CLI_EXIT_USAGE;
 	}

@@ -117,6 +117,9 @@ int ilab_profile_dir(char *buf, size_t len, char *err, size_t errlen);
  * <profile dir>/<name>.yaml. Returns 0 with the path, or -ENOENT (-EINVAL: an empty name) with
  * err saying why. */
 int ilab_profile_resolve(const char *what, char *path, size_t len, char *err, size_t errlen);
+/* ilab_profile_resolve, then ilab_profile_load: the profile a user named. Returns 0, or the
+ * first step's error with its message in err. */
+int ilab_profile_open(const char *what, struct ilab_profile *prof, char *err, size_t errlen);
 /* A named compute charge (profile "compute:" section), or dflt when the profile has none. */
 uint64_t ilab_profile_compute_ns(const struct ilab_profile *prof, const char *name,
 				 uint64_t dflt);

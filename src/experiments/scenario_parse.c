@@ -713,21 +713,19 @@ static int check_param_nodes(const char *path, const struct ilab_scenario *s,
  * ilab_scenario_parse, which reads no files. */
 static int check_profile(const char *path, struct ilab_scenario **out, char *err, size_t errlen)
 {
-	char ppath[ILAB_PROFILE_PATH_MAX], msg[ILAB_PROFILE_PATH_MAX + 128];
+	char msg[ILAB_PROFILE_PATH_MAX + 128];
 	const struct ilab_scenario *s = *out;
 	struct ilab_profile *prof = NULL;
 	struct ilab_topo *topo = NULL;
 	int ret = -EINVAL;
 
-	if (ilab_profile_resolve(s->profile, ppath, sizeof(ppath), msg, sizeof(msg)))
-		goto bad_profile;
 	prof = malloc(sizeof(*prof));
 	if (!prof) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (ilab_profile_load(ppath, prof, msg, sizeof(msg)) ||
+	if (ilab_profile_open(s->profile, prof, msg, sizeof(msg)) ||
 	    ilab_topo_load(prof->topology, &topo, msg, sizeof(msg)))
 		goto bad_profile;
 	ret = check_param_nodes(path, s, s->quick, s->nr_quick, 1, ilab_topo_nr_nodes(topo),

@@ -55,17 +55,15 @@ int ilab_sim_env_up(const struct ilab_sim_env_cfg *cfg, struct ilab_sim_env **ou
 	struct ilab_testbed_opts to = { .seed = cfg->seed };
 	struct ilab_dma_options dopts;
 	const struct ilab_device *td;
-	char path[ILAB_PROFILE_PATH_MAX], msg[600];
+	char msg[600];
 	int ret;
 
 	*out = NULL;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return env_err(err, errlen, -ENOMEM, "out of memory", NULL);
-	ret = ilab_profile_resolve(cfg->profile ? cfg->profile : "kunpeng920", path, sizeof(path),
-				   msg, sizeof(msg));
-	if (!ret)
-		ret = ilab_profile_load(path, &e->prof, msg, sizeof(msg));
+	ret = ilab_profile_open(cfg->profile ? cfg->profile : "kunpeng920", &e->prof, msg,
+				sizeof(msg));
 	if (ret) {
 		free(e);
 		return env_err(err, errlen, -EINVAL, "profile", msg);

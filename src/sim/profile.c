@@ -549,10 +549,20 @@ int ilab_profile_resolve(const char *what, char *path, size_t len, char *err, si
 	rc = ilab_profile_dir(dir, sizeof(dir), err, errlen);
 	if (rc)
 		return rc;
-	snprintf(path, len, "%s/%s.yaml", dir, what);
+	if ((size_t)snprintf(path, len, "%s/%s.yaml", dir, what) >= len)
+		return ilab_errf(err, errlen, -ENAMETOOLONG, "machine profile name too long: '%s'",
+				 what);
 	if (path_is(path, false))
 		return 0;
 	if (err && errlen)
 		snprintf(err, errlen, "no machine profile '%s' (no %s)", what, path);
 	return -ENOENT;
+}
+
+int ilab_profile_open(const char *what, struct ilab_profile *prof, char *err, size_t errlen)
+{
+	char path[ILAB_PROFILE_PATH_MAX];
+	int rc = ilab_profile_resolve(what, path, sizeof(path), err, errlen);
+
+	return rc ? rc : ilab_profile_load(path, prof, err, errlen);
 }

@@ -72,7 +72,7 @@ static void ar_down(struct ar *a)
 
 static int ar_up(struct ar *a, const struct ilab_allreduce_cfg *c, char *err, size_t errlen)
 {
-	char path[ILAB_PROFILE_PATH_MAX], msg[512];
+	char msg[512];
 	struct ilab_testbed_opts to = {
 		.profile = &a->prof,
 		.seed = 1,
@@ -81,8 +81,8 @@ static int ar_up(struct ar *a, const struct ilab_allreduce_cfg *c, char *err, si
 	};
 	int ret;
 
-	if ((ret = ilab_profile_resolve(c->profile ? c->profile : "a100-2node", path, sizeof(path), msg, sizeof(msg))) ||
-	    (ret = ilab_profile_load(path, &a->prof, msg, sizeof(msg))))
+	if ((ret = ilab_profile_open(c->profile ? c->profile : "a100-2node", &a->prof, msg,
+				     sizeof(msg))))
 		return ilab_errf(err, errlen, ret, "profile: %s", msg);
 	if ((ret = ilab_testbed_up(&a->tb, &to, err, errlen)))
 		return ret;

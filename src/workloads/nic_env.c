@@ -47,16 +47,13 @@ int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cf
 	const struct ilab_device *td;
 	struct ilab_dev *dev = NULL;
 	enum ilab_domain_type type;
-	char path[ILAB_PROFILE_PATH_MAX];
 	int ret;
 
 	if (stats_json)
 		*stats_json = NULL;
 	if (!prof)
 		return snprintf(err, errlen, "out of memory"), -ENOMEM;
-	ret = ilab_profile_resolve(e->profile, path, sizeof(path), err, errlen);
-	if (!ret)
-		ret = ilab_profile_load(path, prof, err, errlen);
+	ret = ilab_profile_open(e->profile, prof, err, errlen);
 	to.profile = prof;
 	if (!ret)
 		ret = ilab_testbed_load_topology(&tb, &to, err, errlen);
