@@ -12,6 +12,14 @@ chroot_cleanup() {
     umount "${chroot_mounted[$i]}" 2>/dev/null || umount -l "${chroot_mounted[$i]}" || true
   done
   chroot_mounted=()
+  # Anything else mounted under the root meanwhile (a second /proc was once left behind,
+  # busy, after a fresh-root run): detach it too, deepest first.
+  if [ -n "${chroot_root:-}" ]; then
+    local m
+    for m in $(awk -v r="$chroot_root/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r); do
+      umount -l "$m" || true
+    done
+  fi
 }
 
 chroot_setup() {
