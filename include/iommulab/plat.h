@@ -435,8 +435,7 @@ static inline void plat_mem_touch(const void *va, size_t bytes, bool write)
  * compute: section gives each one's ns (the simulator fills plat_charge_table when it is
  * activated), so a charge is an array read. Natively: one predictable branch, no charge. */
 enum plat_charge {
-	PLAT_CHARGE_CALL,               /* compute: call_ns */
-	PLAT_CHARGE_IOVA_ALLOC,         /* iova_alloc_ns */
+	PLAT_CHARGE_IOVA_ALLOC,         /* compute: iova_alloc_ns */
 	PLAT_CHARGE_IOVA_FREE,          /* iova_free_ns */
 	PLAT_CHARGE_PTE_WRITE,          /* pte_write_ns (per PTE built and stored) */
 	PLAT_CHARGE_CMD_BUILD,          /* cmd_build_ns (per 16-byte command) */

@@ -406,7 +406,6 @@ static const struct plat_sim_ops sim_ops = {
 /* ---- named compute charges ---------------------------------------------------------------- */
 
 static const char *const charge_names[PLAT_CHARGE_NR] = {
-	[PLAT_CHARGE_CALL] = "call_ns",
 	[PLAT_CHARGE_IOVA_ALLOC] = "iova_alloc_ns",
 	[PLAT_CHARGE_IOVA_FREE] = "iova_free_ns",
 	[PLAT_CHARGE_PTE_WRITE] = "pte_write_ns",

@@ -248,7 +248,41 @@ static int parse_smmu(struct pctx *c, const yaml_node_t *v, const char *key, voi
 	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
 }
 
-/* compute: free-form "name: ns" pairs, looked up by name at run time. */
+/* The compute: names something reads: the driver and core charges (plat_charge, named in
+ * ops.c) and the device-side constants of the allreduce workload, which live here because the
+ * format has no device section. Any other name is a typo or a constant nothing reads: an
+ * error, not a silent zero (a misspelt iova_alloc_ns would have charged nothing). */
+static const char *const device_constants[] = {
+	"nic_link_mbps", "pcie_ats_round_trip_ns", "nic_ats_outstanding", "nic_atc_entries",
+	"nic_atc_ways",
+};
+
+static bool compute_name_known(const char *name)
+{
+	for (unsigned i = 0; i < PLAT_CHARGE_NR; i++)
+		if (!strcmp(name, ilab_sim_charge_name((enum plat_charge)i)))
+			return true;
+	for (size_t i = 0; i < sizeof(device_constants) / sizeof(device_constants[0]); i++)
+		if (!strcmp(name, device_constants[i]))
+			return true;
+	return false;
+}
+
+/* "a, b, c" of every known compute name, for the error message. */
+static void compute_names(char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (unsigned i = 0; i < PLAT_CHARGE_NR && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s", n ? ", " : "",
+				      ilab_sim_charge_name((enum plat_charge)i));
+	for (size_t i = 0; i < sizeof(device_constants) / sizeof(device_constants[0]) && n < len;
+	     i++)
+		n += (size_t)snprintf(out + n, len - n, ", %s", device_constants[i]);
+}
+
+/* compute: "name: ns" pairs of known names (above), looked up by name at run time. */
 static int parse_compute(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
 	struct ilab_profile *p = dst;
@@ -265,6 +299,12 @@ static int parse_compute(struct pctx *c, const yaml_node_t *v, const char *key, 
 
 		if (!name || !*name)
 			return perr(c, k, "%s: keys must be plain words", key);
+		if (!compute_name_known(name)) {
+			char known[400];
+
+			compute_names(known, sizeof(known));
+			return perr(c, k, "%s: unknown constant '%s' (known: %s)", key, name, known);
+		}
 		for (unsigned i = 0; i < p->nr_compute; i++)
 			if (!strcmp(p->compute[i].name, name))
 				return perr(c, k, "%s: key '%s' given twice", key, name);

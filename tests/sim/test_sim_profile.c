@@ -185,6 +185,37 @@ static void malformed_profiles_name_file_line_column(void **state)
 	expect_error("name: t\ntopology: x\n"
 		     "memory: {local_ns: 100, line_stream_ns: 6, latency_by_distance: {16: 0}}\n",
 		     "bad.yaml:3:70:", "at least 1 ns");
+	/* a compute name nothing reads (a typo would otherwise charge nothing, silently) */
+	snprintf(buf, sizeof(buf), "%scompute:\n  iova_alloc_ns: 30\n  iova_aloc_ns: 30\n", good);
+	expect_error(buf, "bad.yaml:19:3:", "unknown constant 'iova_aloc_ns'");
+	snprintf(buf, sizeof(buf), "%scompute:\n  call_ns: 5\n", good);
+	expect_error(buf, "bad.yaml:18:3:", "unknown constant 'call_ns'");
+}
+
+/* Every name the simulator or a workload reads is accepted in compute:, and read back. */
+static void compute_accepts_every_name_read(void **state)
+{
+	static const char *const device[] = { "nic_link_mbps", "pcie_ats_round_trip_ns",
+					      "nic_ats_outstanding", "nic_atc_entries",
+					      "nic_atc_ways" };
+	char buf[2048], err[256];
+	struct ilab_profile p;
+	size_t n;
+
+	n = (size_t)snprintf(buf, sizeof(buf), "%scompute:\n", good);
+	for (unsigned i = 0; i < PLAT_CHARGE_NR; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "  %s: %u\n",
+				      ilab_sim_charge_name((enum plat_charge)i), 100 + i);
+	for (unsigned i = 0; i < 5; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "  %s: %u\n", device[i], 200 + i);
+	assert_true(n < sizeof(buf));
+	if (ilab_profile_parse(buf, n, "all.yaml", &p, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (unsigned i = 0; i < PLAT_CHARGE_NR; i++)
+		assert_int_equal(ilab_profile_compute_ns(&p, ilab_sim_charge_name((enum plat_charge)i), 0),
+				 100 + i);
+	for (unsigned i = 0; i < 5; i++)
+		assert_int_equal(ilab_profile_compute_ns(&p, device[i], 0), 200 + i);
 }
 
 static void missing_file_is_an_error(void **state)
@@ -236,6 +267,7 @@ int main(void)
 		cmocka_unit_test(tlbi_sync_ns_is_read),
 		cmocka_unit_test(tables_override_formulas),
 		cmocka_unit_test(malformed_profiles_name_file_line_column),
+		cmocka_unit_test(compute_accepts_every_name_read),
 		cmocka_unit_test(missing_file_is_an_error),
 		cmocka_unit_test(empty_name_is_an_error),
 		cmocka_unit_test(shipped_profile_builds_a_simulator),
