@@ -21,10 +21,12 @@ python3 "$SCRIPT" --list --profile a100-2node >"$TMP/list" 2>"$TMP/err" ||
 want=$(grep -E '^\s+[a-z_]+:\s*-?[0-9]+\s*(#.*)?$' "$PROFILE" | sed -E 's/^\s+([a-z_]+):.*/\1/')
 got=$(sed -E 's/^[a-z_]+\.([a-z_]+) .*/\1/' "$TMP/list")
 [ -n "$want" ] || bad "found no constants in $PROFILE"
-[ "$want" = "$got" ] || bad "--list does not match the profile's constants: got [$got], want [$want]"
+[ "$want" = "$got" ] ||
+	bad "--list does not match the profile's constants: got [$got], want [$want]"
 grep -qx 'compute.nic_ats_outstanding 2 calibrated' "$TMP/list" ||
 	bad "nic_ats_outstanding (CALIBRATED in the profile's comments) not listed as calibrated"
-grep -qx 'memory.local_ns 90 estimate' "$TMP/list" || bad "memory.local_ns not listed as an estimate"
+grep -qx 'memory.local_ns 90 estimate' "$TMP/list" ||
+	bad "memory.local_ns not listed as an estimate"
 
 # Two constants: a table with their two rows, both variants run.
 python3 "$SCRIPT" --cli "$BIN" --quick --profile a100-2node --only compute.nic_ats_outstanding \
@@ -34,8 +36,9 @@ grep -q '^### a100-2node (seed004-vfio-numa; x0.80 / x1.20)' "$TMP/out" || bad "
 grep -qE '^Base: [0-9]+ of [0-9]+ figures within tolerance, [0-9]+ of [0-9]+ effects' "$TMP/out" ||
 	bad "no base line"
 rows=$(grep -E '^\| [a-z_]+\.[a-z_]+ \|' "$TMP/out")
-[ "$(printf '%s\n' "$rows" | sed -E 's/^\| ([a-z_.]+) \|.*/\1/' | tr '\n' ' ')" = \
-	"memory.local_ns compute.nic_ats_outstanding " ] || bad "rows are not the two constants in file order: $rows"
+order=$(printf '%s\n' "$rows" | sed -E 's/^\| ([a-z_.]+) \|.*/\1/' | tr '\n' ' ')
+[ "$order" = "memory.local_ns compute.nic_ats_outstanding " ] ||
+	bad "rows are not the two constants in file order: $rows"
 printf '%s\n' "$rows" | grep -qE '^\| memory\.local_ns \| 90 \(72/108\) \| estimate \|' ||
 	bad "memory.local_ns row: not 90 (72/108), estimate"
 printf '%s\n' "$rows" | grep -qE '^\| compute\.nic_ats_outstanding \| 2 \(1/3\) \| calibrated \|' ||
