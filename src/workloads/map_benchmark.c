@@ -170,9 +170,11 @@ static void bench_thread(unsigned idx, void *arg)
 		int nents = 0;
 
 		/* Dirty the buffer so that a non-coherent sync would cost what it costs. Natively
-		 * only: a simulated CPU's memset is not reported to the cost model (it sits outside
-		 * both timed windows and nothing simulated reads the bytes), so in simulation it
-		 * was host time alone (~4% of a simulated map+unmap's). */
+		 * only: in simulation the memset is not charged (outside both timed windows,
+		 * nothing simulated reads the bytes), so running it was host time alone (~4% of a
+		 * simulated map+unmap's). Not charging it is a simplification, not a fact: on the
+		 * real machine it is time each thread spends away from the IOMMU, which matters
+		 * at t=10 (docs/experiments.md, seed 002, "Not modelled ... memset"). */
 		if (c->dir != ILAB_DMA_FROM_DEVICE && !plat_sim)
 			memset(va, 0x66, size);
 		if (sg)
