@@ -58,7 +58,7 @@ static void print_help(FILE *f)
 
 struct run_totals {
 	unsigned scenarios, cases, ok, not_implemented, failed, figures, within;
-	unsigned effects, effects_same;
+	unsigned effects, effects_same, effects_identical;
 };
 
 static void add_totals(struct run_totals *t, const struct ilab_scenario_result *r)
@@ -85,6 +85,7 @@ static void add_totals(struct run_totals *t, const struct ilab_scenario_result *
 		ilab_compare_effect(r, &r->scenario->effects[i], &c);
 		t->effects++;
 		t->effects_same += c.verdict == ILAB_EFFECT_SAME;
+		t->effects_identical += c.verdict != ILAB_EFFECT_SAME && c.identical_runs;
 	}
 }
 
@@ -240,6 +241,10 @@ int cmd_run(int argc, char **argv)
 		if (tot.effects)
 			printf("; %u of %u published effects in the same direction",
 			       tot.effects_same, tot.effects);
+		/* which of the others the model cannot show at all: its two runs were the same */
+		if (tot.effects_identical)
+			printf(" (%u of the other %u between two identical runs)",
+			       tot.effects_identical, tot.effects - tot.effects_same);
 		putchar('\n');
 	}
 	json_decref(json_all);

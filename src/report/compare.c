@@ -65,6 +65,14 @@ static int direction(double change)
 	return change > ILAB_EFFECT_FLAT ? 1 : change < -ILAB_EFFECT_FLAT ? -1 : 0;
 }
 
+/* Two runs that left the same statistics (every counter, distribution and line of the engine)
+ * did the same work: a case whose workload gives no statistics never counts as identical. */
+static bool identical_runs(const struct ilab_case_result *a, const struct ilab_case_result *b)
+{
+	return a->status == ILAB_CASE_OK && b->status == ILAB_CASE_OK && a->stats_json &&
+	       b->stats_json && strcmp(a->stats_json, b->stats_json) == 0;
+}
+
 void ilab_compare_effect(const struct ilab_scenario_result *r, const struct ilab_effect *e,
 			 struct ilab_effect_comparison *out)
 {
@@ -86,6 +94,7 @@ void ilab_compare_effect(const struct ilab_scenario_result *r, const struct ilab
 	}
 	out->have_ours = true;
 	out->ours_change = ct.ours / cf.ours - 1;
+	out->identical_runs = identical_runs(&r->cases[e->from], &r->cases[e->to]);
 	ds = direction(out->seed_change);
 	dours = direction(out->ours_change);
 	if (ds == dours)

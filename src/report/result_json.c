@@ -144,6 +144,7 @@ static json_t *effect_json(const struct ilab_scenario *s, const struct ilab_effe
 	put(o, "seed_change_is_bound", json_boolean(c->bound), ok);
 	put(o, "ours_change", c->have_ours ? num(c->ours_change) : json_null(), ok);
 	put(o, "verdict", json_string(ilab_effect_verdict_name(c->verdict)), ok);
+	put(o, "identical_runs", json_boolean(c->identical_runs), ok);
 	return o;
 }
 
@@ -153,6 +154,7 @@ json_t *ilab_result_json(const struct ilab_scenario_result *r)
 	json_t *root = json_object(), *scn = json_object(), *tol = json_object(),
 	       *cases = json_array(), *sum = json_object();
 	unsigned counts[3] = { 0 }, figures = 0, within = 0, outside = 0, effects_same = 0;
+	unsigned effects_identical = 0;
 	bool ok = true;
 
 	if (!root || !scn || !tol || !cases || !sum) {
@@ -194,6 +196,7 @@ json_t *ilab_result_json(const struct ilab_scenario_result *r)
 
 			ilab_compare_effect(r, &s->effects[i], &ec);
 			effects_same += ec.verdict == ILAB_EFFECT_SAME;
+			effects_identical += ec.verdict != ILAB_EFFECT_SAME && ec.identical_runs;
 			if (json_array_append_new(effects, effect_json(s, &ec, &ok)) != 0)
 				ok = false;
 		}
@@ -211,6 +214,7 @@ json_t *ilab_result_json(const struct ilab_scenario_result *r)
 	if (s->nr_effects) {
 		put(sum, "effects", json_integer(s->nr_effects), &ok);
 		put(sum, "effects_same_direction", json_integer(effects_same), &ok);
+		put(sum, "effects_missed_identical_runs", json_integer(effects_identical), &ok);
 	}
 	put(root, "summary", sum, &ok);
 	if (!ok) {

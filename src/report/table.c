@@ -118,7 +118,8 @@ static int effects_table(const struct ilab_scenario_result *r, FILE *f)
 			snprintf(cells[i][3], CELL, "%+.1f%%", c.ours_change * 100);
 		else
 			snprintf(cells[i][3], CELL, DASH);
-		snprintf(cells[i][4], CELL, "%s", effect_verdict_text(c.verdict));
+		snprintf(cells[i][4], CELL, "%s%s", effect_verdict_text(c.verdict),
+			 c.identical_runs && c.verdict != ILAB_EFFECT_SAME ? " (identical runs)" : "");
 	}
 	for (int c = 0; c < NR_ECOLS; c++) {
 		width[c] = display_width(head[c]);

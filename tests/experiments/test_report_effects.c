@@ -1,7 +1,8 @@
 /* test_report_effects.c — published effects (scenario "effects:"): the seed's change of a
  * metric from one case to another against ours, judged by direction with a ±2% flat band,
- * on truncated figures like the comparisons, with "> x" bounds flagged; and how the table,
- * the result JSON and its summary show them. A test workload returns fixed figures.
+ * on truncated figures like the comparisons, with "> x" bounds flagged; two runs with the
+ * same engine statistics flagged as identical; and how the table, the result JSON and its
+ * summary show them. A test workload returns fixed figures (and, for some cases, statistics).
  */
 #include <errno.h>
 #include <math.h>
@@ -34,17 +35,34 @@ static const struct fixed ours[] = {
 	{ "base", "lat", 100 },      { "up", "lat", 130 },        { "down", "lat", 120 },
 	{ "flat_seed", "lat", 150 }, { "flat_ours", "lat", 101 }, { "both_flat", "lat", 99.5 },
 	{ "gt", "lat", 900 },        { "ta", "t", 0.19 },         { "tb", "t", 0.15 },
+	{ "twin_a", "lat", 120 },    { "twin_b", "lat", 120 },    { "twin_c", "lat", 120 },
+	{ "nostats", "lat", 120 },
 };
+
+/* engine statistics, per case: twin_a and twin_b ran the same, twin_c did something else */
+static const char *stats_of(const char *label)
+{
+	if (!strcmp(label, "twin_a") || !strcmp(label, "twin_b"))
+		return "{\"smmu\": {\"commands\": 7}}";
+	if (!strcmp(label, "twin_c"))
+		return "{\"smmu\": {\"commands\": 8}}";
+	return NULL;
+}
 
 static int run(const struct ilab_scenario *s, const struct ilab_case *c,
 	       struct ilab_case_result *r, char *err, size_t errlen)
 {
 	(void)s;
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
-		if (strcmp(c->label, ours[i].label) == 0)
+		if (strcmp(c->label, ours[i].label) == 0) {
+			const char *st = stats_of(c->label);
+
+			if (st && !(r->stats_json = strdup(st)))
+				return -ENOMEM;
 			return ilab_case_result_add(r, ours[i].metric,
 						    strcmp(ours[i].metric, "t") ? "ns" : "us",
 						    ours[i].value);
+		}
 	snprintf(err, errlen, "device fell over");
 	return -EIO;
 }
@@ -72,6 +90,10 @@ static const char text[] =
 	"    reference: [ { metric: t, value: 0.1, unit: us, kind: prediction, truncate: 0.1 } ]\n"
 	"  - label: tb\n"
 	"    reference: [ { metric: t, value: 0.2, unit: us, kind: prediction, truncate: 0.1 } ]\n"
+	"  - label: twin_a\n" REF(100)
+	"  - label: twin_b\n" REF(140)
+	"  - label: twin_c\n" REF(140)
+	"  - label: nostats\n" REF(140)
 	"effects:\n"
 	"  - { label: same, metric: lat, from: base, to: up }\n"
 	"  - { label: opposite, metric: lat, from: base, to: down }\n"
@@ -80,7 +102,10 @@ static const char text[] =
 	"  - { label: flat, metric: lat, from: base, to: both_flat }\n"
 	"  - { label: nodata, metric: lat, from: base, to: broken }\n"
 	"  - { label: bound, metric: lat, from: gt, to: base }\n"
-	"  - { label: truncated, metric: t, from: ta, to: tb }\n";
+	"  - { label: truncated, metric: t, from: ta, to: tb }\n"
+	"  - { label: twins, metric: lat, from: twin_a, to: twin_b }\n"
+	"  - { label: not_twins, metric: lat, from: twin_a, to: twin_c }\n"
+	"  - { label: no_stats, metric: lat, from: nostats, to: twin_a }\n";
 
 static int setup(void **state)
 {
@@ -116,7 +141,7 @@ static void test_parsed(void **state)
 	struct scenario_fixture *f = *state;
 	const struct ilab_effect *e = &f->s->effects[7];
 
-	assert_int_equal(f->s->nr_effects, 8);
+	assert_int_equal(f->s->nr_effects, 11);
 	assert_string_equal(e->label, "truncated");
 	assert_string_equal(f->s->cases[e->from].label, "ta");
 	assert_string_equal(f->s->cases[e->to].label, "tb");
@@ -147,6 +172,20 @@ static void test_verdicts(void **state)
 	c = judge(f, "truncated");
 	assert_int_equal(c.verdict, ILAB_EFFECT_MISSING);
 	assert_true(fabs(c.ours_change) < 1e-12);
+	assert_false(c.identical_runs); /* no statistics: not known to be identical */
+	/* the same published +40% and the same figures of ours; only the statistics differ */
+	c = judge(f, "twins");
+	assert_int_equal(c.verdict, ILAB_EFFECT_MISSING);
+	assert_true(c.identical_runs);
+	c = judge(f, "not_twins");
+	assert_int_equal(c.verdict, ILAB_EFFECT_MISSING);
+	assert_false(c.identical_runs);
+	c = judge(f, "no_stats");
+	assert_int_equal(c.verdict, ILAB_EFFECT_MISSING);
+	assert_false(c.identical_runs);
+	for (const char *const *l = (const char *const[]){ "same", "opposite", "spurious", NULL };
+	     *l; l++)
+		assert_false(judge(f, *l).identical_runs);
 }
 
 static void test_table_and_json(void **state)
@@ -165,13 +204,26 @@ static void test_table_and_json(void **state)
 	assert_non_null(strstr(buf, "NOT REPRODUCED"));
 	assert_non_null(strstr(buf, "+50.0%"));
 	assert_non_null(strstr(buf, "(bound)"));
+	/* only the twins' row says so */
+	{
+		const char *twins = strstr(buf, "twins (twin_a -> twin_b)");
+		const char *flag = strstr(buf, "NOT REPRODUCED (identical runs)");
+
+		assert_non_null(twins);
+		assert_non_null(flag);
+		assert_true(flag > twins && !memchr(twins, '\n', (size_t)(flag - twins)));
+		assert_null(strstr(flag + strlen("NOT REPRODUCED (identical runs)"), "(identical runs)"));
+	}
 	free(buf);
 
 	j = ilab_result_json(f->r);
 	assert_non_null(j);
 	effects = json_object_get(j, "effects");
 	assert_true(json_is_array(effects));
-	assert_int_equal(json_array_size(effects), 8);
+	assert_int_equal(json_array_size(effects), 11);
+	assert_true(json_is_true(json_object_get(json_array_get(effects, 8), "identical_runs")));
+	assert_true(json_is_false(json_object_get(json_array_get(effects, 9), "identical_runs")));
+	assert_true(json_is_false(json_object_get(json_array_get(effects, 0), "identical_runs")));
 	e = json_array_get(effects, 1);
 	assert_string_equal(json_string_value(json_object_get(e, "verdict")), "opposite");
 	assert_string_equal(json_string_value(json_object_get(e, "from")), "base");
@@ -181,7 +233,8 @@ static void test_table_and_json(void **state)
 	assert_true(json_is_true(json_object_get(json_array_get(effects, 6),
 						 "seed_change_is_bound")));
 	sum = json_object_get(j, "summary");
-	assert_int_equal(json_integer_value(json_object_get(sum, "effects")), 8);
+	assert_int_equal(json_integer_value(json_object_get(sum, "effects")), 11);
+	assert_int_equal(json_integer_value(json_object_get(sum, "effects_missed_identical_runs")), 1);
 	/* same, flat, bound */
 	assert_int_equal(json_integer_value(json_object_get(sum, "effects_same_direction")), 3);
 	json_decref(j);
