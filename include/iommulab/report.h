@@ -65,8 +65,9 @@ struct ilab_effect_comparison {
 	double ours_change; /* ours to / ours from - 1 (when have_ours) */
 	bool bound;         /* a published side is a bound ("> 550"): seed_change is a limit */
 	/* Both cases ran and their engine statistics are byte-identical: the mechanism the
-	 * effect switches does not act in this case of the model (one page, a block mapping), so
-	 * ours_change is 0 by construction and a published change is not the mechanism's. */
+	 * effect switches does not act in this case of the model (for example one page, or one
+	 * block mapping, where map_pages and per-page make the same call), so ours_change is 0
+	 * by construction and a published change is not the mechanism's. */
 	bool identical_runs;
 	enum ilab_effect_verdict verdict;
 };
