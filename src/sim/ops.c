@@ -416,6 +416,7 @@ static const char *const charge_names[PLAT_CHARGE_NR] = {
 	[PLAT_CHARGE_IOMMU_MAP] = "iommu_map_ns",
 	[PLAT_CHARGE_IOMMU_UNMAP] = "iommu_unmap_ns",
 	[PLAT_CHARGE_IOVA_RBTREE] = "iova_rbtree_ns",
+	[PLAT_CHARGE_THREAD_WAKE] = "thread_wake_ns",
 };
 
 const char *ilab_sim_charge_name(enum plat_charge c)

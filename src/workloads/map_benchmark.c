@@ -147,6 +147,12 @@ static void bench_thread(unsigned idx, void *arg)
 	uint64_t end, now;
 
 	t->map_min = t->unmap_min = UINT64_MAX;
+	/* The kernel creates the threads, then wakes them one by one (wake_up_process in a loop):
+	 * thread i starts i wake-ups after thread 0. In simulation that stagger matters: threads
+	 * that start at one instant can stay in lock-step phase patterns a real machine's noise
+	 * breaks up (docs/experiments.md, seed 002). Natively the host wakes them as it does. */
+	if (plat_sim)
+		plat_delay_ns(plat_charge_table[PLAT_CHARGE_THREAD_WAKE] * idx);
 	/* Allocated after binding: on this thread's node (alloc_pages_exact). */
 	if (ilab_mem_alloc_pages(b->mem, plat_this_node(), order, &pa)) {
 		t->alloc_failed = 1;

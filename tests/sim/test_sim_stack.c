@@ -431,6 +431,46 @@ static void test_strict_16_cpus_model_executes_what_the_driver_issued(void **sta
 	free(qs);
 }
 
+/* dma_map_benchmark wakes its threads one after another, so in simulation thread i starts
+ * i x compute.thread_wake_ns after thread 0 (a time it spends delayed, not computing): the
+ * simulated threads do not all start at one instant. */
+static void test_benchmark_threads_start_one_wake_up_apart(void **state)
+{
+	enum { THREADS = 4 };
+	struct stack st;
+	struct ilab_map_bench_cfg cfg;
+	struct ilab_map_bench_result res;
+	uint64_t wake;
+	json_t *root, *cpus;
+	char err[256];
+
+	(void)state;
+	stack_dma_up(&st, ILAB_DOMAIN_DMA);
+	wake = ilab_profile_compute_ns(&st.prof, "thread_wake_ns", 0);
+	assert_true(wake > 0);
+	ilab_map_bench_cfg_default(&cfg);
+	cfg.threads = THREADS;
+	cfg.node = -1; /* CPUs 0..3 */
+	cfg.iterations = 2;
+	assert_int_equal(ilab_map_bench_run(st.nic, ilab_board_mem(st.tb.board), &cfg, &res, err,
+					    sizeof(err)),
+			 0);
+	assert_int_equal(res.loops, THREADS * 2);
+	root = ilab_sim_json(st.tb.sim);
+	assert_non_null(root);
+	cpus = json_object_get(root, "cpus");
+	assert_true(json_is_array(cpus));
+	for (unsigned i = 0; i < THREADS; i++) {
+		json_t *c = json_array_get(cpus, i);
+
+		assert_int_equal(json_integer_value(json_object_get(c, "cpu")), i);
+		assert_int_equal(json_integer_value(json_object_get(c, "delayed_ns")), i * wake);
+	}
+	json_decref(root);
+	ilab_iommu_release_device(st.nic);
+	stack_down(&st);
+}
+
 /* Passthrough with a 32-bit mask: every buffer is above 4 GiB and every map fails, at no
  * simulated cost. Each thread stops at its first failure, as the kernel's does; going on, a
  * timed run never ended (its clock never reached the end). */
@@ -676,6 +716,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_remote_batch_is_read_ahead_in_one_round_trip,
 					  readahead_teardown),
 		cmocka_unit_test(test_strict_16_cpus_model_executes_what_the_driver_issued),
+		cmocka_unit_test(test_benchmark_threads_start_one_wake_up_apart),
 		cmocka_unit_test(test_failed_maps_stop_the_thread),
 		cmocka_unit_test(test_lazy_flush_timer_fires_after_10ms_of_virtual_time),
 		cmocka_unit_test(test_same_run_twice_gives_identical_statistics),
