@@ -136,6 +136,15 @@ static struct ilab_effect_comparison judge(const struct scenario_fixture *f, con
 	return c;
 }
 
+/* A published change ours does not show, and whether the two runs were the same. */
+static void expect_missing(const struct scenario_fixture *f, const char *label, bool identical)
+{
+	struct ilab_effect_comparison c = judge(f, label);
+
+	assert_int_equal(c.verdict, ILAB_EFFECT_MISSING);
+	assert_int_equal(c.identical_runs, identical);
+}
+
 static void test_parsed(void **state)
 {
 	struct scenario_fixture *f = *state;
@@ -174,15 +183,9 @@ static void test_verdicts(void **state)
 	assert_true(fabs(c.ours_change) < 1e-12);
 	assert_false(c.identical_runs); /* no statistics: not known to be identical */
 	/* the same published +40% and the same figures of ours; only the statistics differ */
-	c = judge(f, "twins");
-	assert_int_equal(c.verdict, ILAB_EFFECT_MISSING);
-	assert_true(c.identical_runs);
-	c = judge(f, "not_twins");
-	assert_int_equal(c.verdict, ILAB_EFFECT_MISSING);
-	assert_false(c.identical_runs);
-	c = judge(f, "no_stats");
-	assert_int_equal(c.verdict, ILAB_EFFECT_MISSING);
-	assert_false(c.identical_runs);
+	expect_missing(f, "twins", true);
+	expect_missing(f, "not_twins", false);
+	expect_missing(f, "no_stats", false);
 	for (const char *const *l = (const char *const[]){ "same", "opposite", "spurious", NULL };
 	     *l; l++)
 		assert_false(judge(f, *l).identical_runs);
