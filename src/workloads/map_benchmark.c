@@ -2,13 +2,13 @@
  * threads map/unmap a buffer in a loop; latencies summed into shared counters.
  * It is not a DMA API implementation (dma-iommu.c) and knows nothing of SMMUs or drivers.
  *
- * Faithful details: each thread allocates its buffer after being bound (so on its node);
- * before each map it dirties the buffer with 0x66 unless the direction is FROM_DEVICE
- * (natively; see the loop for simulation); each
- * map and unmap time is cut to whole 100 ns units before being added to five shared 64-bit
- * counters (sums, sums of squares, loops): that cross-CPU traffic is part of what the kernel
- * measures, so it is part of what we measure. Nanosecond figures are kept per thread
- * (no extra shared line) and combined at the end.
+ * Faithful details: threads start one wake-up apart, as the kernel wakes them in a loop; each
+ * allocates its buffer after being bound (so on its node); before each map it dirties the
+ * buffer with 0x66 unless the direction is FROM_DEVICE (natively; see the loop for
+ * simulation); each map and unmap time is cut to whole 100 ns units before being added to
+ * five shared 64-bit counters (sums, sums of squares, loops): that cross-CPU traffic is part
+ * of what the kernel measures, so it is part of what we measure. Nanosecond figures are kept
+ * per thread (no extra shared line) and combined at the end.
  */
 #include <errno.h>
 #include <math.h>
@@ -150,7 +150,8 @@ static void bench_thread(unsigned idx, void *arg)
 	/* The kernel creates the threads, then wakes them one by one (wake_up_process in a loop):
 	 * thread i starts i wake-ups after thread 0. In simulation that stagger matters: threads
 	 * that start at one instant can stay in lock-step phase patterns a real machine's noise
-	 * breaks up (docs/experiments.md, seed 002). Natively the host wakes them as it does. */
+	 * breaks up (docs/experiments.md, seed 002, "Thread start"). Natively the host wakes them
+	 * as it does. */
 	if (plat_sim)
 		plat_delay_ns(plat_charge_table[PLAT_CHARGE_THREAD_WAKE] * idx);
 	/* Allocated after binding: on this thread's node (alloc_pages_exact). */
