@@ -229,6 +229,16 @@ const char *ilab_sim_charge_name(enum plat_charge c); /* see plat_charge in plat
  * simulator is active. The name is copied. */
 void ilab_sim_sample(const char *name, uint64_t value);
 
+/* The same, for a caller that samples one distribution often (the board, per command): `d`
+ * remembers where the distribution is in the active simulator, so that the name is looked up
+ * once per simulator instead of per sample. Zero-initialise it; it re-binds by itself when
+ * another simulator is active. */
+struct ilab_sim_dist {
+	uint64_t sim_serial; /* which simulator it is bound to (0: none) */
+	unsigned idx;
+};
+void ilab_sim_sample_dist(struct ilab_sim_dist *d, const char *name, uint64_t value);
+
 /* ---- statistics ---------------------------------------------------------------------------- */
 
 /* All statistics as one JSON document (sorted keys, exact integers, no host times): the same

@@ -136,7 +136,7 @@ static void sync_done(struct board_smmu *bs)
 	if (!tr->sync_pending)
 		return;
 	tr->sync_pending = false;
-	ilab_sim_sample(tr->sync_name, plat_now_ns() - tr->sync_pub_t);
+	ilab_sim_sample_dist(&tr->sync_dist, tr->sync_name, plat_now_ns() - tr->sync_pub_t);
 }
 
 static void host_msi(void *ctx, uint64_t addr, uint32_t data)
@@ -175,7 +175,7 @@ static void prod_written(struct board_smmu *bs, uint32_t prod)
 	tr->q_log2 = log2;
 	if (!delta)
 		return;
-	ilab_sim_sample(tr->used_name, queue_used(prod & m, cons & m, log2));
+	ilab_sim_sample_dist(&tr->used_dist, tr->used_name, queue_used(prod & m, cons & m, log2));
 	tr->published += delta;
 	if (tr->count == BOARD_PROD_MARKS) { /* too many in flight: forget the oldest */
 		tr->head = (tr->head + 1) % BOARD_PROD_MARKS;

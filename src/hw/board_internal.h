@@ -5,6 +5,7 @@
 #define ILAB_HW_BOARD_INTERNAL_H
 
 #include "iommulab/board.h"
+#include "iommulab/sim.h"
 
 struct ilab_board;
 
@@ -31,6 +32,7 @@ struct board_sim_track {
 	uint64_t inv_done;    /* when the invalidation engine finishes the TLBIs it was given */
 	uint64_t sync_pub_t;  /* when that CMD_SYNC was published */
 	char sync_name[ILAB_TOPO_NAME_MAX + 16], used_name[ILAB_TOPO_NAME_MAX + 16];
+	struct ilab_sim_dist sync_dist, used_dist; /* where those two are in the simulator */
 };
 
 struct board_smmu {

@@ -3,6 +3,7 @@
  * plat hooks (ops.c) nor the statistics output (stats.c).
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #define SIM_DEFAULT_STACK (256 * 1024)
 #endif
 #define SIM_DEFAULT_TIME_LIMIT 1000000000000000ull /* 1000 s */
+
+static _Atomic uint64_t sim_serials;
 
 static int bad(char *err, size_t errlen, const char *msg)
 {
@@ -60,6 +63,9 @@ int ilab_sim_create(const struct ilab_sim_machine *m, const struct ilab_profile 
 	if (!s)
 		return -ENOMEM;
 	s->prof = *prof;
+	/* never 0, never reused: an ilab_sim_dist bound to a freed simulator cannot match a new
+	 * one allocated at the same address */
+	s->serial = atomic_fetch_add_explicit(&sim_serials, 1, memory_order_relaxed) + 1;
 	s->nr_nodes = m->nr_nodes;
 	s->nr_cpus = m->nr_cpus;
 	s->nr_slots = m->nr_cpus + 1 + SIM_MAX_AGENTS;
@@ -178,33 +184,32 @@ const struct ilab_profile *ilab_sim_profile(const struct ilab_sim *s)
 	return s ? &s->prof : NULL;
 }
 
-void ilab_sim_sample(const char *name, uint64_t value)
+/* The distribution called `name` in s, created empty if new; NULL when out of memory. */
+static struct sim_hist *hist_find(struct ilab_sim *s, const char *name)
 {
-	struct ilab_sim *s = sim_active;
-	struct sim_hist *h = NULL;
+	struct sim_hist *h, *nh;
+
+	for (unsigned i = 0; i < s->nr_hists; i++)
+		if (s->hists[i].name == name || !strcmp(s->hists[i].name, name))
+			return &s->hists[i];
+	nh = realloc(s->hists, (s->nr_hists + 1) * sizeof(*nh));
+	if (!nh)
+		return NULL;
+	s->hists = nh;
+	name = sim_intern(s, name); /* the caller's string may not outlive us */
+	if (!name)
+		return NULL;
+	h = &s->hists[s->nr_hists++];
+	memset(h, 0, sizeof(*h));
+	h->name = name;
+	h->min = UINT64_MAX;
+	return h;
+}
+
+static void hist_add(struct sim_hist *h, uint64_t value)
+{
 	unsigned b;
 
-	if (!s || !name)
-		return;
-	for (unsigned i = 0; i < s->nr_hists; i++)
-		if (s->hists[i].name == name || !strcmp(s->hists[i].name, name)) {
-			h = &s->hists[i];
-			break;
-		}
-	if (!h) {
-		struct sim_hist *nh = realloc(s->hists, (s->nr_hists + 1) * sizeof(*nh));
-
-		if (!nh)
-			return; /* statistics only: losing a sample is better than failing */
-		s->hists = nh;
-		name = sim_intern(s, name); /* the caller's string may not outlive us */
-		if (!name)
-			return;
-		h = &s->hists[s->nr_hists++];
-		memset(h, 0, sizeof(*h));
-		h->name = name;
-		h->min = UINT64_MAX;
-	}
 	h->count++;
 	h->sum += value;
 	if (value < h->min)
@@ -213,6 +218,37 @@ void ilab_sim_sample(const char *name, uint64_t value)
 		h->max = value;
 	b = value ? 64 - (unsigned)__builtin_clzll(value) : 0; /* bucket b: [2^(b-1), 2^b) */
 	h->bucket[b < SIM_HIST_BUCKETS ? b : SIM_HIST_BUCKETS - 1]++;
+}
+
+void ilab_sim_sample(const char *name, uint64_t value)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_hist *h;
+
+	if (!s || !name)
+		return;
+	h = hist_find(s, name);
+	if (h) /* statistics only: losing a sample is better than failing */
+		hist_add(h, value);
+}
+
+void ilab_sim_sample_dist(struct ilab_sim_dist *d, const char *name, uint64_t value)
+{
+	struct ilab_sim *s = sim_active;
+	struct sim_hist *h;
+
+	if (!s || !d || !name)
+		return;
+	if (d->sim_serial == s->serial && d->idx < s->nr_hists) {
+		h = &s->hists[d->idx];
+	} else {
+		h = hist_find(s, name);
+		if (!h)
+			return;
+		d->sim_serial = s->serial;
+		d->idx = (unsigned)(h - s->hists);
+	}
+	hist_add(h, value);
 }
 
 void ilab_sim_mem_home(const void *va, size_t len, int node)

@@ -214,6 +214,7 @@ struct ilab_sim {
 	struct sim_stats main_stats;
 	struct sim_hist *hists;
 	unsigned nr_hists;
+	uint64_t serial; /* this simulator's number among all created (ilab_sim_sample_dist) */
 
 	char err[SIM_ERR_MAX];
 };
