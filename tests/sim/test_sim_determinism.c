@@ -1,6 +1,7 @@
 /* test_sim_determinism.c — the same workload with the same seed gives byte-identical JSON,
  * and a different seed (which drives the workload's random think times) gives different
- * JSON, so the comparison can fail. Not a test of the numbers themselves.
+ * JSON, so the comparison can fail. Not a test of the numbers themselves. Also: named
+ * distributions land where their name says, by name or through a handle.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "sim/sim_fixture.h"
 
@@ -88,10 +90,58 @@ static void same_seed_same_bytes(void **state)
 	free(c);
 }
 
+/* count and sum of distribution `name` in s's JSON (-1, -1 when absent) */
+static void dist_of(struct ilab_sim *s, const char *name, long long *count, long long *sum)
+{
+	json_t *j = ilab_sim_json(s);
+	json_t *d = json_object_get(json_object_get(j, "distributions"), name);
+
+	*count = d ? json_integer_value(json_object_get(d, "count")) : -1;
+	*sum = d ? json_integer_value(json_object_get(d, "sum")) : -1;
+	json_decref(j);
+}
+
+/* An ilab_sim_dist is bound to the simulator it was first used with: in a second simulator
+ * (whose distributions sit at other indices) its samples still go to its own name. */
+static void distribution_handle_follows_its_simulator(void **state)
+{
+	struct ilab_sim_dist d = { 0 };
+	struct ilab_sim *s = fix_sim(1, 1);
+	long long n, sum;
+
+	assert_non_null(s);
+	ilab_sim_sample("a.first", 1);
+	ilab_sim_sample_dist(&d, "x.ns", 5); /* x.ns is the second distribution here */
+	ilab_sim_sample_dist(&d, "x.ns", 7);
+	ilab_sim_sample("x.ns", 9);          /* by name: the same distribution */
+	dist_of(s, "x.ns", &n, &sum);
+	assert_int_equal(n, 3);
+	assert_int_equal(sum, 21);
+	dist_of(s, "a.first", &n, &sum);
+	assert_int_equal(n, 1);
+	fix_sim_done(s);
+
+	s = fix_sim(1, 1); /* may well reuse the freed simulator's address */
+	assert_non_null(s);
+	ilab_sim_sample("b.first", 100);
+	ilab_sim_sample("b.second", 200); /* index 1: where the stale handle points */
+	ilab_sim_sample_dist(&d, "x.ns", 11);
+	dist_of(s, "x.ns", &n, &sum);
+	assert_int_equal(n, 1);
+	assert_int_equal(sum, 11);
+	dist_of(s, "b.second", &n, &sum);
+	assert_int_equal(n, 1);
+	assert_int_equal(sum, 200);
+	fix_sim_done(s);
+
+	ilab_sim_sample_dist(&d, "x.ns", 13); /* no simulator active: nothing, no crash */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(same_seed_same_bytes),
+		cmocka_unit_test(distribution_handle_follows_its_simulator),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
