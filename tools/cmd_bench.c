@@ -44,7 +44,7 @@ struct bench_opts {
 	bool seed_set; /* given on the command line: only the simulator draws random numbers */
 	/* --ecmdq: -1 not given (an SMMU without ECMDQs); 0 off, 1 on: the SMMU has one ECMDQ per
 	 * CPU and the driver uses them (on) or only its main queue (off): an A/B of the driver
-	 * on the same hardware (the model's serial consumer scans every queue either way) */
+	 * on the same hardware (the model's serial consumer takes only the queues with work either way) */
 	int ecmdq;
 	unsigned lengths; /* which of -s, --duration-ms, --iterations were given (LEN_*) */
 };

@@ -75,7 +75,8 @@ static const char scenario_text[] =
 	"    reference: [ { metric: lat, value: 550, unit: ns, kind: undecided, relation: gt } ]\n"
 	"  - label: trunc\n"
 	"    params: { size: 8 }\n"
-	"    reference: [ { metric: t, value: 0.1, unit: us, kind: prediction, truncate: 0.1 } ]\n"
+	"    reference: [ { metric: t, value: 0.1, unit: us, kind: prediction, truncate: 0.1,\n"
+	"                   note: \"the tool's 100 ns steps\" } ]\n"
 	"  - label: missing\n"
 	"    reference: [ { metric: lat, value: 240, unit: ns, kind: undecided } ]\n"
 	"  - label: broken\n";
@@ -324,6 +325,7 @@ static void test_json_follows_schema(void **state)
 			member(x, "verdict", JSON_STRING);
 			assert_true(json_is_number(json_object_get(x, "seed")));
 			assert_true(json_is_number(json_object_get(x, "tolerance")));
+			assert_true(json_is_number(json_object_get(x, "truncate")));
 			assert_number_or_null(x, "ours");
 			assert_number_or_null(x, "ours_raw");
 			assert_number_or_null(x, "ratio");
@@ -343,6 +345,13 @@ static void test_json_follows_schema(void **state)
 	/* The workload's statistics are embedded as an object. */
 	assert_int_equal(json_integer_value(member(member(json_array_get(cases, 3), "stats",
 							  JSON_OBJECT), "cpus", JSON_INTEGER)), 4);
+	/* truncate is the reference's (0 when it has none); note only where the reference has one */
+	assert_true(json_number_value(member(cmp, "truncate", JSON_INTEGER)) == 0);
+	assert_null(json_object_get(cmp, "note"));
+	cmp = json_array_get(member(json_array_get(cases, 3), "comparisons", JSON_ARRAY), 0);
+	assert_true(fabs(json_number_value(member(cmp, "truncate", JSON_REAL)) - 0.1) < 1e-12);
+	assert_string_equal(json_string_value(member(cmp, "note", JSON_STRING)),
+			    "the tool's 100 ns steps");
 	/* Not-implemented: null figures. */
 	cmp = json_array_get(member(json_array_get(cases, 4), "comparisons", JSON_ARRAY), 0);
 	assert_true(json_is_null(json_object_get(cmp, "ours")));
