@@ -1,5 +1,5 @@
 /* iommulab.c — the command-line front end: global options and the command table.
- * Not the commands themselves: each lives in tools/cmd_<name>.c.
+ * Not the commands themselves: each lives in tools/cmd_<name>.c, except `help`, which is here.
  */
 #include "cli.h"
 

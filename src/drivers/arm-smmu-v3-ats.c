@@ -5,7 +5,8 @@
  * STE writer (arm-smmu-v3-ste.c).
  *
  * The set is a small table of masters under one lock: ATS devices are few (NICs, GPUs) and the
- * table is read only by invalidations, which then talk to the SMMU anyway.
+ * table is read by invalidations (which then talk to the SMMU anyway), when an STE is built
+ * and by the ATS query, none of them a hot path.
  */
 #include <errno.h>
 #include <string.h>

@@ -1,7 +1,8 @@
 /* workload_registry.c — the table of workloads a scenario can name: their parameters (with
  * defaults and ranges, which the scenario parser enforces) and the metrics they report.
- * It is not the workloads' code: each run() will live in src/workloads/; until then run()
- * returns -ENOSYS and the report says which issue it waits for.
+ * It is not the workloads' code: each entry's run() lives in src/workloads/ or
+ * seed_sim_workloads.c; an entry without one would use not_implemented (-ENOSYS), for which
+ * the report says which issue it waits for.
  */
 #include <errno.h>
 #include <string.h>

@@ -1,10 +1,12 @@
 /* board.c — the machine: memory for the topology's nodes, one SMMUv3 model per topology SMMU
- * wired to that memory (host ops) and to the CPUs (an MMIO window with a doorbell), and one
- * plat agent per SMMU that consumes commands whenever the doorbell rings.
+ * that smmu_mask selects (all by default) wired to that memory (host ops) and to the CPUs (an
+ * MMIO window with a doorbell), and one plat agent per model that consumes commands whenever
+ * the doorbell rings.
  * Not device DMA (board_dma.c) and not the drivers (board_iommu.c probes them).
  *
  * In simulation the agent is a fiber on the SMMU's node: the model's memory accesses (queue
- * reads, table walks, MSI writes) are charged from that node by src/mem, each command costs
+ * reads, table walks, MSI writes) are charged from that node by the simulator's line model
+ * (ilab_sim_mem_access: from where each line's copies are), each command costs
  * smmu_command_ns (+ smmu_sync_ns for a CMD_SYNC) charged when the model starts executing it
  * (its entry read ahead with the published ones after it: cmd_fetch_len), TLBIs go on to an
  * invalidation engine (smmu_tlbi_ns each) that a later CMD_SYNC waits for,

@@ -1,6 +1,7 @@
 /* board_dma.c — device DMA on the board: a transfer by a StreamID is translated page by page
  * through its SMMU model (smmu_translate) and copied to or from simulated memory.
- * It is not a DMA engine model (no timing beyond what plat charges for memory accesses).
+ * It is not a DMA engine model (no timing beyond the profile's smmu tlb_lookup_ns per page and
+ * what plat charges for memory accesses).
  */
 #include <errno.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* cpu.c — CPU identity: how many CPUs and nodes the modelled machine has, and which node each
- * CPU is on, taken from an ilab_topo or from the host (hwloc). It does not create or pin threads.
+ * CPU is on, taken from an ilab_topo or from the host (hwloc). It does not create threads;
+ * plat_bind_self() pins the calling one to its host PU.
  */
 #include <errno.h>
 #include <stdlib.h>

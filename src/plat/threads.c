@@ -1,5 +1,6 @@
-/* threads.c — plat_run_threads(): run a function on n real threads, each one CPU of the
- * modelled machine (its plat_cpu_id()), optionally pinned with hwloc. Not the agents (agent.c).
+/* threads.c — plat_run_threads(): run a function on n real threads (the simulator's fibers when
+ * one is active), each one CPU of the modelled machine (its plat_cpu_id()), optionally pinned
+ * with hwloc. Not the agents (agent.c).
  */
 #include <errno.h>
 #include <pthread.h>

@@ -1,7 +1,8 @@
 /* cost.c — turns a machine profile and the topology's SLIT into the simulator's cost
  * matrices (memory latency, cache-line transfer, MMIO read and write, for every pair of
- * nodes). It is not where costs are charged (lines.c, ops.c) nor where the formulas are
- * defined (profile.c, ilab_profile_dist_ns).
+ * nodes), the ones derived from them (one-way hops, fills from a home's last-level cache),
+ * the invalidation table and the lookahead. It is not where costs are charged (lines.c,
+ * ops.c) nor where the per-distance formulas are defined (profile.c, ilab_profile_dist_ns).
  */
 #include <errno.h>
 #include <stdio.h>

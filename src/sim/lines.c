@@ -1,8 +1,9 @@
 /* lines.c — the cache-line model of tracked shared words: a hash table keyed by address >> 6,
  * each line with its owner, sharers, where its freshest copy is, and until when it is busy, so
  * that contending accesses serialise and pay transfer latency by NUMA distance. Also the
- * waiters parked on a line by plat_poll. It is not a cache simulator: only tracked words (and
- * polled words) have lines, capacity and associativity are not modelled.
+ * waiters parked on a line by plat_poll. It is not a cache simulator: only tracked words,
+ * polled words and the lines of simulated memory accessed through ilab_sim_mem_access (queue
+ * entries, PTEs, MSI slots) have lines; capacity and associativity are not modelled.
  *
  * The protocol, per access by CPU (or agent) c on node n at virtual time t:
  *  - every access starts at max(t, busy_until): a line being transferred or atomically updated
@@ -19,9 +20,10 @@
  *
  * Lines of simulated physical memory (host ranges registered with ilab_sim_mem_home) have a
  * home node: a fill from memory costs the latency from the reader's node to that home, and a
- * write by an agent (a device's DMA or MSI: plat_wrote from an agent) goes to memory, so every
- * cached copy is invalidated and the next reader fetches from the home node. Other lines (host
- * heap: locks, counters) count as local memory on a first fill.
+ * write by an agent (a device's DMA or MSI: plat_wrote from an agent) goes to the home node's
+ * last-level cache (WriteUnique), so every cached copy is invalidated and the next reader pays
+ * the fill from there (llc_ns). Other lines (host heap: locks, counters) count as local memory
+ * on a first fill.
  */
 #include <errno.h>
 #include <stdio.h>

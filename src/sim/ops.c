@@ -1,6 +1,7 @@
 /* ops.c — the plat backend of the simulator: each plat_sim_ops hook charges the calling
  * fiber's virtual clock from the cost model and, for anything another fiber can observe,
- * first lets every fiber that is behind in virtual time run (sim_sync). It is not the
+ * first lets every fiber that is behind in virtual time run (sim_sync; with a lookahead,
+ * sim_sync_la: only those more than L behind). It is not the
  * scheduler (sched.c) nor the line protocol (lines.c).
  *
  * Where a fiber may be switched out: tracked accesses, plat_poll, plat_wrote, MMIO, yield,

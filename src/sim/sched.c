@@ -7,7 +7,9 @@
  * memory accesses), but before anything another fiber can observe (a tracked access, a poll,
  * a wrote, an MMIO, finishing) it calls sim_sync(), which hands the host CPU to any fiber that
  * is behind it. So every shared interaction happens in virtual-time order; ties go to the
- * running fiber, then to the run queue in insertion order.
+ * running fiber, then to the run queue in insertion order. With a lookahead L
+ * (ILAB_SIM_LOOKAHEAD_PROFILE; L = 0 by default) tracked accesses, polls and wrotes hand over
+ * only when more than L ahead of the earliest runnable fiber (docs/simulation.md, "Lookahead").
  *
  * Switches are direct, fiber to fiber (one context switch per hand-over); the set-up context
  * (the host stack that called ilab_sim_run_threads) is itself a fiber, "main", so waiting from

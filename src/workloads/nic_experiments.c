@@ -1,7 +1,8 @@
 /* nic_experiments.c — the scenario workloads `nic_rx` (seed 001) and `nic_throughput` (seed
  * 003): a case's mechanisms and parameters become a machine (nic_env.c) and a NIC
  * configuration (nic.c); the figures go into the case result.
- * It is not the NIC model and does not choose any constant: every value comes from the case.
+ * It is not the NIC model and does not choose any tunable constant: every value comes from the
+ * case (fixed here: seed 1, and one frame per buffer for nic_rx).
  */
 #include <errno.h>
 #include <stdio.h>
