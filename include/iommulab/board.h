@@ -60,9 +60,10 @@ void ilab_board_destroy(struct ilab_board *b);
 struct ilab_mem *ilab_board_mem(struct ilab_board *b);
 const struct ilab_topo *ilab_board_topo(const struct ilab_board *b);
 unsigned ilab_board_nr_smmus(const struct ilab_board *b);
-/* NULL for a bad index. */
+/* SMMU i's model and MMIO window: NULL for a bad index or an SMMU that smmu_mask left out. */
 struct smmu *ilab_board_smmu(struct ilab_board *b, unsigned i);
 struct plat_mmio *ilab_board_mmio(struct ilab_board *b, unsigned i);
+/* SMMU i's node (modelled or not), or -EINVAL for a bad index. */
 int ilab_board_smmu_node(const struct ilab_board *b, unsigned i);
 
 /* Statistics of SMMU i as a jansson object (new reference; NULL for a bad index or an SMMU
@@ -75,8 +76,9 @@ struct json_t *ilab_board_smmu_json(struct ilab_board *b, unsigned i);
 /* The same for every modelled SMMU, keyed by its topology name ("smmu2"). */
 struct json_t *ilab_board_smmus_json(struct ilab_board *b);
 
-/* Probe the SMMUv3 driver on every SMMU (the board must be started: probe issues commands).
- * Returns 0 or the first error (already probed ones stay). */
+/* Probe the SMMUv3 driver on every modelled SMMU (the board must be started: probe issues
+ * commands). Returns 0, -EINVAL (NULL board), -EAGAIN (the board is not started) or the first
+ * probe error (already probed ones stay). */
 int ilab_board_probe_iommus(struct ilab_board *b, const struct ilab_smmu_drv_opts *opts);
 struct ilab_iommu *ilab_board_iommu(struct ilab_board *b, unsigned i);
 

@@ -182,8 +182,10 @@ int plat_run_threads(unsigned n, const int *cpus, plat_thread_fn fn, void *arg);
 int plat_agent_start(const char *name, int node, plat_agent_fn fn, void *arg,
 		     struct plat_agent **out);
 bool plat_agent_should_stop(const struct plat_agent *agent);
-/* Ask the agent to stop, wake it (by writing the address it polls, wake_addr, which may be
- * NULL) and wait for it to return. */
+/* Ask the agent to stop and wait for it to return. A plat_poll() in the agent then returns
+ * -ETIMEDOUT unless its predicate holds (natively and in simulation alike), so the agent gets
+ * back to its loop to see plat_agent_should_stop(); wake_addr (may be NULL), the word it
+ * polls, is also reported written in simulation so that a parked agent re-checks at once. */
 void plat_agent_stop(struct plat_agent *agent, const void *wake_addr);
 
 /* ---- kernel-side objects ------------------------------------------------------------------- */
@@ -381,8 +383,11 @@ static inline void plat_mb(void)
 /* ---- polling ------------------------------------------------------------------------------- */
 
 /* Wait until pred(*addr) is true; addr is a naturally aligned 4- or 8-byte word (size 4 or 8)
- * written by another CPU or by a device. timeout_ns = 0 waits forever. Returns 0, -ETIMEDOUT,
- * or -EINVAL for a malformed request (NULL address or predicate, size not 4 or 8, misaligned).
+ * written by another CPU or by a device. timeout_ns = 0 waits forever. Returns 0, -ETIMEDOUT
+ * (the timeout passed, or the caller is an agent asked to stop: see plat_agent_stop), or
+ * -EINVAL for a malformed request (NULL address or predicate, size not 4 or 8, misaligned);
+ * in simulation also the simulator's failure when the wait can never end (-EDEADLK) or passes
+ * its time limit (-ETIME).
  * Natively: spin with cpu_relax, backing off to sched_yield (the host has few cores).
  * Simulated: the CPU parks until the word is written (see plat_wrote). */
 int plat_native_poll(const void *addr, unsigned size, plat_poll_pred pred, void *arg,

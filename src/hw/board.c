@@ -614,7 +614,8 @@ struct smmu *ilab_board_smmu(struct ilab_board *b, unsigned i)
 
 struct plat_mmio *ilab_board_mmio(struct ilab_board *b, unsigned i)
 {
-	return b && i < b->nr_smmus ? &b->smmus[i].mmio : NULL;
+	/* an SMMU that smmu_mask left out has no model behind its window: absent */
+	return b && i < b->nr_smmus && b->smmus[i].smmu ? &b->smmus[i].mmio : NULL;
 }
 
 int ilab_board_smmu_node(const struct ilab_board *b, unsigned i)

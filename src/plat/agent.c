@@ -18,13 +18,17 @@ struct plat_agent {
 	char name[32];
 };
 
+_Thread_local plat_word32 *plat_tls_agent_stop;
+
 static void *agent_main(void *p)
 {
 	struct plat_agent *a = p;
 
+	plat_tls_agent_stop = &a->stop;
 	plat_rcu_register_thread();
 	a->fn(a, a->arg);
 	plat_rcu_unregister_thread();
+	plat_tls_agent_stop = NULL;
 	return NULL;
 }
 

@@ -35,6 +35,10 @@ extern struct plat_state plat_state;
 /* The calling thread's modelled CPU (-1 outside plat_run_threads threads). */
 extern _Thread_local int plat_tls_cpu;
 
+/* In an agent's thread, its stop flag (NULL elsewhere): a poll there gives up once it is set,
+ * as in simulation, so that plat_agent_stop() cannot hang on a predicate that does not look. */
+extern _Thread_local plat_word32 *plat_tls_agent_stop;
+
 int plat_cpus_setup(const struct ilab_topo *topo, struct plat_state *st);
 void plat_cpus_release(struct plat_state *st);
 int plat_host_load(struct plat_state *st);

@@ -1,10 +1,11 @@
 /* poll.c — native polling: wait for a predicate on a shared word, spinning briefly and then
  * yielding the host CPU. Not a sleep/wake mechanism: nobody signals a poller, it re-reads.
+ * In an agent's thread it also gives up (-ETIMEDOUT) once the agent is asked to stop.
  */
 #include <errno.h>
 #include <sched.h>
 
-#include "iommulab/plat.h"
+#include "plat/plat_internal.h"
 
 /* Spin this many times before yielding: long enough to catch a writer that is running on the
  * other core, short enough that on an oversubscribed host (2 cores, SMMU model polling in its
@@ -41,6 +42,10 @@ int plat_native_poll(const void *addr, unsigned size, plat_poll_pred pred, void 
 			sched_yield();
 		}
 		if (timeout_ns && plat_native_now_ns() >= deadline)
+			return pred(poll_read(addr, size), arg) ? 0 : -ETIMEDOUT;
+		/* an agent asked to stop must get back to its loop (as in simulation) */
+		if (plat_tls_agent_stop &&
+		    atomic_load_explicit(&plat_tls_agent_stop->v, memory_order_acquire))
 			return pred(poll_read(addr, size), arg) ? 0 : -ETIMEDOUT;
 	}
 }

@@ -143,7 +143,7 @@ static int op_poll(const void *addr, unsigned size, plat_poll_pred pred, void *a
 	uint64_t deadline;
 	int err;
 
-	if ((size != 4 && size != 8) || ((uintptr_t)addr & (size - 1)) || !pred)
+	if (!addr || (size != 4 && size != 8) || ((uintptr_t)addr & (size - 1)) || !pred)
 		return -EINVAL;
 	sim_sync_la(s, f);
 	f->stats->polls++;

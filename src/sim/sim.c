@@ -15,7 +15,7 @@
 #else
 #define SIM_DEFAULT_STACK (256 * 1024)
 #endif
-#define SIM_DEFAULT_TIME_LIMIT 1000000000000000ull /* 1000 s */
+#define SIM_DEFAULT_TIME_LIMIT 1000000000000ull /* 1000 s */
 
 static _Atomic uint64_t sim_serials;
 

@@ -1,5 +1,6 @@
 /* test_plat_agent_mt.c — background agents: an agent consumes work that a CPU rings for, is
- * not a modelled CPU, and returns when asked to stop (waking from a poll on its doorbell).
+ * not a modelled CPU, and returns when asked to stop (waking from a poll on its doorbell, or
+ * from a poll whose predicate ignores the request).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -100,6 +101,37 @@ static void stop_wakes_an_idle_agent(void **state)
 	assert_int_equal(plat_load32(&d.returned), 1);
 }
 
+static bool never(uint64_t v, void *arg)
+{
+	return false;
+}
+
+/* An agent whose poll predicate ignores the stop request, with no timeout: plat_agent_stop()
+ * must still return (the poll gives up with -ETIMEDOUT once the agent is asked to stop). */
+static void deaf_agent(struct plat_agent *agent, void *arg)
+{
+	struct device *d = arg;
+
+	plat_store32(&d->started, 1);
+	while (!plat_agent_should_stop(agent))
+		if (plat_poll(&d->prod, 4, never, NULL, 0) == -ETIMEDOUT)
+			plat_store32(&d->cons, 1);
+	plat_store32(&d->returned, 1);
+}
+
+static void stop_ends_a_poll_that_ignores_it(void **state)
+{
+	struct device d = { .self = NULL };
+	struct plat_agent *a = NULL;
+	uint32_t one = 1;
+
+	assert_int_equal(plat_agent_start("deaf", 0, deaf_agent, &d, &a), 0);
+	assert_int_equal(plat_poll(&d.started, 4, equals, &one, 0), 0);
+	plat_agent_stop(a, NULL);
+	assert_int_equal(plat_load32(&d.returned), 1);
+	assert_int_equal(plat_load32(&d.cons), 1); /* its poll said -ETIMEDOUT */
+}
+
 static void quick(struct plat_agent *agent, void *arg)
 {
 	plat_store32(arg, 7);
@@ -132,6 +164,7 @@ int main(void)
 		cmocka_unit_test(agent_may_return_on_its_own),
 		cmocka_unit_test(agent_consumes_and_stops),
 		cmocka_unit_test(stop_wakes_an_idle_agent),
+		cmocka_unit_test(stop_ends_a_poll_that_ignores_it),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -282,6 +282,30 @@ static void poll_times_out(void **state)
 	fix_sim_done(s);
 }
 
+/* A malformed poll is refused with -EINVAL in simulation as natively, not dereferenced. */
+static void malformed_fn(unsigned idx, void *arg)
+{
+	int *rc = arg;
+	_Alignas(8) plat_word64 w = { 0 };
+
+	rc[0] = plat_poll(NULL, 4, is_one, NULL, 0);
+	rc[1] = plat_poll(&w, 2, is_one, NULL, 0);
+	rc[2] = plat_poll((char *)&w + 4, 8, is_one, NULL, 0);
+	rc[3] = plat_poll(&w, 8, NULL, NULL, 0);
+}
+
+static void poll_refuses_malformed_requests(void **state)
+{
+	struct ilab_sim *s = fix_sim(1, 1);
+	int rc[4] = { 1, 1, 1, 1 };
+
+	assert_non_null(s);
+	assert_int_equal(ilab_sim_run_threads(1, NULL, malformed_fn, rc), 0);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(rc[i], -EINVAL);
+	fix_sim_done(s);
+}
+
 /* ---- deadlock detection -------------------------------------------------------------------- */
 
 struct dl {
@@ -685,6 +709,7 @@ int main(void)
 		cmocka_unit_test(poll_wakes_at_write_time_plus_transfer),
 		cmocka_unit_test(wrote_wakes_poller),
 		cmocka_unit_test(poll_times_out),
+		cmocka_unit_test(poll_refuses_malformed_requests),
 		cmocka_unit_test(deadlock_is_reported),
 		cmocka_unit_test(memory_and_mmio_costs_follow_distance),
 		cmocka_unit_test(agent_serves_and_stops),

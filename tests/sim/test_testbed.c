@@ -122,6 +122,11 @@ static void test_simulated_testbed_comes_up_with_its_device(void **state)
 	assert_non_null(dev);
 	assert_non_null(dev->iommu); /* the driver was probed on its SMMU */
 	assert_null(ilab_board_iommu(tb.board, td->smmu == 0 ? 1 : 0)); /* only that one */
+	/* an SMMU left out of the board reads as absent: no model, no MMIO window */
+	assert_non_null(ilab_board_mmio(tb.board, td->smmu));
+	assert_null(ilab_board_smmu(tb.board, td->smmu == 0 ? 1 : 0));
+	assert_null(ilab_board_mmio(tb.board, td->smmu == 0 ? 1 : 0));
+	assert_null(ilab_board_mmio(tb.board, ilab_board_nr_smmus(tb.board)));
 	assert_null(ilab_testbed_dev(&tb, "nosuchdev"));
 	assert_string_equal(ilab_testbed_sim_error(&tb), "");
 	/* up twice is refused, and leaves the testbed as it was */
