@@ -56,8 +56,8 @@ struct ilab_dma_engine_result {
  * plat_init with the sim engine). Each engine uses max_outstanding simulator agents, and the
  * simulator has at most 256 agents in its life (the SMMUs' included): run many bytes in one
  * call rather than many calls. Returns 0 with res[i] filled; -EINVAL (bad configuration,
- * or not in simulation), -ENOMEM, -EIO (an ATS request was refused: the device would stop;
- * err says which). A simulator failure (deadlock, time limit) shows in ilab_sim_error(). */
+ * or not in simulation), -ENOMEM, -ENOSPC (more slot agents than the simulator has left),
+ * -EIO (an ATS request was refused: the device would stop; err says which). A simulator failure (deadlock, time limit) shows in ilab_sim_error(). */
 int ilab_dma_engines_run(const struct ilab_dma_engine_cfg *cfg, unsigned n,
 			 struct ilab_dma_engine_result *res, char *err, size_t errlen);
 

@@ -95,7 +95,9 @@ struct ilab_scatterlist {
  * starts at its own offset within a granule and is padded to the granule, so the device sees
  * the segments back to back at granule boundaries; adjacent segments are then merged into DMA
  * segments of at most max_seg_size. Returns the number of DMA segments (>= 1) or a negative
- * errno (-EINVAL, -ENOMEM, -ENOSPC when no IOVA is left). */
+ * errno: -ENODEV (the device is not set up for DMA), -EINVAL, -ENOSPC (no IOVA left), or the
+ * page table's (-ENOMEM, -EEXIST, …). In a passthrough domain each entry is its own DMA
+ * segment at its physical address (nents returned, nothing merged; -ERANGE beyond the mask). */
 int ilab_dma_map_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsigned nents,
 		    enum ilab_dma_dir dir);
 /* nents is what was passed to map (not the returned count), as in Linux. */

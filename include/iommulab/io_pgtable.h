@@ -1,6 +1,6 @@
 /* io_pgtable.h — I/O page tables in the Arm LPAE (VMSAv8-64 long-descriptor) stage-1 format,
  * as the SMMUv3 walks them (Linux drivers/iommu/io-pgtable-arm.c): 4K, 16K and 64K granules,
- * ias 32..48, oas 32..48; tables live in simulated physical memory (mem.h) on cfg->node.
+ * ias 32..48, oas one of 32, 36, 40, 42, 44, 48 (the TCR.IPS encodings); tables live in simulated physical memory (mem.h) on cfg->node.
  * It is not the SMMU: it only writes PTEs and reports, through the flush ops, what the driver
  * must invalidate. Stage 2, 52-bit addresses, dirty tracking and non-coherent walkers are not
  * implemented.
@@ -41,7 +41,8 @@ enum ilab_io_pgtable_fmt {
 struct ilab_io_pgtable_cfg {
 	uint64_t pgsize_bitmap;  /* in: sizes the IOMMU supports; out: the sizes in use */
 	unsigned ias, oas;       /* input / output address bits */
-	bool coherent_walk;      /* the SMMU snoops CPU caches when it walks (only true supported) */
+	bool coherent_walk;      /* the SMMU snoops CPU caches when it walks; false only changes the
+				  * TCR's shareability and cacheability: no cache maintenance is done */
 	const struct ilab_iommu_flush_ops *tlb; /* may be NULL (no invalidation needed) */
 	void *cookie;            /* passed to tlb ops */
 	struct ilab_mem *mem;    /* where tables live */
@@ -68,8 +69,9 @@ const struct ilab_io_pgtable_cfg *ilab_io_pgtable_cfg(const struct ilab_io_pgtab
 
 /* map_pages: map pgcount pages of pgsize from iova to paddr, up to the end of the last-level
  * table reached in one walk; *mapped += bytes mapped (callers loop). Returns 0, -EINVAL (bad
- * size/alignment/prot), -ERANGE (iova or paddr out of range), -EEXIST (something is already
- * mapped there: nothing of this call's run is written), or -ENOMEM. */
+ * size/alignment/prot), -ERANGE (iova or paddr out of range), -EEXIST (a leaf already maps some
+ * of the run: nothing of this call's run is written), or -ENOMEM. A next-level table where a
+ * block goes is not refused: it is unmapped and freed with every mapping in it, as Linux does. */
 int ilab_io_pgtable_map_pages(struct ilab_io_pgtable *pgt, uint64_t iova, ilab_pa_t paddr,
 			      size_t pgsize, size_t pgcount, int prot, size_t *mapped);
 /* unmap_pages: clear up to pgcount leaves of pgsize (stops at the end of the table, or at an

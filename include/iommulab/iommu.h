@@ -121,8 +121,9 @@ const char *ilab_iommu_strerror(void);
  * domain of def_type (ILAB_DOMAIN_DMA, ILAB_DOMAIN_DMA_FQ or ILAB_DOMAIN_IDENTITY; DMA_FQ
  * falls back to DMA when the driver has no flush_iotlb_all or the flush queue cannot be set
  * up, as Linux does), attach it, and set up the DMA API state (dma_iommu.h) with default
- * options. dev->iommu must be set. Returns 0, -EINVAL, -ENODEV (the driver refuses the
- * device), -EBUSY (already probed) or -ENOMEM. */
+ * options. dev->iommu must be set. Returns 0, -EINVAL, -ENODEV (the driver's probe_device
+ * failed, whatever its error: the message says which), -EBUSY (already probed), -ENOMEM, or
+ * the driver's error from attaching the default domain, as it is. */
 int ilab_iommu_probe_device(struct ilab_dev *dev, enum ilab_domain_type def_type);
 /* Undo probe: block the device's DMA, leave its group (freeing the group and its default
  * domain with the last device), release the driver's per-device state. */

@@ -90,7 +90,9 @@ struct ilab_iova_stats {
 	uint64_t depot_reclaims;        /* magazines returned from a depot to the tree */
 	uint64_t depot_size[ILAB_IOVA_RANGE_CACHE_MAX_SIZE];     /* full magazines in each depot */
 	uint64_t depot_max[ILAB_IOVA_RANGE_CACHE_MAX_SIZE];      /* high-water mark */
-	uint64_t cached_pfns[ILAB_IOVA_RANGE_CACHE_MAX_SIZE];    /* pfns held in all caches */
+	uint64_t cached_pfns[ILAB_IOVA_RANGE_CACHE_MAX_SIZE];    /* ranges held in all caches
+								   * (magazine entries, each of
+								   * 2^class pfns) */
 	uint64_t max_mag_fill;          /* largest magazine size seen (<= ILAB_IOVA_MAG_SIZE) */
 };
 
@@ -110,8 +112,10 @@ struct ilab_iova *ilab_alloc_iova(struct ilab_iova_domain *iovad, uint64_t size_
 				  uint64_t limit_pfn, bool size_aligned);
 /* The range containing pfn, or NULL. The pointer is valid until that range is freed. */
 struct ilab_iova *ilab_find_iova(struct ilab_iova_domain *iovad, uint64_t pfn);
-/* Free the range starting at pfn. Returns 0, or -ENOENT if no range starts there (counted in
- * free_errors; nothing is changed). */
+/* Free the range starting at pfn. Returns 0, -EINVAL (NULL), -ENOENT if no range starts
+ * there, or -EBUSY if that range sits in an rcache magazine (freeing it would let the cache
+ * hand it out again);
+ * both counted in free_errors, nothing changed. */
 int ilab_free_iova(struct ilab_iova_domain *iovad, uint64_t pfn);
 /* Reserve [pfn_lo, pfn_hi] so it is never allocated (MSI windows, PCI holes). 0 or -errno. */
 int ilab_reserve_iova(struct ilab_iova_domain *iovad, uint64_t pfn_lo, uint64_t pfn_hi);

@@ -59,7 +59,8 @@ struct ilab_map_bench_result {
 	uint64_t map_ns_min, map_ns_max, unmap_ns_min, unmap_ns_max;
 	uint64_t map_errors;      /* threads whose map failed: each stops at its first failure,
 				   * as the kernel's do (not counted in loops) */
-	uint64_t elapsed_ns;      /* wall (or virtual) time of the measurement */
+	uint64_t elapsed_ns;      /* wall (or virtual) time of the whole run: the threads' start,
+				   * buffer allocation and warm-up included */
 };
 
 /* Check a configuration against the limits above and the machine (node, CPUs of the node).

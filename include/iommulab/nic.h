@@ -33,8 +33,8 @@ extern "C" {
 
 struct ilab_nic_cfg {
 	unsigned queues;           /* receive queues, one CPU each (1..ILAB_NIC_MAX_QUEUES) */
-	const int *cpus;           /* CPU of queue i; NULL: the i-th CPU of the NIC's node, then
-				    * the following CPUs of the machine */
+	const int *cpus;           /* CPU of queue i; NULL: the NIC node's CPUs in order, then the
+				    * other nodes' CPUs from CPU 0 up */
 	double link_gbps;          /* line rate; 0 = no line limit */
 	double max_mpps;           /* the NIC's own packet-rate limit (all queues); 0 = none */
 	unsigned packet_bytes;     /* IP packet (frame payload) size, >= 64 */
@@ -62,7 +62,7 @@ struct ilab_nic_result {
 /* Run traffic on `dev` (a device of `board`, probed, its DMA options set) with plat threads on
  * the queues' CPUs and one plat agent per queue on the device's node. Returns 0, -EINVAL (bad
  * configuration; err says which), -ENOMEM, -EIO (DMA faults or map errors; err says how many),
- * or the error of plat_run_threads. */
+ * or the error of plat_run_threads or plat_agent_start. */
 int ilab_nic_run(struct ilab_board *board, struct ilab_dev *dev, const struct ilab_nic_cfg *cfg,
 		 struct ilab_nic_result *res, char *err, size_t errlen);
 

@@ -51,7 +51,7 @@ void ilab_compare(const struct ilab_scenario *s, const struct ilab_reference *re
 #define ILAB_EFFECT_FLAT 0.02
 
 enum ilab_effect_verdict {
-	ILAB_EFFECT_NO_DATA = 0, /* one of our two figures is missing */
+	ILAB_EFFECT_NO_DATA = 0, /* one of our two figures is missing, or ours for `from` is 0 */
 	ILAB_EFFECT_SAME,        /* same direction, or no change on either side */
 	ILAB_EFFECT_OPPOSITE,    /* both change, in opposite directions */
 	ILAB_EFFECT_MISSING,     /* the seed's figures change, ours do not */

@@ -140,7 +140,9 @@ struct ilab_scenario {
  * wrong type, missing field, value out of range, unknown workload or metric, a machine profile
  * that cannot be found), -ENOENT etc. with err = "file: strerror" when it cannot be read. */
 int ilab_scenario_load(const char *path, struct ilab_scenario **out, char *err, size_t errlen);
-/* The same from memory; name stands for the file name in messages. */
+/* The same from memory, except that it reads no files: the machine profile is not looked up
+ * and node numbers are not checked against its machine (load does both after parsing); name
+ * stands for the file name in messages. */
 int ilab_scenario_parse(const char *text, size_t len, const char *name,
 			struct ilab_scenario **out, char *err, size_t errlen);
 void ilab_scenario_free(struct ilab_scenario *s);
@@ -248,7 +250,7 @@ struct ilab_run_options {
 
 /* Run every case of s. Returns 0 and *out (free with ilab_scenario_result_free) even when
  * cases fail or are not implemented (their status says so); a negative errno only when the
- * run could not happen at all (out of memory). */
+ * run could not happen at all: -EINVAL (no scenario, or no runnable workload) or -ENOMEM. */
 int ilab_scenario_run(const struct ilab_scenario *s, const struct ilab_run_options *o,
 		      struct ilab_scenario_result **out, char *err, size_t errlen);
 void ilab_scenario_result_free(struct ilab_scenario_result *r);

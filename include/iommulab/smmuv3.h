@@ -250,7 +250,9 @@ struct smmu_txn_req {
      * translation of iova (read, plus write when `write`, i.e. NW == 0) to fill its ATC. No
      * data is accessed. Allowed only with SMMUEN == 1 and an STE whose effective EATS is 0b01
      * (full ATS; this model has no stage 2, so no split-stage 0b10); else the request is
-     * refused with a UR completion and F_BAD_ATS_TREQ is recorded. Configuration errors give
+     * refused with a UR completion and F_BAD_ATS_TREQ is recorded (not without IDR0.ATS, which
+     * has no ATS interface to record it against, nor for an STE that terminates silently,
+     * Config = 0b000). Configuration errors give
      * a CA completion and record nothing; translation faults give a successful completion
      * granting no access (R = W = 0) and record nothing (§3.9.1: "the SMMU does not record
      * fault events for ATS translation failures"). CR0.ATSCHK governs ATS *Translated*
@@ -320,7 +322,8 @@ struct smmu_stats {
     uint64_t msi_writes, irq_pulses;
     uint64_t ats_requests;      /* ATS Translation Requests received */
     uint64_t ats_refused;       /* of which answered UR or CA */
-    uint64_t atc_invs;          /* CMD_ATC_INV executed (forwarded to host ops atc_inv) */
+    uint64_t atc_invs;          /* CMD_ATC_INV executed with SMMUEN = 1 (forwarded to host ops
+                                 * atc_inv when set) */
 };
 
 void smmu_get_stats(struct smmu *s, struct smmu_stats *out);

@@ -46,8 +46,10 @@ enum ilab_smmu_cmdq_mode {
 typedef void (*ilab_smmu_entry_hook)(void *ctx, bool is_ste, uint32_t sid, const uint64_t ent[8]);
 
 struct ilab_smmu_drv_opts {
-	unsigned cmdq_log2;     /* 0: Linux's choice, min(IDR1.CMDQS, 16); else min(this, CMDQS) */
-	unsigned evtq_log2;     /* 0: min(IDR1.EVENTQS, 15) */
+	unsigned cmdq_log2;     /* 0: Linux's choice, min(IDR1.CMDQS, 16); else min(this, CMDQS,
+				 * 16); a queue of 2^6 entries or fewer fails probe (-ENODEV: a
+				 * batch must fit), more than 19 is -EINVAL */
+	unsigned evtq_log2;     /* 0: min(IDR1.EVENTQS, 15); else min(this, EVENTQS, 15) */
 	enum ilab_smmu_sync_mode sync_mode;
 	bool no_ril;            /* do not use range invalidation even if IDR3.RIL */
 	bool skip_prefetch;     /* no CMD_PREFETCH_CONFIG after STE writes (Hi161x quirk) */
@@ -116,7 +118,8 @@ int ilab_smmu_drv_domain_asid(const struct ilab_iommu_domain *domain);
  * ops->domain_compatible says so (same memory, page sizes, ias/oas that fit, coherent walks):
  * every SMMU's CD points at the domain's one page table, each SMMU with an ASID of its own,
  * and every invalidation of the domain goes to each of them with its own CMD_SYNC.
- * asid_on: the domain's ASID on `iommu` (-ENOENT: not attached there; -EINVAL: not ours).
+ * asid_on: the domain's ASID on `iommu` (-ENOENT: not attached there — the allocating SMMU
+ * always has one, attached or not; -EINVAL: not ours).
  * ttbr: the physical address of the page table's root (0 if not an SMMUv3 paging domain).
  * nr_smmus: the SMMUs that have at least one master attached to the domain. */
 int ilab_smmu_drv_domain_asid_on(const struct ilab_iommu_domain *domain,

@@ -39,8 +39,9 @@ int ilab_vfio_mm_add(struct ilab_vfio_mm *mm, uint64_t vaddr, ilab_pa_t pa, uint
  * contiguous only by chance) and back [vaddr, vaddr + bytes) with them. Errors as add, plus
  * -ENOMEM when the node is exhausted (nothing is kept). */
 int ilab_vfio_mm_alloc(struct ilab_vfio_mm *mm, uint64_t vaddr, uint64_t bytes, int node);
-/* Forget [vaddr, vaddr + bytes): every page in it must be registered and unpinned. Returns 0,
- * -EINVAL, -EFAULT (a page is not backed) or -EBUSY (a page is pinned: nothing removed). */
+/* Forget [vaddr, vaddr + bytes), which must be exactly one range registered by add or alloc
+ * (-EINVAL for part of one, or more than one), with no page pinned. Returns 0, -EINVAL,
+ * -EFAULT (vaddr is not backed) or -EBUSY (a page is pinned: nothing removed). */
 int ilab_vfio_mm_remove(struct ilab_vfio_mm *mm, uint64_t vaddr, uint64_t bytes);
 /* The physical page behind vaddr (any offset in it) and its pin count. -EFAULT if unbacked. */
 int ilab_vfio_mm_lookup(struct ilab_vfio_mm *mm, uint64_t vaddr, ilab_pa_t *pa, unsigned *pins);
@@ -48,7 +49,8 @@ int ilab_vfio_mm_lookup(struct ilab_vfio_mm *mm, uint64_t vaddr, ilab_pa_t *pa, 
 /* ---- containers and groups ---------------------------------------------------------------- */
 
 struct ilab_vfio_container_opts {
-	/* Seed 004: a group joins only a domain of its own node (its first device's node), and
+	/* Seed 004: a group joins only a domain of its own node (the node of the device it was
+	 * opened from), and
 	 * each domain's page tables are allocated on that node. Off: Linux's policy, one domain
 	 * for every group whose IOMMU driver matches and whose attach succeeds. */
 	bool attach_group_by_node;
@@ -81,20 +83,22 @@ struct ilab_vfio_mm *ilab_vfio_container_mm(struct ilab_vfio_container *c);
 int ilab_vfio_group_open(struct ilab_dev *dev, struct ilab_vfio_group **out);
 /* The group must be detached first (-EBUSY otherwise, nothing freed). NULL is fine. */
 int ilab_vfio_group_close(struct ilab_vfio_group *g);
-/* The node the group counts as (its first device's). */
+/* The node the group counts as: that of the device it was opened from. */
 int ilab_vfio_group_node(const struct ilab_vfio_group *g);
 
 /* vfio_iommu_type1_attach_group: join an existing domain (same IOMMU driver; with
  * attach_group_by_node also the same node; and the IOMMU core's attach must succeed, i.e. the
  * driver finds the domain compatible) or get a new UNMANAGED domain into which every existing
- * mapping is replayed (pinning pages that were never pinned). Returns 0; -EINVAL (NULL, or the
- * group is already in a container); -ENODEV (the group has no IOMMU or no device); -EBUSY (the
+ * mapping is replayed (pinning pages that were never pinned). Returns 0; -EINVAL (NULL, the
+ * group is already in a container, or a recorded mapping lies outside the new domain's
+ * aperture: nothing changes); -ENODEV (the group has no IOMMU or no device); -EBUSY (the
  * group is attached to another domain outside VFIO); -EFAULT (a replayed mapping's user memory
  * is not backed: nothing changes); -ENOMEM; or the driver's error. */
 int ilab_vfio_attach_group(struct ilab_vfio_container *c, struct ilab_vfio_group *g);
 /* vfio_iommu_type1_detach_group: the group goes back to its default domain; the last group of
- * a domain frees it; when the last domain goes, every mapping is unmapped and unpinned (Linux:
- * "group ownership provides privilege"). Returns 0 or -EINVAL (not in this container). */
+ * a domain frees it; when the last domain goes, every mapping is unmapped, unpinned and
+ * removed from the container, so a later attach replays nothing (Linux: "group ownership
+ * provides privilege"). Returns 0 or -EINVAL (not in this container). */
 int ilab_vfio_detach_group(struct ilab_vfio_container *c, struct ilab_vfio_group *g);
 
 /* vfio_dma_do_map: map [iova, iova + size) to the user pages behind [vaddr, vaddr + size) in
