@@ -61,7 +61,11 @@ for arg in "010:10" "08:8" "0x2:2"; do
 	out=$("$BIN" bench --engine sim --iterations 1 -t "${arg%%:*}" 2>&1 | grep -o 'threads:[0-9]*')
 	[ "$out" = "threads:${arg##*:}" ] || { echo "FAIL: -t ${arg%%:*} -> '$out'"; fail=1; }
 done
-check_usage --engine sim --topology /nonexistent.xml   # a topology file needs --profile
+# A topology file (one that exists) without --profile: the simulator has no machine profile.
+out=$("$BIN" bench --engine sim --topology "$2/tests/data/topologies/24em64t-2n6c2t-pci.xml" \
+	--iterations 1 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q 'needs --profile' ||
+	{ echo "FAIL: --engine sim --topology FILE without --profile -> rc $rc, '$out'"; fail=1; }
 
 # A bad profile: one line naming file:line:column, exit 2.
 tmp=$(mktemp -d)

@@ -8,7 +8,7 @@ fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
 "$BIN" --help | grep -q 'topo' || bad "--help does not list topo"
-"$BIN" help | grep -q 'run' || bad "help does not list run"
+"$BIN" help | grep -Eq '^  run ' || bad "help does not list run"
 "$BIN" help topo | grep -q -- '--json' || bad "help topo does not show --json"
 "$BIN" --version | grep -Eq '^iommulab [0-9]+\.[0-9]+\.[0-9]+$' || bad "--version is not 'iommulab X.Y.Z'"
 

@@ -52,8 +52,10 @@ for f in "$SRC"/tests/data/scenarios/bad-*.yaml; do
 done
 [ -e "$TMP/bad" ] && bad "a malformed scenario still created the results directory"
 # A bad file among good ones: nothing runs.
-"$BIN" run --out "$TMP/mixed" 000 "$SRC/tests/data/scenarios/bad-kind.yaml" >/dev/null 2>&1; rc=$?
+"$BIN" run --out "$TMP/mixed" 000 "$SRC/tests/data/scenarios/bad-kind.yaml" >/dev/null 2>"$TMP/err"; rc=$?
 [ $rc -eq 2 ] || bad "run good+bad: exit $rc, want 2"
+[ -e "$TMP/mixed" ] && bad "run good+bad: created the results directory"
+grep -q '^\[seed000' "$TMP/err" && bad "run good+bad: ran seed 000 anyway"
 
 # A results directory that cannot be created: exit 1 before anything runs.
 "$BIN" run --quick --out /dev/null/res 000 >"$TMP/out" 2>"$TMP/err"; rc=$?

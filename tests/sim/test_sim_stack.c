@@ -422,8 +422,22 @@ static void test_strict_16_cpus_model_executes_what_the_driver_issued(void **sta
 	assert_int_equal(qs->syncs_msi, ds->syncs);
 	assert_int_equal(ilab_dma_stats(st.nic, &dst), 0);
 	assert_int_equal(dst.iotlb_syncs, THREADS * ITERS);
-	/* every thread ran on its own simulated CPU, and time passed for each */
+	/* every thread ran on its own simulated CPU (0..15, one thread each), and time passed for
+	 * each: the simulator's per-CPU statistics list exactly those CPUs, each with work done */
 	assert_true(res.elapsed_ns > 0);
+	{
+		json_t *j = ilab_sim_json(st.tb.sim), *cpus = json_object_get(j, "cpus"), *o;
+		size_t i;
+
+		assert_int_equal(json_array_size(cpus), THREADS);
+		json_array_foreach(cpus, i, o) {
+			assert_int_equal(json_integer_value(json_object_get(o, "cpu")), i);
+			assert_int_equal(json_integer_value(json_object_get(o, "threads")), 1);
+			assert_true(json_integer_value(json_object_get(o, "charged_ns")) > 0);
+			assert_true(json_integer_value(json_object_get(o, "end_ns")) > 0);
+		}
+		json_decref(j);
+	}
 
 	ilab_iommu_release_device(st.nic);
 	stack_down(&st);
