@@ -188,11 +188,17 @@ static void test_unmapped_page_completes_without_access_or_event(void **state)
     struct smmu_txn_rsp r;
     uint64_t rec[4];
     set_eats(f, 1);
-    ats_req(f, 0x7770000, false, &r);
-    assert_int_equal(r.status, SMMU_TXN_OK);
-    assert_int_equal(r.ats_cpl, SMMU_ATS_CPL_SUCCESS);
-    assert_int_equal(r.perm, 0);
-    assert_int_equal(pop_events(f, rec), 0); /* §3.9.1: no fault events for ATS */
+    /* read-only (NW == 1) and read + write (NW == 0) requests alike */
+    for (int w = 0; w < 2; w++) {
+        uint64_t writes = f->e.mem.writes;
+        ats_req(f, 0x7770000, w, &r);
+        assert_int_equal(r.status, SMMU_TXN_OK);
+        assert_int_equal(r.ats_cpl, SMMU_ATS_CPL_SUCCESS);
+        assert_int_equal(r.perm, 0);
+        /* no memory written: no data access, no event record */
+        assert_int_equal(f->e.mem.writes, writes);
+        assert_int_equal(pop_events(f, rec), 0); /* §3.9.1: no fault events for ATS */
+    }
 }
 
 static void test_bypass_ste_refuses_with_event(void **state)

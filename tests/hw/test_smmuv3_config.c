@@ -477,8 +477,8 @@ static void test_cd_r_suppression(void **state)
 static void test_privcfg_instcfg_override(void **state)
 {
     struct fx *f = *state;
-    /* a privileged-only page: AP = 0b00 */
-    smt_pt_map(&f->pt, 0x50000000, PA, 3, SMT_PTE_DEFAULT);
+    /* a privileged-only, privileged-execute-never page: AP = 0b00, PXN */
+    smt_pt_map(&f->pt, 0x50000000, PA, 3, SMT_PTE_DEFAULT | SMT_PTE_PXN);
     struct smmu_txn_req q = {.sid = SID, .iova = 0x50000000, .priv = false};
     struct smmu_txn_rsp r;
     smmu_translate(f->e.smmu, &q, &r);
@@ -489,11 +489,30 @@ static void test_privcfg_instcfg_override(void **state)
     f->ste.privcfg = 3;                      /* privileged */
     rewrite_ste(f);
     smmu_translate(f->e.smmu, &q, &r);
-    assert_int_equal(r.status, SMMU_TXN_OK);
-    f->ste.instcfg = 3; /* instruction: the page is PXN-free, so exec is allowed */
+    assert_int_equal(r.status, SMMU_TXN_OK); /* PXN does not stop a data read */
+    /* INSTCFG = 0b11 makes the same data read an instruction fetch: PXN faults it */
+    f->ste.instcfg = 3;
+    rewrite_ste(f);
+    smmu_translate(f->e.smmu, &q, &r);
+    assert_int_equal(r.status, SMMU_TXN_ABORT);
+    assert_int_equal(r.event, SMT_F_PERMISSION);
+    assert_true(smt_evt_pop(&f->e, rec));
+    assert_int_equal(rec[0] & 0xFF, SMT_F_PERMISSION);
+    assert_int_equal((rec[1] >> 33) & 1, 1); /* PnU: privileged */
+    assert_int_equal((rec[1] >> 34) & 1, 1); /* InD: instruction */
+    /* an incoming instruction fetch with INSTCFG = 0b00 (use incoming) faults too ... */
+    q.exec = true;
+    f->ste.instcfg = 0;
+    rewrite_ste(f);
+    smmu_translate(f->e.smmu, &q, &r);
+    assert_int_equal(r.event, SMT_F_PERMISSION);
+    assert_true(smt_evt_pop(&f->e, rec));
+    /* ... and INSTCFG = 0b10 makes that same fetch a data read: allowed */
+    f->ste.instcfg = 2;
     rewrite_ste(f);
     smmu_translate(f->e.smmu, &q, &r);
     assert_int_equal(r.status, SMMU_TXN_OK);
+    assert_false(smt_evt_pop(&f->e, rec));
 }
 
 static void test_config_cache_hits_and_cfgi(void **state)

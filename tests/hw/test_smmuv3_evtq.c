@@ -9,6 +9,8 @@
 
 #include "support/smmu_tables.h"
 
+#define GERROR_MSI_EVENTQ_ABT 0x20u /* GERROR[5] MSI_EVENTQ_ABT_ERR (§6.3.17) */
+
 struct fx {
     struct smt_env e;
     struct smt_pt pt;
@@ -121,16 +123,31 @@ static void test_gerror_irq(void **state)
     smt_cmd(&f->e, 0xFF, 0);
     smt_run(&f->e);
     assert_int_equal(f->e.mem.nirq[SMMU_IRQ_GERROR], 1);
-    /* a second error while CMDQ_ERR is active does not toggle it again */
-    smt_run(&f->e);
-    assert_int_equal(smt_rd(&f->e, SMT_GERROR), 1);
+    assert_int_equal(smt_rd(&f->e, SMT_GERROR), SMT_GERROR_CMDQ_ERR);
+    /* While CMDQ_ERR is active, an event queue MSI write abort (another source) activates
+     * MSI_EVENTQ_ABT_ERR: its own bit toggles, CMDQ_ERR stays active, and it interrupts. */
+    uint64_t evdb = smt_alloc(&f->e.mem, 64, 64);
+    smt_fault_add(&f->e.mem, evdb, 4, false, true);
+    smmu_mmio_write(f->e.smmu, SMT_EVENTQ_IRQ_CFG0, evdb, 8);
+    smt_wr(&f->e, SMT_IRQ_CTRL, 1 | 4); /* GERROR_IRQEN | EVENTQ_IRQEN */
+    fault_once(f, 0x1000);
+    assert_int_equal(smt_rd(&f->e, SMT_GERROR), SMT_GERROR_CMDQ_ERR | GERROR_MSI_EVENTQ_ABT);
+    assert_int_equal(f->e.mem.nirq[SMMU_IRQ_GERROR], 2);
+    /* the same source failing again while active does not toggle it again nor interrupt */
+    fault_once(f, 0x2000);
+    assert_int_equal(smt_rd(&f->e, SMT_GERROR), SMT_GERROR_CMDQ_ERR | GERROR_MSI_EVENTQ_ABT);
+    assert_int_equal(f->e.mem.nirq[SMMU_IRQ_GERROR], 2);
+    smt_wr(&f->e, SMT_IRQ_CTRL, 1);
+    smt_fault_clear(&f->e.mem);
     uint64_t doorbell = smt_alloc(&f->e.mem, 64, 64);
     smmu_mmio_write(f->e.smmu, SMT_GERROR_IRQ_CFG0, doorbell, 8);
     smt_wr(&f->e, SMT_GERROR_IRQ_CFG1, 77);
-    smt_wr(&f->e, SMT_GERRORN, 1); /* ack: the illegal command fails again */
+    /* ack both: the illegal command fails again, GERROR.CMDQ_ERR toggles (1 -> 0) */
+    smt_wr(&f->e, SMT_GERRORN, smt_rd(&f->e, SMT_GERROR));
     smt_run(&f->e);
     assert_int_equal(smt_r32(&f->e.mem, doorbell), 77);
-    assert_int_equal(smt_rd(&f->e, SMT_GERROR), 0);
+    assert_int_equal(f->e.mem.nirq[SMMU_IRQ_GERROR], 2); /* MSI now, not the wire */
+    assert_int_equal(smt_rd(&f->e, SMT_GERROR), GERROR_MSI_EVENTQ_ABT);
 }
 
 static void test_eventq_log2size_capped(void **state)

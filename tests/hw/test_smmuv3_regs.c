@@ -301,8 +301,17 @@ static void test_64bit_access_to_32bit_pair(void **state)
     uint64_t v = smmu_mmio_read(e->smmu, SMT_IDR0, 8);
     assert_int_equal((uint32_t)v, smt_rd(e, SMT_IDR0));
     assert_int_equal((uint32_t)(v >> 32), smt_rd(e, SMT_IDR1));
-    smmu_mmio_write(e->smmu, SMT_CMDQ_PROD, 0, 8); /* PROD and CONS (CONS RO while enabled) */
-    assert_int_equal(smt_rd(e, SMT_CMDQ_PROD), 0);
+    /* An 8-byte write is the two 32-bit writes, low half to PROD, high half to CONS; CONS is
+     * RO while CMDQEN == 1 (the env enables the queue), so only PROD takes its half. */
+    smmu_mmio_write(e->smmu, SMT_CMDQ_PROD, 5 | (7ULL << 32), 8);
+    assert_int_equal(smt_rd(e, SMT_CMDQ_PROD), 5);
+    assert_int_equal(smt_rd(e, SMT_CMDQ_CONS), 0);
+    /* with the queue disabled CONS is writable: each half lands in its own register */
+    smt_wr(e, SMT_CR0, SMT_CR0_SMMUEN | SMT_CR0_EVENTQEN);
+    smmu_mmio_write(e->smmu, SMT_CMDQ_PROD, 9 | (3ULL << 32), 8);
+    assert_int_equal(smt_rd(e, SMT_CMDQ_PROD), 9);
+    assert_int_equal(smt_rd(e, SMT_CMDQ_CONS), 3);
+    assert_int_equal(smmu_mmio_read(e->smmu, SMT_CMDQ_PROD, 8), 9 | (3ULL << 32));
 }
 
 static void test_msi_cfg_registers(void **state)

@@ -101,6 +101,7 @@ static void device_sees_exactly_the_mapped_bytes(void **state)
 	uint8_t got[6000], put[512];
 	struct ilab_board_fault f;
 	ilab_dma_addr_t a;
+	uint64_t lo, hi;
 
 	(void)state;
 	nic_probe(ILAB_DOMAIN_DMA);
@@ -113,6 +114,26 @@ static void device_sees_exactly_the_mapped_bytes(void **state)
 		put[i] = (uint8_t)(i * 3 + 1);
 	assert_int_equal(dma(B.nic, a + 5000, put, sizeof(put), true, &f), 0);
 	assert_memory_equal(va + 0x40 + 5000, put, sizeof(put));
+	/* Nothing beyond: the SMMU maps whole 4 KiB pages, so the mapping is the two pages
+	 * [lo, hi) under the 6000 bytes, and nothing else is mapped next to them. The page below and
+	 * the page above abort with F_TRANSLATION at the address asked for... */
+	lo = a & ~0xfffull;
+	hi = lo + 8192;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(dma(B.nic, lo - 8, got, 8, false, &f), -EIO);
+	assert_int_equal(f.event, SMMU_EVT_F_TRANSLATION);
+	assert_int_equal(f.iova, lo - 8);
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(dma(B.nic, hi, put, 8, true, &f), -EIO);
+	assert_int_equal(f.event, SMMU_EVT_F_TRANSLATION);
+	assert_int_equal(f.iova, hi);
+	/* ...and a read across the end translates up to the last mapped byte and faults on the
+	 * first unmapped one */
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(dma(B.nic, hi - 16, got, 32, false, &f), -EIO);
+	assert_int_equal(f.event, SMMU_EVT_F_TRANSLATION);
+	assert_int_equal(f.iova, hi);
+	assert_memory_equal(got, va + 8192 - 16, 16);
 	ilab_dma_unmap_single(B.nic, a, 6000, ILAB_DMA_BIDIRECTIONAL);
 	ilab_iommu_release_device(B.nic);
 	ilab_mem_free_pages(B.mem, pa, 1);

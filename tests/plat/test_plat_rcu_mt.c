@@ -150,6 +150,8 @@ static void synchronize_waits_for_a_reader_inside(void **state)
 /* The main thread is no plat thread: registration is idempotent, and reading registers it. */
 static void registration_is_idempotent(void **state)
 {
+	struct world w = { .ptr = { 0 } };
+
 	plat_rcu_register_thread();
 	plat_rcu_register_thread();
 	plat_rcu_read_lock();
@@ -161,6 +163,14 @@ static void registration_is_idempotent(void **state)
 	plat_rcu_read_unlock();
 	plat_rcu_unregister_thread();
 	plat_synchronize_rcu(); /* no readers at all */
+	/* A second register or unregister that reached liburcu would trip its assertion or,
+	 * without asserts, corrupt its reader registry (a node added or unlinked twice): after
+	 * the calls above, the registry must still make a writer wait for a reader inside its
+	 * section (a corrupted one crashes, hangs into ctest's timeout, or lets it through). */
+	if (plat_cpu_count() < 2)
+		skip();
+	assert_int_equal(plat_run_threads(2, NULL, ordering, &w), 0);
+	assert_int_equal(plat_load32(&w.left_seen_by_writer), 1);
 }
 
 int main(void)
