@@ -660,7 +660,12 @@ int ilab_scenario_parse(const char *text, size_t len, const char *name,
 		yaml_parser_delete(&parser);
 		return ret;
 	}
+	ret = ilab_yaml_expect_end(&parser, err, errlen, c.file, "scenario");
 	yaml_parser_delete(&parser);
+	if (ret) {
+		yaml_document_delete(&doc);
+		return ret;
+	}
 	c.doc = &doc;
 
 	root = yaml_document_get_root_node(&doc);

@@ -397,7 +397,9 @@ int ilab_profile_parse(const char *text, size_t len, const char *name, struct il
 		yaml_parser_delete(&parser);
 		return -EINVAL;
 	}
-	rc = parse_root(&c, &p);
+	rc = ilab_yaml_expect_end(&parser, err, errlen, c.file, "profile");
+	if (!rc)
+		rc = parse_root(&c, &p);
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
 	if (rc)
@@ -414,15 +416,27 @@ int ilab_profile_parse(const char *text, size_t len, const char *name, struct il
 	return 0;
 }
 
+/* A machine profile is a page or two of YAML: anything past this is not one (and /dev/zero
+ * would otherwise be read until memory runs out). */
+#define PROFILE_MAX_BYTES (1u << 20)
+
 int ilab_profile_load(const char *path, struct ilab_profile *prof, char *err, size_t errlen)
 {
 	FILE *f;
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
+	struct stat st;
 	int rc;
 
 	if (!path || !prof)
 		return -EINVAL;
+	/* a FIFO would block, a device never end, a directory fail obscurely */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: not a machine profile (%s)", path,
+				 S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+		return -EINVAL;
+	}
 	f = fopen(path, "rb");
 	if (!f) {
 		rc = -errno;
@@ -434,12 +448,17 @@ int ilab_profile_load(const char *path, struct ilab_profile *prof, char *err, si
 		size_t got;
 
 		if (len == cap) {
-			char *nb = realloc(buf, cap ? cap * 2 : 8192);
+			char *nb = cap >= PROFILE_MAX_BYTES ? NULL : realloc(buf, cap ? cap * 2 : 8192);
 
 			if (!nb) {
+				rc = cap >= PROFILE_MAX_BYTES ? -EFBIG : -ENOMEM;
+				if (err && errlen)
+					snprintf(err, errlen, "%s: %s", path,
+						 rc == -EFBIG ? "larger than 1 MiB: not a machine profile"
+							      : "out of memory");
 				free(buf);
 				fclose(f);
-				return -ENOMEM;
+				return rc;
 			}
 			buf = nb;
 			cap = cap ? cap * 2 : 8192;

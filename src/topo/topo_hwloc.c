@@ -4,11 +4,14 @@
  */
 #include "topo/topo_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <hwloc.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define XML_MAX_BYTES (256u << 20) /* no lstopo output is near this; bounds a bad path */
 
@@ -284,13 +287,47 @@ int topo_load_hwloc_host(struct ilab_topo **out, char *err, size_t errlen)
 	return load_and_convert(h, "host", out, err, errlen, "cannot discover this machine's topology");
 }
 
+/* The number of PUs a synthetic description asks for: the product of its levels' arities
+ * ("pack:2 numa:2 core:4 pu:2" is 32), saturating. Tokens it cannot read (memory children in
+ * brackets, a level without a count) count 1: hwloc judges the syntax. hwloc builds the whole
+ * tree before we could count it, which for "pu:100000" takes minutes: refuse those first. */
+static unsigned long long synthetic_pus(const char *desc)
+{
+	unsigned long long pus = 1;
+
+	for (const char *p = desc; *p;) {
+		const char *colon, *end;
+
+		while (isspace((unsigned char)*p))
+			p++;
+		end = p;
+		while (*end && !isspace((unsigned char)*end))
+			end++;
+		colon = memchr(p, ':', (size_t)(end - p));
+		if (*p != '[' && colon && isdigit((unsigned char)colon[1])) {
+			unsigned long long n = strtoull(colon + 1, NULL, 10);
+
+			pus = n && pus > ULLONG_MAX / n ? ULLONG_MAX : pus * n;
+		}
+		p = end;
+	}
+	return pus;
+}
+
 int topo_load_hwloc_synthetic(const char *desc, struct ilab_topo **out, char *err, size_t errlen)
 {
 	char name[256];
 	hwloc_topology_t h;
+	unsigned long long pus;
 	int ret;
 
 	snprintf(name, sizeof(name), "synthetic:%s", desc);
+	pus = synthetic_pus(desc);
+	if (pus > ILAB_TOPO_MAX_CPUS)
+		return topo_fail(err, errlen, E2BIG, "%s: %s%llu CPUs, at most %d are supported", name,
+				 pus == ULLONG_MAX ? "over " : "",
+				 pus == ULLONG_MAX ? (unsigned long long)ILAB_TOPO_MAX_CPUS : pus,
+				 ILAB_TOPO_MAX_CPUS);
 	ret = init_hwloc(&h, name, err, errlen);
 	if (ret)
 		return ret;
@@ -305,10 +342,17 @@ int topo_load_hwloc_synthetic(const char *desc, struct ilab_topo **out, char *er
 /* Read a whole file, NUL-terminated. */
 static int read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
 	size_t cap = 1 << 16, n = 0;
+	struct stat sb;
+	FILE *f;
 	char *b;
 
+	/* a FIFO or a device would block or never end: only regular files are topologies */
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return topo_fail(err, errlen, EISDIR, "%s: cannot read (a directory)", path);
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return topo_fail(err, errlen, EINVAL, "%s: not a regular file", path);
+	f = fopen(path, "rb");
 	if (!f)
 		return topo_fail(err, errlen, errno, "%s: cannot read (%s)", path, strerror(errno));
 	b = malloc(cap);

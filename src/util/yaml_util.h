@@ -1,11 +1,14 @@
-/* yaml_util.h — the two libyaml helpers both YAML parsers (scenario_parse.c, profile.c) use:
- * a node's plain text, and an error message positioned at a node. Header-only; not a parser.
+/* yaml_util.h — the libyaml helpers both YAML parsers (scenario_parse.c, profile.c) use: a
+ * node's plain text, an error message positioned at a node, and the check that a file holds
+ * one document. Header-only; not a parser.
  */
 #ifndef ILAB_UTIL_YAML_UTIL_H
 #define ILAB_UTIL_YAML_UTIL_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <yaml.h>
 
 #include "util/errf.h"
@@ -22,6 +25,35 @@ static inline int ilab_yaml_verrf(char *err, size_t errlen, const char *file,
 {
 	return ilab_file_verrf(err, errlen, file, at ? at->start_mark.line + 1 : 1,
 			       at ? at->start_mark.column + 1 : 1, fmt, ap);
+}
+
+/* After the first document: the rest of the stream must be empty. A second document (or
+ * broken YAML after the first) would otherwise be ignored in silence. Returns 0, or -EINVAL
+ * with "file:line:column: message" in err. */
+static inline int ilab_yaml_expect_end(yaml_parser_t *parser, char *err, size_t errlen,
+				       const char *file, const char *what)
+{
+	yaml_document_t next;
+	yaml_node_t *root;
+	int ret = 0;
+
+	if (!yaml_parser_load(parser, &next)) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s:%zu:%zu: YAML syntax error after the %s: %s", file,
+				 parser->problem_mark.line + 1, parser->problem_mark.column + 1, what,
+				 parser->problem ? parser->problem : "unreadable");
+		return parser->error == YAML_MEMORY_ERROR ? -ENOMEM : -EINVAL;
+	}
+	root = yaml_document_get_root_node(&next);
+	if (root) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s:%zu:%zu: a second YAML document: a %s file holds "
+				 "one", file, root->start_mark.line + 1, root->start_mark.column + 1,
+				 what);
+		ret = -EINVAL;
+	}
+	yaml_document_delete(&next);
+	return ret;
 }
 
 #endif

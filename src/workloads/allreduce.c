@@ -266,7 +266,18 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 	atc_ways = ilab_profile_compute_ns(&a.prof, "nic_atc_ways", 0);
 	if (!link_mbps || !outstanding || !atc_entries) {
 		ret = ilab_errf(err, errlen, -EINVAL, "profile %s lacks nic_link_mbps, nic_ats_outstanding "
-			   "or nic_atc_entries (compute: section)", a.prof.name);
+			   "or nic_atc_entries (compute: section), or gives 0", a.prof.name);
+		goto out;
+	}
+	/* the device model's limits (dma_engine.c, atc.c), checked here so that a profile value
+	 * is never cut to 32 bits on its way there */
+	if (link_mbps > 10000000 || outstanding > 4096 || atc_entries > (1u << 20) ||
+	    atc_ways > atc_entries) {
+		ret = ilab_errf(err, errlen, -EINVAL, "profile %s: nic_link_mbps %llu (at most 10000000), "
+			   "nic_ats_outstanding %llu (at most 4096), nic_atc_entries %llu (at most "
+			   "1048576), nic_atc_ways %llu (at most the entries): out of range", a.prof.name,
+			   (unsigned long long)link_mbps, (unsigned long long)outstanding,
+			   (unsigned long long)atc_entries, (unsigned long long)atc_ways);
 		goto out;
 	}
 	ranks = hosts * k;

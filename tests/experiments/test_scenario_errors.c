@@ -58,6 +58,7 @@ static const struct expect expected[] = {
 	{ "bad-effect-noref.yaml", 12, 54, "case 'b' has no published figure for metric 'cmdsync_wait'" },
 	{ "bad-effect-same.yaml", 14, 9, "to: the same case as from ('a')" },
 	{ "bad-effect-missing-to.yaml", 11, 5, "effect: missing required key 'to'" },
+	{ "bad-two-documents.yaml", 12, 1, "a second YAML document: a scenario file holds one" },
 };
 
 #define NR_EXPECTED (sizeof(expected) / sizeof(expected[0]))

@@ -227,6 +227,21 @@ static void missing_file_is_an_error(void **state)
 	assert_non_null(strstr(err, "/nonexistent/p.yaml"));
 }
 
+/* Only a regular file of a sensible size is read: a device, a FIFO or a directory is refused
+ * up front (/dev/zero would be read until memory ran out), and so is a second document. */
+static void only_one_profile_document_is_read(void **state)
+{
+	struct ilab_profile p;
+	char err[256], buf[1200];
+
+	assert_int_equal(ilab_profile_load("/dev/zero", &p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(ilab_profile_load("/", &p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "a directory"));
+	snprintf(buf, sizeof(buf), "%s---\nname: other\n", good);
+	expect_error(buf, "bad.yaml:", "a second YAML document");
+}
+
 /* An empty name is refused with a message (the CLI prints err as is: --profile ''). */
 static void empty_name_is_an_error(void **state)
 {
@@ -270,6 +285,7 @@ int main(void)
 		cmocka_unit_test(compute_accepts_every_name_read),
 		cmocka_unit_test(missing_file_is_an_error),
 		cmocka_unit_test(empty_name_is_an_error),
+		cmocka_unit_test(only_one_profile_document_is_read),
 		cmocka_unit_test(shipped_profile_builds_a_simulator),
 	};
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define DATA ILAB_TESTDATA "/topologies/"
@@ -138,6 +139,25 @@ static void too_many_nodes(void **state)
 static void too_many_cpus(void **state)
 {
 	expect_error("synthetic:pack:2 pu:2049", E2BIG, "at most 4096", NULL);
+	/* counted before hwloc builds it (which for these took minutes), and without overflow */
+	expect_error("synthetic:pu:100000", E2BIG, "100000 CPUs", NULL);
+	expect_error("synthetic:pack:99999999999 numa:99999999999 pu:99999999999", E2BIG,
+		     "over 4096 CPUs", NULL);
+}
+
+/* A FIFO (or a device) is no topology file: refused before reading, not waited on. */
+static void not_a_regular_file(void **state)
+{
+	char path[] = "/tmp/ilab-topo-fifo-XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	expect_error(path, EINVAL, "not a regular file", NULL);
+	unlink(path);
+	expect_error("/dev/zero", EINVAL, "not a regular file", NULL);
 }
 
 static void null_and_empty_arguments(void **state)
@@ -172,6 +192,7 @@ int main(void)
 		cmocka_unit_test(malformed_xml),
 		cmocka_unit_test(unknown_name),
 		cmocka_unit_test(bad_synthetic),
+		cmocka_unit_test(not_a_regular_file),
 		cmocka_unit_test(too_many_nodes),
 		cmocka_unit_test(too_many_cpus),
 		cmocka_unit_test(null_and_empty_arguments),
