@@ -121,6 +121,21 @@ static int get_text(struct sctx *c, const yaml_node_t *v, const char *key, char 
 	return 0;
 }
 
+/* Text shown on one line (a table header, a plot title or axis): no line breaks or other
+ * control characters, which would break the table or be dropped from the plot in silence. */
+static int get_line(struct sctx *c, const yaml_node_t *v, const char *key, char *out, size_t sz)
+{
+	int ret = get_text(c, v, key, out, sz);
+
+	if (ret)
+		return ret;
+	for (const char *p = out; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return serr(c, v, "%s: one line of text expected (a control character at "
+				    "offset %zu)", key, (size_t)(p - out));
+	return 0;
+}
+
 /* Names that end up in file names, JSON keys and gnuplot titles: [A-Za-z0-9][A-Za-z0-9_.=+-]*. */
 static int get_ident(struct sctx *c, const yaml_node_t *v, const char *key, char *out, size_t sz)
 {
@@ -338,7 +353,7 @@ static int parse_reference(struct sctx *c, const yaml_node_t *map, struct ilab_r
 	/* A ratio is meaningless unless both figures are in the same unit. */
 	if ((ret = get_number(c, v[1], "value", 1e-300, 1e18, false, &r->value)))
 		return ret;
-	if ((ret = get_text(c, v[2], "unit", r->unit, sizeof(r->unit))))
+	if ((ret = get_line(c, v[2], "unit", r->unit, sizeof(r->unit))))
 		return ret;
 	if (strcmp(r->unit, m->unit) != 0)
 		return serr(c, v[2], "unit '%s' does not match metric '%s', which is in %s", r->unit,
@@ -377,7 +392,7 @@ static int parse_case(struct sctx *c, const struct ilab_scenario *s, const yaml_
 		if (strcmp(s->cases[i].label, k->label) == 0)
 			return serr(c, v[0], "duplicate case label '%s' (first at line %u)", k->label,
 				    s->cases[i].line);
-	if (v[1] && (ret = get_text(c, v[1], "series", k->series, sizeof(k->series))))
+	if (v[1] && (ret = get_line(c, v[1], "series", k->series, sizeof(k->series))))
 		return ret;
 	if (v[2] && (ret = parse_mechanisms(c, v[2], "case mechanisms", &k->mech)))
 		return ret;
@@ -464,7 +479,7 @@ static int parse_plot(struct sctx *c, struct ilab_scenario *s, const yaml_node_t
 			return serr(c, v[0], "x: '%s' is not a parameter of workload '%s'",
 				    s->plot_x, s->workload->name);
 	}
-	if (v[1] && (ret = get_text(c, v[1], "xlabel", s->plot_xlabel, sizeof(s->plot_xlabel))))
+	if (v[1] && (ret = get_line(c, v[1], "xlabel", s->plot_xlabel, sizeof(s->plot_xlabel))))
 		return ret;
 	if (v[2] && (ret = get_onoff(c, v[2], "logx", &s->plot_logx)))
 		return ret;
@@ -512,7 +527,7 @@ static int parse_effect(struct sctx *c, const struct ilab_scenario *s, const yam
 	if ((ret = collect(c, map, "effect", keys, v)))
 		return ret;
 	e->line = (unsigned)map->start_mark.line + 1;
-	if ((ret = get_text(c, v[0], "label", e->label, sizeof(e->label))))
+	if ((ret = get_line(c, v[0], "label", e->label, sizeof(e->label))))
 		return ret;
 	if ((ret = get_ident(c, v[1], "metric", e->metric, sizeof(e->metric))))
 		return ret;
@@ -575,7 +590,7 @@ static int parse_root(struct sctx *c, struct ilab_scenario *s, const yaml_node_t
 	if (strlen(s->seed) != 3 || strspn(s->seed, "0123456789") != 3)
 		return serr(c, v[K_SEED], "seed: expected three digits (the seed file's number), got '%s'",
 			    s->seed);
-	if ((ret = get_text(c, v[K_TITLE], "title", s->title, sizeof(s->title))))
+	if ((ret = get_line(c, v[K_TITLE], "title", s->title, sizeof(s->title))))
 		return ret;
 	if (v[K_DESC] && (ret = get_text(c, v[K_DESC], "description", s->description,
 					 sizeof(s->description))))

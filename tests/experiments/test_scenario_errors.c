@@ -59,6 +59,7 @@ static const struct expect expected[] = {
 	{ "bad-effect-same.yaml", 14, 9, "to: the same case as from ('a')" },
 	{ "bad-effect-missing-to.yaml", 11, 5, "effect: missing required key 'to'" },
 	{ "bad-two-documents.yaml", 12, 1, "a second YAML document: a scenario file holds one" },
+	{ "bad-title-lines.yaml", 4, 8, "title: one line of text expected" },
 };
 
 #define NR_EXPECTED (sizeof(expected) / sizeof(expected[0]))
