@@ -155,12 +155,6 @@ static int get_ident(struct sctx *c, const yaml_node_t *v, const char *key, char
 	return 0;
 }
 
-static bool is_plain(const yaml_node_t *v)
-{
-	return v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ||
-	       v->data.scalar.style == YAML_ANY_SCALAR_STYLE;
-}
-
 static int get_number(struct sctx *c, const yaml_node_t *v, const char *key, double min,
 		      double max, bool integer, double *out)
 {
@@ -170,7 +164,7 @@ static int get_number(struct sctx *c, const yaml_node_t *v, const char *key, dou
 
 	if (!s)
 		return serr(c, v, "%s: expected a number, got %s", key, node_kind(v));
-	if (!is_plain(v) || !*s || strspn(s, "0123456789+-.eE") != strlen(s))
+	if (!ilab_yaml_is_plain(v) || !*s || strspn(s, "0123456789+-.eE") != strlen(s))
 		return serr(c, v, "%s: expected a number, got '%s'", key, s);
 	errno = 0;
 	d = strtod(s, &end);

@@ -55,6 +55,9 @@ static int get_u64(struct pctx *c, const yaml_node_t *n, const char *key, uint64
 
 	if (!v || !*v)
 		return perr(c, n, "%s: expected a non-negative integer (ns)", key);
+	if (!ilab_yaml_is_plain(n)) /* as in scenarios: a quoted value is a string */
+		return perr(c, n, "%s: expected a non-negative integer (ns), got the string '%s'",
+			    key, v);
 	for (const char *p = v; *p; p++) {
 		if (*p < '0' || *p > '9')
 			return perr(c, n, "%s: expected a non-negative integer (ns), got '%s'",

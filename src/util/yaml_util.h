@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <yaml.h>
@@ -17,6 +18,14 @@
 static inline const char *ilab_yaml_scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* A scalar written without quotes: what a number must be ("10" is the string 10 in YAML). */
+static inline bool ilab_yaml_is_plain(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE &&
+	       (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ||
+		n->data.scalar.style == YAML_ANY_SCALAR_STYLE);
 }
 
 /* "file:line:column: message" at node `at` (1:1 without a node); returns -EINVAL. */

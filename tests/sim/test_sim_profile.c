@@ -163,6 +163,8 @@ static void malformed_profiles_name_file_line_column(void **state)
 	expect_error_edit("local_ns", "lokal_ns", "bad.yaml:4:3:", "unknown key 'lokal_ns'");
 	/* not an integer */
 	expect_error_edit("400", "4e2", "bad.yaml:11:18:", "non-negative integer");
+	/* quoted, a number is a string (as in scenarios) */
+	expect_error_edit("400", "'4'", "bad.yaml:11:18:", "got the string '4'");
 	/* negative */
 	expect_error_edit(" 30", " -3", "bad.yaml:14:15:", "non-negative integer");
 	/* missing key: reported at its section */
