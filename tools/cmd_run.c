@@ -173,10 +173,10 @@ int cmd_run(int argc, char **argv)
 		nr = argc - optind;
 	} else {
 		nr = ilab_scenario_builtin_list(&builtin, err, sizeof(err));
-		if (nr <= 0) {
+		if (nr <= 0) { /* nothing can run: as for an unknown scenario name */
 			fprintf(stderr, "%s run: %s\n", CLI_PROG,
 				nr == 0 ? "no built-in scenarios found" : err);
-			return CLI_EXIT_FAIL;
+			return CLI_EXIT_USAGE;
 		}
 		files = builtin;
 	}

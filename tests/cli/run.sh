@@ -85,7 +85,7 @@ IOMMULAB_DATADIR="$TMP/share/iommulab" "$BIN" run --quick --out "$TMP/inst" 002 
 	|| bad "run with IOMMULAB_DATADIR: failed"
 [ -s "$TMP/inst/seed002-map-pages.json" ] || bad "run with IOMMULAB_DATADIR: no JSON"
 IOMMULAB_DATADIR="$TMP/nowhere" "$BIN" run --out "$TMP/x" >/dev/null 2>"$TMP/err"; rc=$?
-[ $rc -ne 0 ] || bad "run with a wrong IOMMULAB_DATADIR: exit 0"
+[ $rc -eq 2 ] || bad "run with a wrong IOMMULAB_DATADIR: exit $rc, want 2 (as 'run 000' there)"
 grep -q 'IOMMULAB_DATADIR' "$TMP/err" || bad "run with a wrong IOMMULAB_DATADIR: no explanation"
 
 # Determinism: the same command twice gives byte-identical result JSON (simulator statistics
