@@ -46,6 +46,10 @@ struct ilab_case;
 struct ilab_case_result;
 int ilab_allreduce_run(const struct ilab_scenario *s, const struct ilab_case *c,
 		       struct ilab_case_result *r, char *err, size_t errlen);
+/* Its struct ilab_workload.check: the nodes first_node .. first_node + nr_nodes - 1 exist. */
+struct ilab_topo;
+int ilab_allreduce_check(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
+			 size_t msglen);
 
 #ifdef __cplusplus
 }

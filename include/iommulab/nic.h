@@ -71,6 +71,10 @@ int ilab_workload_nic_rx(const struct ilab_scenario *s, const struct ilab_case *
 			 struct ilab_case_result *r, char *err, size_t errlen);
 int ilab_workload_nic_throughput(const struct ilab_scenario *s, const struct ilab_case *c,
 				 struct ilab_case_result *r, char *err, size_t errlen);
+/* Their struct ilab_workload.check: the NIC has a line rate or a packet rate. */
+struct ilab_topo;
+int ilab_workload_nic_check(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
+			    size_t msglen);
 
 #ifdef __cplusplus
 }

@@ -218,6 +218,8 @@ struct ilab_workload_metric {
 /* A workload: what a scenario's "workload.type" names. run() measures one case (with --quick
  * overrides already applied) and adds its figures with ilab_case_result_add(); it returns 0,
  * -ENOSYS when not implemented yet, or another negative errno with a message in err. */
+struct ilab_topo;
+
 struct ilab_workload {
 	const char *name;
 	int (*run)(const struct ilab_scenario *s, const struct ilab_case *c,
@@ -228,7 +230,17 @@ struct ilab_workload {
 	const struct ilab_workload_metric *metrics; /* terminated by { NULL } */
 	bool sim_only; /* measures simulated machines only: a scenario with engine: native is
 			* refused when it is loaded (file:line:column), not case by case */
+	/* Optional: can this case run on the machine at all (parameters against each other and
+	 * against the topology)? Called by ilab_scenario_load for every case, as written and with
+	 * the quick: overrides; 0, or non-zero with a one-line reason in msg. What it refuses is
+	 * a scenario error (exit 2 from the CLI), found before anything runs. */
+	int (*check)(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
+		     size_t msglen);
 };
+
+/* The case as its workload sees it: *in, with the scenario's quick: overrides when quick. */
+void ilab_case_effective(const struct ilab_scenario *s, const struct ilab_case *in, bool quick,
+			 struct ilab_case *out);
 
 const struct ilab_workload *ilab_workload_find(const char *name);
 /* The i-th known workload (built-in first, then registered), NULL past the end. */

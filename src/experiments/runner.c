@@ -49,19 +49,6 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The case as the workload sees it: with --quick, the scenario's quick overrides applied. */
-static void effective_case(const struct ilab_scenario *s, const struct ilab_case *in, bool quick,
-			   struct ilab_case *out)
-{
-	*out = *in;
-	if (!quick)
-		return;
-	for (unsigned q = 0; q < s->nr_quick; q++)
-		for (unsigned i = 0; i < out->nr_params; i++)
-			if (strcmp(out->params[i].name, s->quick[q].name) == 0)
-				out->params[i].value = s->quick[q].value;
-}
-
 static void run_case(const struct ilab_scenario *s, const struct ilab_case *k, bool quick,
 		     struct ilab_case_result *r)
 {
@@ -70,7 +57,7 @@ static void run_case(const struct ilab_scenario *s, const struct ilab_case *k, b
 	double t0 = now_seconds();
 	int ret;
 
-	effective_case(s, k, quick, &eff);
+	ilab_case_effective(s, k, quick, &eff);
 	ret = s->workload->run(s, &eff, r, err, sizeof(err));
 	r->host_seconds = now_seconds() - t0;
 	if (ret == -ENOSYS) {

@@ -748,6 +748,18 @@ static int check_profile(const char *path, struct ilab_scenario **out, char *err
 		ret = check_param_nodes(path, s, s->cases[i].params, s->cases[i].nr_params,
 					s->cases[i].line, ilab_topo_nr_nodes(topo),
 					ilab_topo_name(topo), err, errlen);
+	for (unsigned i = 0; !ret && s->workload->check && i < s->nr_cases; i++)
+		for (int quick = 0; !ret && quick <= (s->nr_quick > 0); quick++) {
+			struct ilab_case eff;
+
+			ilab_case_effective(s, &s->cases[i], quick, &eff);
+			if (!s->workload->check(&eff, topo, msg, sizeof(msg)))
+				continue;
+			snprintf(err, errlen, "%s:%u:1: case '%s'%s on %s: %s", path,
+				 s->cases[i].line, s->cases[i].label,
+				 quick ? " with the quick: overrides" : "", ilab_topo_name(topo), msg);
+			ret = -EINVAL;
+		}
 	goto out;
 bad_profile:
 	snprintf(err, errlen, "%s:%u:%u: profile: %s", path, s->profile_line, s->profile_column,
@@ -806,6 +818,18 @@ void ilab_scenario_free(struct ilab_scenario *s)
 	free(s->cases);
 	free(s->effects);
 	free(s);
+}
+
+void ilab_case_effective(const struct ilab_scenario *s, const struct ilab_case *in, bool quick,
+			 struct ilab_case *out)
+{
+	*out = *in;
+	if (!quick)
+		return;
+	for (unsigned q = 0; q < s->nr_quick; q++)
+		for (unsigned i = 0; i < out->nr_params; i++)
+			if (strcmp(out->params[i].name, s->quick[q].name) == 0)
+				out->params[i].value = s->quick[q].value;
 }
 
 double ilab_case_param(const struct ilab_case *c, const char *name, double dflt)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "iommulab/scenario.h"
+#include "iommulab/topo.h"
 
 #include "experiments/sim_env.h"
 
@@ -93,4 +94,19 @@ int ilab_workload_map_bench_run(const struct ilab_scenario *s, const struct ilab
 		r->stats_json = ilab_sim_env_stats_json(e);
 	ilab_sim_env_down(e);
 	return ret;
+}
+
+/* dma_map_benchmark binds its threads to the node's CPUs (-n), one each: more threads than the
+ * node has CPUs cannot run (the kernel module refuses them too). */
+int ilab_workload_map_bench_check(const struct ilab_case *c, const struct ilab_topo *topo,
+				  char *msg, size_t msglen)
+{
+	unsigned node = (unsigned)ilab_case_param(c, "node", 0), n = 0;
+	unsigned threads = (unsigned)ilab_case_param(c, "threads", 1);
+
+	ilab_topo_node_cpus(topo, node, &n);
+	if (threads <= n)
+		return 0;
+	snprintf(msg, msglen, "threads: %u, but node %u has %u CPUs", threads, node, n);
+	return -EINVAL;
 }

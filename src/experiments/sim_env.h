@@ -72,5 +72,8 @@ int ilab_workload_cmdsync_run(const struct ilab_scenario *s, const struct ilab_c
 			      struct ilab_case_result *r, char *err, size_t errlen);
 int ilab_workload_map_bench_run(const struct ilab_scenario *s, const struct ilab_case *c,
 				struct ilab_case_result *r, char *err, size_t errlen);
+/* its struct ilab_workload.check: no more threads than the node has CPUs */
+int ilab_workload_map_bench_check(const struct ilab_case *c, const struct ilab_topo *topo,
+				  char *msg, size_t msglen);
 
 #endif /* ILAB_EXPERIMENTS_SIM_ENV_H */

@@ -9,6 +9,7 @@
 
 #include "iommulab/allreduce.h"
 #include "iommulab/scenario.h"
+#include "iommulab/topo.h"
 
 static double param(const struct ilab_case *c, const char *name, double dflt)
 {
@@ -56,4 +57,17 @@ int ilab_allreduce_run(const struct ilab_scenario *s, const struct ilab_case *c,
 		     res.pages, (uint64_t)res.time_ns) < 0)
 		r->stats_json = NULL;
 	return 0;
+}
+
+int ilab_allreduce_check(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
+			 size_t msglen)
+{
+	unsigned first = (unsigned)param(c, "first_node", 0), nr = (unsigned)param(c, "nr_nodes", 1);
+	unsigned nodes = ilab_topo_nr_nodes(topo);
+
+	if (first + nr <= nodes)
+		return 0;
+	snprintf(msg, msglen, "first_node %u and nr_nodes %u need nodes %u-%u, the machine has 0-%u",
+		 first, nr, first, first + nr - 1, nodes - 1);
+	return -EINVAL;
 }

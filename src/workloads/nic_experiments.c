@@ -100,3 +100,15 @@ int ilab_workload_nic_throughput(const struct ilab_scenario *s, const struct ila
 		return ret;
 	return finish(r, "throughput", "Gbit/s", res.goodput_gbps, stats, err, errlen);
 }
+
+/* Without a line rate and a packet rate the NIC would deliver frames in no time at all. */
+int ilab_workload_nic_check(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
+			    size_t msglen)
+{
+	(void)topo;
+	if (ilab_case_param(c, "link_gbps", 0) > 0 || ilab_case_param(c, "nic_mpps", 0) > 0)
+		return 0;
+	snprintf(msg, msglen, "link_gbps and nic_mpps are both 0: the NIC needs a line rate or a "
+		 "packet rate");
+	return -EINVAL;
+}

@@ -60,6 +60,12 @@ static const struct expect expected[] = {
 	{ "bad-effect-missing-to.yaml", 11, 5, "effect: missing required key 'to'" },
 	{ "bad-two-documents.yaml", 12, 1, "a second YAML document: a scenario file holds one" },
 	{ "bad-title-lines.yaml", 4, 8, "title: one line of text expected" },
+	/* workloads' own checks of a case against the machine (struct ilab_workload.check) */
+	{ "bad-threads-node.yaml", 9, 1,
+	  "case 'a' on kunpeng920: threads: 33, but node 2 has 32 CPUs" },
+	{ "bad-nic-no-rate.yaml", 8, 1, "the NIC needs a line rate or a packet rate" },
+	{ "bad-allreduce-nodes.yaml", 9, 1,
+	  "first_node 1 and nr_nodes 2 need nodes 1-2, the machine has 0-1" },
 };
 
 #define NR_EXPECTED (sizeof(expected) / sizeof(expected[0]))
