@@ -416,7 +416,10 @@ static int load_profile(struct bench_opts *o, struct ilab_profile *prof)
 		return CLI_EXIT_USAGE;
 	}
 	if (ilab_profile_open(what, prof, err, sizeof(err))) {
-		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
+		/* without --profile the topology's name had to be a profile's too: say so */
+		fprintf(stderr, "%s bench: %s%s\n", CLI_PROG, err,
+			o->profile ? "" : " (--engine sim takes the profile named after --topology; "
+					  "give --profile for another machine)");
 		return CLI_EXIT_USAGE;
 	}
 	if (!o->topology_set)
