@@ -168,7 +168,9 @@ static int get_number(struct sctx *c, const yaml_node_t *v, const char *key, dou
 		return serr(c, v, "%s: expected a number, got '%s'", key, s);
 	errno = 0;
 	d = strtod(s, &end);
-	if (*end || end == s || errno == ERANGE || !isfinite(d))
+	if (!*end && end != s && (errno == ERANGE || !isfinite(d))) /* 1e-320, 1e999 */
+		return serr(c, v, "%s: %s is too small or too large for a double", key, s);
+	if (*end || end == s)
 		return serr(c, v, "%s: expected a number, got '%s'", key, s);
 	if (integer && d != floor(d))
 		return serr(c, v, "%s: expected an integer, got '%s'", key, s);

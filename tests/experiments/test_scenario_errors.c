@@ -60,6 +60,7 @@ static const struct expect expected[] = {
 	{ "bad-effect-missing-to.yaml", 11, 5, "effect: missing required key 'to'" },
 	{ "bad-two-documents.yaml", 12, 1, "a second YAML document: a scenario file holds one" },
 	{ "bad-title-lines.yaml", 4, 8, "title: one line of text expected" },
+	{ "bad-number-double.yaml", 10, 40, "value: 1e999 is too small or too large for a double" },
 	/* workloads' own checks of a case against the machine (struct ilab_workload.check) */
 	{ "bad-threads-node.yaml", 9, 1,
 	  "case 'a' on kunpeng920: threads: 33, but node 2 has 32 CPUs" },
