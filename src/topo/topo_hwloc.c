@@ -348,10 +348,10 @@ static int read_file(const char *path, char **buf, size_t *len, char *err, size_
 	char *b;
 
 	/* a FIFO or a device would block or never end: only regular files are topologies */
-	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-		return topo_fail(err, errlen, EISDIR, "%s: cannot read (a directory)", path);
 	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-		return topo_fail(err, errlen, EINVAL, "%s: not a regular file", path);
+		return S_ISDIR(sb.st_mode)
+			       ? topo_fail(err, errlen, EISDIR, "%s: cannot read (a directory)", path)
+			       : topo_fail(err, errlen, EINVAL, "%s: not a regular file", path);
 	f = fopen(path, "rb");
 	if (!f)
 		return topo_fail(err, errlen, errno, "%s: cannot read (%s)", path, strerror(errno));

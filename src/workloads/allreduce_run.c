@@ -5,36 +5,27 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "iommulab/allreduce.h"
 #include "iommulab/scenario.h"
 #include "iommulab/topo.h"
-
-static double param(const struct ilab_case *c, const char *name, double dflt)
-{
-	for (unsigned i = 0; i < c->nr_params; i++)
-		if (!strcmp(c->params[i].name, name))
-			return c->params[i].value;
-	return dflt;
-}
 
 int ilab_allreduce_run(const struct ilab_scenario *s, const struct ilab_case *c,
 		       struct ilab_case_result *r, char *err, size_t errlen)
 {
 	struct ilab_allreduce_cfg cfg = {
 		.profile = s->profile,
-		.first_node = (unsigned)param(c, "first_node", 0),
-		.nr_nodes = (unsigned)param(c, "nr_nodes", 1),
-		.gpus_per_node = (unsigned)param(c, "gpus_per_node", 4),
-		.nics_per_node = (unsigned)param(c, "nics_per_node", 4),
-		.pgtable_node = (int)param(c, "pgtable_node", 1),
+		.first_node = (unsigned)ilab_case_param(c, "first_node", 0),
+		.nr_nodes = (unsigned)ilab_case_param(c, "nr_nodes", 1),
+		.gpus_per_node = (unsigned)ilab_case_param(c, "gpus_per_node", 4),
+		.nics_per_node = (unsigned)ilab_case_param(c, "nics_per_node", 4),
+		.pgtable_node = (int)ilab_case_param(c, "pgtable_node", 1),
 		.attach_group_by_node = c->mech.vfio_attach_group_by_node,
 		.cma_pernuma = c->mech.cma == ILAB_CMA_POLICY_PERNUMA,
-		.message_bytes = param(c, "message_bytes", 1 << 28),
-		.iterations = (unsigned)param(c, "iterations", 1),
-		.hosts = (unsigned)param(c, "hosts", 2),
-		.buffer_bytes = (uint64_t)param(c, "buffer_bytes", 16 << 20),
+		.message_bytes = ilab_case_param(c, "message_bytes", 1 << 28),
+		.iterations = (unsigned)ilab_case_param(c, "iterations", 1),
+		.hosts = (unsigned)ilab_case_param(c, "hosts", 2),
+		.buffer_bytes = (uint64_t)ilab_case_param(c, "buffer_bytes", 16 << 20),
 	};
 	struct ilab_allreduce_result res;
 	int ret;
@@ -62,7 +53,8 @@ int ilab_allreduce_run(const struct ilab_scenario *s, const struct ilab_case *c,
 int ilab_allreduce_check(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
 			 size_t msglen)
 {
-	unsigned first = (unsigned)param(c, "first_node", 0), nr = (unsigned)param(c, "nr_nodes", 1);
+	unsigned first = (unsigned)ilab_case_param(c, "first_node", 0);
+	unsigned nr = (unsigned)ilab_case_param(c, "nr_nodes", 1);
 	unsigned nodes = ilab_topo_nr_nodes(topo);
 
 	if (first + nr <= nodes)
