@@ -1,12 +1,14 @@
 # Convenience front end over CMake. The two commands a user needs:
 #   make run    build (installing Debian packages if missing) and run the main job
 #   make test   build and run the whole test suite with ctest
+# and one for the simulator's host speed:
+#   make bench-sim   Release and profile-guided builds of bench_sim_dma, both run (~3 min)
 BUILD    ?= build
 TYPE     ?= RelWithDebInfo
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test bench install clean
+.PHONY: all deps configure build run test bench-sim install clean
 
 all: build
 
@@ -27,6 +29,9 @@ run: build
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+bench-sim: deps
+	scripts/bench-sim.sh $(ARGS)
 
 install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)

@@ -1,9 +1,16 @@
 /* bench_sim_dma.c — the simulator's speed on the whole DMA stack: host ns per simulated strict
  * 4 KiB dma_map_single + dma_unmap_single (kunpeng920 board, SMMUv3 model agent, driver,
  * dma-iommu) at 1, 16 and 128 simulated CPUs, simulated seconds per host second, and whether
- * host cost is linear in the number of operations (10k vs 100k). It prints figures; it is
- * not a test. Usage: bench_sim_dma [profile name or file [cpus [ops]]]   (default: kunpeng920;
- * with cpus, only that configuration is run: handy under perf or callgrind).
+ * host cost is linear in the number of operations. It prints figures; it is not a test.
+ *
+ * This host is shared and noisy: each configuration runs ROUNDS times, the configurations
+ * interleaved so that a noisy moment hits all of them alike, and the best and the median are
+ * printed. Each figure is a whole run's host time (fibers, warm-up and tear-down included)
+ * over its operations; the linearity part separates the per-run fixed cost from the marginal
+ * cost of one more operation (10k, 100k and 1M operations at 128 CPUs).
+ *
+ * Usage: bench_sim_dma [profile name or file [cpus [ops]]]   (default: kunpeng920; with cpus,
+ * one run of that configuration only: handy under perf or callgrind).
  * ILAB_SIM_LOOKAHEAD=none|profile in the environment picks the simulator's lookahead.
  */
 #include <inttypes.h>
@@ -114,20 +121,58 @@ out:
 	return rc;
 }
 
+#ifndef ILAB_BUILD_DESC
+#define ILAB_BUILD_DESC "unknown build"
+#endif
+
+enum { ROUNDS = 5 };
+
+static double ns_per_op(const struct figure *f)
+{
+	return (double)f->host_ns / (double)f->ops;
+}
+
 static void print(unsigned cpus, const struct figure *f)
 {
 	printf("%4u CPUs %7" PRIu64 " ops: %8.1f host ns per map+unmap, simulated %.6f s in "
 	       "%.3f host s = %.4f simulated s per host s (lookahead %" PRIu64 " ns)\n",
-	       cpus, f->ops, (double)f->host_ns / (double)f->ops, f->sim_ns / 1e9,
-	       f->host_ns / 1e9, (double)f->sim_ns / (double)f->host_ns, f->lookahead_ns);
+	       cpus, f->ops, ns_per_op(f), f->sim_ns / 1e9, f->host_ns / 1e9,
+	       (double)f->sim_ns / (double)f->host_ns, f->lookahead_ns);
+}
+
+static int by_cost(const void *a, const void *b)
+{
+	double x = ns_per_op(a), y = ns_per_op(b);
+
+	return (x > y) - (x < y);
+}
+
+/* Best and median of one configuration's rounds (sorted in place). */
+static void print_rounds(unsigned cpus, struct figure *r, unsigned n)
+{
+	qsort(r, n, sizeof(*r), by_cost);
+	printf("%4u CPUs %7" PRIu64 " ops: %8.1f host ns per map+unmap best, %8.1f median of %u; "
+	       "%.4f simulated s per host s at best (simulated %.6f s, lookahead %" PRIu64 " ns)\n",
+	       cpus, r[0].ops, ns_per_op(&r[0]), ns_per_op(&r[n / 2]), n,
+	       (double)r[0].sim_ns / (double)r[0].host_ns, r[0].sim_ns / 1e9, r[0].lookahead_ns);
+}
+
+/* Host time of a run = fixed + marginal * ops: the marginal cost between two run sizes. */
+static double marginal_ns(const struct figure *small, const struct figure *big)
+{
+	return ((double)big->host_ns - (double)small->host_ns) /
+	       ((double)big->ops - (double)small->ops);
 }
 
 int main(int argc, char **argv)
 {
 	static const unsigned cpus[] = { 1, 16, 128 };
+	enum { NCFG = sizeof(cpus) / sizeof(cpus[0]) };
+	static const uint64_t lin_ops[] = { 10112, 100096, 1000064 }; /* multiples of 128 */
+	enum { NLIN = sizeof(lin_ops) / sizeof(lin_ops[0]) };
 	struct ilab_profile prof;
 	char path[ILAB_PROFILE_PATH_MAX], err[600];
-	struct figure f, small, big;
+	struct figure f, rounds[NCFG][ROUNDS], lin[NLIN][ROUNDS];
 
 	if (ilab_profile_resolve(argc > 1 ? argv[1] : "kunpeng920", path, sizeof(path), err,
 				 sizeof(err)) ||
@@ -143,6 +188,7 @@ int main(int argc, char **argv)
 					 : ILAB_SIM_LOOKAHEAD_PROFILE;
 	printf("strict 4 KiB dma_map_single + unmap, simulated %s (profile %s), one SMMU\n",
 	       prof.topology, path);
+	printf("build: %s\n", ILAB_BUILD_DESC);
 	if (argc > 2) {
 		unsigned n = (unsigned)strtoul(argv[2], NULL, 0);
 		uint64_t ops = argc > 3 ? strtoull(argv[3], NULL, 0) : 100000;
@@ -156,17 +202,29 @@ int main(int argc, char **argv)
 		print(n, &f);
 		return 0;
 	}
-	for (unsigned i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
-		if (run(&prof, cpus[i], 100000 - 100000 % cpus[i], &f))
-			return 1;
-		print(cpus[i], &f);
+	for (unsigned r = 0; r < ROUNDS; r++)
+		for (unsigned i = 0; i < NCFG; i++)
+			if (run(&prof, cpus[i], 100000 - 100000 % cpus[i], &rounds[i][r]))
+				return 1;
+	for (unsigned i = 0; i < NCFG; i++)
+		print_rounds(cpus[i], rounds[i], ROUNDS);
+
+	printf("linearity at 128 CPUs (host time = fixed + marginal x ops; best of %u each):\n",
+	       ROUNDS);
+	for (unsigned r = 0; r < ROUNDS; r++)
+		for (unsigned i = 0; i < NLIN; i++)
+			if (run(&prof, 128, lin_ops[i], &lin[i][r]))
+				return 1;
+	for (unsigned i = 0; i < NLIN; i++)
+		print_rounds(128, lin[i], ROUNDS); /* sorts: [0] is the best */
+	{
+		double m1 = marginal_ns(&lin[0][0], &lin[1][0]);
+		double m2 = marginal_ns(&lin[1][0], &lin[2][0]);
+		double fixed = (double)lin[2][0].host_ns - m2 * (double)lin[2][0].ops;
+
+		printf("marginal host ns per map+unmap: %.1f from 10k to 100k ops, %.1f from 100k to "
+		       "1M (ratio %.2f: 1.00 is linear); fixed cost per run %.2f ms\n",
+		       m1, m2, m2 / m1, fixed / 1e6);
 	}
-	printf("linearity at 128 CPUs (host cost per op should not grow with the count):\n");
-	if (run(&prof, 128, 10112, &small) || run(&prof, 128, 100096, &big))
-		return 1;
-	print(128, &small);
-	print(128, &big);
-	printf("ratio of host ns per op, 100k / 10k: %.2f\n",
-	       ((double)big.host_ns / (double)big.ops) / ((double)small.host_ns / (double)small.ops));
 	return 0;
 }
