@@ -659,6 +659,9 @@ int ilab_scenario_parse(const char *text, size_t len, const char *name,
 	*out = NULL;
 	if (err && errlen)
 		err[0] = '\0';
+	ret = ilab_yaml_check_depth(text, len, c.file, "scenario", err, errlen);
+	if (ret)
+		return ret;
 	if (!yaml_parser_initialize(&parser))
 		return -ENOMEM;
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

@@ -385,6 +385,9 @@ int ilab_profile_parse(const char *text, size_t len, const char *name, struct il
 	memset(&p, 0, sizeof(p));
 	p.llc_local_ns = p.line_hit_stream_ns = p.retry_hold_ns = UINT64_MAX; /* not given */
 	p.smmu_ril = -1;
+	rc = ilab_yaml_check_depth(text, len, c.file, "machine profile", err, errlen);
+	if (rc)
+		return rc;
 	if (!yaml_parser_initialize(&parser))
 		return -ENOMEM;
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

@@ -36,6 +36,56 @@ static inline int ilab_yaml_verrf(char *err, size_t errlen, const char *file,
 			       at ? at->start_mark.column + 1 : 1, fmt, ap);
 }
 
+/* Lists and mappings nested deeper than this are refused. Scenarios and profiles nest four
+ * levels at most; libyaml's loader takes time quadratic in the depth (a 400 KB file of '['
+ * would run for minutes), so the limit must hold before it builds anything. */
+#define ILAB_YAML_MAX_DEPTH 64
+
+/* Read text as a stream of events, without building a document, and refuse it with
+ * "file:line:column: message" at the first list or mapping that opens level
+ * ILAB_YAML_MAX_DEPTH + 1. Returns 0 when the nesting is within the limit, and also on a
+ * syntax error: the loader that runs next reports that at its place. -ENOMEM when libyaml
+ * runs out of memory. */
+static inline int ilab_yaml_check_depth(const char *text, size_t len, const char *file,
+					const char *what, char *err, size_t errlen)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	unsigned depth = 0;
+	int ret = 0;
+
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	for (;;) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			if (parser.error == YAML_MEMORY_ERROR)
+				ret = -ENOMEM;
+			break;
+		}
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+			if (++depth > ILAB_YAML_MAX_DEPTH) {
+				if (err && errlen)
+					snprintf(err, errlen, "%s:%zu:%zu: lists and mappings nested "
+						 "more than %d deep: not a %s", file,
+						 ev.start_mark.line + 1, ev.start_mark.column + 1,
+						 ILAB_YAML_MAX_DEPTH, what);
+				ret = -EINVAL;
+			}
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT ||
+			   ev.type == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		if (ret || ev.type == YAML_STREAM_END_EVENT) {
+			yaml_event_delete(&ev);
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	return ret;
+}
+
 /* After the first document: the rest of the stream must be empty. A second document (or
  * broken YAML after the first) would otherwise be ignored in silence. Returns 0, or -EINVAL
  * with "file:line:column: message" in err. */
