@@ -8,11 +8,11 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "iommulab/report.h"
+#include "util/atomic_file.h"
 
 extern char **environ;
 
@@ -128,10 +128,12 @@ static int write_script(FILE *f, const struct ilab_scenario_result *r, const cha
 		s->name);
 	fputs("# Points: the seed's published figures. Lines: iommulab's. Re-render: gnuplot <this file>\n",
 	      f);
-	fprintf(f, "set terminal pngcairo noenhanced size %u,600 font ',10'\nset output ",
+	fprintf(f, "set terminal pngcairo noenhanced size %u,600 font ',10'\n",
 		ax.nr_metrics > 1 ? 560 * ax.nr_metrics : 720);
+	/* iommulab renders to a temporary name given with -e and renames it when complete */
+	fputs("if (!exists(\"ilab_png\")) ilab_png = ", f);
 	put_quoted(f, png);
-	fputs("\nset datafile missing NaN\nset grid\nset key below\n", f);
+	fputs("\nset output ilab_png\nset datafile missing NaN\nset grid\nset key below\n", f);
 	if (s->plot_logx)
 		fputs("set logscale x 2\n", f);
 	if (s->plot_logy)
@@ -200,11 +202,22 @@ static bool find_gnuplot(char *buf, size_t len)
 	return false;
 }
 
-static int run_gnuplot(const char *prog, const char *script, char *msg, size_t msglen)
+/* gnuplot -e "ilab_png='out'" script: the script's output name, overridden. */
+static int run_gnuplot(const char *prog, const char *script, const char *out, char *msg,
+		       size_t msglen)
 {
-	char *argv[] = { (char *)prog, (char *)script, NULL };
+	char set[2 * ILAB_SCN_PATH_MAX + 100], *p = set;
+	char *argv[] = { (char *)prog, "-e", set, (char *)script, NULL };
 	pid_t pid;
 	int st, ret;
+
+	p += sprintf(p, "ilab_png='");
+	for (; *out && p < set + sizeof(set) - 4; out++) { /* '' stands for one quote */
+		if (*out == '\'')
+			*p++ = '\'';
+		*p++ = *out;
+	}
+	strcpy(p, "'");
 
 	ret = posix_spawnp(&pid, prog, NULL, NULL, argv, environ);
 	if (ret) {
@@ -224,13 +237,57 @@ static int run_gnuplot(const char *prog, const char *script, char *msg, size_t m
 	return 0;
 }
 
+/* A PNG file ends with its IEND chunk: without it, gnuplot (or the disk) stopped short. */
+static bool png_complete(const char *path)
+{
+	static const unsigned char iend[12] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D',
+						0xae, 0x42, 0x60, 0x82 };
+	unsigned char tail[12];
+	FILE *f = fopen(path, "rb");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fseek(f, -12, SEEK_END) == 0 && fread(tail, 1, 12, f) == 12 &&
+	     memcmp(tail, iend, 12) == 0;
+	fclose(f);
+	return ok;
+}
+
+/* Render script into png through a temporary file next to it, renamed when complete. */
+static int render(const char *prog, const char *script, const char *png, char *msg,
+		  size_t msglen)
+{
+	char tmp[ILAB_SCN_PATH_MAX + 100];
+	int ret;
+
+	ret = ilab_afile_tmpname(png, tmp, sizeof(tmp));
+	if (ret) {
+		snprintf(msg, msglen, "%s: %s", png, strerror(-ret));
+		return ret;
+	}
+	ret = run_gnuplot(prog, script, tmp, msg, msglen);
+	if (!ret && !png_complete(tmp)) {
+		snprintf(msg, msglen, "%s ran but wrote no complete %s", prog, png);
+		ret = -EIO;
+	}
+	if (!ret && rename(tmp, png) != 0) {
+		ret = -errno;
+		snprintf(msg, msglen, "%s: %s", png, strerror(-ret));
+	}
+	if (ret) {
+		unlink(tmp);
+		remove(png); /* an older picture would pass for this run's */
+	}
+	return ret;
+}
+
 int ilab_report_plot(const struct ilab_scenario_result *r, const char *dir, char *msg,
 		     size_t msglen)
 {
 	const struct ilab_scenario *s = r->scenario;
 	char script[ILAB_SCN_PATH_MAX + 80], png[ILAB_SCN_PATH_MAX + 80], prog[ILAB_SCN_PATH_MAX];
-	struct stat st;
-	FILE *f;
+	struct ilab_afile a;
 	int ret;
 
 	if (!has_ours(r)) {
@@ -239,33 +296,22 @@ int ilab_report_plot(const struct ilab_scenario_result *r, const char *dir, char
 	}
 	snprintf(script, sizeof(script), "%s/%s.gp", dir, s->name);
 	snprintf(png, sizeof(png), "%s/%s.png", dir, s->name);
-	f = fopen(script, "w");
-	if (!f) {
-		ret = -errno;
-		snprintf(msg, msglen, "%s: %s", script, strerror(-ret));
+	ret = ilab_afile_open(&a, script, msg, msglen);
+	if (ret)
 		return ret;
-	}
-	ret = write_script(f, r, png);
-	if (fclose(f) != 0 && !ret)
-		ret = -EIO;
-	if (ret) {
-		snprintf(msg, msglen, "%s: write error", script);
+	write_script(a.f, r, png); /* a failed write leaves ferror set: commit reports it */
+	ret = ilab_afile_commit(&a, msg, msglen);
+	if (ret)
 		return ret;
-	}
 	if (!find_gnuplot(prog, sizeof(prog))) {
 		snprintf(msg, msglen,
 			 "warning: gnuplot not found, no %s (the script is %s: run gnuplot on it)", png,
 			 script);
 		return 1;
 	}
-	remove(png);
-	ret = run_gnuplot(prog, script, msg, msglen);
+	ret = render(prog, script, png, msg, msglen);
 	if (ret)
 		return ret;
-	if (stat(png, &st) != 0 || st.st_size == 0) {
-		snprintf(msg, msglen, "%s ran but wrote no %s", prog, png);
-		return -EIO;
-	}
 	snprintf(msg, msglen, "%s", png);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "iommulab/report.h"
+#include "util/atomic_file.h"
 
 /* Integral values up to 2^53 are exact in a double and become JSON integers. Other values are
  * rounded to 15 significant digits, the precision the file is written with, so that reading
@@ -242,18 +243,20 @@ int ilab_result_write_json(const struct ilab_scenario_result *r, FILE *f)
 int ilab_result_save_json(const struct ilab_scenario_result *r, const char *path, char *err,
 			  size_t errlen)
 {
-	FILE *f = fopen(path, "w");
+	struct ilab_afile a;
 	int ret;
 
-	if (!f) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+	/* whole or not at all: a full disk must not leave a truncated JSON behind */
+	ret = ilab_afile_open(&a, path, err, errlen);
+	if (ret)
+		return ret;
+	ret = ilab_result_write_json(r, a.f);
+	if (ret && !ferror(a.f)) { /* nothing to ask the file: say what failed */
+		ilab_afile_abort(&a);
+		snprintf(err, errlen, "%s: %s", path,
+			 ret == -ENOMEM ? "out of memory" : "write error");
 		return ret;
 	}
-	ret = ilab_result_write_json(r, f);
-	if (fclose(f) != 0 && ret == 0)
-		ret = -EIO;
-	if (ret)
-		snprintf(err, errlen, "%s: %s", path, ret == -ENOMEM ? "out of memory" : "write error");
-	return ret;
+	/* a failed write has set ferror: commit removes the file and names the reason */
+	return ilab_afile_commit(&a, err, errlen);
 }
