@@ -10,13 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "iommulab/report.h"
 #include "iommulab/scenario.h"
+#include "util/atomic_file.h"
 
 #define ERRLEN 1024
 
-/* mkdir -p */
+/* mkdir -p; -EEXIST when path is there but not a directory */
 static int make_dirs(const char *path)
 {
 	char buf[ILAB_SCN_PATH_MAX];
@@ -35,8 +37,36 @@ static int make_dirs(const char *path)
 	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
 		return -errno;
 	if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
-		return -ENOTDIR;
+		return -EEXIST; /* there, and not a directory */
 	return 0;
+}
+
+/* The results directory: created, and a file can be made there (a read-only place, or one
+ * that is not a directory, is found before anything runs, not after the first scenario).
+ * Prints the one-line reason; returns a CLI exit code. */
+static int prepare_out(const char *out)
+{
+	char name[ILAB_SCN_PATH_MAX + 32], probe[ILAB_SCN_PATH_MAX + 48];
+	int m = make_dirs(out);
+
+	if (m == -EEXIST) {
+		fprintf(stderr, "%s run: --out %s: exists and is not a directory\n", CLI_PROG, out);
+		return CLI_EXIT_USAGE;
+	}
+	if (m < 0) {
+		fprintf(stderr, "%s run: --out %s: cannot create the directory: %s\n", CLI_PROG,
+			out, strerror(-m));
+		return CLI_EXIT_USAGE;
+	}
+	snprintf(name, sizeof(name), "%s/.iommulab-probe", out);
+	m = ilab_afile_tmpname(name, probe, sizeof(probe));
+	if (m < 0) {
+		fprintf(stderr, "%s run: --out %s: cannot write there: %s\n", CLI_PROG, out,
+			strerror(-m));
+		return CLI_EXIT_USAGE;
+	}
+	unlink(probe);
+	return CLI_EXIT_OK;
 }
 
 /* The command table's help line predates scenarios; this is the authoritative text. */
@@ -52,7 +82,9 @@ static void print_help(FILE *f)
 		"  -j, --json        print the result JSON to stdout instead of the tables\n"
 		"  -h, --help        show this help\n"
 		"Built-in scenarios come from $IOMMULAB_DATADIR/scenarios, else the source tree,\n"
-		"else the install prefix. A malformed scenario: file:line:column: message, exit 2.\n",
+		"else the install prefix. A malformed scenario: file:line:column: message, exit 2;\n"
+		"an --out that is not a writable directory: exit 2. Files are written whole or not\n"
+		"at all; a failed write: exit 1.\n",
 		CLI_PROG);
 }
 
@@ -206,14 +238,8 @@ int cmd_run(int argc, char **argv)
 				break;
 			}
 	}
-	if (ret == CLI_EXIT_OK) {
-		int m = make_dirs(out);
-
-		if (m < 0) {
-			fprintf(stderr, "%s run: cannot create %s: %s\n", CLI_PROG, out, strerror(-m));
-			ret = CLI_EXIT_FAIL;
-		}
-	}
+	if (ret == CLI_EXIT_OK)
+		ret = prepare_out(out);
 	if (ret == CLI_EXIT_OK && json && !(json_all = json_array()))
 		ret = CLI_EXIT_FAIL;
 

@@ -57,12 +57,36 @@ done
 [ -e "$TMP/mixed" ] && bad "run good+bad: created the results directory"
 grep -q '^\[seed000' "$TMP/err" && bad "run good+bad: ran seed 000 anyway"
 
-# A results directory that cannot be created: exit 1 before anything runs.
-"$BIN" run --quick --out /dev/null/res 000 >"$TMP/out" 2>"$TMP/err"; rc=$?
-[ $rc -eq 1 ] || bad "run --out /dev/null/res: exit $rc, want 1"
-grep -q 'cannot create /dev/null/res' "$TMP/err" || bad "run --out /dev/null/res: '$(head -1 "$TMP/err")'"
-grep -q '^\[seed000' "$TMP/err" && bad "run --out /dev/null/res: ran the scenario anyway"
-[ -s "$TMP/out" ] && bad "run --out /dev/null/res: printed a table"
+# A results directory that cannot be created or written: exit 2 with one line, before anything
+# runs. /sys refuses new files even to root (chmod would not stop root).
+touch "$TMP/afile"
+for o in /dev/null/res "$TMP/afile" "$TMP/afile/res" /sys; do
+	"$BIN" run --quick --out "$o" 000 >"$TMP/out" 2>"$TMP/err"; rc=$?
+	[ $rc -eq 2 ] || bad "run --out $o: exit $rc, want 2"
+	[ "$(wc -l <"$TMP/err")" -eq 1 ] || bad "run --out $o: not one line: '$(cat "$TMP/err")'"
+	grep -q "^iommulab run: --out $o: " "$TMP/err" || bad "run --out $o: '$(head -1 "$TMP/err")'"
+	grep -q '^\[seed000' "$TMP/err" && bad "run --out $o: ran the scenario anyway"
+	[ -s "$TMP/out" ] && bad "run --out $o: printed a table"
+done
+"$BIN" run --quick --out "$TMP/afile" 000 >/dev/null 2>"$TMP/err"
+grep -q 'exists and is not a directory' "$TMP/err" || bad "run --out FILE: '$(head -1 "$TMP/err")'"
+"$BIN" run --quick --out /sys 000 >/dev/null 2>"$TMP/err"
+grep -q 'cannot write there' "$TMP/err" || bad "run --out /sys: '$(head -1 "$TMP/err")'"
+# The probe leaves nothing behind in a good directory.
+mkdir "$TMP/empty"
+"$BIN" run --quick --out "$TMP/empty" 000 >/dev/null 2>&1 || bad "run --out an empty directory failed"
+[ -z "$(ls -A "$TMP/empty" | grep -v '^seed000-cmdsync\.\(json\|gp\|png\)$')" ] ||
+	bad "run left other files: $(ls -A "$TMP/empty" | tr '\n' ' ')"
+
+# A results file that cannot be written whole (here a 2 KiB file size limit, SIGXFSZ ignored so
+# that writes fail with EFBIG): exit 1 naming the file, and no partial or temporary file.
+mkdir "$TMP/small"
+(trap '' XFSZ; ulimit -f 2; exec "$BIN" run --quick --out "$TMP/small" 000) >/dev/null 2>"$TMP/err"; rc=$?
+[ $rc -eq 1 ] || bad "run under ulimit -f 2: exit $rc, want 1"
+grep -q "^iommulab run: $TMP/small/seed000-cmdsync.json: File too large$" "$TMP/err" ||
+	bad "run under ulimit -f 2: '$(grep -v '^\[' "$TMP/err" | head -1)'"
+[ -e "$TMP/small/seed000-cmdsync.json" ] && bad "run under ulimit -f 2: a partial JSON is left"
+ls -A "$TMP/small" | grep -q '^\.' && bad "run under ulimit -f 2: temporary files left: $(ls -A "$TMP/small")"
 
 # The same scenario twice (here by id and by name): its results would overwrite each other.
 "$BIN" run --quick --out "$TMP/twice" 000 cmdsync >"$TMP/out" 2>"$TMP/err"; rc=$?
