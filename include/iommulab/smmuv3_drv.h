@@ -151,7 +151,8 @@ struct ilab_smmu_drv_queue_stats {
 	unsigned log2size;
 	uint64_t entries;        /* entries made visible to the SMMU (CMD_SYNCs included) */
 	uint64_t prod_writes;    /* PROD register writes */
-	uint64_t errors;         /* CONS.ERR toggles handled (ECMDQ only) */
+	uint64_t errors;         /* command errors handled: an ECMDQ's CONS.ERR toggles, the main
+				  * queue's GERROR.CMDQ_ERR (docs/smmuv3-driver.md) */
 	uint64_t err_ill, err_abt; /* of which CERROR_ILL (command skipped), CERROR_ABT (retried) */
 };
 /* Counters of queue q (0 = main, 1 + n = ECMDQ n); -EINVAL for a bad queue. */

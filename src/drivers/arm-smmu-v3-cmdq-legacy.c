@@ -100,16 +100,24 @@ void arm_smmu_cmdq_legacy_free(struct arm_smmu_device *smmu, struct arm_smmu_cmd
 static int legacy_insert(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
 			 const uint64_t cmd[2])
 {
-	uint64_t pc = plat_load64(&cmdq->legacy_pc), deadline = 0;
+	uint64_t pc = plat_load64(&cmdq->legacy_pc), deadline = 0, check = 0;
 	uint32_t prod = (uint32_t)pc, cons = (uint32_t)(pc >> 32);
 	uint64_t *ent;
 
 	while (lq_full(cmdq, prod, cons)) {
-		if (!deadline)
+		if (!deadline) {
 			deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
+			check = plat_now_ns() + CMDQ_ERR_CHECK_NS;
+		}
 		cons = plat_mmio_read32(smmu->mmio, cmdq->q.cons_reg) & lq_mask(cmdq);
 		if (!lq_full(cmdq, prod, cons))
 			break;
+		/* A full queue stopped on a bad command: the 4.x GERROR interrupt would skip it. */
+		if (plat_now_ns() >= check) {
+			check = plat_now_ns() + CMDQ_ERR_CHECK_NS;
+			if (arm_smmu_gerror_handler(smmu))
+				deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
+		}
 		if (plat_now_ns() >= deadline)
 			return arm_smmu_set_error(-ETIMEDOUT, "smmuv3: CMDQ timeout (spinlock mode)");
 		plat_yield(); /* Linux: wfe() with SEV, else cpu_relax/udelay back-off */
@@ -151,6 +159,24 @@ static void count_sync(struct arm_smmu_device *smmu)
 	arm_smmu_stat_add(&st->by_opcode[CMDQ_OP_CMD_SYNC], 1);
 }
 
+/* Wait until sync_count has reached nr. A queue stopped on a bad command never gets there:
+ * every CMDQ_ERR_CHECK_NS the waiter does what the GERROR interrupt did in 4.x (skip it). */
+static int legacy_wait_count(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq, uint32_t nr)
+{
+	uint64_t deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
+	int ret;
+
+	for (;;) {
+		ret = plat_poll(cmdq->legacy_sync_count, 4, sync_reached, &nr, CMDQ_ERR_CHECK_NS);
+		if (!ret)
+			return 0;
+		if (arm_smmu_gerror_handler(smmu))
+			deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
+		else if (plat_now_ns() >= deadline)
+			return ret;
+	}
+}
+
 /* The CMD_SYNC: MSI mode waits outside the lock on sync_count; SEV mode drains the queue with
  * the lock held (Linux queue_poll_cons(q, true, wfe)). */
 static int legacy_sync(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
@@ -184,17 +210,22 @@ static int legacy_sync(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
 			count_sync(smmu);
 		}
 		legacy_unlock(cmdq);
-		return plat_poll(cmdq->legacy_sync_count, 4, sync_reached, &nr,
-				 ARM_SMMU_POLL_TIMEOUT_NS);
+		return legacy_wait_count(smmu, cmdq, nr);
 	}
 	arm_smmu_cmdq_build_cmd(cmd, &ent);
 	ret = legacy_insert(smmu, cmdq, cmd);
 	if (!ret) {
 		uint32_t prod = (uint32_t)plat_load64(&cmdq->legacy_pc);
+		uint64_t check = plat_now_ns() + CMDQ_ERR_CHECK_NS;
 
 		count_sync(smmu);
 		deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
 		while (!queue_drained(smmu, cmdq, prod)) {
+			if (plat_now_ns() >= check) {
+				check = plat_now_ns() + CMDQ_ERR_CHECK_NS;
+				if (arm_smmu_gerror_handler(smmu))
+					deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
+			}
 			if (plat_now_ns() >= deadline) {
 				ret = -ETIMEDOUT;
 				break;

@@ -1,6 +1,7 @@
 /* arm-smmu-v3-cmdq.c — the SMMUv3 command queue, software side: queue memory, command encoding,
  * Linux's lock-free multi-producer insertion (arm_smmu_cmdq_issue_cmdlist), CMD_SYNC completion
- * by MSI write-back or CONS polling, and the 64-command batch.
+ * by MSI write-back or CONS polling, the 64-command batch, and the GERROR handler that skips a
+ * command the main queue stopped on.
  * It is not the consumer (the model in src/hw/smmuv3 executes the commands) and not the policy
  * of which commands to send (arm-smmu-v3-tlb.c, arm-smmu-v3-ste.c).
  *
@@ -368,6 +369,7 @@ static int cmdq_wait_for_space(struct arm_smmu_device *smmu, struct arm_smmu_cmd
 			       struct arm_smmu_ll_queue *llq, uint32_t n, uint64_t deadline)
 {
 	struct space_arg a = { .shift = cmdq->q.max_n_shift, .n = n };
+	uint64_t check = plat_now_ns() + CMDQ_ERR_CHECK_NS;
 
 	for (;;) {
 		if (cmdq_exclusive_trylock(cmdq)) {
@@ -381,6 +383,11 @@ static int cmdq_wait_for_space(struct arm_smmu_device *smmu, struct arm_smmu_cmd
 		llq_set(llq, plat_load64(&cmdq->q.llq));
 		if (queue_has_space(llq, n))
 			return 0;
+		/* A full main queue stopped on an error: nobody else may be waiting to notice. */
+		if (!cmdq->ecmdq && plat_now_ns() >= check) {
+			check = plat_now_ns() + CMDQ_ERR_CHECK_NS;
+			arm_smmu_gerror_handler(smmu);
+		}
 		if (plat_now_ns() >= deadline)
 			return -ETIMEDOUT;
 		plat_yield();
@@ -442,12 +449,9 @@ static bool word_is_zero(uint64_t v, void *arg)
 	return v == 0;
 }
 
-/* How long an ECMDQ CMD_SYNC waiter polls its MSI slot before it looks at CONS.ERR: an error
- * stops only that queue and raises no interrupt this driver takes (no GERROR handler), so a
- * waiter must notice it. Rare by design: one MMIO read per 200 µs of waiting. */
-#define ECMDQ_ERR_CHECK_NS 200000ull
-
-/* MSI write-back: the SMMU writes MSIDATA = 0 over the first 32 bits of our CMD_SYNC. */
+/* MSI write-back: the SMMU writes MSIDATA = 0 over the first 32 bits of our CMD_SYNC. A queue
+ * stopped on a bad command never gets there: every CMDQ_ERR_CHECK_NS the waiter looks for the
+ * error and recovers it, which restarts the clock, as the queue moves again. */
 static int poll_until_msi(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
 			  struct arm_smmu_ll_queue *llq)
 {
@@ -455,19 +459,14 @@ static int poll_until_msi(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cm
 	uint64_t deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
 	int ret;
 
-	if (!cmdq->ecmdq) {
-		ret = plat_poll(slot, 4, word_is_zero, NULL, ARM_SMMU_POLL_TIMEOUT_NS);
-	} else {
-		for (;;) {
-			ret = plat_poll(slot, 4, word_is_zero, NULL, ECMDQ_ERR_CHECK_NS);
-			if (!ret)
-				break;
-			/* a skipped error restarts the clock, as the queue moves again */
-			if (arm_smmu_ecmdq_skip_err(smmu, cmdq))
-				deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
-			else if (plat_now_ns() >= deadline)
-				break;
-		}
+	for (;;) {
+		ret = plat_poll(slot, 4, word_is_zero, NULL, CMDQ_ERR_CHECK_NS);
+		if (!ret)
+			break;
+		if (arm_smmu_cmdq_recover(smmu, cmdq))
+			deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
+		else if (plat_now_ns() >= deadline)
+			break;
 	}
 	llq->cons = ret ? llq->prod : queue_inc_prod_n(llq, 1);
 	return ret;
@@ -479,7 +478,8 @@ static int poll_until_consumed(struct arm_smmu_device *smmu, struct arm_smmu_cmd
 			       struct arm_smmu_ll_queue *llq)
 {
 	uint32_t prod = llq->prod;
-	uint64_t deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
+	uint64_t now = plat_now_ns(), deadline = now + ARM_SMMU_POLL_TIMEOUT_NS;
+	uint64_t check = now + CMDQ_ERR_CHECK_NS;
 	unsigned spins = 0;
 
 	llq_set(llq, plat_load64(&cmdq->q.llq));
@@ -490,7 +490,14 @@ static int poll_until_consumed(struct arm_smmu_device *smmu, struct arm_smmu_cmd
 		/* Linux queue_poll: cpu_relax for ARM_SMMU_POLL_SPIN_COUNT (10), then back off;
 		 * here the back-off gives the host CPU to the model thread. */
 		if (++spins > 10) {
-			if (plat_now_ns() >= deadline)
+			now = plat_now_ns();
+			/* An ECMDQ's error is seen in each CONS read; the main queue's in GERROR. */
+			if (!cmdq->ecmdq && now >= check) {
+				check = now + CMDQ_ERR_CHECK_NS;
+				if (arm_smmu_gerror_handler(smmu))
+					deadline = now + ARM_SMMU_POLL_TIMEOUT_NS;
+			}
+			if (now >= deadline)
 				return -ETIMEDOUT;
 			plat_yield();
 		} else {
@@ -766,4 +773,92 @@ int arm_smmu_cmdq_batch_submit(struct arm_smmu_device *smmu, struct arm_smmu_cmd
 
 	b->num = 0;
 	return ret;
+}
+
+/* ---- errors of the main queue (Linux arm_smmu_gerror_handler, arm_smmu_cmdq_skip_err) ------ */
+
+/* GERROR.CMDQ_ERR is active: the SMMU stopped with CONS on the command it could not process
+ * and CONS.ERR saying why (§7.1). Called with gerror_lock held, before the acknowledgement
+ * that lets the queue resume at CONS. As Linux does:
+ *  - CERROR_ILL (and any code this driver does not know): the command can never succeed, so
+ *    its slot is overwritten with a CMD_SYNC that signals nothing, and the queue goes on; the
+ *    CMD_SYNC of whoever issued the bad command still follows it;
+ *  - CERROR_ABT: reading the command failed; the same slot is read again;
+ *  - CERROR_ATC_INV_SYNC: an ATC invalidation did not complete, CONS is on the CMD_SYNC that
+ *    waited for it; that CMD_SYNC runs again (and may fail again).
+ * Producers own the slots before CONS no longer, and none writes the slot at CONS, so the
+ * shared queue state (llq) is not touched. True if a command was skipped: only then is the
+ * queue sure to move on, and may a waiter start its timeout again (a retried fetch or ATC
+ * invalidation can fail forever, and must still end in the timeout rather than a hang). */
+static bool cmdq_skip_err(struct arm_smmu_device *smmu)
+{
+	struct arm_smmu_cmdq *cmdq = &smmu->cmdq;
+	struct arm_smmu_queue *q = &cmdq->q;
+	uint32_t cons = plat_mmio_read32(smmu->mmio, q->cons_reg);
+	unsigned reason = (unsigned)arm_field_get(CMDQ_CONS_ERR, cons);
+	uint32_t rd = cons & ((1u << q->max_n_shift) - 1);
+	struct arm_smmu_cmdq_ent sync = { .opcode = CMDQ_OP_CMD_SYNC };
+	uint64_t cmd[CMDQ_ENT_DWORDS], *ent = q->base + (size_t)rd * q->ent_dwords;
+
+	arm_smmu_stat_add(&cmdq->st_errors, 1);
+	switch (reason) {
+	case CMDQ_ERR_CERROR_NONE:
+		return false;
+	case CMDQ_ERR_CERROR_ABT:
+		arm_smmu_stat_add(&cmdq->st_err_abt, 1);
+		arm_smmu_set_error(-EIO, "smmuv3: CMDQ error (cons 0x%08x): abort on command "
+				   "fetch, retrying", cons);
+		return false;
+	case CMDQ_ERR_CERROR_ATC_INV_SYNC:
+		arm_smmu_set_error(-EIO, "smmuv3: CMDQ error (cons 0x%08x): ATC invalidation "
+				   "timeout, repeating the CMD_SYNC", cons);
+		return false;
+	default:
+		break;
+	}
+	arm_smmu_set_error(-EIO, "smmuv3: CMDQ error (cons 0x%08x): illegal command 0x%016llx "
+			   "0x%016llx at index %u skipped", cons, (unsigned long long)ent[0],
+			   (unsigned long long)ent[1], rd);
+	arm_smmu_cmdq_build_cmd(cmd, &sync);
+	ent[0] = cmd[0];
+	ent[1] = cmd[1];
+	plat_mem_touch(ent, CMDQ_ENT_DWORDS * 8, true);
+	arm_smmu_stat_add(&cmdq->st_err_ill, 1);
+	return true;
+}
+
+bool arm_smmu_gerror_handler(struct arm_smmu_device *smmu)
+{
+	uint32_t gerror, gerrorn, active;
+	bool skipped = false;
+
+	/* Like the interrupt, a look costs two register reads and no lock: waiters that find
+	 * nothing do not contend. Whoever finds an error takes the lock and looks again. */
+	gerror = plat_mmio_read32(smmu->mmio, ARM_SMMU_GERROR);
+	gerrorn = plat_mmio_read32(smmu->mmio, ARM_SMMU_GERRORN);
+	if (!((gerror ^ gerrorn) & GERROR_ERR_MASK))
+		return false;
+	plat_track(&smmu->gerror_lock, "smmu.gerror_lock");
+	plat_spin_lock(&smmu->gerror_lock);
+	gerror = plat_mmio_read32(smmu->mmio, ARM_SMMU_GERROR);
+	gerrorn = plat_mmio_read32(smmu->mmio, ARM_SMMU_GERRORN);
+	active = (gerror ^ gerrorn) & GERROR_ERR_MASK;
+	if (active) {
+		/* Linux also reports SFM (and disables the SMMU), aborted MSIs and queue aborts;
+		 * the only condition with something to repair here is a stopped command queue. */
+		if (active & GERROR_CMDQ_ERR)
+			skipped = cmdq_skip_err(smmu);
+		else
+			arm_smmu_set_error(-EIO, "smmuv3: global error 0x%08x acknowledged", active);
+		/* The replacement command before the acknowledgement that restarts the queue. */
+		plat_mb();
+		plat_mmio_write32(smmu->mmio, ARM_SMMU_GERRORN, gerror);
+	}
+	plat_spin_unlock(&smmu->gerror_lock);
+	return skipped;
+}
+
+bool arm_smmu_cmdq_recover(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
+{
+	return cmdq->ecmdq ? arm_smmu_ecmdq_skip_err(smmu, cmdq) : arm_smmu_gerror_handler(smmu);
 }

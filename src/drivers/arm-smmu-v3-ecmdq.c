@@ -318,6 +318,7 @@ bool arm_smmu_ecmdq_skip_err(struct arm_smmu_device *smmu, struct arm_smmu_cmdq 
 			ent[1] = cmd[1];
 			plat_mem_access(q->home_node, CMDQ_ENT_DWORDS * 8, true);
 			arm_smmu_stat_add(&cmdq->st_err_ill, 1);
+			done = true;
 		} else if (reason == CMDQ_ERR_CERROR_ABT) {
 			arm_smmu_stat_add(&cmdq->st_err_abt, 1); /* the read failed: retry it */
 		}
@@ -327,9 +328,8 @@ bool arm_smmu_ecmdq_skip_err(struct arm_smmu_device *smmu, struct arm_smmu_cmdq 
 		plat_store32(&cmdq->errack, errack);
 		prod = plat_mmio_read32(smmu->mmio, q->prod_reg) & ~(uint32_t)ECMDQ_PROD_ERRACK;
 		plat_mmio_write32(smmu->mmio, q->prod_reg, prod | errack);
-		arm_smmu_set_error(-EIO, "smmuv3: ECMDQ %u: command error %u at index %u skipped",
-				   cmdq->index, reason, rd);
-		done = true;
+		arm_smmu_set_error(-EIO, "smmuv3: ECMDQ %u: command error %u at index %u %s",
+				   cmdq->index, reason, rd, done ? "skipped" : "retried");
 	}
 	if (!cmdq->exclusive)
 		plat_spin_unlock(&cmdq->prod_lock);

@@ -80,6 +80,9 @@ static inline uint64_t arm_field_prep(uint64_t mask, uint64_t v)
 #define ARM_SMMU_GERROR 0x60
 #define ARM_SMMU_GERRORN 0x64
 #define GERROR_CMDQ_ERR ARM_BIT(0)
+/* The error bits a GERROR handler looks at: CMDQ_ERR, EVENTQ_ABT_ERR, PRIQ_ABT_ERR, the MSI
+ * abort bits and SFM_ERR (Linux GERROR_ERR_MASK), and CMDQP_ERR of SMMUv3.3 (§6.3.17). */
+#define GERROR_ERR_MASK 0x3fdu
 #define ARM_SMMU_STRTAB_BASE 0x80
 #define STRTAB_BASE_RA ARM_BIT(62)
 #define STRTAB_BASE_ADDR_MASK ARM_GENMASK(51, 6)
@@ -120,8 +123,11 @@ static inline uint64_t arm_field_prep(uint64_t mask, uint64_t v)
 #define ECMDQ_CONS_ENACK ARM_BIT(31)
 #define ECMDQ_CONS_ERR_REASON ARM_GENMASK(26, 24)
 #define ECMDQ_CONS_ERR ARM_BIT(23)
+/* CMDQ_CONS.ERR / ECMDQ_CONS.ERR_REASON codes (§4.1.3, §7.1). */
+#define CMDQ_ERR_CERROR_NONE 0
 #define CMDQ_ERR_CERROR_ILL 1
 #define CMDQ_ERR_CERROR_ABT 2
+#define CMDQ_ERR_CERROR_ATC_INV_SYNC 3
 /* The series' queue size: 256 entries, times the CPUs sharing the queue. */
 #define ECMDQ_MAX_SZ_SHIFT 8
 
@@ -319,6 +325,7 @@ struct arm_smmu_cmdq {
 	uint64_t regs;           /* offset of its register group (BASE) in the MMIO window */
 	plat_word32 errack;      /* PROD.ERRACK to write: ECMDQ_PROD_ERRACK or 0 */
 	plat_spinlock prod_lock; /* shared ECMDQ: PROD writes vs. error recovery (ERRACK) */
+	/* errors handled on this queue (an ECMDQ's skip, or the GERROR handler for SMMU_CMDQ) */
 	plat_word64 st_errors, st_err_ill, st_err_abt;
 	/* ILAB_SMMU_CMDQ_SPINLOCK (arm-smmu-v3-cmdq-legacy.c): the lock and what Linux 4.x kept
 	 * next to it on one cache line (software prod|cons, sync_nr, the last opcode). */
@@ -365,6 +372,10 @@ struct arm_smmu_device {
 	unsigned nr_cpu_cmdq;    /* entries of cpu_cmdq: plat_cpu_count() at probe */
 	unsigned ecmdq_hw;       /* ECMDQs the SMMU has (IDR6), used or not */
 	const char *ecmdq_why;   /* why ECMDQs are not used (NULL when they are) */
+	/* The GERROR handler runs on whichever waiter notices an error first; one at a time.
+	 * Unlocked as allocated (zeroed) and named on first use, so that a run without errors
+	 * has the statistics it had before the handler existed. */
+	plat_spinlock gerror_lock;
 
 	/* stream table */
 	ilab_pa_t strtab_pa;
@@ -457,6 +468,21 @@ static inline void arm_smmu_stat_add(plat_word64 *w, uint64_t v)
 	plat_stat_add64(w, v);
 }
 
+/* The GERROR handler (Linux arm_smmu_gerror_handler): if an error is active, report it, skip a
+ * command the main queue stopped on (arm_smmu_cmdq_skip_err) and acknowledge everything in
+ * GERRORN. This driver takes no interrupts, so CMD_SYNC waiters and producers waiting for space
+ * call it (through arm_smmu_cmdq_recover) every CMDQ_ERR_CHECK_NS. True if a command was
+ * skipped (the queue moves on: a waiter may restart its timeout); a retried fetch abort or
+ * ATC invalidation timeout is acknowledged but returns false, so it still ends in -ETIMEDOUT. */
+bool arm_smmu_gerror_handler(struct arm_smmu_device *smmu);
+/* What a waiter on cmdq calls when it has waited CMDQ_ERR_CHECK_NS: the ECMDQ's own skip, or
+ * the GERROR handler for the main queue. True if a command was skipped (the queue moves). */
+bool arm_smmu_cmdq_recover(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq);
+/* How long a waiter waits before it looks for a command error: an error stops the queue and
+ * raises no interrupt this driver takes. Rare by design: a few MMIO reads per 200 µs of
+ * waiting, which a CMD_SYNC that completes normally never reaches. */
+#define CMDQ_ERR_CHECK_NS 200000ull
+
 /* arm-smmu-v3-ecmdq.c */
 /* After device_reset: enable the ECMDQs and assign them to CPUs, or leave the main queue as
  * every CPU's (returns 0 then too; -ENODEV only when opts.ecmdq demands them). */
@@ -464,7 +490,8 @@ int arm_smmu_ecmdq_probe(struct arm_smmu_device *smmu);
 /* Disable the ECMDQs and free them (harmless when there are none). */
 void arm_smmu_ecmdq_remove(struct arm_smmu_device *smmu);
 /* If the ECMDQ reports an error (CONS.ERR != our ERRACK): skip the failed command (an illegal
- * one becomes a CMD_SYNC, an aborted read is retried) and acknowledge. True if it did. */
+ * one becomes a CMD_SYNC, an aborted read is retried) and acknowledge. True if a command was
+ * skipped; an acknowledged abort returns false (the retry may fail forever: no new timeout). */
 bool arm_smmu_ecmdq_skip_err(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq);
 /* The queue of the calling CPU: its ECMDQ, or the main queue (also for threads that are not
  * CPUs of the modelled machine). A set of commands and its CMD_SYNC go to one queue. */
