@@ -18,6 +18,7 @@
 #include "iommulab/report.h"
 #include "iommulab/scenario.h"
 #include "support/scenario_fixture.h"
+#include "support/skip.h"
 
 static const struct ilab_workload_param fixed_params[] = {
 	{ "size", 1, 1, 1024, true, "x axis of the plot", false },
@@ -429,7 +430,7 @@ static void test_plot_renders_png_or_warns(void **state)
 
 	ret = ilab_report_plot(f->r, dir, msg, sizeof(msg));
 	if (ret == 1 && strstr(msg, "gnuplot not found")) {
-		print_message("no gnuplot on this host: PNG rendering not checked\n");
+		ILAB_SKIP_CHECK("no gnuplot on this host: PNG rendering not checked");
 	} else {
 		if (ret != 0)
 			fail_msg("plot: %d %s", ret, msg);

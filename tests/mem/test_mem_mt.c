@@ -17,6 +17,7 @@
 #include "iommulab/mem.h"
 #include "iommulab/plat.h"
 #include "iommulab/topo.h"
+#include "support/skip.h"
 
 #define MiB (1ull << 20)
 #define NTHREADS 4
@@ -232,7 +233,7 @@ static void test_negative_node_is_calling_cpus_node(void **state)
 	int cpus[4];
 
 	if (ilab_topo_load("kunpeng920", &t, NULL, 0))
-		skip();
+		ILAB_SKIP("the kunpeng920 preset does not load");
 	pcfg.topo = t;
 	assert_int_equal(plat_init(&pcfg), 0);
 	ilab_topo_free(t);

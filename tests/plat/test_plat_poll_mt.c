@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "iommulab/plat.h"
+#include "support/skip.h"
 
 #define MS 1000000ull
 
@@ -69,7 +70,7 @@ static void poll_sees_another_threads_store(void **state)
 	unsigned n = 2;
 
 	if (plat_cpu_count() < 2)
-		skip();
+		ILAB_SKIP("one CPU: no second thread to store");
 	assert_int_equal(plat_run_threads(n, NULL, pair, &m), 0);
 	assert_int_equal(plat_load32(&m.rc32), 100);
 	assert_int_equal(plat_load32(&m.rc64), 100);

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "iommulab/plat.h"
+#include "support/skip.h"
 
 #define MS 1000000ull
 #define LIVE 0x11FE11FE11FE11FEull
@@ -103,7 +104,7 @@ static void readers_never_see_freed_objects(void **state)
 	unsigned n = plat_cpu_count() < 2 ? 0 : 2;
 
 	if (!n)
-		skip();
+		ILAB_SKIP("one CPU: no second thread to race with");
 	plat_store64(&w.ptr, (uintptr_t)obj_new(0));
 	assert_int_equal(plat_run_threads(n, NULL, role, &w), 0);
 	assert_int_equal(plat_load32(&w.bad), 0);
@@ -142,7 +143,7 @@ static void synchronize_waits_for_a_reader_inside(void **state)
 	struct world w = { .ptr = { 0 } };
 
 	if (plat_cpu_count() < 2)
-		skip();
+		ILAB_SKIP("one CPU: no second thread to race with");
 	assert_int_equal(plat_run_threads(2, NULL, ordering, &w), 0);
 	assert_int_equal(plat_load32(&w.left_seen_by_writer), 1);
 }
@@ -168,7 +169,7 @@ static void registration_is_idempotent(void **state)
 	 * the calls above, the registry must still make a writer wait for a reader inside its
 	 * section (a corrupted one crashes, hangs into ctest's timeout, or lets it through). */
 	if (plat_cpu_count() < 2)
-		skip();
+		ILAB_SKIP("one CPU: no second thread to race with");
 	assert_int_equal(plat_run_threads(2, NULL, ordering, &w), 0);
 	assert_int_equal(plat_load32(&w.left_seen_by_writer), 1);
 }

@@ -14,6 +14,7 @@
 
 #include "iommulab/plat.h"
 #include "iommulab/topo.h"
+#include "support/skip.h"
 
 #define MAX_THREADS 8
 
@@ -89,8 +90,7 @@ static struct ilab_topo *load_kunpeng_or_skip(void)
 	int rc = ilab_topo_load("kunpeng920", &t, err, sizeof(err));
 
 	if (rc) {
-		print_message("SKIPPED: ilab_topo_load(kunpeng920) failed (%d: %s)\n", rc, err);
-		skip();
+		ILAB_SKIP("ilab_topo_load(kunpeng920) failed (%d: %s)", rc, err);
 	}
 	return t;
 }
