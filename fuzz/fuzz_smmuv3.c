@@ -73,8 +73,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cfg.cd_cache = (struct smmu_cache_geom){2, 0, SMMU_POLICY_LRU};
         cfg.walk_cache[2] = (struct smmu_cache_geom){3, 2, SMMU_POLICY_FIFO};
     }
-    if (knobs & 2)
+    if ((knobs & 2) && !(knobs & 8)) { /* an SMMUv3.1: no RIL (mandatory from v3.2) */
         cfg.ril = false;
+        cfg.arch_minor = 1;
+    }
     if (knobs & 4)
         cfg.oas = 40;
     if (knobs & 8) { /* SMMUv3.3 ECMDQs */

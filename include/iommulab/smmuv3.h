@@ -114,7 +114,9 @@ enum smmu_cache_id {
 
 struct smmu_config {
     /* IDR0 */
-    bool hyp;          /* EL2 StreamWorld, TLBI_EL2_*, CR2.E2H */
+    bool hyp;          /* EL2 StreamWorld, TLBI_EL2_*, CR2.E2H. Architecturally RES0 without
+                        * S2P (IHI 0070 §6.3.1), which this model lacks: a known deviation,
+                        * kept for the simulated results (docs/smmuv3-conformance.md) */
     bool ats;          /* ATC_INV legal, CR0.ATSCHK */
     bool asid16;
     bool vmid16;
@@ -131,8 +133,9 @@ struct smmu_config {
     uint8_t cmdqs;     /* max log2 entries of the command queue, 0..19 */
     uint8_t eventqs;   /* max log2 entries of the event queue, 0..19 */
     /* IDR3 */
-    bool ril;          /* range invalidation and TTL hint (SMMUv3.2) */
-    bool had;          /* CD.HAD0/1 hierarchical attribute disable */
+    bool ril;          /* range invalidation and TTL hint: an SMMUv3.2 feature, mandatory from
+                        * v3.2 on (§6.3.4), so it must equal arch_minor >= 2 */
+    bool had;          /* CD.HAD0/1 hierarchical attribute disable (mandatory from v3.1) */
     /* IDR5 */
     uint8_t oas;       /* output address size in bits: 32, 36, 40, 42, 44, 48 or 52 */
     bool gran4k, gran16k, gran64k;
@@ -157,6 +160,9 @@ struct smmu_config {
      * (smmu_process_commands only), as on the seed-003 hardware. true: the queues are consumed
      * in parallel; the host may run one consumer per queue with smmu_process_queue(). */
     bool ecmdq_parallel;
+    /* IDR1.ATTR_PERMS_OVR: STE.PRIVCFG/INSTCFG override the incoming attributes. false: the
+     * fields are RES0 and ignored (§5.2). Default true. */
+    bool attr_perms_ovr;
 };
 
 /* A sensible SMMUv3.2-like configuration (MMU-600/700 class): 16-bit SIDs, 20-bit SSIDs,

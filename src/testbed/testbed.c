@@ -61,6 +61,14 @@ void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ila
 			scfg->ecmdq_count *= 2;
 		scfg->ecmdq_parallel = false;
 	}
+	/* RIL is mandatory from SMMUv3.2 (IHI 0070 §6.3.4), so a machine without it is v3.1; with
+	 * ECMDQs (v3.3) the SMMU has RIL and the driver is told not to use it (ilab_testbed_up). */
+	if (!scfg->ril) {
+		if (scfg->arch_minor >= 3)
+			scfg->ril = true;
+		else
+			scfg->arch_minor = 1;
+	}
 	memset(bo, 0, sizeof(*bo));
 	bo->smmu_cfg = scfg;
 	bo->cma = o->cma;
@@ -134,7 +142,10 @@ int ilab_testbed_up(struct ilab_testbed *tb, const struct ilab_testbed_opts *o, 
 	if (ret)
 		return ilab_errf(err, errlen, ret, "cannot start the SMMU models (%d)%s%s", ret,
 				 *ilab_testbed_sim_error(tb) ? ": " : "", ilab_testbed_sim_error(tb));
-	ret = ilab_board_probe_iommus(board, &o->drv);
+	struct ilab_smmu_drv_opts dopts = o->drv;
+	if (o->profile && o->profile->smmu_ril == 0)
+		dopts.no_ril = true; /* the machine has no range invalidation, whatever its IDR3 */
+	ret = ilab_board_probe_iommus(board, &dopts);
 	if (ret)
 		return ilab_errf(err, errlen, ret, "SMMUv3 driver probe (%d): %s%s%s", ret,
 				 ilab_smmu_drv_strerror(), *ilab_testbed_sim_error(tb) ? " " : "",

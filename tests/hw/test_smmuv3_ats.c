@@ -225,7 +225,7 @@ static void test_bad_ste_gives_ca_and_no_event(void **state)
     uint64_t rec[4];
     struct smt_ste ste;
     smt_ste_s1(&ste, f->cdpa);
-    ste.config = 1; /* Reserved: C_BAD_STE for a transaction */
+    ste.config = 6; /* stage 2 without S2P: ILLEGAL, C_BAD_STE for a transaction */
     smt_ste_at(&f->e, SID, &ste);
     smt_cmd(&f->e, SMT_OP_CFGI_STE | ((uint64_t)SID << 32), 0);
     smt_run(&f->e);

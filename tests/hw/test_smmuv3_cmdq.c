@@ -262,6 +262,7 @@ static void test_range_fields_without_ril(void **state)
     struct smmu_config c;
     smmu_config_default(&c);
     c.ril = false;
+    c.arch_minor = 1; /* no RIL: an SMMUv3.1 (RIL is mandatory from v3.2) */
     c.hyp = false;
     c.ats = false;
     c.thread_safe = false;

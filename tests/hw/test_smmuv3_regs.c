@@ -79,13 +79,14 @@ static void test_idr_from_config(void **state)
     (void)state;
     struct smmu_config c;
     smmu_config_default(&c);
-    c.sidsize = 8;
+    c.sidsize = 6; /* linear-only needs SIDSIZE < 7 (IHI 0070 §6.3.2) */
     c.ssidsize = 0;
     c.cmdqs = 10;
     c.eventqs = 7;
     c.oas = 40;
     c.gran16k = false;
     c.ril = false;
+    c.arch_minor = 1; /* RIL is mandatory from v3.2 (§6.3.4) */
     c.msi = false;
     c.strtab_2lvl = false;
     struct smt_mem m;
@@ -93,7 +94,7 @@ static void test_idr_from_config(void **state)
     struct smmu *s;
     assert_int_equal(smmu_create(&s, &c, &smt_host_ops, &m, NULL), 0);
     uint32_t idr1 = (uint32_t)smmu_mmio_read(s, SMT_IDR1, 4);
-    assert_int_equal(idr1 & 0x3F, 8);
+    assert_int_equal(idr1 & 0x3F, 6);
     assert_int_equal((idr1 >> 6) & 0x1F, 0);
     assert_int_equal((idr1 >> 16) & 0x1F, 7);
     assert_int_equal((idr1 >> 21) & 0x1F, 10);
@@ -222,9 +223,10 @@ static void test_strtab_base_locked_when_enabled(void **state)
     smmu_mmio_write(e->smmu, SMT_STRTAB_BASE, 0x12345000, 8);
     assert_int_equal(smmu_mmio_read(e->smmu, SMT_STRTAB_BASE, 8), before);
     smt_wr(e, SMT_CR0, 0);
-    /* RA bit 62 and ADDR [51:6] are the only writable bits */
+    /* RA bit 62 and ADDR [51:6] are the only writable bits, and ADDR bits above the OAS (48)
+     * are RES0 and not stored (§6.3.24) */
     smmu_mmio_write(e->smmu, SMT_STRTAB_BASE, 0xFFFFFFFFFFFFFFFFULL, 8);
-    assert_int_equal(smmu_mmio_read(e->smmu, SMT_STRTAB_BASE, 8), 0x400FFFFFFFFFFFC0ULL);
+    assert_int_equal(smmu_mmio_read(e->smmu, SMT_STRTAB_BASE, 8), 0x4000FFFFFFFFFFC0ULL);
     smt_wr(e, SMT_STRTAB_BASE_CFG, 0xFFFFFFFF); /* FMT [17:16], SPLIT [10:6], LOG2SIZE [5:0] */
     assert_int_equal(smt_rd(e, SMT_STRTAB_BASE_CFG), 0x307FF);
 }
@@ -233,10 +235,11 @@ static void test_queue_base_masks(void **state)
 {
     struct smt_env *e = *state;
     smt_wr(e, SMT_CR0, 0);
+    /* RA, ADDR up to the OAS (48 bits: higher ADDR bits are RES0, not stored), LOG2SIZE */
     smmu_mmio_write(e->smmu, SMT_CMDQ_BASE, ~0ULL, 8);
-    assert_int_equal(smmu_mmio_read(e->smmu, SMT_CMDQ_BASE, 8), 0x400FFFFFFFFFFFFFULL);
+    assert_int_equal(smmu_mmio_read(e->smmu, SMT_CMDQ_BASE, 8), 0x4000FFFFFFFFFFFFULL);
     smmu_mmio_write(e->smmu, SMT_EVENTQ_BASE, ~0ULL, 8);
-    assert_int_equal(smmu_mmio_read(e->smmu, SMT_EVENTQ_BASE, 8), 0x400FFFFFFFFFFFFFULL);
+    assert_int_equal(smmu_mmio_read(e->smmu, SMT_EVENTQ_BASE, 8), 0x4000FFFFFFFFFFFFULL);
     /* 32-bit halves are individually accessible */
     smt_wr(e, SMT_CMDQ_BASE + 4, 0);
     assert_int_equal(smmu_mmio_read(e->smmu, SMT_CMDQ_BASE, 8), 0xFFFFFFFFULL);

@@ -82,7 +82,7 @@ void smmu_ats_translate(struct smmu *s, const struct smmu_txn_req *req, struct s
     const struct smmu_tt *tt = &ctx->tt[(va >> 55) & 1];
     if (tt->disabled)
         goto no_access;
-    if (!smmu_va_in_range(tt, va))
+    if (!smmu_va_in_range(tt, va) || (tt->e0pd && !priv))
         goto no_access;
     const uint64_t cva = tt->tbi ? canon(va) : va;
     struct smmu_xent *e = smmu_tlb_lookup(s, ctx, cva), tmp;

@@ -29,7 +29,8 @@ void smmu_regs_compute_idr(struct smmu *s)
     /* IDR1 (§6.3.2): SIDSIZE [5:0], SSIDSIZE [10:6], EVENTQS [20:16], CMDQS [25:21]. */
     s->idr[1] = (uint32_t)(c->sidsize & 0x3F) | ((uint32_t)(c->ssidsize & 0x1F) << 6) |
                 ((uint32_t)(c->eventqs & 0x1F) << 16) | ((uint32_t)(c->cmdqs & 0x1F) << 21) |
-                (c->ecmdq_count ? (uint32_t)IDR1_ECMDQ : 0);
+                (c->ecmdq_count ? (uint32_t)IDR1_ECMDQ : 0) |
+                ((uint32_t)c->attr_perms_ovr << 26); /* ATTR_PERMS_OVR */
     /* IDR6 (offset 0x190, §3.5.6): CMDQ_CONTROL_PAGE_LOG2NUMP [27:24], LOG2NUMQ [19:16]. Up to
      * 256 queues share one control page; more queues use more pages of 256. RES0 without
      * IDR1.ECMDQ. */
@@ -46,8 +47,14 @@ void smmu_regs_compute_idr(struct smmu *s)
         s->mmio_size = SMMU_ECMDQ_CP_OFFSET + ((uint64_t)SMMU_ECMDQ_CP_SIZE << s->ecmdq_log2nump);
     }
     s->idr[2] = 0;
-    /* IDR3 (§6.3.4): HAD bit 2, RIL bit 10. */
+    /* IDR3 (§6.3.4): HAD bit 2, FWB bit 8, RIL bit 10, BBML [12:11], E0PD bit 13. From v3.2
+     * FWB is 1 and BBML is level 1 or 2: the model never raises a TLB conflict (an overlapping
+     * pair of entries yields one of them), which is level 2. From v3.3 E0PD is 1 (CD.E0PDx). */
     s->idr[3] = ((uint32_t)c->had << 2) | ((uint32_t)c->ril << 10);
+    if (c->arch_minor >= 2)
+        s->idr[3] |= (1u << 8) | (2u << 11);
+    if (c->arch_minor >= 3)
+        s->idr[3] |= 1u << 13;
     s->idr[4] = 0;
     /* IDR5 (§6.3.6): OAS [2:0], GRAN4K bit 4, GRAN16K bit 5, GRAN64K bit 6. */
     s->idr[5] = oas_encoding(c->oas) | ((uint32_t)c->gran4k << 4) | ((uint32_t)c->gran16k << 5) |
@@ -77,6 +84,13 @@ void smmu_regs_reset(struct smmu *s)
 
 static inline uint32_t lo32(uint64_t v) { return (uint32_t)v; }
 static inline uint32_t hi32(uint64_t v) { return (uint32_t)(v >> 32); }
+/* *_BASE.ADDR bits above IDR5.OAS are RES0 and need not be stored (§6.3.24-27): this model
+ * does not store them, so they read as zero and never reach an access. */
+static inline uint64_t below_oas(const struct smmu *s, uint64_t mask)
+{
+    return (mask & ~(~0ULL << s->cfg.oas)) | (mask & BIT64(62));
+}
+
 static inline void set_half(uint64_t *r, bool high, uint32_t v, uint64_t mask)
 {
     uint64_t n = high ? ((*r & 0xFFFFFFFFULL) | ((uint64_t)v << 32)) : ((*r & ~0xFFFFFFFFULL) | v);
@@ -150,7 +164,8 @@ static void ecmdq_write(struct smmu *s, struct smmu_cmdq *q, unsigned reg, uint3
     case SMMU_ECMDQ_REG_BASE:
     case SMMU_ECMDQ_REG_BASE + 4:
         if (ecmdq_disabled(q)) /* RO unless EN == ENACK == 0 (§6.3.107) */
-            set_half(&q->base, reg & 4, v, Q_BASE_RWA | Q_BASE_ADDR_MASK | Q_BASE_LOG2SIZE_MASK);
+            set_half(&q->base, reg & 4, v,
+                     below_oas(s, Q_BASE_RWA | Q_BASE_ADDR_MASK | Q_BASE_LOG2SIZE_MASK));
         break;
     case SMMU_ECMDQ_REG_PROD:
         ecmdq_write_prod(s, q, v);
@@ -307,7 +322,7 @@ static void write32(struct smmu *s, uint64_t off, uint32_t v)
     case SMMU_REG_STRTAB_BASE:
     case SMMU_REG_STRTAB_BASE + 4:
         if (!smmuen) /* CONSTRAINED UNPREDICTABLE while enabled: this model ignores it */
-            set_half(&s->strtab_base, off & 4, v, STRTAB_BASE_MASK);
+            set_half(&s->strtab_base, off & 4, v, below_oas(s, STRTAB_BASE_MASK));
         break;
     case SMMU_REG_STRTAB_BASE_CFG:
         if (!smmuen)
@@ -317,7 +332,7 @@ static void write32(struct smmu *s, uint64_t off, uint32_t v)
     case SMMU_REG_CMDQ_BASE + 4:
         if (!(s->cr0 & CR0_CMDQEN))
             set_half(&s->cmdq[0].base, off & 4, v,
-                     Q_BASE_RWA | Q_BASE_ADDR_MASK | Q_BASE_LOG2SIZE_MASK);
+                     below_oas(s, Q_BASE_RWA | Q_BASE_ADDR_MASK | Q_BASE_LOG2SIZE_MASK));
         break;
     case SMMU_REG_CMDQ_PROD:
         atomic_store_explicit(&s->cmdq[0].prod, v & Q_IDX_MASK, memory_order_release);
@@ -331,7 +346,7 @@ static void write32(struct smmu *s, uint64_t off, uint32_t v)
     case SMMU_REG_EVENTQ_BASE + 4:
         if (!(s->cr0 & CR0_EVENTQEN))
             set_half(&s->eventq_base, off & 4, v,
-                     Q_BASE_RWA | Q_BASE_ADDR_MASK | Q_BASE_LOG2SIZE_MASK);
+                     below_oas(s, Q_BASE_RWA | Q_BASE_ADDR_MASK | Q_BASE_LOG2SIZE_MASK));
         break;
     case SMMU_REG_EVENTQ_IRQ_CFG0:
     case SMMU_REG_EVENTQ_IRQ_CFG0 + 4:

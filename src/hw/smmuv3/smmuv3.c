@@ -8,6 +8,9 @@
 void smmu_config_default(struct smmu_config *c)
 {
     memset(c, 0, sizeof(*c));
+    /* IDR0.Hyp is RES0 without S2P (§6.3.1), which this model lacks; still the default, as
+     * turning it off drops the driver's TLBI_EL2_ALL at bring-up and moves simulated results
+     * (docs/smmuv3-conformance.md). */
     c->hyp = true;
     c->ats = true;
     c->asid16 = true;
@@ -40,10 +43,30 @@ void smmu_config_default(struct smmu_config *c)
     c->walk_cache[2] = (struct smmu_cache_geom){256, 4, SMMU_POLICY_LRU};
     c->seed = 1;
     c->thread_safe = true;
+    c->attr_perms_ovr = true;
+}
+
+/* ID-register fields that must agree with each other and with the version (IHI 0070 §6.3):
+ * a configuration no SMMU may report is refused here, not modelled. */
+static const char *id_consistency(const struct smmu_config *c)
+{
+    if (c->sidsize >= 7 && !c->strtab_2lvl)
+        return "sidsize >= 7 needs strtab_2lvl: IDR0.ST_LEVEL != 0b00 when IDR1.SIDSIZE >= 7 "
+               "(IHI 0070 §6.3.2)";
+    if (c->ril && c->arch_minor < 2)
+        return "ril needs arch_minor >= 2: range invalidation is an SMMUv3.2 feature";
+    if (!c->ril && c->arch_minor >= 2)
+        return "arch_minor >= 2 needs ril: IDR3.RIL is 1 from SMMUv3.2 on (IHI 0070 §6.3.4)";
+    if (!c->had && c->arch_minor >= 1)
+        return "arch_minor >= 1 needs had: IDR3.HAD is mandatory with stage 1 from SMMUv3.1 "
+               "(IHI 0070 §6.3.4)";
+    return NULL;
 }
 
 static const char *validate(const struct smmu_config *c, const struct smmu_host_ops *ops)
 {
+    const char *why;
+
     if (!ops || !ops->mem_read || !ops->mem_write)
         return "host ops: mem_read and mem_write are required";
     if (c->sidsize > 32)
@@ -75,6 +98,8 @@ static const char *validate(const struct smmu_config *c, const struct smmu_host_
         if (!c->msi || !c->coherent)
             return "ecmdq_count needs msi and coherent (IDR1.ECMDQ implies MSI and COHACC)";
     }
+    if ((why = id_consistency(c)))
+        return why;
     if (c->ecmdq_log2size_max > c->cmdqs)
         return "ecmdq_log2size_max > cmdqs";
     const struct smmu_cache_geom *g[] = {&c->ste_cache, &c->cd_cache, &c->tlb, &c->walk_cache[0],

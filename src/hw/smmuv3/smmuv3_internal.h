@@ -146,6 +146,7 @@ struct smmu_tt {        /* one translation table base (TTB0 or TTB1) */
     bool disabled;      /* EPDx */
     bool tbi;
     bool had;
+    bool e0pd;          /* CD.E0PDx: unprivileged accesses fault (F_TRANSLATION) */
     uint8_t tsz;
     uint8_t pshift;     /* 12, 14 or 16 */
     uint8_t start_level;

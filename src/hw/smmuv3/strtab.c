@@ -59,33 +59,54 @@ static bool ste_decode(const struct smmu *s, const uint8_t raw[64], struct smmu_
     ste->instcfg = (uint8_t)fld(d1, 51, 50);
     ste->eats = (uint8_t)fld(d1, 29, 28); /* only ATS Translation Requests look at it */
     ste->vmid = 0; /* S2P == 0: stage-1-only translations carry no VMID tag */
+    if (!s->cfg.attr_perms_ovr) /* RES0 without IDR1.ATTR_PERMS_OVR (§5.2) */
+        ste->privcfg = ste->instcfg = 0;
+    /* EATS is IGNORED without IDR0.ATS; 0b11 is Reserved without IDR3.DPT and behaves as
+     * 0b00 (§5.2). */
+    if (!s->cfg.ats || ste->eats == 3)
+        ste->eats = 0;
 
     switch (ste->config) {
-    case STE_CFG_ABORT:
-        return true; /* other fields IGNORED */
     case STE_CFG_BYPASS:
         return true;
     case STE_CFG_S1:
         break;
+    case 6:
+    case 7:
+        return false; /* 0b11x needs stage 2: ILLEGAL with S2P == 0 */
     default:
-        return false; /* 0b001..0b011 Reserved; 0b11x needs stage 2, not implemented */
+        ste->config = STE_CFG_ABORT; /* 0b001..0b011 Reserved, behave as 0b000 (§5.2) */
+        return true;                 /* other fields IGNORED */
     }
     /* §5.5: STALL_MODEL != 0b00 (this model: 0b01, no stall) makes S1STALLD ILLEGAL. */
     if (d1 & BIT64(27))
         return false;
+    /* S1CDMax, S1Fmt and S1DSS are IGNORED without substreams (IDR1.SSIDSIZE == 0); S1Fmt and
+     * S1DSS also when S1CDMax == 0 (§5.2). */
+    if (s->cfg.ssidsize == 0)
+        ste->s1cdmax = 0;
     if (ste->s1cdmax > s->cfg.ssidsize)
         return false;
     if (ste->s1cdmax) {
-        if (ste->s1fmt == 3 || (ste->s1fmt && !s->cfg.cd2l))
+        if (ste->s1fmt == 3)
+            ste->s1fmt = 0; /* Reserved, behaves as 0b00 (linear) */
+        if (ste->s1fmt && !s->cfg.cd2l)
             return false;
         if (ste->s1dss == 3)
-            return false;
+            ste->s1dss = 0; /* Reserved, behaves as 0b00 (terminate) */
+    } else {
+        ste->s1fmt = ste->s1dss = 0;
     }
+    /* Split-stage ATS (EATS 0b10) is ILLEGAL unless Config == 0b111 (§5.2). */
+    if (ste->eats == 2)
+        return false;
     if (s->cfg.oas < 64 && (ste->s1ctxptr >> s->cfg.oas))
         return false;
-    /* STRW: 0b00 NS-EL1, 0b10 EL2/EL2-E2H (needs IDR0.HYP); 0b01 (EL3) and 0b11 Reserved
-     * for a Non-secure stream. */
-    if (ste->strw == 1 || ste->strw == 3 || (ste->strw == 2 && !s->cfg.hyp))
+    /* STRW is RES0 without IDR0.Hyp (§5.2): every stream is NS-EL1. With Hyp, 0b00 NS-EL1,
+     * 0b10 EL2/EL2-E2H; 0b01 (EL3) and 0b11 are ILLEGAL for a Non-secure stream. */
+    if (!s->cfg.hyp)
+        ste->strw = 0;
+    if (ste->strw == 1 || ste->strw == 3)
         return false;
     return true;
 }
@@ -189,6 +210,10 @@ static bool cd_decode(const struct smmu *s, const struct smmu_ste *ste, const ui
     ctx->tt[1].tbi = d0 & BIT64(39);
     ctx->tt[0].had = had && (d1 & BIT64(1));
     ctx->tt[1].had = had && (d2 & BIT64(1));
+    /* E0PD0/1 (bits 66, 130): RES0 before SMMUv3.3 (IDR3.E0PD) and for EL2 (§5.4). */
+    bool e0pd = s->cfg.arch_minor >= 3 && ctx->asid_used;
+    ctx->tt[0].e0pd = e0pd && (d1 & BIT64(2));
+    ctx->tt[1].e0pd = e0pd && (d2 & BIT64(2));
     if (!(epd0 && epd1)) {
         if (s->cfg.ttendian == 2 && ctx->endi)
             return false;
@@ -209,14 +234,18 @@ static enum cfg_result ste_fetch(struct smmu *s, const struct smmu_txn_req *req,
     if (log2size < 32 && (req->sid >> log2size))
         return bad(evt, SMMU_EVT_C_BAD_STREAMID, req);
     uint64_t base = s->strtab_base & GENMASK64(51, 6);
+    const unsigned lit_log2 = (unsigned)fld(cfg, 5, 0); /* alignment uses the literal value */
     uint64_t addr;
     unsigned fmt = (unsigned)fld(cfg, 17, 16);
     if (fmt == 1 && s->cfg.strtab_2lvl) {
         unsigned split = (unsigned)fld(cfg, 10, 6);
-        /* SPLIT values other than 6, 8, 10 are Reserved: this model treats every StreamID as
-         * unreachable (C_BAD_STREAMID) rather than guessing a split. */
+        /* SPLIT values other than 6, 8, 10 are Reserved and behave as 6 (§6.3.25). */
         if (split != 6 && split != 8 && split != 10)
-            return bad(evt, SMMU_EVT_C_BAD_STREAMID, req);
+            split = 6;
+        /* The SMMU aligns the base to the larger of 64 bytes and the L1 table:
+         * ADDR[MAX(5, LOG2SIZE - SPLIT - 1 + 3):0] = 0 (§6.3.24). */
+        int top = (int)lit_log2 - (int)split + 2;
+        base &= ~(BIT64(top > 5 ? top + 1 : 6) - 1);
         uint64_t l1a = base + (uint64_t)(req->sid >> split) * 8;
         uint8_t b[8];
         if (smmu_mem_read(s, l1a, b, 8))
@@ -224,11 +253,16 @@ static enum cfg_result ste_fetch(struct smmu *s, const struct smmu_txn_req *req,
         uint64_t l1 = le64(b);
         unsigned span = (unsigned)fld(l1, 4, 0);
         uint32_t l2idx = req->sid & ((1u << split) - 1);
-        if (span == 0 || span > 12 || span > split + 1 || l2idx >= (1u << (span - 1)))
+        /* Span 12..31 is Reserved and behaves as 0 (invalid); beyond SPLIT + 1 is out of
+         * range (§5.1). */
+        if (span == 0 || span >= 12 || span > split + 1 || l2idx >= (1u << (span - 1)))
             return bad(evt, SMMU_EVT_C_BAD_STREAMID, req);
-        addr = (l1 & GENMASK64(51, 6)) + (uint64_t)l2idx * 64;
+        /* The L2 array is aligned to its size: L2Ptr[5 + Span - 1:0] taken as 0 (§5.1). */
+        addr = (l1 & GENMASK64(51, 6) & ~(BIT64(span + 5) - 1)) + (uint64_t)l2idx * 64;
     } else {
-        /* FMT Reserved, or 2-level without IDR0.ST_LEVEL support: behave as linear. */
+        /* FMT Reserved, or 2-level without IDR0.ST_LEVEL support (RES0): behave as linear.
+         * The base is aligned to the table size, ADDR[LOG2SIZE + 5:0] = 0 (§6.3.24). */
+        base &= lit_log2 + 6 >= 64 ? 0 : ~(BIT64(lit_log2 + 6) - 1);
         addr = base + (uint64_t)req->sid * 64;
     }
     uint8_t raw[64];

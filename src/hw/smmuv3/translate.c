@@ -124,8 +124,8 @@ void smmu_translate(struct smmu *s, const struct smmu_txn_req *req, struct smmu_
         f.type = SMMU_EVT_F_TRANSLATION; /* EPDx == 1, or no TTB1 range in this regime */
         goto fault;
     }
-    if (!smmu_va_in_range(tt, va)) {
-        f.type = SMMU_EVT_F_TRANSLATION;
+    if (!smmu_va_in_range(tt, va) || (tt->e0pd && !priv)) {
+        f.type = SMMU_EVT_F_TRANSLATION; /* E0PD: an unprivileged access faults (§5.4) */
         goto fault;
     }
     const uint64_t cva = tt->tbi ? canon(va) : va;
