@@ -14,7 +14,46 @@
 
 /* ---- CPU → queue assignment (the series' arm_smmu_ecmdq_layout) --------------------------- */
 
-/* Fill map[cpu] with a queue index for every CPU; return how many queues are used (≤ nq).
+/* map[] holds, while the nodes are read, NODE_TAG | the node that owns the CPU (UNPLACED: none
+ * yet); then the queue index. Queue indexes stay below 2^31, node numbers below 64. */
+#define NODE_TAG (1u << 31)
+#define UNPLACED (~0u)
+#define LAYOUT_MAX_NODES 64
+
+/* Claim each CPU for the first node that lists it; return how many it got. CPUs beyond the
+ * machine and CPUs another node listed first are not counted, so the shares below never sum
+ * to more CPUs than there are. */
+static unsigned layout_claim(const struct arm_smmu_ecmdq_topo *t, unsigned k, unsigned *map)
+{
+	unsigned n = t->node_cpu_count(k), got = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		int c = t->node_cpu(k, i);
+
+		if (c >= 0 && (unsigned)c < t->cpus && map[c] == UNPLACED) {
+			map[c] = NODE_TAG | k;
+			got++;
+		}
+	}
+	return got;
+}
+
+/* Give node k's CPUs (in the node's order) queues first .. first + share - 1, round robin. */
+static void layout_assign(const struct arm_smmu_ecmdq_topo *t, unsigned k, unsigned first,
+			  unsigned share, unsigned *map)
+{
+	unsigned n = t->node_cpu_count(k), j = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		int c = t->node_cpu(k, i);
+
+		if (c >= 0 && (unsigned)c < t->cpus && map[c] == (NODE_TAG | k))
+			map[c] = first + j++ % share;
+	}
+}
+
+/* Fill map[cpu] with a queue index for every CPU; return how many queues are used (≤ nq), and
+ * every map[cpu] is below that count.
  *  - nq ≥ CPUs: CPU c gets queue c, alone (v2/V3 of the series, and RFC patch 5).
  *  - nodes ≤ nq < CPUs (RFC patch 8, "less than one ECMDQ per core"): every node with CPUs
  *    gets one queue, the other nq − nodes are shared out in proportion to the nodes' CPU
@@ -24,58 +63,83 @@
  *    21/17/14/12 of 64 queues for 4 × 32 CPUs); we use the fixed total it names in its
  *    comment (NR_ECMDQS_PER_CPU), which gives 16 each.
  *  - nq < nodes: the patch refuses (-ENOSPC, main queue only); we let node k use queue
- *    k mod nq, so the queues still group CPUs by node. */
-static unsigned ecmdq_layout(unsigned nq, unsigned *map)
+ *    k mod nq, so the queues still group CPUs by node.
+ * A topology whose nodes hold fewer CPUs than the machine has (or list a CPU twice, or one
+ * beyond the machine) must not make this loop forever or index past the queues: shares come
+ * from the CPUs the nodes really hold, queues no node can use stay unused, and a CPU on no
+ * node shares the used queues round robin. */
+unsigned arm_smmu_ecmdq_layout(const struct arm_smmu_ecmdq_topo *t, unsigned nq, unsigned *map)
 {
-	unsigned cpus = plat_cpu_count(), nodes = plat_node_count(), with_cpus = 0, next = 0;
-	unsigned share[64] = { 0 }, left;
+	unsigned cpus = t->cpus, nodes = t->nodes, with_cpus = 0, placed = 0, next = 0, left;
+	unsigned held[LAYOUT_MAX_NODES] = { 0 }, share[LAYOUT_MAX_NODES] = { 0 };
+	bool grew;
 
+	if (!cpus || !nq)
+		return 0;
 	if (nq >= cpus) {
 		for (unsigned c = 0; c < cpus; c++)
 			map[c] = c;
 		return cpus;
 	}
 	for (unsigned c = 0; c < cpus; c++)
-		map[c] = c % nq; /* a CPU without a node keeps this */
-	if (nodes > 64)
-		return nq;
-	for (unsigned k = 0; k < nodes; k++)
-		with_cpus += plat_node_cpu_count(k) ? 1 : 0;
-	if (nq < with_cpus) {
-		for (unsigned k = 0, g = 0; k < nodes; k++) {
-			if (!plat_node_cpu_count(k))
-				continue;
-			for (unsigned i = 0; i < plat_node_cpu_count(k); i++)
-				map[plat_node_cpu(k, i)] = g % nq;
-			g++;
-		}
-		return nq;
-	}
-	left = nq - with_cpus;
+		map[c] = UNPLACED;
+	if (nodes > LAYOUT_MAX_NODES)
+		nodes = 0; /* no grouping: every CPU takes c mod nq below */
 	for (unsigned k = 0; k < nodes; k++) {
-		unsigned n = plat_node_cpu_count(k);
-
-		if (n) {
-			share[k] = 1 + (unsigned)((uint64_t)n * (nq - with_cpus) / cpus);
-			left -= share[k] - 1;
-		}
+		held[k] = layout_claim(t, k, map);
+		placed += held[k];
+		with_cpus += held[k] ? 1 : 0;
 	}
-	while (left) { /* the rounding leftovers; some node has room since nq < cpus */
-		for (unsigned k = 0; k < nodes && left; k++) {
-			if (share[k] && share[k] < plat_node_cpu_count(k)) {
-				share[k]++;
-				left--;
+	if (!with_cpus) {
+		next = nq;
+	} else if (nq < with_cpus) {
+		for (unsigned k = 0, g = 0; k < nodes; k++)
+			if (held[k])
+				layout_assign(t, k, g++ % nq, 1, map);
+		next = nq;
+	} else {
+		left = nq - with_cpus;
+		for (unsigned k = 0; k < nodes; k++) {
+			if (held[k]) {
+				/* Σ held·(nq − with_cpus)/placed ≤ nq − with_cpus: no underflow */
+				share[k] = 1 + (unsigned)((uint64_t)held[k] * (nq - with_cpus) / placed);
+				if (share[k] > held[k]) /* only when CPUs are on no node */
+					share[k] = held[k];
+				left -= share[k] - 1;
 			}
 		}
+		/* The rounding leftovers, while some node has more CPUs than queues. */
+		do {
+			grew = false;
+			for (unsigned k = 0; k < nodes && left; k++) {
+				if (share[k] && share[k] < held[k]) {
+					share[k]++;
+					left--;
+					grew = true;
+				}
+			}
+		} while (left && grew);
+		for (unsigned k = 0; k < nodes; k++) {
+			if (!share[k])
+				continue;
+			layout_assign(t, k, next, share[k], map);
+			next += share[k];
+		}
 	}
-	for (unsigned k = 0; k < nodes; k++) {
-		if (!share[k])
-			continue;
-		for (unsigned i = 0; i < plat_node_cpu_count(k); i++)
-			map[plat_node_cpu(k, i)] = next + i % share[k];
-		next += share[k];
-	}
+	for (unsigned c = 0; c < cpus; c++)
+		if (map[c] == UNPLACED)
+			map[c] = c % next;
 	return next;
+}
+
+static unsigned plat_topo_node_cpu_count(unsigned node)
+{
+	return plat_node_cpu_count(node);
+}
+
+static int plat_topo_node_cpu(unsigned node, unsigned i)
+{
+	return plat_node_cpu(node, i);
 }
 
 /* ---- enabling and disabling one queue (§3.5.6.1: PROD.EN, then CONS.ENACK follows) -------- */
@@ -153,7 +217,11 @@ static int ecmdq_regs(struct arm_smmu_device *smmu, unsigned n, unsigned log2num
 static int ecmdq_setup(struct arm_smmu_device *smmu, unsigned log2numq, unsigned hw,
 		       const char **why)
 {
-	unsigned cpus = plat_cpu_count(), nq, most = 0, log2, cmdqs;
+	const struct arm_smmu_ecmdq_topo topo = {
+		.cpus = plat_cpu_count(), .nodes = plat_node_count(),
+		.node_cpu_count = plat_topo_node_cpu_count, .node_cpu = plat_topo_node_cpu,
+	};
+	unsigned cpus = topo.cpus, nq, most = 0, log2, cmdqs;
 	unsigned *map = plat_zalloc_array(cpus ? cpus : 1, sizeof(*map)), *count = NULL;
 	struct arm_smmu_cmdq *qs = NULL, **cpu_cmdq = NULL;
 	size_t bytes;
@@ -163,7 +231,9 @@ static int ecmdq_setup(struct arm_smmu_device *smmu, unsigned log2numq, unsigned
 	*why = "out of memory";
 	if (!map || !cpus)
 		goto fail;
-	nq = ecmdq_layout(hw, map);
+	nq = arm_smmu_ecmdq_layout(&topo, hw, map);
+	if (!nq)
+		goto fail;
 	count = plat_zalloc_array(nq, sizeof(*count));
 	cpu_cmdq = plat_zalloc_array(cpus, sizeof(*cpu_cmdq));
 	bytes = ((size_t)nq * sizeof(*qs) + PLAT_CACHELINE - 1) / PLAT_CACHELINE * PLAT_CACHELINE;

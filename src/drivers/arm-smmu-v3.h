@@ -484,6 +484,17 @@ bool arm_smmu_cmdq_recover(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *c
 #define CMDQ_ERR_CHECK_NS 200000ull
 
 /* arm-smmu-v3-ecmdq.c */
+/* The machine as the CPU → ECMDQ layout sees it: plat's topology at probe, a synthetic one in
+ * tests. A node may list CPUs beyond `cpus`, or a CPU another node lists too, or the nodes
+ * may together hold fewer CPUs than `cpus`: the layout copes with all three. */
+struct arm_smmu_ecmdq_topo {
+	unsigned cpus, nodes;
+	unsigned (*node_cpu_count)(unsigned node);
+	int (*node_cpu)(unsigned node, unsigned i);
+};
+/* Fill map[0 .. t->cpus) with queue indexes and return the number of queues used, n ≤ nq:
+ * every map[c] < n (0 only when t->cpus or nq is 0). Docs: smmuv3-driver.md "CPU → queue". */
+unsigned arm_smmu_ecmdq_layout(const struct arm_smmu_ecmdq_topo *t, unsigned nq, unsigned *map);
 /* After device_reset: enable the ECMDQs and assign them to CPUs, or leave the main queue as
  * every CPU's (returns 0 then too; -ENODEV only when opts.ecmdq demands them). */
 int arm_smmu_ecmdq_probe(struct arm_smmu_device *smmu);
