@@ -14,6 +14,18 @@ fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# have <tool> <what needs it>: true if the tool is here; otherwise the check is skipped with a
+# message, or fails when CI is set (CI=true bash .ci/run must run every check).
+have() {
+	command -v "$1" >/dev/null && return 0
+	case ${CI:-} in
+	'' | 0 | false) echo "SKIP: $1 not found: $2 not checked" ;;
+	*) bad "$1 not found, and CI is set: $2 must be checked" ;;
+	esac
+	return 1
+}
+# everything below runs the script: without python3, skip (exit 77) or fail in CI
+have python3 "scripts/sensitivity.py" || exit $((fail ? 1 : 77))
 
 # --list: every integer constant of the profile, in file order, with its kind.
 python3 "$SCRIPT" --list --profile a100-2node >"$TMP/list" 2>"$TMP/err" ||
