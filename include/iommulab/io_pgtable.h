@@ -2,8 +2,7 @@
  * as the SMMUv3 walks them (Linux drivers/iommu/io-pgtable-arm.c): 4K, 16K and 64K granules,
  * ias 32..48, oas one of 32, 36, 40, 42, 44, 48 (the TCR.IPS encodings); tables live in simulated physical memory (mem.h) on cfg->node.
  * It is not the SMMU: it only writes PTEs and reports, through the flush ops, what the driver
- * must invalidate. Stage 2, 52-bit addresses, dirty tracking and non-coherent walkers are not
- * implemented.
+ * must invalidate. Stage 2, 52-bit addresses and dirty tracking are not implemented.
  *
  * Concurrency (as Linux): map/unmap of disjoint IOVA ranges may run concurrently; new tables are
  * installed with a compare-and-swap on the parent PTE. Overlapping calls are the caller's bug.
@@ -41,8 +40,10 @@ enum ilab_io_pgtable_fmt {
 struct ilab_io_pgtable_cfg {
 	uint64_t pgsize_bitmap;  /* in: sizes the IOMMU supports; out: the sizes in use */
 	unsigned ias, oas;       /* input / output address bits */
-	bool coherent_walk;      /* the SMMU snoops CPU caches when it walks; false only changes the
-				  * TCR's shareability and cacheability: no cache maintenance is done */
+	bool coherent_walk;      /* the SMMU snoops CPU caches when it walks (IDR0.COHACC); false:
+				  * TCR outer-shareable non-cacheable, and every PTE written is
+				  * cleaned to the point of coherency where Linux does it (counted in
+				  * pte_syncs, table_cleans, lines_cleaned; charged in simulation) */
 	const struct ilab_iommu_flush_ops *tlb; /* may be NULL (no invalidation needed) */
 	void *cookie;            /* passed to tlb ops */
 	struct ilab_mem *mem;    /* where tables live */
@@ -99,6 +100,10 @@ struct ilab_io_pgtable_stats {
 	uint64_t tables_alloc;   /* table pages allocated (including the pgd) */
 	uint64_t tables_free;
 	uint64_t install_races;  /* tables freed because another CPU installed one first */
+	/* non-coherent walk only (all 0 when coherent_walk): */
+	uint64_t pte_syncs;      /* PTE runs cleaned after writing (Linux __arm_lpae_sync_pte) */
+	uint64_t table_cleans;   /* new tables cleaned whole (Linux dma_map_single at allocation) */
+	uint64_t lines_cleaned;  /* 64-byte lines cleaned to the point of coherency by both */
 };
 void ilab_io_pgtable_stats(struct ilab_io_pgtable *pgt, struct ilab_io_pgtable_stats *st);
 

@@ -476,7 +476,8 @@ static struct ilab_iommu_domain *domain_alloc(struct ilab_iommu *iommu, enum ila
 	cfg.pgsize_bitmap = smmu->pgsize_bitmap;
 	cfg.ias = smmu->ias;
 	cfg.oas = smmu->oas;
-	cfg.coherent_walk = true;
+	/* Linux arm_smmu_domain_finalise: ARM_SMMU_FEAT_COHERENCY, i.e. IDR0.COHACC. */
+	cfg.coherent_walk = smmu->coherent;
 	cfg.tlb = &arm_smmu_flush_ops;
 	cfg.cookie = d;
 	cfg.mem = smmu->mem;
@@ -788,8 +789,9 @@ static int attach_dev(struct ilab_iommu_domain *domain, struct ilab_dev *dev)
 
 /* Can devices behind `other` use this domain? Its own SMMU always; another SMMUv3 of this
  * driver when it can walk the same page table: same memory, every page size of the table,
- * input and output address sizes at least the table's, and coherent table walks (the table
- * is written without cache maintenance). Identity/blocked domains stay on their SMMU. ASIDs
+ * input and output address sizes at least the table's, and coherent table walks on both (a
+ * non-coherent SMMU's table is cleaned after each write; sharing is kept to tables that need
+ * no cache maintenance). Identity/blocked domains stay on their SMMU. ASIDs
  * are per SMMU (inst_get), so ASID width does not matter. */
 static bool domain_compatible(struct ilab_iommu_domain *domain, struct ilab_iommu *other)
 {

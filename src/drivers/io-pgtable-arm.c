@@ -9,6 +9,13 @@
  * 8 x entries), so a 512-PTE map_pages is one 4 KiB charge and 512 one-page maps are 512 walks.
  * PTEs are accessed with __atomic builtins on those host pointers (they are not plat words:
  * a PTE belongs to the table's memory, whose cost mem_access already models).
+ *
+ * A walker that does not snoop CPU caches (cfg.coherent_walk false: SMMU IDR0.COHACC 0) reads
+ * memory, so every PTE the CPU writes is cleaned to the point of coherency where Linux does it:
+ * a new table whole (dma_map_single), the leaves of a map or unmap run and a cleared table
+ * descriptor (__arm_lpae_sync_pte), an installed table descriptor once (ARM_LPAE_PTE_SW_SYNC
+ * marks it done). The simulated memory is one copy, so the clean changes no data here; it is
+ * counted (pte_syncs, table_cleans, lines_cleaned) and charged as the write-back it is.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -115,6 +122,29 @@ static uint64_t *table_va(struct ilab_io_pgtable *d, uint64_t pte)
 	return ilab_mem_va(d->mem, pte_addr(pte), granule(d));
 }
 
+/* Clean the lines of [pa, pa + bytes) to the point of coherency (arm64 dcache_clean_poc: DC CVAC
+ * per line, then DSB). The write-backs overlap and the DSB waits for the last one, so the
+ * simulator charges one write of those lines to the table's home memory: the first line at the
+ * memory latency, the others at memory.line_stream_ns (the profile's own figures, no constant
+ * of its own). The lines stay valid in the CPU's cache. */
+static void clean_poc(struct ilab_io_pgtable *d, ilab_pa_t pa, size_t bytes)
+{
+	uint64_t first = pa & ~63ull, lines = (pa + bytes - first + 63) / 64;
+
+	STAT_ADD(d, lines_cleaned, lines);
+	if (plat_unlikely(plat_sim))
+		plat_mem_access(ilab_mem_node_of(d->mem, pa), lines * 64, true);
+}
+
+/* Linux __arm_lpae_sync_pte: n PTEs just written, made visible to a non-coherent walker. */
+static inline void sync_pte(struct ilab_io_pgtable *d, ilab_pa_t ptep_pa, uint64_t n)
+{
+	if (d->cfg.coherent_walk || !n)
+		return;
+	STAT_ADD(d, pte_syncs, 1);
+	clean_poc(d, ptep_pa, n * sizeof(uint64_t));
+}
+
 static uint64_t *alloc_table(struct ilab_io_pgtable *d, unsigned order, ilab_pa_t *pa)
 {
 	uint64_t *va;
@@ -127,6 +157,11 @@ static uint64_t *alloc_table(struct ilab_io_pgtable *d, unsigned order, ilab_pa_
 		return NULL;
 	}
 	STAT_ADD(d, tables_alloc, 1);
+	/* Linux __arm_lpae_alloc_pages: dma_map_single(DMA_TO_DEVICE) of the zeroed table. */
+	if (!d->cfg.coherent_walk) {
+		STAT_ADD(d, table_cleans, 1);
+		clean_poc(d, *pa, ILAB_PAGE_SIZE << order);
+	}
 	return va;
 }
 
@@ -205,6 +240,7 @@ static size_t clear_entries(struct ilab_io_pgtable *d, struct ilab_iotlb_gather 
 			break;
 		if (!pte_leaf(pte, lvl)) {
 			pte_store(&ptep[i], 0);
+			sync_pte(d, ptep_pa + i * 8, 1);
 			flush_walk(d, iova + i * size, size);
 			free_pgtable(d, lvl + 1, pte_addr(pte), table_va(d, pte),
 				     1ull << d->bits_per_level, d->tbl_order);
@@ -216,6 +252,7 @@ static size_t clear_entries(struct ilab_io_pgtable *d, struct ilab_iotlb_gather 
 		charge(ptep, i * sizeof(uint64_t), true);
 		plat_charge_n(PLAT_CHARGE_PTE_WRITE, i);
 		STAT_ADD(d, pte_clears, i);
+		sync_pte(d, ptep_pa, i);
 	}
 	if (gather && !gather->queued)
 		for (j = 0; j < i; j++)
@@ -299,7 +336,26 @@ static int init_ptes(struct ilab_io_pgtable *d, uint64_t iova, ilab_pa_t paddr, 
 	charge(ptep, n * sizeof(uint64_t), true);
 	plat_charge_n(PLAT_CHARGE_PTE_WRITE, n);
 	STAT_ADD(d, pte_stores, n);
+	sync_pte(d, ptep_pa, n);
 	return 0;
+}
+
+/* The end of Linux arm_lpae_install_table for a non-coherent walker: the table descriptor at
+ * ptep (now pte; ours if `won`) is cleaned unless its installer already did (SW_SYNC) — even
+ * another CPU's, as there is no point waiting for it — and ours is marked done, unless it has
+ * changed since. A coherent walker needs neither (and its descriptors stay without the bit). */
+static uint64_t install_sync(struct ilab_io_pgtable *d, uint64_t *ptep, ilab_pa_t ptep_pa,
+			     uint64_t pte, bool won)
+{
+	uint64_t cur = pte;
+
+	if (d->cfg.coherent_walk || (pte & ARM_LPAE_PTE_SW_SYNC))
+		return pte;
+	sync_pte(d, ptep_pa, 1);
+	if (won && __atomic_compare_exchange_n(ptep, &cur, pte | ARM_LPAE_PTE_SW_SYNC, false,
+					       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return pte | ARM_LPAE_PTE_SW_SYNC;
+	return pte;
 }
 
 static int do_map(struct ilab_io_pgtable *d, uint64_t iova, ilab_pa_t paddr, size_t size,
@@ -348,6 +404,10 @@ static int do_map(struct ilab_io_pgtable *d, uint64_t iova, ilab_pa_t paddr, siz
 				pte = expected;
 			}
 			charge(ptep, 8, true);
+			pte = install_sync(d, ptep, table_pa + idx * 8, pte, !expected);
+		} else if (!d->cfg.coherent_walk && !(pte & ARM_LPAE_PTE_SW_SYNC)) {
+			/* installed by another CPU that has not cleaned it yet: do it ourselves */
+			sync_pte(d, table_pa + idx * 8, 1);
 		}
 		if (!pte_table(pte, lvl))
 			return -EEXIST; /* a block covers this range: unmap first */
@@ -547,6 +607,9 @@ void ilab_io_pgtable_stats(struct ilab_io_pgtable *d, struct ilab_io_pgtable_sta
 		st->tables_alloc += __atomic_load_n(&s->tables_alloc, __ATOMIC_RELAXED);
 		st->tables_free += __atomic_load_n(&s->tables_free, __ATOMIC_RELAXED);
 		st->install_races += __atomic_load_n(&s->install_races, __ATOMIC_RELAXED);
+		st->pte_syncs += __atomic_load_n(&s->pte_syncs, __ATOMIC_RELAXED);
+		st->table_cleans += __atomic_load_n(&s->table_cleans, __ATOMIC_RELAXED);
+		st->lines_cleaned += __atomic_load_n(&s->lines_cleaned, __ATOMIC_RELAXED);
 	}
 }
 

@@ -33,6 +33,9 @@
 
 /* Output address, bits [47:12] (48-bit OA). */
 #define ARM_LPAE_PTE_ADDR_MASK 0x0000fffffffff000ull
+/* Software bit (IGNORED by the walker, Arm ARM D8.3): a table descriptor already cleaned to
+ * the point of coherency for a non-coherent walker (Linux ARM_LPAE_PTE_SW_SYNC). */
+#define ARM_LPAE_PTE_SW_SYNC (1ull << 55)
 
 /* MAIR slots written for stage 1 (Linux order) */
 #define ARM_LPAE_MAIR_ATTR_IDX_NC 0

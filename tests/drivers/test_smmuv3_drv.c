@@ -13,7 +13,9 @@
 
 #include <cmocka.h>
 
+#include "drivers/arm-smmu-v3.h"
 #include "drivers/drv_test_util.h"
+#include "iommulab/io_pgtable.h"
 #include "iommulab/iommu_map.h"
 
 #define SZ_4K 0x1000ull
@@ -186,6 +188,50 @@ static void test_dma_domain_translates_mapped_page(void **state)
 	assert_int_equal(dma_read(&t, iova + SZ_4K, got, 8, &f), -EIO);
 	assert_int_equal(f.event, EVT_F_TRANSLATION);
 	assert_int_equal(f.iova, iova + SZ_4K);
+	release(&t, d);
+	dt_teardown(&t);
+}
+
+/* An SMMU without IDR0.COHACC: the domain's table is walked non-coherently (Linux
+ * arm_smmu_domain_finalise: coherent_walk = ARM_SMMU_FEAT_COHERENCY), so the CD's TCR says
+ * outer-shareable non-cacheable, the PTEs are cleaned (three new tables and their descriptors,
+ * then the leaf: tests/drivers/test_io_pgtable_noncoherent.c has the rules), the sync mode
+ * falls back to CONS polling, and DMA translates through the marked descriptors. */
+static void test_noncoherent_smmu_cleans_ptes(void **state)
+{
+	struct ilab_smmu_drv_info info;
+	struct ilab_io_pgtable_stats s0, s1;
+	struct ilab_iommu_domain *d;
+	struct ilab_io_pgtable *pgt;
+	struct ilab_board_fault f;
+	struct smmu_config cfg;
+	uint8_t want[64], got[64];
+	const uint64_t iova = 0x40000000;
+	ilab_pa_t pa;
+	struct dt t;
+
+	(void)state;
+	smmu_config_default(&cfg);
+	cfg.coherent = false;
+	setup_or_fail(&t, ILAB_CMA_PERNUMA, &cfg, NULL);
+	assert_int_equal(ilab_smmu_drv_get_info(t.iommu, &info), 0);
+	assert_false(info.coherent);
+	assert_int_equal(info.sync_mode, ILAB_SMMU_SYNC_CONS);
+	d = attach_new(&t, ILAB_DOMAIN_DMA);
+	pgt = to_smmu_domain(d)->pgtbl;
+	assert_false(ilab_io_pgtable_cfg(pgt)->coherent_walk);
+	assert_int_equal(ilab_io_pgtable_cfg(pgt)->arm_lpae_s1_cfg.tcr.sh, 2);
+	assert_int_equal(ilab_io_pgtable_cfg(pgt)->arm_lpae_s1_cfg.tcr.irgn, 0);
+	ilab_io_pgtable_stats(pgt, &s0);
+	assert_int_equal(s0.table_cleans, 1); /* the pgd */
+	pa = page_with_pattern(&t, 2, 7);
+	assert_int_equal(ilab_mem_read(ilab_board_mem(t.board), pa, want, sizeof(want)), 0);
+	assert_int_equal(ilab_iommu_map(&d->pt, iova, pa, SZ_4K, ILAB_IOMMU_READ, true), 0);
+	ilab_io_pgtable_stats(pgt, &s1);
+	assert_int_equal(s1.table_cleans - s0.table_cleans, 3);
+	assert_int_equal(s1.pte_syncs - s0.pte_syncs, 4);
+	assert_int_equal(dma_read(&t, iova, got, sizeof(got), &f), 0);
+	assert_memory_equal(got, want, sizeof(want));
 	release(&t, d);
 	dt_teardown(&t);
 }
@@ -541,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_probe_small_sid_space_is_linear),
 		cmocka_unit_test(test_probe_rejects_tiny_queue_and_bad_args),
 		cmocka_unit_test(test_dma_domain_translates_mapped_page),
+		cmocka_unit_test(test_noncoherent_smmu_cleans_ptes),
 		cmocka_unit_test(test_unmap_and_sync_makes_next_dma_fault),
 		cmocka_unit_test(test_identity_domain_passes_through),
 		cmocka_unit_test(test_blocked_domain_aborts),
