@@ -37,11 +37,19 @@ struct ilab_nic_cfg {
 				    * other nodes' CPUs from CPU 0 up */
 	double link_gbps;          /* line rate; 0 = no line limit */
 	double max_mpps;           /* the NIC's own packet-rate limit (all queues); 0 = none */
+	double max_buffers_mps;    /* receive buffers (completions) the NIC delivers, M/s, all
+				    * queues; 0 = none. With frames_per_buffer > 1 (LRO) it limits
+				    * the frame rate to max_buffers_mps x frames_per_buffer */
 	unsigned packet_bytes;     /* IP packet (frame payload) size, >= 64 */
 	unsigned frames_per_buffer;/* frames the NIC places in one receive buffer (LRO/GRO); 1 =
 				    * one buffer, one map and one unmap per packet */
 	unsigned ring_size;        /* descriptors per queue, >= 2 */
-	uint64_t stack_ns;         /* CPU cost of the network stack per frame */
+	/* CPU cost of the network stack per buffer: stack_ns per frame + stack_buffer_ns + the
+	 * copy of its TCP payload (packet_bytes - 52 per frame) at copy_mbps MB/s (0: no copy
+	 * cost), rounded to the ns as one charge */
+	uint64_t stack_ns;
+	uint64_t stack_buffer_ns;
+	uint64_t copy_mbps;
 	uint64_t duration_ns;      /* measured window, after the warm-up */
 	uint64_t warmup_ns;        /* traffic before the window (not counted) */
 };
@@ -71,7 +79,8 @@ int ilab_workload_nic_rx(const struct ilab_scenario *s, const struct ilab_case *
 			 struct ilab_case_result *r, char *err, size_t errlen);
 int ilab_workload_nic_throughput(const struct ilab_scenario *s, const struct ilab_case *c,
 				 struct ilab_case_result *r, char *err, size_t errlen);
-/* Their struct ilab_workload.check: the NIC has a line rate or a packet rate. */
+/* Their struct ilab_workload.check: a receive buffer (frames_per_buffer x packet_bytes) fits
+ * the NIC's 4 MiB. The NIC's rates are the profile's, checked when it is loaded. */
 struct ilab_topo;
 int ilab_workload_nic_check(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
 			    size_t msglen);

@@ -51,6 +51,22 @@ struct ilab_compute_cost {
 	uint64_t ns;
 };
 
+/* The machine's NICs and the network stack that receives from them (profile "nic:" section,
+ * every NIC device of the topology; docs/simulation.md). 0 = not given. The receive model of
+ * seeds 001/003 (src/workloads/nic.c) uses link_gbps, rx_completions_kps, rx_buffer_ns and
+ * rx_copy_mbps; the ATS model of seed 004 (allreduce.c) the rest. */
+struct ilab_profile_nic {
+	uint64_t link_gbps;          /* Ethernet line rate, Gbit/s */
+	uint64_t rx_completions_kps; /* receive buffers the NIC completes per second, thousands */
+	uint64_t rx_buffer_ns;       /* stack CPU cost per received buffer (one skb) */
+	uint64_t rx_copy_mbps;       /* the stack's copy of payload to the application, MB/s */
+	uint64_t payload_mbps;       /* DMA payload rate per direction, MB/s */
+	uint64_t ats_round_trip_ns;  /* PCIe round trip of an ATS request, IOMMU work excluded */
+	uint64_t ats_outstanding;    /* ATS requests in flight per DMA direction */
+	uint64_t atc_entries;        /* the NIC's Address Translation Cache: entries ... */
+	uint64_t atc_ways;           /* ... and ways */
+};
+
 /* Every constant of the cost model, in nanoseconds of the modelled machine. */
 struct ilab_profile {
 	char name[ILAB_PROFILE_NAME_MAX];
@@ -101,6 +117,8 @@ struct ilab_profile {
 	/* named compute charges for driver code (plat_charge_ns), looked up by name */
 	unsigned nr_compute;
 	struct ilab_compute_cost compute[ILAB_PROFILE_MAX_COMPUTE];
+
+	struct ilab_profile_nic nic; /* optional section; all 0 when absent */
 };
 
 /* Load a profile from a YAML file. Returns 0, or a negative errno with err receiving

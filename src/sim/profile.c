@@ -252,21 +252,12 @@ static int parse_smmu(struct pctx *c, const yaml_node_t *v, const char *key, voi
 }
 
 /* The compute: names something reads: the driver and core charges (plat_charge, named in
- * ops.c) and the device-side constants of the allreduce workload, which live here because the
- * format has no device section. Any other name is a typo or a constant nothing reads: an
- * error, not a silent zero (a misspelt iova_alloc_ns would have charged nothing). */
-static const char *const device_constants[] = {
-	"nic_link_mbps", "pcie_ats_round_trip_ns", "nic_ats_outstanding", "nic_atc_entries",
-	"nic_atc_ways",
-};
-
+ * ops.c). Any other name is a typo or a constant nothing reads: an error, not a silent zero
+ * (a misspelt iova_alloc_ns would have charged nothing). */
 static bool compute_name_known(const char *name)
 {
 	for (unsigned i = 0; i < PLAT_CHARGE_NR; i++)
 		if (!strcmp(name, ilab_sim_charge_name((enum plat_charge)i)))
-			return true;
-	for (size_t i = 0; i < sizeof(device_constants) / sizeof(device_constants[0]); i++)
-		if (!strcmp(name, device_constants[i]))
 			return true;
 	return false;
 }
@@ -280,9 +271,24 @@ static void compute_names(char *out, size_t len)
 	for (unsigned i = 0; i < PLAT_CHARGE_NR && n < len; i++)
 		n += (size_t)snprintf(out + n, len - n, "%s%s", n ? ", " : "",
 				      ilab_sim_charge_name((enum plat_charge)i));
-	for (size_t i = 0; i < sizeof(device_constants) / sizeof(device_constants[0]) && n < len;
-	     i++)
-		n += (size_t)snprintf(out + n, len - n, ", %s", device_constants[i]);
+}
+
+/* Device constants that compute: held before the nic: section existed: a profile written
+ * then is told where they went. */
+static const char *const moved_to_nic[][2] = {
+	{ "nic_link_mbps", "payload_mbps" },
+	{ "pcie_ats_round_trip_ns", "ats_round_trip_ns" },
+	{ "nic_ats_outstanding", "ats_outstanding" },
+	{ "nic_atc_entries", "atc_entries" },
+	{ "nic_atc_ways", "atc_ways" },
+};
+
+static const char *moved_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(moved_to_nic) / sizeof(moved_to_nic[0]); i++)
+		if (!strcmp(name, moved_to_nic[i][0]))
+			return moved_to_nic[i][1];
+	return NULL;
 }
 
 /* compute: "name: ns" pairs of known names (above), looked up by name at run time. */
@@ -302,6 +308,9 @@ static int parse_compute(struct pctx *c, const yaml_node_t *v, const char *key, 
 
 		if (!name || !*name)
 			return perr(c, k, "%s: keys must be plain words", key);
+		if (moved_name(name))
+			return perr(c, k, "%s: '%s' is a property of the NIC: nic: %s", key, name,
+				    moved_name(name));
 		if (!compute_name_known(name)) {
 			char known[400];
 
@@ -349,6 +358,71 @@ static int parse_ignored(struct pctx *c, const yaml_node_t *v, const char *key, 
 	return ilab_yaml_scalar(v) ? 0 : perr(c, v, "%s: expected a string", key);
 }
 
+/* A count or a rate of the nic: section: 0 would be no device at all, so absent is the way to
+ * say "not modelled". */
+static int parse_positive(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	int rc = get_u64(c, v, key, dst);
+
+	if (!rc && *(uint64_t *)dst == 0)
+		return perr(c, v, "%s: must be at least 1 (leave it out if the NIC has none)", key);
+	return rc;
+}
+
+/* Each model that reads the section needs all of its keys: a partial set is a load error here,
+ * not a zero that the run would take for "infinitely fast". */
+static int check_nic(struct pctx *c, const yaml_node_t *v, const char *key,
+		     const struct ilab_profile_nic *n)
+{
+	bool rx = n->rx_buffer_ns || n->rx_copy_mbps || n->rx_completions_kps;
+	bool ats = n->payload_mbps || n->ats_round_trip_ns || n->ats_outstanding ||
+		   n->atc_entries || n->atc_ways;
+
+	if (rx && (!n->rx_buffer_ns || !n->rx_copy_mbps))
+		return perr(c, v, "%s: the receive stack needs both rx_buffer_ns and rx_copy_mbps",
+			    key);
+	if (rx && !n->link_gbps && !n->rx_completions_kps)
+		return perr(c, v, "%s: the NIC needs a line rate (link_gbps) or a completion rate "
+			    "(rx_completions_kps)", key);
+	if (ats && (!n->payload_mbps || !n->ats_round_trip_ns || !n->ats_outstanding ||
+		    !n->atc_entries || !n->atc_ways))
+		return perr(c, v, "%s: the ATS model needs payload_mbps, ats_round_trip_ns, "
+			    "ats_outstanding, atc_entries and atc_ways", key);
+	/* the device models' limits (nic.c, dma_engine.c, atc.c): a value is never cut to
+	 * 32 bits or rejected only at run time */
+	if (n->link_gbps > 10000 || n->rx_completions_kps > 10000000 ||
+	    n->rx_copy_mbps > 10000000 || n->payload_mbps > 10000000)
+		return perr(c, v, "%s: a rate beyond the model's range (link_gbps at most 10000, "
+			    "rx_completions_kps, rx_copy_mbps and payload_mbps at most 10000000)", key);
+	if (n->ats_outstanding > 4096 || n->atc_entries > (1u << 20) ||
+	    n->atc_ways > n->atc_entries)
+		return perr(c, v, "%s: ats_outstanding %llu (at most 4096), atc_entries %llu (at most "
+			    "1048576), atc_ways %llu (at most the entries): out of range", key,
+			    (unsigned long long)n->ats_outstanding,
+			    (unsigned long long)n->atc_entries, (unsigned long long)n->atc_ways);
+	return 0;
+}
+
+static int parse_nic(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	struct ilab_profile_nic *n = &((struct ilab_profile *)dst)->nic;
+	struct field f[] = {
+		{ "model", false, parse_ignored, NULL, false },
+		{ "link_gbps", false, parse_positive, &n->link_gbps, false },
+		{ "rx_completions_kps", false, parse_positive, &n->rx_completions_kps, false },
+		{ "rx_buffer_ns", false, parse_positive, &n->rx_buffer_ns, false },
+		{ "rx_copy_mbps", false, parse_positive, &n->rx_copy_mbps, false },
+		{ "payload_mbps", false, parse_positive, &n->payload_mbps, false },
+		{ "ats_round_trip_ns", false, parse_positive, &n->ats_round_trip_ns, false },
+		{ "ats_outstanding", false, parse_positive, &n->ats_outstanding, false },
+		{ "atc_entries", false, parse_positive, &n->atc_entries, false },
+		{ "atc_ways", false, parse_positive, &n->atc_ways, false },
+	};
+	int rc = parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
+
+	return rc ? rc : check_nic(c, v, key, n);
+}
+
 static int parse_root(struct pctx *c, struct ilab_profile *p)
 {
 	yaml_node_t *root = yaml_document_get_root_node(c->doc);
@@ -361,6 +435,7 @@ static int parse_root(struct pctx *c, struct ilab_profile *p)
 		{ "mmio", true, parse_mmio, p, false },
 		{ "smmu", true, parse_smmu, p, false },
 		{ "compute", false, parse_compute, p, false },
+		{ "nic", false, parse_nic, p, false },
 	};
 
 	if (!root)

@@ -259,25 +259,17 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 	if ((ret = attach_all(&a, ac, err, errlen)))
 		goto out;
 
-	link_mbps = ilab_profile_compute_ns(&a.prof, "nic_link_mbps", 0);
-	rt = ilab_profile_compute_ns(&a.prof, "pcie_ats_round_trip_ns", 0);
-	outstanding = ilab_profile_compute_ns(&a.prof, "nic_ats_outstanding", 0);
-	atc_entries = ilab_profile_compute_ns(&a.prof, "nic_atc_entries", 0);
-	atc_ways = ilab_profile_compute_ns(&a.prof, "nic_atc_ways", 0);
+	/* the NICs' constants: the profile's nic: section, whose loader checked them against the
+	 * device model's limits (dma_engine.c, atc.c) */
+	link_mbps = a.prof.nic.payload_mbps;
+	rt = a.prof.nic.ats_round_trip_ns;
+	outstanding = a.prof.nic.ats_outstanding;
+	atc_entries = a.prof.nic.atc_entries;
+	atc_ways = a.prof.nic.atc_ways;
 	if (!link_mbps || !outstanding || !atc_entries) {
-		ret = ilab_errf(err, errlen, -EINVAL, "profile %s lacks nic_link_mbps, nic_ats_outstanding "
-			   "or nic_atc_entries (compute: section), or gives 0", a.prof.name);
-		goto out;
-	}
-	/* the device model's limits (dma_engine.c, atc.c), checked here so that a profile value
-	 * is never cut to 32 bits on its way there */
-	if (link_mbps > 10000000 || outstanding > 4096 || atc_entries > (1u << 20) ||
-	    atc_ways > atc_entries) {
-		ret = ilab_errf(err, errlen, -EINVAL, "profile %s: nic_link_mbps %llu (at most 10000000), "
-			   "nic_ats_outstanding %llu (at most 4096), nic_atc_entries %llu (at most "
-			   "1048576), nic_atc_ways %llu (at most the entries): out of range", a.prof.name,
-			   (unsigned long long)link_mbps, (unsigned long long)outstanding,
-			   (unsigned long long)atc_entries, (unsigned long long)atc_ways);
+		ret = ilab_errf(err, errlen, -EINVAL, "profile %s (%s) has no ATS model of its NICs: "
+			   "its nic: section needs payload_mbps, ats_round_trip_ns, ats_outstanding, "
+			   "atc_entries and atc_ways", a.prof.name, a.prof.source);
 		goto out;
 	}
 	ranks = hosts * k;

@@ -5,7 +5,8 @@
  * It is not a network stack and not the scenario glue (nic_experiments.c, nic_env.c).
  *
  * Device side, per queue (an agent on the NIC's node): frames arrive every
- * queues x max(wire time, 1 / max_mpps), queue i offset by i slots (RSS spreads flows evenly).
+ * queues x max(wire time, 1 / max_mpps, 1 / (max_buffers_mps x frames_per_buffer)), queue i
+ * offset by i slots (RSS spreads flows evenly).
  * A frame with no buffer posted is dropped. When frames_per_buffer frames have filled the
  * buffer, the NIC writes them with one ilab_board_dma_write (translated page by page by the
  * SMMU model, charged to the agent) and publishes the completion (a tracked store the CPU
@@ -14,7 +15,8 @@
  * flight. The descriptors' DMA reads are charged as one memory access per descriptor.
  *
  * CPU side, per queue (a plat thread bound to the queue's CPU), for each completed buffer in
- * order: dma_unmap_single, stack_ns per frame, dma_map_single of the same physical buffer (a
+ * order: dma_unmap_single, the network stack's cost (stack_cost_ns), dma_map_single of the same
+ * physical buffer (a
  * page pool recycles pages), post (tracked store of the ring's tail). Frames are counted when
  * their buffer is finished inside [warm-up end, warm-up end + duration).
  */
@@ -170,6 +172,20 @@ static void queue_agent(struct plat_agent *agent, void *arg)
 
 /* ---- the driver side: one thread per queue ------------------------------------------------ */
 
+/* One buffer through the stack: per-frame work, per-buffer (one skb: with LRO all its frames
+ * go up the stack together) and the copy of the payload to the application, rounded once so
+ * that the parts add up as the profile gives them. */
+static uint64_t stack_cost_ns(const struct ilab_nic_cfg *c)
+{
+	uint64_t ns = c->stack_ns * c->frames_per_buffer + c->stack_buffer_ns;
+	uint64_t payload = c->packet_bytes > ILAB_NIC_TCPIP_HEADERS
+				   ? c->packet_bytes - ILAB_NIC_TCPIP_HEADERS : 0;
+
+	if (c->copy_mbps) /* bytes / (MB/s) = µs: x 1000 for ns */
+		ns += (payload * c->frames_per_buffer * 1000 + c->copy_mbps / 2) / c->copy_mbps;
+	return ns;
+}
+
 struct head_arg {
 	uint32_t seen;
 };
@@ -201,7 +217,7 @@ static void queue_cpu(unsigned idx, void *arg)
 
 			ilab_dma_unmap_single(n->dev, d->dma, n->buf_bytes, ILAB_DMA_FROM_DEVICE);
 			d->mapped = false;
-			plat_charge_ns(c->stack_ns * c->frames_per_buffer);
+			plat_charge_ns(stack_cost_ns(c));
 			d->dma = ilab_dma_map_single(n->dev, d->pa, n->buf_bytes,
 						     ILAB_DMA_FROM_DEVICE);
 			d->mapped = !ilab_dma_mapping_error(d->dma);
@@ -239,10 +255,13 @@ static int check(const struct ilab_nic_cfg *c, char *err, size_t errlen)
 		return BAD("frames_per_buffer x packet_bytes must be 1 frame .. 4 MiB");
 	if (c->ring_size < 2 || c->ring_size > 65536)
 		return BAD("ring_size must be 2..65536, not %u", c->ring_size);
-	if (!(c->link_gbps > 0) && !(c->max_mpps > 0))
+	if (!(c->link_gbps > 0) && !(c->max_mpps > 0) && !(c->max_buffers_mps > 0))
 		return BAD("the NIC needs a line rate or a packet rate");
-	if (c->link_gbps < 0 || c->max_mpps < 0)
+	if (c->link_gbps < 0 || c->max_mpps < 0 || c->max_buffers_mps < 0)
 		return BAD("rates must not be negative");
+	if (c->copy_mbps > 10000000)
+		return BAD("copy_mbps must be at most 10000000, not %llu",
+			   (unsigned long long)c->copy_mbps);
 	if (!c->duration_ns)
 		return BAD("duration must be > 0");
 	return 0;
@@ -301,6 +320,11 @@ int ilab_nic_run(struct ilab_board *board, struct ilab_dev *dev, const struct il
 		wire_ns = (cfg->packet_bytes + ILAB_NIC_WIRE_OVERHEAD) * 8.0 / cfg->link_gbps;
 	if (cfg->max_mpps > 0)
 		rate_ns = 1000.0 / cfg->max_mpps;
+	if (cfg->max_buffers_mps > 0) {
+		double buf_ns = 1000.0 / (cfg->max_buffers_mps * cfg->frames_per_buffer);
+
+		rate_ns = buf_ns > rate_ns ? buf_ns : rate_ns;
+	}
 	n.interval_ns = (uint64_t)((wire_ns > rate_ns ? wire_ns : rate_ns) * nq + 0.5);
 	if (!n.interval_ns)
 		n.interval_ns = 1;

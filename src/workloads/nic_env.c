@@ -37,9 +37,32 @@ static const struct ilab_device *pick_nic(const struct ilab_topo *t, int node)
 	return best;
 }
 
-int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cfg,
+/* The machine's NIC and network stack, as its profile describes them (nic: section): one
+ * description serves every experiment on the machine. */
+static int nic_from_profile(const struct ilab_profile *p, struct ilab_nic_cfg *c, char *err,
+			    size_t errlen)
+{
+	const struct ilab_profile_nic *n = &p->nic;
+
+	if (!n->rx_buffer_ns || !n->rx_copy_mbps) {
+		snprintf(err, errlen, "profile %s (%s) describes no receive stack: its nic: section "
+			 "needs rx_buffer_ns, rx_copy_mbps and link_gbps or rx_completions_kps",
+			 p->name, p->source);
+		return -EINVAL;
+	}
+	c->link_gbps = (double)n->link_gbps;
+	c->max_mpps = 0;
+	c->max_buffers_mps = (double)n->rx_completions_kps / 1000.0;
+	c->stack_ns = 0;
+	c->stack_buffer_ns = n->rx_buffer_ns;
+	c->copy_mbps = n->rx_copy_mbps;
+	return 0;
+}
+
+int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cfg_in,
 		     struct ilab_nic_result *res, char **stats_json, char *err, size_t errlen)
 {
+	struct ilab_nic_cfg cfg_buf, *cfg = &cfg_buf;
 	struct ilab_profile *prof = plat_zalloc_array(1, sizeof(*prof));
 	struct ilab_testbed tb = { 0 };
 	struct ilab_testbed_opts to = { .seed = e->seed, .cma = ILAB_CMA_GLOBAL };
@@ -51,9 +74,16 @@ int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cf
 
 	if (stats_json)
 		*stats_json = NULL;
+	if (!cfg_in) {
+		free(prof);
+		return snprintf(err, errlen, "no NIC configuration"), -EINVAL;
+	}
+	cfg_buf = *cfg_in;
 	if (!prof)
 		return snprintf(err, errlen, "out of memory"), -ENOMEM;
 	ret = ilab_profile_open(e->profile, prof, err, errlen);
+	if (!ret && e->nic_from_profile)
+		ret = nic_from_profile(prof, cfg, err, errlen);
 	to.profile = prof;
 	if (!ret)
 		ret = ilab_testbed_load_topology(&tb, &to, err, errlen);

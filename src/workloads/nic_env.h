@@ -24,10 +24,14 @@ struct ilab_nic_env {
 	bool ecmdq_hw;            /* the SMMU has one ECMDQ per CPU (serial execution) */
 	bool ecmdq_use;           /* ... and the driver uses them */
 	bool cmdq_spinlock;       /* Linux <= 5.3 command queue (and its 256 entries) */
+	/* the NIC's rates and the stack's costs are the profile's nic: section (link_gbps,
+	 * rx_completions_kps, rx_buffer_ns, rx_copy_mbps), not the cfg's */
+	bool nic_from_profile;
 };
 
 /* Build the machine, run the NIC, tear everything down. stats_json (may be NULL) receives the
- * simulator's statistics (malloc'd) on success. */
+ * simulator's statistics (malloc'd) on success. -EINVAL when e->nic_from_profile and the
+ * profile has no receive stack in its nic: section. */
 int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cfg,
 		     struct ilab_nic_result *res, char **stats_json, char *err, size_t errlen);
 

@@ -1,8 +1,10 @@
 /* nic_experiments.c — the scenario workloads `nic_rx` (seed 001) and `nic_throughput` (seed
  * 003): a case's mechanisms and parameters become a machine (nic_env.c) and a NIC
  * configuration (nic.c); the figures go into the case result.
- * It is not the NIC model and does not choose any tunable constant: every value comes from the
- * case (fixed here: seed 1, and one frame per buffer for nic_rx).
+ * It is not the NIC model and does not choose any tunable constant: the NIC's rates and the
+ * network stack's costs are the machine profile's (nic: section, one description for every
+ * experiment on the machine), everything else comes from the case (fixed here: seed 1, and one
+ * frame per buffer for nic_rx).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,6 +30,7 @@ static void env_from_case(const struct ilab_scenario *s, const struct ilab_case 
 	e->map_pages = c->mech.map_pages;
 	e->lookup_refcount = c->mech.lookup == ILAB_LOOKUP_REFCOUNT;
 	e->ecmdq_use = c->mech.ecmdq;
+	e->nic_from_profile = true;
 }
 
 static int finish(struct ilab_case_result *r, const char *metric, const char *unit, double v,
@@ -59,9 +62,6 @@ int ilab_workload_nic_rx(const struct ilab_scenario *s, const struct ilab_case *
 	cfg.packet_bytes = (unsigned)ilab_case_param(c, "packet_bytes", 64);
 	cfg.frames_per_buffer = 1;
 	cfg.ring_size = (unsigned)ilab_case_param(c, "ring_size", 128);
-	cfg.max_mpps = ilab_case_param(c, "nic_mpps", 1.25);
-	cfg.link_gbps = ilab_case_param(c, "link_gbps", 0);
-	cfg.stack_ns = (uint64_t)ilab_case_param(c, "stack_ns", 5000);
 	cfg.duration_ns = (uint64_t)(ilab_case_param(c, "duration_us", 20000) * 1000);
 	cfg.warmup_ns = (uint64_t)(ilab_case_param(c, "warmup_us", 2000) * 1000);
 	ret = ilab_nic_env_run(&e, &cfg, &res, &stats, err, errlen);
@@ -87,12 +87,9 @@ int ilab_workload_nic_throughput(const struct ilab_scenario *s, const struct ila
 		return -EINVAL;
 	}
 	cfg.queues = (unsigned)ilab_case_param(c, "nic_queues", 8);
-	cfg.link_gbps = ilab_case_param(c, "link_gbps", 200);
-	cfg.max_mpps = ilab_case_param(c, "nic_mpps", 0);
 	cfg.packet_bytes = (unsigned)ilab_case_param(c, "packet_bytes", 1500);
 	cfg.frames_per_buffer = (unsigned)ilab_case_param(c, "frames_per_buffer", 1);
 	cfg.ring_size = (unsigned)ilab_case_param(c, "ring_size", 64);
-	cfg.stack_ns = (uint64_t)ilab_case_param(c, "stack_ns", 300);
 	cfg.duration_ns = (uint64_t)(ilab_case_param(c, "duration_us", 2000) * 1000);
 	cfg.warmup_ns = (uint64_t)(ilab_case_param(c, "warmup_us", 200) * 1000);
 	ret = ilab_nic_env_run(&e, &cfg, &res, &stats, err, errlen);
@@ -101,14 +98,18 @@ int ilab_workload_nic_throughput(const struct ilab_scenario *s, const struct ila
 	return finish(r, "throughput", "Gbit/s", res.goodput_gbps, stats, err, errlen);
 }
 
-/* Without a line rate and a packet rate the NIC would deliver frames in no time at all. */
+/* The NIC writes a buffer's frames with one DMA of at most 4 MiB (nic.c): a larger LRO buffer
+ * is refused here, at load, rather than by the run. */
 int ilab_workload_nic_check(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
 			    size_t msglen)
 {
+	double bytes = ilab_case_param(c, "frames_per_buffer", 1) *
+		       ilab_case_param(c, "packet_bytes", 64);
+
 	(void)topo;
-	if (ilab_case_param(c, "link_gbps", 0) > 0 || ilab_case_param(c, "nic_mpps", 0) > 0)
+	if (bytes <= 4 << 20)
 		return 0;
-	snprintf(msg, msglen, "link_gbps and nic_mpps are both 0: the NIC needs a line rate or a "
-		 "packet rate");
+	snprintf(msg, msglen, "frames_per_buffer x packet_bytes is %.0f bytes; a receive buffer "
+		 "holds at most 4 MiB", bytes);
 	return -EINVAL;
 }

@@ -35,13 +35,13 @@ got=$(sed -E 's/^[a-z_]+\.([a-z_]+) .*/\1/' "$TMP/list")
 [ -n "$want" ] || bad "found no constants in $PROFILE"
 [ "$want" = "$got" ] ||
 	bad "--list does not match the profile's constants: got [$got], want [$want]"
-grep -qx 'compute.nic_ats_outstanding 2 calibrated' "$TMP/list" ||
-	bad "nic_ats_outstanding (CALIBRATED in the profile's comments) not listed as calibrated"
+grep -qx 'nic.ats_outstanding 2 calibrated' "$TMP/list" ||
+	bad "ats_outstanding (CALIBRATED in the profile's comments) not listed as calibrated"
 grep -qx 'memory.local_ns 90 estimate' "$TMP/list" ||
 	bad "memory.local_ns not listed as an estimate"
 
 # Two constants: a table with their two rows, both variants run.
-python3 "$SCRIPT" --cli "$BIN" --quick --profile a100-2node --only compute.nic_ats_outstanding \
+python3 "$SCRIPT" --cli "$BIN" --quick --profile a100-2node --only nic.ats_outstanding \
 	--only memory.local_ns >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ $rc -eq 0 ] || bad "run: exit $rc, want 0 ($(tail -2 "$TMP/err"))"
 grep -q '^### a100-2node (seed004-vfio-numa; x0.80 / x1.20)' "$TMP/out" || bad "no table heading"
@@ -49,12 +49,12 @@ grep -qE '^Base: [0-9]+ of [0-9]+ figures within tolerance, [0-9]+ of [0-9]+ eff
 	bad "no base line"
 rows=$(grep -E '^\| [a-z_]+\.[a-z_]+ \|' "$TMP/out")
 order=$(printf '%s\n' "$rows" | sed -E 's/^\| ([a-z_.]+) \|.*/\1/' | tr '\n' ' ')
-[ "$order" = "memory.local_ns compute.nic_ats_outstanding " ] ||
+[ "$order" = "memory.local_ns nic.ats_outstanding " ] ||
 	bad "rows are not the two constants in file order: $rows"
 printf '%s\n' "$rows" | grep -qE '^\| memory\.local_ns \| 90 \(72/108\) \| estimate \|' ||
 	bad "memory.local_ns row: not 90 (72/108), estimate"
-printf '%s\n' "$rows" | grep -qE '^\| compute\.nic_ats_outstanding \| 2 \(1/3\) \| calibrated \|' ||
-	bad "nic_ats_outstanding row: not 2 (1/3), calibrated"
+printf '%s\n' "$rows" | grep -qE '^\| nic\.ats_outstanding \| 2 \(1/3\) \| calibrated \|' ||
+	bad "nic.ats_outstanding row: not 2 (1/3), calibrated"
 while IFS= read -r row; do
 	cells=$(printf '%s\n' "$row" | awk -F'|' '{print NF - 2}')
 	[ "$cells" -eq 7 ] || bad "row has $cells cells, want 7: $row"

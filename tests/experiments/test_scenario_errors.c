@@ -64,7 +64,9 @@ static const struct expect expected[] = {
 	/* workloads' own checks of a case against the machine (struct ilab_workload.check) */
 	{ "bad-threads-node.yaml", 9, 1,
 	  "case 'a' on kunpeng920: threads: 33, but node 2 has 32 CPUs" },
-	{ "bad-nic-no-rate.yaml", 8, 1, "the NIC needs a line rate or a packet rate" },
+	{ "bad-nic-buffer.yaml", 8, 1,
+	  "case 'a' on kunpeng920: frames_per_buffer x packet_bytes is 6144000 bytes; a receive "
+	  "buffer holds at most 4 MiB" },
 	{ "bad-allreduce-nodes.yaml", 9, 1,
 	  "first_node 1 and nr_nodes 2 need nodes 1-2, the machine has 0-1" },
 };

@@ -1,6 +1,6 @@
 /* test_sim_profile.c — machine profiles: the shipped Kunpeng 920 profile loads; malformed
  * ones are refused with "file:line:column: cause"; the distance formulas are those of the
- * documentation. Not a test of the simulator's behaviour.
+ * documentation; the nic: section is read and checked. Not a test of the simulator's behaviour.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -194,12 +194,9 @@ static void malformed_profiles_name_file_line_column(void **state)
 	expect_error(buf, "bad.yaml:18:3:", "unknown constant 'call_ns'");
 }
 
-/* Every name the simulator or a workload reads is accepted in compute:, and read back. */
+/* Every name the simulator reads is accepted in compute:, and read back. */
 static void compute_accepts_every_name_read(void **state)
 {
-	static const char *const device[] = { "nic_link_mbps", "pcie_ats_round_trip_ns",
-					      "nic_ats_outstanding", "nic_atc_entries",
-					      "nic_atc_ways" };
 	char buf[2048], err[256];
 	struct ilab_profile p;
 	size_t n;
@@ -208,16 +205,129 @@ static void compute_accepts_every_name_read(void **state)
 	for (unsigned i = 0; i < PLAT_CHARGE_NR; i++)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "  %s: %u\n",
 				      ilab_sim_charge_name((enum plat_charge)i), 100 + i);
-	for (unsigned i = 0; i < 5; i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "  %s: %u\n", device[i], 200 + i);
 	assert_true(n < sizeof(buf));
 	if (ilab_profile_parse(buf, n, "all.yaml", &p, err, sizeof(err)))
 		fail_msg("%s", err);
 	for (unsigned i = 0; i < PLAT_CHARGE_NR; i++)
 		assert_int_equal(ilab_profile_compute_ns(&p, ilab_sim_charge_name((enum plat_charge)i), 0),
 				 100 + i);
-	for (unsigned i = 0; i < 5; i++)
-		assert_int_equal(ilab_profile_compute_ns(&p, device[i], 0), 200 + i);
+}
+
+/* The nic: section: every key read back into struct ilab_profile_nic; absent, all zero. */
+static void nic_section_is_read(void **state)
+{
+	static const char nic[] =
+		"nic:\n"
+		"  model: \"a NIC\"\n"
+		"  link_gbps: 200\n"
+		"  rx_completions_kps: 1250\n"
+		"  rx_buffer_ns: 4998\n"
+		"  rx_copy_mbps: 7473\n"
+		"  payload_mbps: 24000\n"
+		"  ats_round_trip_ns: 500\n"
+		"  ats_outstanding: 2\n"
+		"  atc_entries: 512\n"
+		"  atc_ways: 8\n";
+	char buf[1024], err[256];
+	struct ilab_profile p;
+	int n;
+
+	(void)state;
+	assert_int_equal(ilab_profile_parse(good, sizeof(good) - 1, "t.yaml", &p, err, sizeof(err)),
+			 0);
+	assert_int_equal(p.nic.link_gbps | p.nic.rx_completions_kps | p.nic.rx_buffer_ns |
+			 p.nic.rx_copy_mbps | p.nic.payload_mbps | p.nic.ats_round_trip_ns |
+			 p.nic.ats_outstanding | p.nic.atc_entries | p.nic.atc_ways, 0);
+	n = snprintf(buf, sizeof(buf), "%s%s", good, nic);
+	if (ilab_profile_parse(buf, (size_t)n, "t.yaml", &p, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(p.nic.link_gbps, 200);
+	assert_int_equal(p.nic.rx_completions_kps, 1250);
+	assert_int_equal(p.nic.rx_buffer_ns, 4998);
+	assert_int_equal(p.nic.rx_copy_mbps, 7473);
+	assert_int_equal(p.nic.payload_mbps, 24000);
+	assert_int_equal(p.nic.ats_round_trip_ns, 500);
+	assert_int_equal(p.nic.ats_outstanding, 2);
+	assert_int_equal(p.nic.atc_entries, 512);
+	assert_int_equal(p.nic.atc_ways, 8);
+}
+
+/* A bad or incomplete nic: section is the profile's error, at its line and column, not a
+ * zero the run would take for an infinitely fast NIC or a free stack. good has 16 lines, so
+ * nic: is line 17. */
+static void bad_nic_sections_are_refused(void **state)
+{
+	static const struct {
+		const char *text, *where, *cause;
+	} bad[] = {
+		{ "nic:\n  rx_buffer_ns: 0\n", "bad.yaml:18:17:", "rx_buffer_ns: must be at least 1" },
+		{ "nic:\n  link_gbps: fast\n", "bad.yaml:18:14:", "expected a non-negative integer" },
+		{ "nic:\n  link_gbps: \"200\"\n", "bad.yaml:18:14:", "got the string '200'" },
+		{ "nic:\n  stack_ns: 310\n", "bad.yaml:18:3:", "nic: unknown key 'stack_ns'" },
+		{ "nic:\n  link_gbps: 1\n  link_gbps: 2\n", "bad.yaml:19:3:", "given twice" },
+		{ "nic: 3\n", "bad.yaml:17:6:", "nic: expected a mapping" },
+		{ "nic:\n  link_gbps: 200\n  rx_buffer_ns: 5000\n", "bad.yaml:18:3:",
+		  "needs both rx_buffer_ns and rx_copy_mbps" },
+		{ "nic:\n  rx_copy_mbps: 7473\n", "bad.yaml:18:3:",
+		  "needs both rx_buffer_ns and rx_copy_mbps" },
+		{ "nic:\n  rx_buffer_ns: 5000\n  rx_copy_mbps: 7473\n", "bad.yaml:18:3:",
+		  "needs a line rate (link_gbps) or a completion rate" },
+		{ "nic:\n  rx_completions_kps: 1250\n", "bad.yaml:18:3:",
+		  "needs both rx_buffer_ns and rx_copy_mbps" },
+		{ "nic:\n  link_gbps: 10001\n", "bad.yaml:18:3:", "beyond the model's range" },
+		{ "nic:\n  ats_outstanding: 2\n", "bad.yaml:18:3:",
+		  "ATS model needs payload_mbps, ats_round_trip_ns" },
+		{ "nic: {payload_mbps: 1, ats_round_trip_ns: 1, ats_outstanding: 4097, atc_entries: 8, "
+		  "atc_ways: 8}\n", "bad.yaml:17:6:", "ats_outstanding 4097 (at most 4096)" },
+		{ "nic: {payload_mbps: 1, ats_round_trip_ns: 1, ats_outstanding: 1, atc_entries: 8, "
+		  "atc_ways: 16}\n", "bad.yaml:17:6:", "atc_ways 16 (at most the entries)" },
+		{ "nic: {payload_mbps: 1, ats_round_trip_ns: 1, ats_outstanding: 1, "
+		  "atc_entries: 1048577, atc_ways: 1}\n", "bad.yaml:17:6:", "atc_entries 1048577" },
+	};
+	char buf[1024];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s%s", good, bad[i].text);
+		expect_error(buf, bad[i].where, bad[i].cause);
+	}
+}
+
+/* The NIC constants compute: once held are refused there, with where they went. */
+static void moved_device_constants_say_where(void **state)
+{
+	static const char *const moved[][2] = {
+		{ "nic_link_mbps", "nic: payload_mbps" },
+		{ "pcie_ats_round_trip_ns", "nic: ats_round_trip_ns" },
+		{ "nic_ats_outstanding", "nic: ats_outstanding" },
+		{ "nic_atc_entries", "nic: atc_entries" },
+		{ "nic_atc_ways", "nic: atc_ways" },
+	};
+	char buf[1024];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++) {
+		snprintf(buf, sizeof(buf), "%scompute:\n  %s: 2\n", good, moved[i][0]);
+		expect_error(buf, "bad.yaml:18:3:", moved[i][1]);
+	}
+}
+
+/* Both shipped profiles describe their NICs: the receive stack on kunpeng920 (seeds 001 and
+ * 003), the ATS model on a100-2node (seed 004). */
+static void shipped_profiles_describe_their_nics(void **state)
+{
+	struct ilab_profile p;
+	char err[256];
+
+	(void)state;
+	if (ilab_profile_open("kunpeng920", &p, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_true(p.nic.link_gbps > 0 && p.nic.rx_completions_kps > 0);
+	assert_true(p.nic.rx_buffer_ns > 0 && p.nic.rx_copy_mbps > 0);
+	if (ilab_profile_open("a100-2node", &p, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_true(p.nic.payload_mbps > 0 && p.nic.ats_outstanding > 0 && p.nic.atc_entries > 0);
+	assert_int_equal(ilab_profile_compute_ns(&p, "nic_ats_outstanding", 0), 0);
 }
 
 static void missing_file_is_an_error(void **state)
@@ -285,6 +395,10 @@ int main(void)
 		cmocka_unit_test(tables_override_formulas),
 		cmocka_unit_test(malformed_profiles_name_file_line_column),
 		cmocka_unit_test(compute_accepts_every_name_read),
+		cmocka_unit_test(nic_section_is_read),
+		cmocka_unit_test(bad_nic_sections_are_refused),
+		cmocka_unit_test(moved_device_constants_say_where),
+		cmocka_unit_test(shipped_profiles_describe_their_nics),
 		cmocka_unit_test(missing_file_is_an_error),
 		cmocka_unit_test(empty_name_is_an_error),
 		cmocka_unit_test(only_one_profile_document_is_read),

@@ -280,8 +280,7 @@ static void expected_latency(uint64_t *local, uint64_t *remote)
 	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_MEM, 10, &m10), 0);
 	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_MEM, 20, &m20), 0);
 	llc = p.llc_local_ns;
-	*local = ilab_profile_compute_ns(&p, "pcie_ats_round_trip_ns", 0) + p.smmu_tlb_lookup_ns +
-		 llc;
+	*local = p.nic.ats_round_trip_ns + p.smmu_tlb_lookup_ns + llc;
 	*remote = *local + m20 - m10;
 }
 
@@ -329,7 +328,7 @@ static void test_translation_bound_algbw_from_first_principles(void **state)
 	(void)state;
 	expected_latency(&lat_local, &lat_remote);
 	assert_int_equal(ilab_profile_load(PROFILE, &p, err, sizeof(err)), 0);
-	n = ilab_profile_compute_ns(&p, "nic_ats_outstanding", 0);
+	n = p.nic.ats_outstanding;
 	assert_true(n >= 1);
 	/* per NIC and direction: 2 (n-1)/n * S / K bytes, one ATS request per 4 KiB page, N in
 	 * flight: time = pages * L / N; algbw = S / time */
@@ -341,37 +340,94 @@ static void test_translation_bound_algbw_from_first_principles(void **state)
 	assert_true(got > want * 0.98 && got < want * 1.02);
 }
 
-/* With enough ATS requests in flight the link is the limit: per NIC and direction the data
- * takes bytes / link rate, so algbw = K * link * n / (2 (n - 1)) (here 4 x 24 x 8/14). */
-static void test_link_bound_when_translations_keep_up(void **state)
+/* A copy of the a100-2node profile with the line that starts with `key` (indented, in the
+ * nic: section) replaced by `repl` ("" deletes it). Returns 0 with the copy's path in path. */
+static int profile_edit(char *path, const char *key, const char *repl)
 {
-	char path[] = "/tmp/ilab-a100-XXXXXX.yaml", line[512];
+	char line[512];
 	FILE *in = fopen(PROFILE, "r"), *out;
-	struct ilab_allreduce_cfg cfg = small_case(0, 1, false);
-	struct ilab_allreduce_result r;
-	struct ilab_profile p;
-	char err[256];
-	int fd;
+	int fd, found = 0;
 
-	(void)state;
 	assert_non_null(in);
 	fd = mkstemps(path, 5);
 	assert_true(fd >= 0);
 	out = fdopen(fd, "w");
 	assert_non_null(out);
-	while (fgets(line, sizeof(line), in))
-		fputs(strstr(line, "nic_ats_outstanding:") ? "  nic_ats_outstanding: 8\n" : line,
-		      out);
+	while (fgets(line, sizeof(line), in)) {
+		const char *k = line + strspn(line, " ");
+
+		if (k != line && !strncmp(k, key, strlen(key)) && k[strlen(key)] == ':') {
+			fputs(repl, out);
+			found++;
+		} else {
+			fputs(line, out);
+		}
+	}
 	fclose(in);
 	fclose(out);
+	return found == 1 ? 0 : -1;
+}
+
+/* With enough ATS requests in flight the link is the limit: per NIC and direction the data
+ * takes bytes / link rate, so algbw = K * link * n / (2 (n - 1)) (here 4 x 24 x 8/14). */
+static void test_link_bound_when_translations_keep_up(void **state)
+{
+	char path[] = "/tmp/ilab-a100-XXXXXX.yaml";
+	struct ilab_allreduce_cfg cfg = small_case(0, 1, false);
+	struct ilab_allreduce_result r;
+	struct ilab_profile p;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(profile_edit(path, "ats_outstanding", "  ats_outstanding: 8\n"), 0);
 	assert_int_equal(ilab_profile_load(path, &p, err, sizeof(err)), 0);
-	double link = (double)ilab_profile_compute_ns(&p, "nic_link_mbps", 0) / 1000.0;
+	assert_int_equal(p.nic.ats_outstanding, 8);
+	double link = (double)p.nic.payload_mbps / 1000.0;
 	double want = 4 * link * 8.0 / 14.0;
 	cfg.profile = path;
 	double got = measure(cfg, &r); /* even with the remote page table */
 	unlink(path);
 	print_message("link-bound algbw %.2f GB/s, expected %.2f\n", got, want);
 	assert_true(got > want * 0.99 && got <= want * 1.001);
+}
+
+/* The NICs' constants are the profile's nic: section: a profile with a partial ATS model does
+ * not load, and one without any is refused by the workload with the profile's name. */
+static void test_nic_constants_come_from_the_profile(void **state)
+{
+	char path[] = "/tmp/ilab-a100-XXXXXX.yaml";
+	struct ilab_allreduce_cfg cfg = small_case(1, 1, true);
+	struct ilab_allreduce_result r;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(profile_edit(path, "atc_ways", ""), 0);
+	cfg.profile = path;
+	assert_int_equal(ilab_allreduce_measure(&cfg, &r, err, sizeof(err)), -EINVAL);
+	unlink(path);
+	if (!strstr(err, "the ATS model needs payload_mbps"))
+		fail_msg("got '%s'", err);
+	/* no nic: section at all (it is the profile's last) */
+	strcpy(path, "/tmp/ilab-a100-XXXXXX.yaml");
+	{
+		char line[512];
+		FILE *in = fopen(PROFILE, "r"), *out;
+		int fd = mkstemps(path, 5);
+
+		assert_non_null(in);
+		assert_true(fd >= 0);
+		out = fdopen(fd, "w");
+		assert_non_null(out);
+		while (fgets(line, sizeof(line), in) && strncmp(line, "nic:", 4))
+			fputs(line, out);
+		fclose(in);
+		fclose(out);
+	}
+	err[0] = '\0';
+	assert_int_equal(ilab_allreduce_measure(&cfg, &r, err, sizeof(err)), -EINVAL);
+	unlink(path);
+	if (!strstr(err, "has no ATS model of its NICs"))
+		fail_msg("got '%s'", err);
 }
 
 static void test_bad_configuration_is_an_error(void **state)
@@ -403,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_remote_page_table_slows_node0_and_not_node1),
 		cmocka_unit_test(test_translation_bound_algbw_from_first_principles),
 		cmocka_unit_test(test_link_bound_when_translations_keep_up),
+		cmocka_unit_test(test_nic_constants_come_from_the_profile),
 		cmocka_unit_test(test_bad_configuration_is_an_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,7 @@
 /* test_nic.c — the NIC model and the two NIC workloads on the simulated kunpeng920: the line
- * rate and the packet-rate limit give the goodput and packet rate their formulas predict, the
+ * rate, the packet-rate and buffer-rate limits give the goodput and packet rate their formulas
+ * predict, the stack's cost per buffer adds up as documented, the profile's nic: section drives
+ * the seed workloads, the
  * IOMMU modes order as they must when the CPUs are the bottleneck, bad configurations are
  * refused, and the seed 001 / 003 scenarios parse and run at reduced size.
  * Expected values come from the Ethernet framing arithmetic and from the configuration.
@@ -66,6 +68,85 @@ static void test_packet_rate_limit(void **state)
 	(void)state;
 	run_ok(&e, &c, &r);
 	assert_true(fabs(r.pps - 5e5) / 5e5 < 0.02);
+}
+
+/* A limit on receive buffers (completions), not frames: with LRO (4 frames a buffer) the same
+ * 0.25 M buffers/s carry 4x the frames. */
+static void test_buffer_rate_limit_counts_buffers(void **state)
+{
+	struct ilab_nic_env e = env(ILAB_NIC_ENV_LAZY);
+	struct ilab_nic_cfg c = { .queues = 4, .max_buffers_mps = 0.25, .packet_bytes = 64,
+				  .frames_per_buffer = 1, .ring_size = 16, .stack_ns = 100,
+				  .duration_ns = 400000, .warmup_ns = 50000 };
+	struct ilab_nic_result one, four;
+
+	(void)state;
+	run_ok(&e, &c, &one);
+	c.frames_per_buffer = 4;
+	run_ok(&e, &c, &four);
+	print_message("0.25 M buffers/s: %.0f frames/s at 1 frame a buffer, %.0f at 4\n", one.pps,
+		      four.pps);
+	assert_true(fabs(one.pps - 2.5e5) / 2.5e5 < 0.02);
+	assert_true(fabs(four.pps - 1e6) / 1e6 < 0.02);
+}
+
+/* The stack's cost per buffer is stack_ns per frame + stack_buffer_ns + the payload copy at
+ * copy_mbps, rounded once: 4998 + 43 x 1448 B at 7473 MB/s (8332 ns) is 13,330 ns, the same
+ * charge as 310 ns per frame, so a CPU-bound run gives the same statistics to the last ns
+ * (each CPU's charged_ns: 1 ns less per buffer would show); a copy twice as fast does not. */
+static void test_stack_cost_per_buffer_and_copy(void **state)
+{
+	struct ilab_nic_env e = env(ILAB_NIC_ENV_PASSTHROUGH);
+	struct ilab_nic_cfg c = { .queues = 2, .link_gbps = 200, .packet_bytes = 1500,
+				  .frames_per_buffer = 43, .ring_size = 16, .stack_ns = 310,
+				  .duration_ns = 400000, .warmup_ns = 50000 };
+	struct ilab_nic_result per_frame, split, fast;
+	char *st_frame = NULL, *st_split = NULL, err[512] = "";
+
+	(void)state;
+	if (ilab_nic_env_run(&e, &c, &per_frame, &st_frame, err, sizeof(err)))
+		fail_msg("%s", err);
+	c.stack_ns = 0;
+	c.stack_buffer_ns = 4998;
+	c.copy_mbps = 7473;
+	if (ilab_nic_env_run(&e, &c, &split, &st_split, err, sizeof(err)))
+		fail_msg("%s", err);
+	c.copy_mbps = 2 * 7473;
+	run_ok(&e, &c, &fast);
+	print_message("goodput %.3f / %.3f / %.3f Gbit/s (line %.1f)\n", per_frame.goodput_gbps,
+		      split.goodput_gbps, fast.goodput_gbps, per_frame.line_gbps);
+	assert_true(per_frame.goodput_gbps < per_frame.line_gbps * 0.9); /* CPU-bound */
+	assert_non_null(st_frame);
+	assert_non_null(strstr(st_frame, "\"charged_ns\""));
+	assert_string_equal(st_split, st_frame);
+	assert_true(split.goodput_gbps == per_frame.goodput_gbps);
+	assert_true(fast.goodput_gbps > split.goodput_gbps * 1.2);
+	free(st_frame);
+	free(st_split);
+}
+
+/* With nic_from_profile the NIC and the stack are the profile's nic: section, whatever the cfg
+ * says: kunpeng920's 1.25 M completions/s bound a lazy small-packet run that the cfg alone
+ * would refuse (no rate at all); a profile without a receive stack is refused by name. */
+static void test_nic_from_profile(void **state)
+{
+	struct ilab_nic_env e = env(ILAB_NIC_ENV_LAZY);
+	struct ilab_nic_cfg c = { .queues = 32, .packet_bytes = 64, .frames_per_buffer = 1,
+				  .ring_size = 16, .duration_ns = 400000, .warmup_ns = 50000 };
+	struct ilab_nic_result r;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(ilab_nic_env_run(&e, &c, &r, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "rate"));
+	e.nic_from_profile = true;
+	run_ok(&e, &c, &r);
+	print_message("kunpeng920's NIC: %.0f packets/s\n", r.pps);
+	assert_true(fabs(r.pps - 1.25e6) / 1.25e6 < 0.02);
+	e.profile = "a100-2node"; /* its nic: describes the ATS model only */
+	assert_int_equal(ilab_nic_env_run(&e, &c, &r, NULL, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, "profile a100-2node") || !strstr(err, "describes no receive stack"))
+		fail_msg("got '%s'", err);
 }
 
 /* CPUs slower than the line: every IOMMU cost shows, passthrough > lazy > strict. */
@@ -193,6 +274,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_passthrough_reaches_line_rate),
 		cmocka_unit_test(test_packet_rate_limit),
+		cmocka_unit_test(test_buffer_rate_limit_counts_buffers),
+		cmocka_unit_test(test_stack_cost_per_buffer_and_copy),
+		cmocka_unit_test(test_nic_from_profile),
 		cmocka_unit_test(test_modes_order_when_cpu_bound),
 		cmocka_unit_test(test_bad_configuration_is_refused),
 		cmocka_unit_test(test_seed003_scenario_runs_quick),
