@@ -1000,6 +1000,47 @@ static void test_tlbi_range_fields_res0_when_tg_0(void **state)
     down(f);
 }
 
+/* §4.4.1.1: with TG != 0, NUM == 0, SCALE == 0 and TTL == 0b00 together are Reserved:
+ * CERROR_ILL. Any one of them non-zero is a valid command. */
+static void test_tlbi_tg_without_range_or_ttl_reserved(void **state)
+{
+    (void)state;
+    struct fx *f = up(NULL, 8);
+    smt_cmd(&f->e, SMT_OP_TLBI_NH_VAA, 0x1000 | (1ULL << 10));
+    assert_int_equal(smt_run(&f->e), 0);
+    assert_int_equal(cmd_err(f), 1);
+    down(f);
+    f = up(NULL, 8);
+    smt_cmd(&f->e, SMT_OP_TLBI_NH_VAA, 0x1000 | (1ULL << 10) | (3ULL << 8)); /* TTL 3 */
+    smt_cmd(&f->e, SMT_OP_TLBI_NH_VAA | (1ULL << 12), 0x1000 | (1ULL << 10)); /* NUM 1 */
+    smt_cmd(&f->e, SMT_OP_TLBI_NH_VAA | (1ULL << 20), 0x1000 | (1ULL << 10)); /* SCALE 1 */
+    assert_int_equal(smt_run(&f->e), 3);
+    assert_int_equal(cmd_err(f), 0);
+    down(f);
+}
+
+/* §4.4.1.1: without IDR5.DS, TG 16K with TTL 0b01 is Reserved and treated as TTL 0b00: a
+ * valid range when NUM or SCALE is non-zero. (The model matches entries of any granule:
+ * over-invalidation, which §4.4 permits.) */
+static void test_tlbi_16k_ttl1_treated_as_ttl0(void **state)
+{
+    (void)state;
+    struct fx *f = up(NULL, 8);
+    uint64_t da = smt_pt_map(&f->pt, 0x70000000, PA, 3, SMT_PTE_DEFAULT | SMT_PTE_AP_EL0);
+    struct smmu_txn_rsp r;
+    xl(f, SID, 0x70000000, false, false, &r);
+    assert_int_equal(r.status, SMMU_TXN_OK);
+    smt_w64(&f->e.mem, da, 0);
+    /* NUM 1: two 16K granules from 0x70000000, TTL 0b01 */
+    smt_cmd(&f->e, SMT_OP_TLBI_NH_VAA | (1ULL << 12), 0x70000000 | (2ULL << 10) | (1ULL << 8));
+    smt_cmd(&f->e, SMT_OP_CMD_SYNC, 0);
+    assert_int_equal(smt_run(&f->e), 2);
+    assert_int_equal(cmd_err(f), 0);
+    xl(f, SID, 0x70000000, false, false, &r);
+    assert_int_equal(r.event, SMT_F_TRANSLATION);
+    down(f);
+}
+
 /* §4.4.1.1: a range past the top of the address space does not wrap into the bottom. */
 static void test_tlbi_range_does_not_wrap(void **state)
 {
@@ -1213,6 +1254,8 @@ int main(void)
         cmocka_unit_test(test_cd_ttb1_fields_ignored_when_epd1),
         cmocka_unit_test(test_tlbi_scale_bit25_res0_without_ds),
         cmocka_unit_test(test_tlbi_range_fields_res0_when_tg_0),
+        cmocka_unit_test(test_tlbi_tg_without_range_or_ttl_reserved),
+        cmocka_unit_test(test_tlbi_16k_ttl1_treated_as_ttl0),
         cmocka_unit_test(test_tlbi_range_does_not_wrap),
         cmocka_unit_test(test_tlbi_ttl_hint_over_invalidates),
         cmocka_unit_test(test_cmd_sync_cs_reserved_ill),

@@ -193,10 +193,10 @@ static bool cmd_fields(const struct smmu *s, unsigned op, uint64_t *m0, uint64_t
     }
 }
 
-/* Sign-extend bit 55 into the top byte, the canonical form the TLB stores (TBI aware). */
 /* Address-based TLBI scope (§4.4.1.1): without TG, the one address (any entry containing it);
  * with TG, Range = (NUM+1) * 2^SCALE granules starting at Address. TTL only narrows the
- * required scope, so ignoring it over-invalidates, which §4.4 permits. */
+ * required scope, so ignoring it over-invalidates, which §4.4 permits. The address is taken
+ * as given: the range it implies is UNPREDICTABLE when it is not aligned to TTL's level. */
 static int tlbi_va_scope(const struct smmu *s, uint64_t d0, uint64_t d1, struct smmu_inv *m)
 {
     uint64_t addr = canon(d1 & C_ADDR);
@@ -211,7 +211,9 @@ static int tlbi_va_scope(const struct smmu *s, uint64_t d0, uint64_t d1, struct 
         return CERROR_NONE;
     }
     if (tg == 2 && ttl == 1)
-        return CERROR_ILL; /* 16K level-1 leaf needs IDR5.DS (§4.4.1.1) */
+        ttl = 0; /* 16K level-1 leaf needs IDR5.DS: Reserved, treated as 0b00 (§4.4.1.1) */
+    if (num == 0 && scale == 0 && ttl == 0)
+        return CERROR_ILL; /* a granule with neither a range nor a level: Reserved */
     unsigned tgshift = tg == 1 ? 12 : tg == 2 ? 14 : 16;
     unsigned shift = scale + tgshift; /* <= 24 + 16 */
     uint64_t span = (uint64_t)(num + 1) << shift;
