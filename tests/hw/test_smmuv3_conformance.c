@@ -222,6 +222,20 @@ static void test_create_v31_needs_had(void **state)
     assert_int_equal(create_rc(&c, &why), 0);
 }
 
+/* §6.3.6: a 52-bit OAS needs GRAN64K, DS or D128 (the model has neither DS nor D128). */
+static void test_create_oas52_needs_64k_granule(void **state)
+{
+    (void)state;
+    struct smmu_config c = base_cfg();
+    const char *why;
+    c.oas = 52;
+    c.gran64k = false;
+    assert_int_equal(create_rc(&c, &why), EINVAL_RC);
+    assert_non_null(strstr(why, "gran64k"));
+    c.gran64k = true;
+    assert_int_equal(create_rc(&c, &why), 0);
+}
+
 /* §6.3.1: TTENDIAN 0b01 is Reserved: no SMMU reports it. */
 static void test_create_ttendian_reserved_refused(void **state)
 {
@@ -331,7 +345,7 @@ static void test_aidr_follows_version(void **state)
 
 /* ==== registers: guarded writes, bits above the OAS ========================================== */
 
-/* §6.3.24/26/27: ADDR bits above IDR5.OAS are RES0, not required to be stored: not stored. */
+/* §6.3.24/26/29: ADDR bits above IDR5.OAS are RES0, not required to be stored: not stored. */
 static void test_base_addr_above_oas_not_stored(void **state)
 {
     (void)state;
@@ -372,7 +386,7 @@ static void test_cmdq_base_ignored_while_cmdqen(void **state)
     down(f);
 }
 
-/* §6.3.27: EVENTQ_BASE is RO while EVENTQEN == 1. */
+/* §6.3.29: EVENTQ_BASE is RO while EVENTQEN == 1. */
 static void test_eventq_base_ignored_while_eventqen(void **state)
 {
     (void)state;
@@ -405,7 +419,7 @@ static void test_cmdq_base_aligned_to_queue_size(void **state)
     down(f);
 }
 
-/* §6.3.27: the effective EVENTQ base is aligned to the queue size. */
+/* §6.3.29: the effective EVENTQ base is aligned to the queue size. */
 static void test_eventq_base_aligned_to_queue_size(void **state)
 {
     (void)state;
@@ -1205,6 +1219,7 @@ int main(void)
         cmocka_unit_test(test_create_ril_only_from_v32),
         cmocka_unit_test(test_create_v32_needs_ril),
         cmocka_unit_test(test_create_v31_needs_had),
+        cmocka_unit_test(test_create_oas52_needs_64k_granule),
         cmocka_unit_test(test_create_ttendian_reserved_refused),
         cmocka_unit_test(test_create_ecmdq_needs_coherent_and_msi),
         cmocka_unit_test(test_idr3_fwb_bbml_from_v32),

@@ -84,7 +84,7 @@ void smmu_regs_reset(struct smmu *s)
 
 static inline uint32_t lo32(uint64_t v) { return (uint32_t)v; }
 static inline uint32_t hi32(uint64_t v) { return (uint32_t)(v >> 32); }
-/* *_BASE.ADDR bits above IDR5.OAS are RES0 and need not be stored (§6.3.24-27): this model
+/* *_BASE.ADDR bits above IDR5.OAS are RES0 and need not be stored (§6.3.24, 26, 29): this model
  * does not store them, so they read as zero and never reach an access. */
 static inline uint64_t below_oas(const struct smmu *s, uint64_t mask)
 {

@@ -57,6 +57,9 @@ static const char *id_consistency(const struct smmu_config *c)
         return "ril needs arch_minor >= 2: range invalidation is an SMMUv3.2 feature";
     if (!c->ril && c->arch_minor >= 2)
         return "arch_minor >= 2 needs ril: IDR3.RIL is 1 from SMMUv3.2 on (IHI 0070 §6.3.4)";
+    if (c->oas == 52 && !c->gran64k)
+        return "oas 52 needs gran64k: a 52-bit OAS needs the 64KB granule, DS or D128 "
+               "(IHI 0070 §6.3.6), and this model has neither DS nor D128";
     if (!c->had && c->arch_minor >= 1)
         return "arch_minor >= 1 needs had: IDR3.HAD is mandatory with stage 1 from SMMUv3.1 "
                "(IHI 0070 §6.3.4)";
