@@ -10,6 +10,7 @@
 #include "iommulab/allreduce.h"
 #include "iommulab/nic.h"
 #include "iommulab/scenario.h"
+#include "experiments/case_checks.h" /* every built-in workload's check */
 #include "experiments/sim_env.h" /* cmdsync_latency, dma_map_benchmark */
 
 /* Placeholder until the stack can run the workload (issue 4: the DMA stack; issue 6: the
@@ -114,16 +115,16 @@ static const struct ilab_workload_metric allreduce_metrics[] = {
 static const struct ilab_workload builtin[] = {
 	{ "cmdsync_latency", ilab_workload_cmdsync_run,
 	  "latency of one CMD_SYNC into an empty command queue", NULL, cmdsync_params,
-	  cmdsync_metrics, true, NULL },
+	  cmdsync_metrics, true, ilab_case_check_cmdsync },
 	{ "nic_rx", ilab_workload_nic_rx, "NIC receive of small packets, each mapped and unmapped",
-	  NULL, nic_rx_params, nic_rx_metrics, true, ilab_workload_nic_check },
+	  NULL, nic_rx_params, nic_rx_metrics, true, ilab_case_check_nic_rx },
 	{ "dma_map_benchmark", ilab_workload_map_bench_run, "dma_map_benchmark: map/unmap latency",
-	  NULL, dma_map_params, dma_map_metrics, true, ilab_workload_map_bench_check },
+	  NULL, dma_map_params, dma_map_metrics, true, ilab_case_check_map_bench },
 	{ "nic_throughput", ilab_workload_nic_throughput,
 	  "200 Gbit/s NIC throughput by number of queues", NULL, nic_tput_params,
-	  nic_tput_metrics, true, ilab_workload_nic_check },
+	  nic_tput_metrics, true, ilab_case_check_nic_throughput },
 	{ "allreduce", ilab_allreduce_run, "NCCL-style allreduce over GPUs and NICs with ATS",
-	  NULL, allreduce_params, allreduce_metrics, true, ilab_allreduce_check },
+	  NULL, allreduce_params, allreduce_metrics, true, ilab_case_check_allreduce },
 };
 
 #define NR_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))

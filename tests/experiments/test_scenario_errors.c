@@ -69,6 +69,22 @@ static const struct expect expected[] = {
 	  "buffer holds at most 4 MiB" },
 	{ "bad-allreduce-nodes.yaml", 9, 1,
 	  "first_node 1 and nr_nodes 2 need nodes 1-2, the machine has 0-1" },
+	/* the same, in src/experiments/case_checks.c: devices, CPUs, memory, host time */
+	{ "bad-nic-node.yaml", 9, 1,
+	  "case 'a' on kunpeng920: nic_node: kunpeng920 has no NIC on node 0 (NICs on nodes: 2)" },
+	{ "bad-smmu-device.yaml", 9, 1,
+	  "smmu_node: kunpeng920 has no device behind an SMMU on node 1 (there are on nodes: 0, 2)" },
+	{ "bad-nic-queues.yaml", 9, 1, "nic_queues: 256 need a CPU each; kunpeng920 has 128" },
+	{ "bad-nic-ring-memory.yaml", 9, 1,
+	  "the receive rings of 32 queues on node 2 (ring_size 65536 x 4 KiB buffers) need 8.0 GiB "
+	  "of simulated memory; a case may use 3 GiB of the node's 4 GiB" },
+	{ "bad-allreduce-gpus.yaml", 9, 1,
+	  "node 0 of a100-2node has 4 NICs and 4 GPUs; the case uses 8 of each" },
+	{ "bad-allreduce-buffer.yaml", 9, 1,
+	  "buffer_bytes: 2 x 4 NICs x 17179869184 bytes is 128.0 GiB of simulated memory on each node" },
+	{ "bad-iterations-hours.yaml", 9, 1,
+	  "iterations: 1000000000 CMD_SYNCs would take about 17 minutes of host time (more than the "
+	  "10 minutes a case may take)" },
 };
 
 #define NR_EXPECTED (sizeof(expected) / sizeof(expected[0]))

@@ -1,0 +1,276 @@
+/* case_checks.c — the load-time checks (struct ilab_workload.check) of the five built-in
+ * workloads: every parameter is in its range by then, but a combination can still be
+ * impossible on the profile's machine (a node without CPUs, no device where the case puts it,
+ * more simulated memory than a node has) or take hours of host time. Each is refused with a
+ * one-line reason before anything runs, instead of a FAILED case (or a wait) at run time.
+ *
+ * Not the workloads themselves: the rules here restate what their set-up refuses (sim_env.c,
+ * nic_env.c, nic.c, allreduce.c) from the case and the topology alone. Checks that the
+ * workload files keep (ilab_workload_map_bench_check, ilab_workload_nic_check,
+ * ilab_allreduce_check) are called first.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "experiments/case_checks.h"
+#include "experiments/sim_env.h"
+#include "iommulab/allreduce.h"
+#include "iommulab/nic.h"
+#include "iommulab/topo.h"
+
+/* What a case may use of a node's simulated memory: the board gives each node 4 GiB
+ * (include/iommulab/board.h, node_bytes 0); a quarter is left for the kernel's own
+ * allocations (page tables, CMA, IOVA caches). */
+#define NODE_BYTES (4ull << 30)
+#define CASE_BYTES (NODE_BYTES / 4 * 3)
+
+/* Host seconds per unit of work, measured with `iommulab run` on the project's reference
+ * machine (a 2-core VM; docs/experiments.md "Load-time checks"), rounded up. */
+#define CMDSYNC_S 1.0e-6   /* one CMD_SYNC: 1e6 take 0.84 s */
+#define MAP_PAIR_S 3.5e-6  /* one map+unmap pair: 1.8 us with 1 thread, 3.2 us with 32 */
+#define NIC_RX_S 1.0e-6    /* one process for one simulated us: 128 x 20 ms take 1.5 s */
+#define NIC_TPUT_S 30e-6   /* one queue for one simulated us at full CPU load: 28 us */
+#define ALLREDUCE_S 0.5e-9 /* one byte of message per node per allreduce: 0.35-0.45 s/GiB */
+
+/* A case estimated to run longer than this is refused (with the estimate): the built-in
+ * scenarios' cases take seconds, and a deterministic simulation gains nothing from hours. */
+#define HOST_SECONDS_MAX 600.0
+
+static int refuse(char *msg, size_t msglen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int refuse(char *msg, size_t msglen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, msglen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int too_long(double seconds, const char *work, char *msg, size_t msglen)
+{
+	if (seconds <= HOST_SECONDS_MAX)
+		return 0;
+	return refuse(msg, msglen, "%s would take about %.0f minutes of host time (more than "
+		      "the %.0f minutes a case may take): make it smaller or split it", work, seconds / 60,
+		      HOST_SECONDS_MAX / 60);
+}
+
+static unsigned param_u(const struct ilab_case *c, const char *name, double dflt)
+{
+	return (unsigned)ilab_case_param(c, name, dflt);
+}
+
+static unsigned node_cpus(const struct ilab_topo *t, unsigned node)
+{
+	unsigned n = 0;
+
+	ilab_topo_node_cpus(t, node, &n);
+	return n;
+}
+
+static unsigned devices_on(const struct ilab_topo *t, enum ilab_dev_kind kind, unsigned node)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < ilab_topo_nr_devices(t); i++) {
+		const struct ilab_device *d = ilab_topo_device(t, i);
+
+		n += d->kind == kind && d->node == (int)node;
+	}
+	return n;
+}
+
+/* The nodes that have a device of kind, as "2" or "0, 1" ("none" when no node has one). */
+static void nodes_with(const struct ilab_topo *t, enum ilab_dev_kind kind, char *buf,
+		       size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned n = 0; n < ilab_topo_nr_nodes(t) && off < len; n++)
+		if (devices_on(t, kind, n))
+			off += (size_t)snprintf(buf + off, len - off, "%s%u", off ? ", " : "", n);
+	if (!off)
+		snprintf(buf, len, "none");
+}
+
+/* sim_env.c measures through a device behind an SMMU of smmu_node. */
+static int check_smmu_device(const struct ilab_case *c, const struct ilab_topo *t, char *msg,
+			     size_t msglen)
+{
+	unsigned node = param_u(c, "smmu_node", 2);
+	char have[64];
+	size_t off = 0;
+
+	for (unsigned i = 0; i < ilab_topo_nr_devices(t); i++) {
+		const struct ilab_smmu_desc *s = ilab_topo_smmu(t, ilab_topo_device(t, i)->smmu);
+
+		if (s && s->node == (int)node)
+			return 0;
+	}
+	have[0] = '\0';
+	for (unsigned n = 0; n < ilab_topo_nr_nodes(t) && off < sizeof(have); n++)
+		for (unsigned i = 0; i < ilab_topo_nr_devices(t); i++) {
+			const struct ilab_smmu_desc *s = ilab_topo_smmu(t, ilab_topo_device(t, i)->smmu);
+
+			if (s && s->node == (int)n) {
+				off += (size_t)snprintf(have + off, sizeof(have) - off, "%s%u",
+							off ? ", " : "", n);
+				break;
+			}
+		}
+	return refuse(msg, msglen, "smmu_node: %s has no device behind an SMMU on node %u (there "
+		      "are on nodes: %s)", ilab_topo_name(t), node, off ? have : "none");
+}
+
+int ilab_case_check_cmdsync(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
+			    size_t msglen)
+{
+	unsigned cpu_node = param_u(c, "cpu_node", 2);
+	double iters = ilab_case_param(c, "iterations", 10000);
+	char work[96];
+	int ret;
+
+	if (!node_cpus(topo, cpu_node))
+		return refuse(msg, msglen, "cpu_node: node %u has no CPUs", cpu_node);
+	if ((ret = check_smmu_device(c, topo, msg, msglen)))
+		return ret;
+	snprintf(work, sizeof(work), "iterations: %.0f CMD_SYNCs", iters);
+	return too_long(iters * CMDSYNC_S, work, msg, msglen);
+}
+
+int ilab_case_check_map_bench(const struct ilab_case *c, const struct ilab_topo *topo,
+			      char *msg, size_t msglen)
+{
+	double pairs = ilab_case_param(c, "iterations", 2000) * ilab_case_param(c, "threads", 1);
+	char work[96];
+	int ret;
+
+	if ((ret = ilab_workload_map_bench_check(c, topo, msg, msglen)) ||
+	    (ret = check_smmu_device(c, topo, msg, msglen)))
+		return ret;
+	snprintf(work, sizeof(work), "threads x iterations = %.0f map+unmap pairs", pairs);
+	return too_long(pairs * MAP_PAIR_S, work, msg, msglen);
+}
+
+/* nic.c gives queue i the i-th CPU of the NIC's node, then the machine's other CPUs from 0:
+ * how many queues land on each node. */
+static void queues_per_node(const struct ilab_topo *t, unsigned nic_node, unsigned queues,
+			    unsigned *per_node)
+{
+	unsigned on_node = node_cpus(t, nic_node), k = queues < on_node ? queues : on_node;
+
+	for (unsigned n = 0; n < ilab_topo_nr_nodes(t); n++)
+		per_node[n] = 0;
+	per_node[nic_node] = k;
+	for (unsigned cpu = 0; cpu < ilab_topo_nr_cpus(t) && k < queues; cpu++) {
+		int n = ilab_topo_cpu_node(t, cpu);
+
+		if (n >= 0 && (unsigned)n != nic_node) {
+			per_node[n]++;
+			k++;
+		}
+	}
+}
+
+/* The NIC's rings: queues x ring_size buffers of frames_per_buffer x packet_bytes (whole
+ * pages, a power of two of them), in the memory of each queue's CPU's node. */
+static int check_nic(const struct ilab_case *c, const struct ilab_topo *topo, unsigned queues,
+		     const char *queues_name, double host_s_per_queue_us, char *msg,
+		     size_t msglen)
+{
+	unsigned node = param_u(c, "nic_node", 2), per_node[64];
+	double buf = ilab_case_param(c, "packet_bytes", 64) *
+		     ilab_case_param(c, "frames_per_buffer", 1);
+	double us = ilab_case_param(c, "duration_us", 0) + ilab_case_param(c, "warmup_us", 0);
+	double page = 4096, ring = ilab_case_param(c, "ring_size", 64);
+	char have[64], work[128];
+	int ret;
+
+	if ((ret = ilab_workload_nic_check(c, topo, msg, msglen)))
+		return ret;
+	if (!devices_on(topo, ILAB_DEV_NIC, node)) {
+		nodes_with(topo, ILAB_DEV_NIC, have, sizeof(have));
+		return refuse(msg, msglen, "nic_node: %s has no NIC on node %u (NICs on nodes: %s)",
+			      ilab_topo_name(topo), node, have);
+	}
+	if (queues > ilab_topo_nr_cpus(topo))
+		return refuse(msg, msglen, "%s: %u need a CPU each; %s has %u", queues_name, queues,
+			      ilab_topo_name(topo), ilab_topo_nr_cpus(topo));
+	if (buf > 4 << 20)
+		return refuse(msg, msglen, "frames_per_buffer x packet_bytes is %.0f bytes; a receive "
+			      "buffer holds at most 4 MiB", buf);
+	while (page < buf)
+		page *= 2;
+	if (ilab_topo_nr_nodes(topo) <= sizeof(per_node) / sizeof(per_node[0])) {
+		queues_per_node(topo, node, queues, per_node);
+		for (unsigned n = 0; n < ilab_topo_nr_nodes(topo); n++)
+			if (per_node[n] * ring * page > CASE_BYTES)
+				return refuse(msg, msglen, "the receive rings of %u queues on node %u "
+					      "(ring_size %.0f x %.0f KiB buffers) need %.1f GiB of "
+					      "simulated memory; a case may use %llu GiB of the node's %llu GiB",
+					      per_node[n], n, ring, page / 1024,
+					      per_node[n] * ring * page / (1 << 30),
+					      CASE_BYTES >> 30, NODE_BYTES >> 30);
+	}
+	snprintf(work, sizeof(work), "%u %s for %.0f simulated us", queues, queues_name, us);
+	return too_long(queues * us * host_s_per_queue_us, work, msg, msglen);
+}
+
+int ilab_case_check_nic_rx(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
+			   size_t msglen)
+{
+	return check_nic(c, topo, param_u(c, "processes", 128), "processes", NIC_RX_S, msg,
+			 msglen);
+}
+
+int ilab_case_check_nic_throughput(const struct ilab_case *c, const struct ilab_topo *topo,
+				   char *msg, size_t msglen)
+{
+	return check_nic(c, topo, param_u(c, "nic_queues", 8), "nic_queues", NIC_TPUT_S, msg,
+			 msglen);
+}
+
+int ilab_case_check_allreduce(const struct ilab_case *c, const struct ilab_topo *topo,
+			      char *msg, size_t msglen)
+{
+	unsigned first = param_u(c, "first_node", 0), nr = param_u(c, "nr_nodes", 1);
+	unsigned gpus = param_u(c, "gpus_per_node", 4), nics = param_u(c, "nics_per_node", 4);
+	unsigned hosts = param_u(c, "hosts", 2);
+	double buf = ilab_case_param(c, "buffer_bytes", 16 << 20);
+	double bytes = ilab_case_param(c, "message_bytes", 1 << 28);
+	double iters = ilab_case_param(c, "iterations", 5);
+	char work[128];
+	int ret;
+
+	if ((ret = ilab_allreduce_check(c, topo, msg, msglen)))
+		return ret;
+	if (nics != gpus)
+		return refuse(msg, msglen, "nics_per_node %u and gpus_per_node %u: each NIC is paired "
+			      "with one GPU", nics, gpus);
+	for (unsigned n = first; n < first + nr; n++) {
+		unsigned have_n = devices_on(topo, ILAB_DEV_NIC, n);
+		unsigned have_g = devices_on(topo, ILAB_DEV_GPU, n);
+
+		if (have_n < nics || have_g < gpus)
+			return refuse(msg, msglen, "node %u of %s has %u NICs and %u GPUs; the case "
+				      "uses %u of each", n, ilab_topo_name(topo), have_n, have_g,
+				      nics);
+	}
+	if (hosts * nics < 2)
+		return refuse(msg, msglen, "hosts x nics_per_node is %u: a ring needs 2 ranks",
+			      hosts * nics);
+	/* a send and a receive buffer per NIC, in its GPU's node */
+	if (2.0 * nics * buf > CASE_BYTES)
+		return refuse(msg, msglen, "buffer_bytes: 2 x %u NICs x %.0f bytes is %.1f GiB of "
+			      "simulated memory on each node; a case may use %llu GiB of the node's %llu GiB",
+			      nics, buf, 2.0 * nics * buf / (1 << 30), CASE_BYTES >> 30,
+			      NODE_BYTES >> 30);
+	snprintf(work, sizeof(work), "%.0f allreduces of %.0f bytes over %u node%s", iters, bytes,
+		 nr, nr == 1 ? "" : "s");
+	return too_long(iters * bytes * nr * ALLREDUCE_S, work, msg, msglen);
+}
