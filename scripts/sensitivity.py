@@ -10,7 +10,7 @@ prediction whose value moves most (ignoring figures under twenty units of the pu
 tool's resolution, which move in whole steps). It prints figures; it is not a test.
 
   scripts/sensitivity.py [--cli PATH] [--factor F] [--profile NAME ...] [--only KEY ...]
-                         [--quick] [--list]
+                         [--quick] [--figures] [--list]
 
 --cli      the iommulab binary (default: build-rel/iommulab, else build/iommulab)
 --factor   relative change (default 0.2: x0.8 and x1.2; a change that rounds to nothing
@@ -18,6 +18,8 @@ tool's resolution, which move in whole steps). It prints figures; it is not a te
 --profile  only these profiles (default: every profile a built-in scenario uses)
 --only     only these constants, as section.key (e.g. smmu.tlbi_ns); repeatable
 --quick    the scenarios' reduced sizes (faster, and not the figures docs/ reports)
+--figures  after each profile's table, every published figure that a constant moves: its
+           value and verdict at low / base / high, one table per constant
 --list     print each profile's constants (section.key value kind) and run nothing
 """
 import argparse
@@ -169,6 +171,35 @@ def row(const, base, cells):
         each(lambda r: str(flips(base, r))), each(move).replace(" / ", "; "))
 
 
+def fmt(v):
+    return "-" if v is None else "%.4g" % v
+
+
+def moved_figures(const, base, cells):
+    """Markdown lines: each figure whose value or verdict differs at low or high."""
+    _, section, key, value, _ = const
+    out = ["#### %s.%s = %d (%s)" % (section, key, value,
+                                     " / ".join(str(c[0]) if c else "-" for c in cells)), ""]
+    rows = []
+    for k, c in sorted(base[0].items()):
+        others = [None if cell is None or isinstance(cell[1], str) else cell[1][0].get(k)
+                  for cell in cells]
+        if all(o is None or (o.get("ours_raw") == c.get("ours_raw") and
+                             o.get("verdict") == c.get("verdict")) for o in others):
+            continue
+
+        def show(o):
+            return "-" if o is None else "%s %s" % (fmt(o.get("ours_raw")), o.get("verdict"))
+
+        rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            k[1], k[2], c.get("kind"), fmt(c.get("seed")), show(others[0]), show(c),
+            show(others[1])))
+    if not rows:
+        return out + ["No figure moves.", ""]
+    return out + ["| case | metric | kind | seed | low | base | high |",
+                  "|---|---|---|---|---|---|---|"] + rows + [""]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cli")
@@ -176,6 +207,7 @@ def main():
     ap.add_argument("--profile", action="append")
     ap.add_argument("--only", action="append")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--figures", action="store_true")
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args()
     cli = a.cli or next((p for p in (os.path.join(ROOT, "build-rel", "iommulab"),
@@ -223,11 +255,16 @@ def main():
             print("| constant | value | kind | within (low / high) | effects (low / high) "
                   "| verdicts flipped (low / high) | largest prediction move (low; high) |")
             print("|---|---|---|---|---|---|---|")
+            details = []
             for const in consts:
                 cells = variants(cli, tmp, path, lines, const, a.factor, scen, a.quick)
                 print(row(const, base, cells))
                 sys.stdout.flush()
+                if a.figures:
+                    details += moved_figures(const, base, cells)
             print()
+            if details:
+                print("\n".join(details))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

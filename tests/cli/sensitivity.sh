@@ -42,7 +42,7 @@ grep -qx 'memory.local_ns 90 estimate' "$TMP/list" ||
 
 # Two constants: a table with their two rows, both variants run.
 python3 "$SCRIPT" --cli "$BIN" --quick --profile a100-2node --only nic.ats_outstanding \
-	--only memory.local_ns >"$TMP/out" 2>"$TMP/err"; rc=$?
+	--only memory.local_ns --figures >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ $rc -eq 0 ] || bad "run: exit $rc, want 0 ($(tail -2 "$TMP/err"))"
 grep -q '^### a100-2node (seed004-vfio-numa; x0.80 / x1.20)' "$TMP/out" || bad "no table heading"
 grep -qE '^Base: [0-9]+ of [0-9]+ figures within tolerance, [0-9]+ of [0-9]+ effects' "$TMP/out" ||
@@ -61,6 +61,19 @@ while IFS= read -r row; do
 	printf '%s\n' "$row" | grep -qE '\| [0-9]+ / [0-9]+ \| [0-9]+ / [0-9]+ \| [0-9]+ / [0-9]+ \|' ||
 		bad "row lacks low/high counts: $row"
 done <<<"$rows"
+
+# --figures: per constant, every figure it moves with its value at low / base / high. Each NIC
+# in flight is a share of seed 004's bandwidth: 1 / 2 / 3 of them give rising algbw in all six
+# cases.
+fig=$(awk '/^#### nic\.ats_outstanding = 2 \(1 \/ 3\)$/ { on = 1; next } /^####/ { on = 0 }
+	on && /^\| case[0-9]/' "$TMP/out")
+[ "$(printf '%s\n' "$fig" | grep -c .)" -eq 6 ] ||
+	bad "--figures: want the six seed-004 figures under nic.ats_outstanding, got [$fig]"
+printf '%s\n' "$fig" | grep -qE '^\| case2-node1-shared \| algbw \| calibration \| 32 \|' ||
+	bad "--figures: no calibration row for case2-node1-shared: $fig"
+printf '%s\n' "$fig" | awk -F'|' '{ split($6, l, " "); split($7, b, " "); split($8, h, " ")
+	if (!(l[1] + 0 < b[1] + 0 && b[1] + 0 < h[1] + 0)) { print; bad = 1 } } END { exit bad }' ||
+	bad "--figures: algbw does not rise with ats_outstanding: $fig"
 
 # Bad options are refused with a message, not a traceback.
 refuse() { # refuse <message> <args...>
