@@ -236,6 +236,21 @@ static void test_create_oas52_needs_64k_granule(void **state)
     assert_int_equal(create_rc(&c, &why), 0);
 }
 
+/* §6.3.6: OAS 0b110 (52 bits) is Reserved in SMMUv3.0. */
+static void test_create_oas52_needs_v31(void **state)
+{
+    (void)state;
+    struct smmu_config c = base_cfg();
+    const char *why;
+    c.oas = 52;
+    c.arch_minor = 0;
+    c.ril = false;
+    assert_int_equal(create_rc(&c, &why), EINVAL_RC);
+    assert_non_null(why);
+    c.arch_minor = 1;
+    assert_int_equal(create_rc(&c, &why), 0);
+}
+
 /* §6.3.1: TTENDIAN 0b01 is Reserved: no SMMU reports it. */
 static void test_create_ttendian_reserved_refused(void **state)
 {
@@ -397,6 +412,31 @@ static void test_eventq_base_ignored_while_eventqen(void **state)
     f->ste.v = false;
     rewrite_ste(f);
     expect_fault(f, SID, SMT_C_BAD_STE); /* the record lands in the original queue */
+    down(f);
+}
+
+/* §6.3.12: CR2.E2H is RES0 without IDR0.Hyp (PTM without BTM, REC_CFG_ATS without ATSRECERR). */
+static void test_cr2_e2h_res0_without_hyp(void **state)
+{
+    (void)state;
+    struct smmu_config c = base_cfg();
+    c.hyp = false;
+    struct fx *f = up(&c, 8);
+    smt_wr(&f->e, SMT_CR0, 0);
+    smt_wr(&f->e, SMT_CR2, 0xF);
+    assert_int_equal(smt_rd(&f->e, SMT_CR2), 0x2); /* RECINVSID only */
+    down(f);
+}
+
+/* §6.3.9: CR0.ATSCHK is RES0 without IDR0.ATS. */
+static void test_cr0_atschk_res0_without_ats(void **state)
+{
+    (void)state;
+    struct smmu_config c = base_cfg();
+    c.ats = false;
+    struct fx *f = up(&c, 8);
+    smt_wr(&f->e, SMT_CR0, 0x1F);
+    assert_int_equal(smt_rd(&f->e, SMT_CR0), 0x0D); /* SMMUEN, EVENTQEN, CMDQEN */
     down(f);
 }
 
@@ -1126,6 +1166,27 @@ static void test_cmd_sync_sev_without_idr0_sev(void **state)
     down(f);
 }
 
+/* §4.4.2: on a stage-1-only SMMU the VMID of CMD_TLBI_NH_* is RES0 and need not be checked;
+ * the SMMU may invalidate on an UNKNOWN VMID. This model accepts it and invalidates (every
+ * entry has VMID 0): over-invalidation. */
+static void test_tlbi_nh_vmid_unchecked_stage1_only(void **state)
+{
+    (void)state;
+    struct fx *f = up(NULL, 8);
+    uint64_t da = smt_pt_map(&f->pt, 0x1000, PA, 3, SMT_PTE_DEFAULT | SMT_PTE_AP_EL0);
+    struct smmu_txn_rsp r;
+    xl(f, SID, 0x1000, false, false, &r);
+    assert_int_equal(r.status, SMMU_TXN_OK);
+    smt_w64(&f->e.mem, da, 0);
+    smt_cmd(&f->e, SMT_OP_TLBI_NH_ALL | (5ULL << 32), 0);
+    smt_cmd(&f->e, SMT_OP_CMD_SYNC, 0);
+    assert_int_equal(smt_run(&f->e), 2);
+    assert_int_equal(cmd_err(f), 0);
+    xl(f, SID, 0x1000, false, false, &r);
+    assert_int_equal(r.event, SMT_F_TRANSLATION);
+    down(f);
+}
+
 /* §4.4.2: TLBI_EL2_* are CERROR_ILL when IDR0.Hyp == 0. */
 static void test_tlbi_el2_ill_without_hyp(void **state)
 {
@@ -1220,6 +1281,7 @@ int main(void)
         cmocka_unit_test(test_create_v32_needs_ril),
         cmocka_unit_test(test_create_v31_needs_had),
         cmocka_unit_test(test_create_oas52_needs_64k_granule),
+        cmocka_unit_test(test_create_oas52_needs_v31),
         cmocka_unit_test(test_create_ttendian_reserved_refused),
         cmocka_unit_test(test_create_ecmdq_needs_coherent_and_msi),
         cmocka_unit_test(test_idr3_fwb_bbml_from_v32),
@@ -1232,6 +1294,8 @@ int main(void)
         cmocka_unit_test(test_strtab_base_cfg_ignored_while_smmuen),
         cmocka_unit_test(test_cmdq_base_ignored_while_cmdqen),
         cmocka_unit_test(test_eventq_base_ignored_while_eventqen),
+        cmocka_unit_test(test_cr2_e2h_res0_without_hyp),
+        cmocka_unit_test(test_cr0_atschk_res0_without_ats),
         cmocka_unit_test(test_cmdq_base_aligned_to_queue_size),
         cmocka_unit_test(test_eventq_base_aligned_to_queue_size),
         cmocka_unit_test(test_ste_config_reserved_behaves_as_abort),
@@ -1275,6 +1339,7 @@ int main(void)
         cmocka_unit_test(test_tlbi_ttl_hint_over_invalidates),
         cmocka_unit_test(test_cmd_sync_cs_reserved_ill),
         cmocka_unit_test(test_cmd_sync_sev_without_idr0_sev),
+        cmocka_unit_test(test_tlbi_nh_vmid_unchecked_stage1_only),
         cmocka_unit_test(test_tlbi_el2_ill_without_hyp),
         cmocka_unit_test(test_l1std_l2ptr_above_oas_aborts_fetch),
         cmocka_unit_test(test_s1contextptr_above_oas_bad_ste),
