@@ -255,7 +255,7 @@ struct smmu_txn_req {
     /* ATS Translation Request (PCIe ATS, IHI 0070 §3.9.1): the endpoint asks for the
      * translation of iova (read, plus write when `write`, i.e. NW == 0) to fill its ATC. No
      * data is accessed. Allowed only with SMMUEN == 1 and an STE whose effective EATS is 0b01
-     * (full ATS; this model has no stage 2, so no split-stage 0b10); else the request is
+     * (full ATS; 0b10, split-stage, makes the STE ILLEGAL without stage 2); else the request is
      * refused with a UR completion and F_BAD_ATS_TREQ is recorded (not without IDR0.ATS, which
      * has no ATS interface to record it against, nor for an STE that terminates silently,
      * Config = 0b000). Configuration errors give

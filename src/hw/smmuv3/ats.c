@@ -68,8 +68,8 @@ void smmu_ats_translate(struct smmu *s, const struct smmu_txn_req *req, struct s
         break;
     }
     if (ctx->eats != 1) {
-        /* 0b00: ATS disabled for the stream. 0b10 (split-stage) needs stage 2, which this
-         * model lacks; 0b11 is Reserved: both count as not enabled. */
+        /* 0b00: ATS disabled for the stream (0b11, Reserved without DPT, was decoded as
+         * 0b00; 0b10, split-stage, makes the STE ILLEGAL without stage 2). */
         refuse_ur(s, req, rsp, true);
         return;
     }
