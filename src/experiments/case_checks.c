@@ -224,6 +224,10 @@ static int check_nic(const struct ilab_case *c, const struct ilab_topo *topo, un
 int ilab_case_check_nic_rx(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
 			   size_t msglen)
 {
+	/* nic_env.c gives seed 001's machine no ECMDQs: the driver's probe would refuse */
+	if (c->mech.ecmdq)
+		return refuse(msg, msglen, "ecmdq: on, but nic_rx's SMMU has no ECMDQs (only "
+			      "nic_throughput models them: its ecmdq_hw)");
 	return check_nic(c, topo, param_u(c, "processes", 128), "processes", NIC_RX_S, msg,
 			 msglen);
 }
@@ -231,6 +235,8 @@ int ilab_case_check_nic_rx(const struct ilab_case *c, const struct ilab_topo *to
 int ilab_case_check_nic_throughput(const struct ilab_case *c, const struct ilab_topo *topo,
 				   char *msg, size_t msglen)
 {
+	if (c->mech.ecmdq && !ilab_case_param(c, "ecmdq_hw", 1))
+		return refuse(msg, msglen, "ecmdq: on needs ecmdq_hw: 1 (an SMMU with ECMDQs)");
 	return check_nic(c, topo, param_u(c, "nic_queues", 8), "nic_queues", NIC_TPUT_S, msg,
 			 msglen);
 }

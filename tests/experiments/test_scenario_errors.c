@@ -82,6 +82,8 @@ static const struct expect expected[] = {
 	  "node 0 of a100-2node has 4 NICs and 4 GPUs; the case uses 8 of each" },
 	{ "bad-allreduce-buffer.yaml", 9, 1,
 	  "buffer_bytes: 2 x 4 NICs x 17179869184 bytes is 128.0 GiB of simulated memory on each node" },
+	{ "bad-ecmdq-no-hw.yaml", 10, 1, "ecmdq: on needs ecmdq_hw: 1" },
+	{ "bad-nic-rx-ecmdq.yaml", 9, 1, "ecmdq: on, but nic_rx's SMMU has no ECMDQs" },
 	{ "bad-iterations-hours.yaml", 9, 1,
 	  "iterations: 1000000000 CMD_SYNCs would take about 17 minutes of host time (more than the "
 	  "10 minutes a case may take)" },
