@@ -1200,10 +1200,27 @@ static void test_tlbi_el2_ill_without_hyp(void **state)
     down(f);
 }
 
-/* ==== addresses above the OAS: structure pointers =========================================== */
+/* ==== addresses above the OAS ================================================================ */
 
-/* L1STD.L2Ptr bits above the OAS are RES0; this model makes the fetch abort: F_STE_FETCH with
- * the address it would have read. */
+/* §3.4.3: queue and MSI addresses beyond the OAS are truncated to the OAS: a CMD_SYNC MSI to
+ * MSIAddr | 2^45 with a 40-bit OAS lands at MSIAddr and is no abort. */
+static void test_msi_address_above_oas_truncated(void **state)
+{
+    (void)state;
+    struct smmu_config c = base_cfg();
+    c.oas = 40;
+    struct fx *f = up(&c, 8);
+    uint64_t buf = smt_alloc(&f->e.mem, 64, 64);
+    uint64_t d0 = SMT_OP_CMD_SYNC | (1ULL << 12) | (0xCAFEF00DULL << 32); /* SIG_IRQ, MSIData */
+    smt_cmd(&f->e, d0, (buf | (1ULL << 45)) & 0x000FFFFFFFFFFFFCULL);
+    assert_int_equal(smt_run(&f->e), 1);
+    assert_int_equal(smt_rd(&f->e, SMT_GERROR) & SMT_GERROR_MSI_CMDQ_ABT, 0);
+    assert_int_equal(smt_r32(&f->e.mem, buf), 0xCAFEF00D);
+    down(f);
+}
+
+/* §3.4.3: an STE fetch address beyond the OAS either is truncated or gives F_STE_FETCH
+ * (CONSTRAINED UNPREDICTABLE); this model aborts the fetch: F_STE_FETCH. */
 static void test_l1std_l2ptr_above_oas_aborts_fetch(void **state)
 {
     (void)state;
@@ -1218,7 +1235,7 @@ static void test_l1std_l2ptr_above_oas_aborts_fetch(void **state)
     down(f);
 }
 
-/* S1ContextPtr beyond the OAS: C_BAD_STE (the STE is rejected before any CD fetch). */
+/* §3.4.3 (SMMUv3.1+): S1ContextPtr beyond the OAS of a stage-1-only STE gives C_BAD_STE. */
 static void test_s1contextptr_above_oas_bad_ste(void **state)
 {
     (void)state;
@@ -1244,8 +1261,7 @@ static void test_cd_ttb0_above_eff_ips_bad_cd(void **state)
     down(f);
 }
 
-/* L1CD.L2Ptr above the OAS: this model treats the SubstreamID as unreachable
- * (C_BAD_SUBSTREAMID), like an invalid L1CD. */
+/* §3.4.3 (SMMUv3.1+): L1CD.L2Ptr beyond the OAS gives C_BAD_SUBSTREAMID. */
 static void test_l1cd_l2ptr_above_oas_bad_substreamid(void **state)
 {
     (void)state;
@@ -1341,6 +1357,7 @@ int main(void)
         cmocka_unit_test(test_cmd_sync_sev_without_idr0_sev),
         cmocka_unit_test(test_tlbi_nh_vmid_unchecked_stage1_only),
         cmocka_unit_test(test_tlbi_el2_ill_without_hyp),
+        cmocka_unit_test(test_msi_address_above_oas_truncated),
         cmocka_unit_test(test_l1std_l2ptr_above_oas_aborts_fetch),
         cmocka_unit_test(test_s1contextptr_above_oas_bad_ste),
         cmocka_unit_test(test_cd_ttb0_above_eff_ips_bad_cd),

@@ -2,9 +2,11 @@
  * Not the queues that decide when to interrupt (evtq.c, cmdq.c). */
 #include "smmuv3_internal.h"
 
-/* MSI write of a 32-bit little-endian payload through host memory (IHI 0070 §3.18). */
+/* MSI write of a 32-bit little-endian payload through host memory (IHI 0070 §3.18). An MSI
+ * address beyond the OAS is truncated to the OAS, as queue addresses are (§3.4.3). */
 bool smmu_msi_write(struct smmu *s, uint64_t addr, uint32_t data)
 {
+    addr &= ~(~0ULL << s->cfg.oas);
     uint8_t b[4] = {(uint8_t)data, (uint8_t)(data >> 8), (uint8_t)(data >> 16),
                     (uint8_t)(data >> 24)};
     if (smmu_mem_write(s, addr, b, sizeof(b)))
