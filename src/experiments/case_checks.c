@@ -59,6 +59,34 @@ static int too_long(double seconds, const char *work, char *msg, size_t msglen)
 		      HOST_SECONDS_MAX / 60);
 }
 
+/* The mechanisms a workload's set-up reads; any other set away from its default would be
+ * ignored in silence, and the case would measure something other than it says. */
+enum { M_CMA = 1, M_MODE = 2, M_MAP_PAGES = 4, M_LOOKUP = 8, M_ECMDQ = 16, M_VFIO_NODE = 32 };
+
+static int unused_mechanism(const struct ilab_case *c, unsigned used, const char *workload,
+			    char *msg, size_t msglen)
+{
+	const struct ilab_mechanisms *m = &c->mech;
+	const char *key = NULL, *val = NULL;
+
+	if (!(used & M_CMA) && m->cma != ILAB_CMA_POLICY_GLOBAL)
+		key = "cma", val = ilab_cma_policy_name(m->cma);
+	else if (!(used & M_MODE) && m->mode != ILAB_MODE_STRICT)
+		key = "mode", val = ilab_dma_mode_name(m->mode);
+	else if (!(used & M_MAP_PAGES) && m->map_pages)
+		key = "map_pages", val = "on";
+	else if (!(used & M_LOOKUP) && m->lookup != ILAB_LOOKUP_REFCOUNT)
+		key = "lookup", val = ilab_domain_lookup_name(m->lookup);
+	else if (!(used & M_ECMDQ) && m->ecmdq)
+		key = "ecmdq", val = "on";
+	else if (!(used & M_VFIO_NODE) && m->vfio_attach_group_by_node)
+		key = "vfio_attach_group_by_node", val = "on";
+	if (!key)
+		return 0;
+	return refuse(msg, msglen, "mechanisms: %s: %s has no effect on workload %s, which does not "
+		      "model it", key, val, workload);
+}
+
 static unsigned param_u(const struct ilab_case *c, const char *name, double dflt)
 {
 	return (unsigned)ilab_case_param(c, name, dflt);
@@ -135,6 +163,9 @@ int ilab_case_check_cmdsync(const struct ilab_case *c, const struct ilab_topo *t
 	char work[96];
 	int ret;
 
+	if ((ret = unused_mechanism(c, M_CMA | M_MODE | M_MAP_PAGES | M_LOOKUP, "cmdsync_latency",
+				    msg, msglen)))
+		return ret;
 	if (!node_cpus(topo, cpu_node))
 		return refuse(msg, msglen, "cpu_node: node %u has no CPUs", cpu_node);
 	if ((ret = check_smmu_device(c, topo, msg, msglen)))
@@ -150,7 +181,9 @@ int ilab_case_check_map_bench(const struct ilab_case *c, const struct ilab_topo 
 	char work[96];
 	int ret;
 
-	if ((ret = ilab_workload_map_bench_check(c, topo, msg, msglen)) ||
+	if ((ret = unused_mechanism(c, M_CMA | M_MODE | M_MAP_PAGES | M_LOOKUP,
+				    "dma_map_benchmark", msg, msglen)) ||
+	    (ret = ilab_workload_map_bench_check(c, topo, msg, msglen)) ||
 	    (ret = check_smmu_device(c, topo, msg, msglen)))
 		return ret;
 	snprintf(work, sizeof(work), "threads x iterations = %.0f map+unmap pairs", pairs);
@@ -179,9 +212,9 @@ static void queues_per_node(const struct ilab_topo *t, unsigned nic_node, unsign
 
 /* The NIC's rings: queues x ring_size buffers of frames_per_buffer x packet_bytes (whole
  * pages, a power of two of them), in the memory of each queue's CPU's node. */
-static int check_nic(const struct ilab_case *c, const struct ilab_topo *topo, unsigned queues,
-		     const char *queues_name, double host_s_per_queue_us, char *msg,
-		     size_t msglen)
+static int check_nic(const struct ilab_case *c, const struct ilab_topo *topo,
+		     const char *workload, unsigned queues, const char *queues_name,
+		     double host_s_per_queue_us, char *msg, size_t msglen)
 {
 	unsigned node = param_u(c, "nic_node", 2), per_node[64];
 	double buf = ilab_case_param(c, "packet_bytes", 64) *
@@ -191,7 +224,9 @@ static int check_nic(const struct ilab_case *c, const struct ilab_topo *topo, un
 	char have[64], work[128];
 	int ret;
 
-	if ((ret = ilab_workload_nic_check(c, topo, msg, msglen)))
+	if ((ret = unused_mechanism(c, M_CMA | M_MODE | M_MAP_PAGES | M_LOOKUP | M_ECMDQ,
+				    workload, msg, msglen)) ||
+	    (ret = ilab_workload_nic_check(c, topo, msg, msglen)))
 		return ret;
 	if (!devices_on(topo, ILAB_DEV_NIC, node)) {
 		nodes_with(topo, ILAB_DEV_NIC, have, sizeof(have));
@@ -228,8 +263,8 @@ int ilab_case_check_nic_rx(const struct ilab_case *c, const struct ilab_topo *to
 	if (c->mech.ecmdq)
 		return refuse(msg, msglen, "ecmdq: on, but nic_rx's SMMU has no ECMDQs (only "
 			      "nic_throughput models them: its ecmdq_hw)");
-	return check_nic(c, topo, param_u(c, "processes", 128), "processes", NIC_RX_S, msg,
-			 msglen);
+	return check_nic(c, topo, "nic_rx", param_u(c, "processes", 128), "processes", NIC_RX_S,
+			 msg, msglen);
 }
 
 int ilab_case_check_nic_throughput(const struct ilab_case *c, const struct ilab_topo *topo,
@@ -237,8 +272,8 @@ int ilab_case_check_nic_throughput(const struct ilab_case *c, const struct ilab_
 {
 	if (c->mech.ecmdq && !ilab_case_param(c, "ecmdq_hw", 1))
 		return refuse(msg, msglen, "ecmdq: on needs ecmdq_hw: 1 (an SMMU with ECMDQs)");
-	return check_nic(c, topo, param_u(c, "nic_queues", 8), "nic_queues", NIC_TPUT_S, msg,
-			 msglen);
+	return check_nic(c, topo, "nic_throughput", param_u(c, "nic_queues", 8), "nic_queues",
+			 NIC_TPUT_S, msg, msglen);
 }
 
 int ilab_case_check_allreduce(const struct ilab_case *c, const struct ilab_topo *topo,
@@ -253,7 +288,8 @@ int ilab_case_check_allreduce(const struct ilab_case *c, const struct ilab_topo 
 	char work[128];
 	int ret;
 
-	if ((ret = ilab_allreduce_check(c, topo, msg, msglen)))
+	if ((ret = unused_mechanism(c, M_CMA | M_VFIO_NODE, "allreduce", msg, msglen)) ||
+	    (ret = ilab_allreduce_check(c, topo, msg, msglen)))
 		return ret;
 	if (nics != gpus)
 		return refuse(msg, msglen, "nics_per_node %u and gpus_per_node %u: each NIC is paired "

@@ -84,6 +84,8 @@ static const struct expect expected[] = {
 	  "buffer_bytes: 2 x 4 NICs x 17179869184 bytes is 128.0 GiB of simulated memory on each node" },
 	{ "bad-ecmdq-no-hw.yaml", 10, 1, "ecmdq: on needs ecmdq_hw: 1" },
 	{ "bad-nic-rx-ecmdq.yaml", 9, 1, "ecmdq: on, but nic_rx's SMMU has no ECMDQs" },
+	{ "bad-unused-mechanism.yaml", 9, 1,
+	  "mechanisms: mode: lazy has no effect on workload allreduce, which does not model it" },
 	{ "bad-iterations-hours.yaml", 9, 1,
 	  "iterations: 1000000000 CMD_SYNCs would take about 17 minutes of host time (more than the "
 	  "10 minutes a case may take)" },
