@@ -61,6 +61,17 @@ for f in "$SRC"/tests/data/scenarios/bad-*.yaml; do
 	head -1 "$TMP/err" | grep -Eq "^$f:[0-9]+:[0-9]+: ." || bad "run $(basename "$f"): '$(head -1 "$TMP/err")'"
 done
 [ -e "$TMP/bad" ] && bad "a malformed scenario still created the results directory"
+# 400 KB of '[' (then of '{a: '): refused at the 65th level in well under the 20 s allowed here
+# (without the depth limit libyaml took minutes).
+for open in '[' '{a: '; do
+	printf 'name: ' >"$TMP/deep.yaml"
+	head -c $((400000 / ${#open})) /dev/zero | tr '\0' x | sed "s/x/$open/g" >>"$TMP/deep.yaml"
+	timeout 20 "$BIN" run --out "$TMP/bad" "$TMP/deep.yaml" >/dev/null 2>"$TMP/err"; rc=$?
+	[ $rc -eq 2 ] || bad "run deep '$open': exit $rc, want 2"
+	grep -q "^$TMP/deep.yaml:1:[0-9]*: lists and mappings nested more than 64 deep" "$TMP/err" ||
+		bad "run deep '$open': '$(head -1 "$TMP/err")'"
+done
+
 # A bad file among good ones: nothing runs.
 "$BIN" run --out "$TMP/mixed" 000 "$SRC/tests/data/scenarios/bad-kind.yaml" >/dev/null 2>"$TMP/err"; rc=$?
 [ $rc -eq 2 ] || bad "run good+bad: exit $rc, want 2"
