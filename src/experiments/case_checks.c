@@ -1,7 +1,7 @@
 /* case_checks.c — the load-time checks (struct ilab_workload.check) of the five built-in
  * workloads: every parameter is in its range by then, but a combination can still be
  * impossible on the profile's machine (a node without CPUs, no device where the case puts it,
- * more simulated memory than a node has) or take hours of host time. Each is refused with a
+ * more simulated memory than a node has) or run too long for the host. Each is refused with a
  * one-line reason before anything runs, instead of a FAILED case (or a wait) at run time.
  *
  * Not the workloads themselves: the rules here restate what their set-up refuses (sim_env.c,
@@ -55,8 +55,8 @@ static int too_long(double seconds, const char *work, char *msg, size_t msglen)
 	if (seconds <= HOST_SECONDS_MAX)
 		return 0;
 	return refuse(msg, msglen, "%s would take about %.0f minutes of host time (more than "
-		      "the %.0f minutes a case may take): make it smaller or split it", work, seconds / 60,
-		      HOST_SECONDS_MAX / 60);
+		      "the %.0f minutes a case may take): make it smaller or split it", work,
+		      seconds / 60, HOST_SECONDS_MAX / 60);
 }
 
 /* The mechanisms a workload's set-up reads; any other set away from its default would be
@@ -83,8 +83,8 @@ static int unused_mechanism(const struct ilab_case *c, unsigned used, const char
 		key = "vfio_attach_group_by_node", val = "on";
 	if (!key)
 		return 0;
-	return refuse(msg, msglen, "mechanisms: %s: %s has no effect on workload %s, which does not "
-		      "model it", key, val, workload);
+	return refuse(msg, msglen, "mechanisms: %s: %s has no effect on workload %s, which does "
+		      "not model it", key, val, workload);
 }
 
 static unsigned param_u(const struct ilab_case *c, const char *name, double dflt)
@@ -143,7 +143,8 @@ static int check_smmu_device(const struct ilab_case *c, const struct ilab_topo *
 	have[0] = '\0';
 	for (unsigned n = 0; n < ilab_topo_nr_nodes(t) && off < sizeof(have); n++)
 		for (unsigned i = 0; i < ilab_topo_nr_devices(t); i++) {
-			const struct ilab_smmu_desc *s = ilab_topo_smmu(t, ilab_topo_device(t, i)->smmu);
+			unsigned si = ilab_topo_device(t, i)->smmu;
+			const struct ilab_smmu_desc *s = ilab_topo_smmu(t, si);
 
 			if (s && s->node == (int)n) {
 				off += (size_t)snprintf(have + off, sizeof(have) - off, "%s%u",
@@ -237,20 +238,24 @@ static int check_nic(const struct ilab_case *c, const struct ilab_topo *topo,
 		return refuse(msg, msglen, "%s: %u need a CPU each; %s has %u", queues_name, queues,
 			      ilab_topo_name(topo), ilab_topo_nr_cpus(topo));
 	if (buf > 4 << 20)
-		return refuse(msg, msglen, "frames_per_buffer x packet_bytes is %.0f bytes; a receive "
-			      "buffer holds at most 4 MiB", buf);
+		return refuse(msg, msglen, "frames_per_buffer x packet_bytes is %.0f bytes; a "
+			      "receive buffer holds at most 4 MiB", buf);
 	while (page < buf)
 		page *= 2;
 	if (ilab_topo_nr_nodes(topo) <= sizeof(per_node) / sizeof(per_node[0])) {
 		queues_per_node(topo, node, queues, per_node);
-		for (unsigned n = 0; n < ilab_topo_nr_nodes(topo); n++)
-			if (per_node[n] * ring * page > CASE_BYTES)
-				return refuse(msg, msglen, "the receive rings of %u queues on node %u "
-					      "(ring_size %.0f x %.0f KiB buffers) need %.1f GiB of "
-					      "simulated memory; a case may use %llu GiB of the node's %llu GiB",
-					      per_node[n], n, ring, page / 1024,
-					      per_node[n] * ring * page / (1 << 30),
-					      CASE_BYTES >> 30, NODE_BYTES >> 30);
+		for (unsigned n = 0; n < ilab_topo_nr_nodes(topo); n++) {
+			double need = per_node[n] * ring * page;
+
+			if (need <= CASE_BYTES)
+				continue;
+			return refuse(msg, msglen, "the receive rings of %u queues on node %u "
+				      "(ring_size %.0f x %.0f KiB buffers) need %.1f GiB of "
+				      "simulated memory; a case may use %llu GiB of the "
+				      "node's %llu GiB",
+				      per_node[n], n, ring, page / 1024, need / (1 << 30),
+				      CASE_BYTES >> 30, NODE_BYTES >> 30);
+		}
 	}
 	snprintf(work, sizeof(work), "%u %s for %.0f simulated us", queues, queues_name, us);
 	return too_long(queues * us * host_s_per_queue_us, work, msg, msglen);
@@ -292,16 +297,16 @@ int ilab_case_check_allreduce(const struct ilab_case *c, const struct ilab_topo 
 	    (ret = ilab_allreduce_check(c, topo, msg, msglen)))
 		return ret;
 	if (nics != gpus)
-		return refuse(msg, msglen, "nics_per_node %u and gpus_per_node %u: each NIC is paired "
-			      "with one GPU", nics, gpus);
+		return refuse(msg, msglen, "nics_per_node %u and gpus_per_node %u: each NIC is "
+			      "paired with one GPU", nics, gpus);
 	for (unsigned n = first; n < first + nr; n++) {
 		unsigned have_n = devices_on(topo, ILAB_DEV_NIC, n);
 		unsigned have_g = devices_on(topo, ILAB_DEV_GPU, n);
 
 		if (have_n < nics || have_g < gpus)
-			return refuse(msg, msglen, "node %u of %s has %u NICs and %u GPUs; the case "
-				      "uses %u of each", n, ilab_topo_name(topo), have_n, have_g,
-				      nics);
+			return refuse(msg, msglen, "node %u of %s has %u NICs and %u GPUs; the "
+				      "case uses %u of each", n, ilab_topo_name(topo), have_n,
+				      have_g, nics);
 	}
 	if (hosts * nics < 2)
 		return refuse(msg, msglen, "hosts x nics_per_node is %u: a ring needs 2 ranks",
@@ -309,7 +314,8 @@ int ilab_case_check_allreduce(const struct ilab_case *c, const struct ilab_topo 
 	/* a send and a receive buffer per NIC, in its GPU's node */
 	if (2.0 * nics * buf > CASE_BYTES)
 		return refuse(msg, msglen, "buffer_bytes: 2 x %u NICs x %.0f bytes is %.1f GiB of "
-			      "simulated memory on each node; a case may use %llu GiB of the node's %llu GiB",
+			      "simulated memory on each node; a case may use %llu GiB of the "
+			      "node's %llu GiB",
 			      nics, buf, 2.0 * nics * buf / (1 << 30), CASE_BYTES >> 30,
 			      NODE_BYTES >> 30);
 	snprintf(work, sizeof(work), "%.0f allreduces of %.0f bytes over %u node%s", iters, bytes,
