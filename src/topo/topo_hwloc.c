@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 
 #define XML_MAX_BYTES (256u << 20) /* no lstopo output is near this; bounds a bad path */
+/* lstopo reads a 4096-CPU machine's XML in well under a second; a minute is a hang */
+#define TOPO_LOAD_TIMEOUT_S 60
 
 /* Node of a NUMA object: its logical index. */
 static int numa_logical(hwloc_topology_t h, unsigned os_index)
@@ -21,6 +23,77 @@ static int numa_logical(hwloc_topology_t h, unsigned os_index)
 	hwloc_obj_t n = hwloc_get_numanode_obj_by_os_index(h, os_index);
 
 	return n ? (int)n->logical_index : -1;
+}
+
+struct os_idx {
+	unsigned os, logical;
+};
+
+static int cmp_os_idx(const void *a, const void *b)
+{
+	const struct os_idx *x = a, *y = b;
+
+	if (x->os != y->os)
+		return x->os < y->os ? -1 : 1;
+	return x->logical < y->logical ? -1 : x->logical > y->logical;
+}
+
+/* hwloc's own invariant (what its topology check asserts): a PU's cpuset, and a NUMA node's
+ * nodeset, is exactly its os_index. hwloc loads a file that breaks it, and the breakage would
+ * only show later as a CPU "in no NUMA node" or a short distance matrix: name it here. */
+static int check_os_indexes(hwloc_topology_t h, struct ilab_topo *t, hwloc_obj_type_t type,
+			    int nr, char *err, size_t errlen)
+{
+	const char *what = type == HWLOC_OBJ_PU ? "PU" : "NUMA node";
+	struct os_idx *idx = calloc((size_t)nr, sizeof(*idx));
+	int ret = 0;
+
+	if (!idx)
+		return topo_fail(err, errlen, ENOMEM, "%s: out of memory", t->name);
+	for (int i = 0; i < nr && !ret; i++) {
+		hwloc_obj_t o = hwloc_get_obj_by_type(h, type, (unsigned)i);
+
+		idx[i].os = o->os_index;
+		idx[i].logical = (unsigned)i;
+		if (o->os_index == HWLOC_UNKNOWN_INDEX)
+			ret = topo_fail(err, errlen, EINVAL, "%s: %s L#%d has no os_index", t->name,
+					what, i);
+	}
+	qsort(idx, (size_t)nr, sizeof(*idx), cmp_os_idx);
+	for (int i = 1; i < nr && !ret; i++)
+		if (idx[i].os == idx[i - 1].os)
+			ret = topo_fail(err, errlen, EINVAL, "%s: %ss L#%u and L#%u have the same os_index %u",
+					t->name, what, idx[i - 1].logical, idx[i].logical, idx[i].os);
+	for (int i = 0; i < nr && !ret; i++) {
+		hwloc_obj_t o = hwloc_get_obj_by_type(h, type, (unsigned)i);
+		hwloc_const_bitmap_t set = type == HWLOC_OBJ_PU ? o->cpuset : o->nodeset;
+
+		if (!set || hwloc_bitmap_weight(set) != 1 ||
+		    hwloc_bitmap_first(set) != (int)o->os_index)
+			ret = topo_fail(err, errlen, EINVAL,
+					"%s: %s L#%d: its %s is not exactly its os_index %u", t->name,
+					what, i, type == HWLOC_OBJ_PU ? "cpuset" : "nodeset",
+					o->os_index);
+	}
+	free(idx);
+	return ret;
+}
+
+/* More memory than a 52-bit physical address space is a misread size (hwloc reads an XML
+ * local_memory="-1" as 2^64-1), not a machine. */
+static int check_node_memory(hwloc_topology_t h, struct ilab_topo *t, int nr_nodes, char *err,
+			     size_t errlen)
+{
+	for (int n = 0; n < nr_nodes; n++) {
+		hwloc_obj_t node = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)n);
+		unsigned long long mem = node->attr ? node->attr->numanode.local_memory : 0;
+
+		if (mem > TOPO_MAX_NODE_MEMORY)
+			return topo_fail(err, errlen, EINVAL,
+					 "%s: NUMA node L#%d has %llu bytes of memory, more than 4 PiB (2^52 bytes, a 52-bit physical address space)",
+					 t->name, n, mem);
+	}
+	return 0;
 }
 
 static int load_cpus(hwloc_topology_t h, struct ilab_topo *t, char *err, size_t errlen)
@@ -38,6 +111,13 @@ static int load_cpus(hwloc_topology_t h, struct ilab_topo *t, char *err, size_t 
 	if (nr_pus > ILAB_TOPO_MAX_CPUS)
 		return topo_fail(err, errlen, E2BIG, "%s: %d CPUs, at most %d are supported",
 				 t->name, nr_pus, ILAB_TOPO_MAX_CPUS);
+	int ret = check_os_indexes(h, t, HWLOC_OBJ_PU, nr_pus, err, errlen);
+	if (!ret)
+		ret = check_os_indexes(h, t, HWLOC_OBJ_NUMANODE, nr_nodes, err, errlen);
+	if (!ret)
+		ret = check_node_memory(h, t, nr_nodes, err, errlen);
+	if (ret)
+		return ret;
 
 	/* A PU inside several nodes' cpusets (e.g. DRAM + HBM nodes) belongs to the first. */
 	int *map = calloc((size_t)nr_pus, sizeof(*map));
@@ -55,8 +135,14 @@ static int load_cpus(hwloc_topology_t h, struct ilab_topo *t, char *err, size_t 
 				break;
 			}
 		}
+		if (map[c] < 0) {
+			free(map);
+			return topo_fail(err, errlen, EINVAL,
+					 "%s: PU L#%d (os_index %u) is in no NUMA node's cpuset",
+					 t->name, c, pu->os_index);
+		}
 	}
-	int ret = topo_set_cpus(t, (unsigned)nr_nodes, (unsigned)nr_pus, map, err, errlen);
+	ret = topo_set_cpus(t, (unsigned)nr_nodes, (unsigned)nr_pus, map, err, errlen);
 	free(map);
 	if (ret)
 		return ret;
@@ -314,10 +400,39 @@ static unsigned long long synthetic_pus(const char *desc)
 	return pus;
 }
 
+struct synthetic_job {
+	const char *name, *desc;
+};
+
+static int synthetic_load(const struct synthetic_job *j, struct ilab_topo **out, char *err,
+			  size_t errlen)
+{
+	hwloc_topology_t h;
+	int ret = init_hwloc(&h, j->name, err, errlen);
+
+	if (ret)
+		return ret;
+	if (hwloc_topology_set_synthetic(h, j->desc) < 0) {
+		hwloc_topology_destroy(h);
+		return topo_fail(err, errlen, EINVAL, "%s: invalid hwloc synthetic description",
+				 j->name);
+	}
+	return load_and_convert(h, j->name, out, err, errlen, "cannot build the synthetic topology");
+}
+
+/* In the child of topo_run_isolated: only whether it comes back matters. */
+static void synthetic_trial(void *arg)
+{
+	struct ilab_topo *t = NULL;
+	char err[8];
+
+	synthetic_load(arg, &t, err, sizeof(err));
+}
+
 int topo_load_hwloc_synthetic(const char *desc, struct ilab_topo **out, char *err, size_t errlen)
 {
 	char name[256];
-	hwloc_topology_t h;
+	struct synthetic_job job = { .name = name, .desc = desc };
 	unsigned long long pus;
 	int ret;
 
@@ -328,15 +443,11 @@ int topo_load_hwloc_synthetic(const char *desc, struct ilab_topo **out, char *er
 				 pus == ULLONG_MAX ? "over " : "",
 				 pus == ULLONG_MAX ? (unsigned long long)ILAB_TOPO_MAX_CPUS : pus,
 				 ILAB_TOPO_MAX_CPUS);
-	ret = init_hwloc(&h, name, err, errlen);
+	ret = topo_run_isolated(name, "check the description against hwloc's synthetic syntax",
+				synthetic_trial, &job, TOPO_LOAD_TIMEOUT_S, err, errlen);
 	if (ret)
 		return ret;
-	if (hwloc_topology_set_synthetic(h, desc) < 0) {
-		hwloc_topology_destroy(h);
-		return topo_fail(err, errlen, EINVAL, "%s: invalid hwloc synthetic description",
-				 name);
-	}
-	return load_and_convert(h, name, out, err, errlen, "cannot build the synthetic topology");
+	return synthetic_load(&job, out, err, errlen);
 }
 
 /* Read a whole file, NUL-terminated. */
@@ -412,9 +523,60 @@ static int check_xml_text(const char *path, const char *buf, size_t len, char *e
 	return 0;
 }
 
-int topo_load_hwloc_xml(const char *path, struct ilab_topo **out, char *err, size_t errlen)
+struct xml_job {
+	const char *name, *buf;
+	size_t len;
+};
+
+static int xml_load(const struct xml_job *j, struct ilab_topo **out, char *err, size_t errlen)
 {
 	hwloc_topology_t h;
+	int ret = init_hwloc(&h, j->name, err, errlen);
+
+	if (ret)
+		return ret;
+	/* The file describes a whole machine, not what some process on it was allowed to use. */
+	hwloc_topology_set_flags(h, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+	if (hwloc_topology_set_xmlbuffer(h, j->buf, (int)j->len + 1) < 0) {
+		hwloc_topology_destroy(h);
+		return topo_fail(err, errlen, EINVAL, "%s: cannot parse hwloc XML (malformed)",
+				 j->name);
+	}
+	return load_and_convert(h, j->name, out, err, errlen, "cannot parse hwloc XML");
+}
+
+/* In the child of topo_run_isolated: only whether it comes back matters. */
+static void xml_trial(void *arg)
+{
+	struct ilab_topo *t = NULL;
+	char err[8];
+
+	xml_load(arg, &t, err, sizeof(err));
+}
+
+int topo_load_hwloc_xml_buffer(const char *name, const char *buf, size_t len,
+			       struct ilab_topo **out, char *err, size_t errlen)
+{
+	struct xml_job job = { .name = name, .buf = buf, .len = len };
+	int ret;
+
+	if (len >= XML_MAX_BYTES)
+		return topo_fail(err, errlen, EFBIG, "%s: larger than %u MiB", name,
+				 XML_MAX_BYTES >> 20);
+	ret = check_xml_text(name, buf, len, err, errlen);
+	if (!ret)
+		ret = topo_check_xml_objects(name, buf, err, errlen);
+	/* the checks above catch the crashes we know of; the child catches those we do not */
+	if (!ret)
+		ret = topo_run_isolated(name, "the file is damaged or hand-edited: export it again with lstopo",
+					xml_trial, &job, TOPO_LOAD_TIMEOUT_S, err, errlen);
+	if (!ret)
+		ret = xml_load(&job, out, err, errlen);
+	return ret;
+}
+
+int topo_load_hwloc_xml(const char *path, struct ilab_topo **out, char *err, size_t errlen)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	int ret;
@@ -422,21 +584,7 @@ int topo_load_hwloc_xml(const char *path, struct ilab_topo **out, char *err, siz
 	ret = read_file(path, &buf, &len, err, errlen);
 	if (ret)
 		return ret;
-	ret = check_xml_text(path, buf, len, err, errlen);
-	if (!ret)
-		ret = init_hwloc(&h, path, err, errlen);
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	/* The file describes a whole machine, not what some process on it was allowed to use. */
-	hwloc_topology_set_flags(h, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
-	if (hwloc_topology_set_xmlbuffer(h, buf, (int)len + 1) < 0) {
-		hwloc_topology_destroy(h);
-		free(buf);
-		return topo_fail(err, errlen, EINVAL, "%s: cannot parse hwloc XML (malformed)", path);
-	}
-	ret = load_and_convert(h, path, out, err, errlen, "cannot parse hwloc XML");
+	ret = topo_load_hwloc_xml_buffer(path, buf, len, out, err, errlen);
 	free(buf);
 	return ret;
 }

@@ -57,6 +57,27 @@ int topo_load_hwloc_host(struct ilab_topo **out, char *err, size_t errlen);
 int topo_load_hwloc_xml(const char *path, struct ilab_topo **out, char *err, size_t errlen);
 int topo_load_hwloc_synthetic(const char *desc, struct ilab_topo **out, char *err, size_t errlen);
 
+/* The hwloc XML text buf (buf[len] == '\0'), named name in messages; the loader of a file after
+ * reading it, and the fuzzer's entry (fuzz/fuzz_topology.c). */
+int topo_load_hwloc_xml_buffer(const char *name, const char *buf, size_t len,
+			       struct ilab_topo **out, char *err, size_t errlen);
+
+/* The largest NUMA node memory we accept: 2^52 bytes, a 52-bit physical address space. */
+#define TOPO_MAX_NODE_MEMORY (1ull << 52)
+
+/* Check an hwloc XML text (NUL-terminated) for what crashes libhwloc or what it misreads:
+ * an object's cpuset without complete_cpuset (nodeset without complete_nodeset), a local_memory
+ * that is no size, too many NUMA nodes. Errors are "name:line: cause". */
+int topo_check_xml_objects(const char *name, const char *buf, char *err, size_t errlen);
+
+/* Run fn(arg) in a child process, killed after timeout_s. 0 when it returns; a negative errno
+ * and "name: hwloc crashed reading it (signal); fix" when it crashes, or -ETIMEDOUT. */
+int topo_run_isolated(const char *name, const char *fix, void (*fn)(void *), void *arg,
+		      unsigned timeout_s, char *err, size_t errlen);
+
+/* Tests only: when set, the child calls it before fn, to stand in for a crash in hwloc. */
+extern void (*topo_isolate_test_hook)(void);
+
 /* "0-31,64-95" for a sorted CPU list; returns buf. */
 char *topo_format_cpulist(const unsigned *cpus, unsigned n, char *buf, size_t len);
 

@@ -88,6 +88,42 @@ static void distances_zero_diagonal(void **state)
 	expect_error(DATA "broken-distances-zero.xml", EINVAL, "nonsense distances", "[1][1] = 0");
 }
 
+/* Each of these single-attribute deletions made libhwloc 2.9 crash (SIGSEGV) in
+ * hwloc_topology_load; found by deleting every attribute of the Machine, Package, NUMANode and
+ * PU objects in turn. Now the file is refused before hwloc sees it, naming the line. */
+static void missing_complete_sets(void **state)
+{
+	expect_error(DATA "broken-machine-no-complete-cpuset.xml", EINVAL,
+		     "xml:4: Machine object has a cpuset but no complete_cpuset", NULL);
+	expect_error(DATA "broken-numa-no-complete-nodeset.xml", EINVAL,
+		     "xml:26: NUMANode object has a nodeset but no complete_nodeset", NULL);
+	expect_error(DATA "broken-pu-no-complete-cpuset.xml", EINVAL,
+		     "xml:34: PU object has a cpuset but no complete_cpuset", NULL);
+}
+
+/* A PU without os_index used to read "CPU 0 is in no NUMA node"; a node without one loaded
+ * (or, with a distance matrix, read "the matrix covers 3 of 4 NUMA nodes"). */
+static void missing_os_index(void **state)
+{
+	expect_error(DATA "broken-pu-no-os-index.xml", EINVAL, "PU L#0 has no os_index", NULL);
+	expect_error(DATA "broken-numa-no-os-index.xml", EINVAL, "NUMA node L#1 has no os_index",
+		     NULL);
+}
+
+/* Two PUs with os_index 0 loaded as two CPUs. */
+static void duplicate_pu_os_index(void **state)
+{
+	expect_error(DATA "broken-pu-duplicate-os-index.xml", EINVAL,
+		     "PUs L#0 and L#1 have the same os_index 0", NULL);
+}
+
+/* hwloc reads local_memory="-1" as 2^64-1 bytes and "16GB" as 16 bytes, and loaded both. */
+static void nonsense_local_memory(void **state)
+{
+	expect_error(DATA "broken-local-memory.xml", EINVAL, "local_memory=\"-1\" is not a size",
+		     NULL);
+}
+
 /* Write text to a fresh temporary .xml file; returns its path (caller unlinks). */
 static char *temp_xml(const char *text)
 {
@@ -117,6 +153,139 @@ static void malformed_xml(void **state)
 			      "<object type=\"NUMANode\"/></object></topology>\n");
 
 	expect_error(path, EINVAL, "hwloc XML", NULL);
+	unlink(path);
+	free(path);
+}
+
+/* A copy of 24em64t-2n6c2t-pci.xml with one attribute value of the first object of type
+ * replaced: returns a temporary file's path (caller unlinks and frees). */
+static char *edited_copy(const char *type, const char *attr, const char *value)
+{
+	char *text, *tag, *at, *end, *out, *path;
+	FILE *f = fopen(DATA "24em64t-2n6c2t-pci.xml", "rb");
+	char needle[64];
+	long len;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)len + 1);
+	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	snprintf(needle, sizeof(needle), "<object type=\"%s\"", type);
+	tag = strstr(text, needle);
+	assert_non_null(tag);
+	snprintf(needle, sizeof(needle), " %s=\"", attr);
+	at = strstr(tag, needle);
+	assert_non_null(at);
+	at += strlen(needle);
+	end = strchr(at, '"');
+	out = calloc(1, (size_t)len + strlen(value) + 1);
+	memcpy(out, text, (size_t)(at - text));
+	strcat(out, value);
+	strcat(out, end);
+	path = temp_xml(out);
+	free(out);
+	free(text);
+	return path;
+}
+
+static void local_memory_values(void **state)
+{
+	static const struct {
+		const char *value, *needle;
+	} bad[] = {
+		{ "16GB", "local_memory=\"16GB\" is not a size" },
+		{ "", "local_memory=\"\" is not a size" },
+		{ "0x1000", "is not a size" },
+		{ "4503599627370497", "more than 4 PiB" },           /* 2^52 + 1 */
+		{ "99999999999999999999999999", "more than 4 PiB" }, /* no overflow */
+	};
+	static const char *const good[] = { "0", "4503599627370496" };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *path = edited_copy("NUMANode", "local_memory", bad[i].value);
+
+		expect_error(path, EINVAL, bad[i].needle, ":26: NUMANode");
+		unlink(path);
+		free(path);
+	}
+	/* a memoryless node, and the largest size: accepted */
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		char *path = edited_copy("NUMANode", "local_memory", good[i]);
+		struct ilab_topo *t = NULL;
+		char err[512];
+
+		if (ilab_topo_load(path, &t, err, sizeof(err)))
+			print_error("%s: %s\n", good[i], err);
+		assert_non_null(t);
+		ilab_topo_free(t);
+		unlink(path);
+		free(path);
+	}
+}
+
+/* A broken attribute (here the Package's cpuset value ends early: cpuset="0x00555555" 0100").
+ * hwloc's built-in parser reads on past one; with more damage around it, that crashed hwloc
+ * under the fuzzer. The tag is refused, with its line, before hwloc reads it. */
+static void broken_attribute_syntax(void **state)
+{
+	char *path = edited_copy("Package", "cpuset", "0x00555555\" 0100");
+
+	expect_error(path, EINVAL, ":25: cannot parse hwloc XML (an <object> tag", NULL);
+	unlink(path);
+	free(path);
+}
+
+/* The same limit after the load, for every source: a synthetic node of 2^53 bytes. */
+static void node_memory_above_limit(void **state)
+{
+	expect_error("synthetic:numa:2(memory=9007199254740992) pu:1", EINVAL,
+		     "NUMA node L#0 has 9007199254740992 bytes", "more than 4 PiB");
+}
+
+/* A PU whose cpuset is not its os_index (hwloc's own invariant), and a NUMA node likewise. */
+static void os_index_not_its_set(void **state)
+{
+	char *path = edited_copy("PU", "os_index", "40");
+
+	expect_error(path, EINVAL, "PU L#0: its cpuset is not exactly its os_index 40", NULL);
+	unlink(path);
+	free(path);
+	path = edited_copy("NUMANode", "os_index", "7");
+	expect_error(path, EINVAL, "NUMA node L#0: its nodeset is not exactly its os_index 7", NULL);
+	unlink(path);
+	free(path);
+}
+
+/* An hwloc XML file of nodes NUMA nodes with one PU each, as lstopo writes it. */
+static char *many_nodes_xml(unsigned nodes)
+{
+	size_t cap = 4096 + nodes * 512;
+	char *text = calloc(1, cap), *path;
+	size_t n = 0;
+
+	n += (size_t)snprintf(text + n, cap - n,
+			      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
+			      "<topology version=\"2.0\">\n"
+			      "  <object type=\"Machine\" os_index=\"0\" cpuset=\"0x0\" complete_cpuset=\"0x0\" nodeset=\"0x0\" complete_nodeset=\"0x0\" gp_index=\"1\">\n");
+	for (unsigned i = 0; i < nodes; i++)
+		n += (size_t)snprintf(text + n, cap - n,
+				      "    <object type=\"NUMANode\" os_index=\"%u\" local_memory=\"1073741824\" gp_index=\"%u\"/>\n",
+				      i, 2 + i);
+	snprintf(text + n, cap - n, "  </object>\n</topology>\n");
+	path = temp_xml(text);
+	free(text);
+	return path;
+}
+
+/* The limit is the reason given, checked before hwloc reads the file. */
+static void too_many_nodes_xml(void **state)
+{
+	char *path = many_nodes_xml(65);
+
+	expect_error(path, E2BIG, "65 NUMA nodes, at most 64 are supported", NULL);
 	unlink(path);
 	free(path);
 }
@@ -196,6 +365,15 @@ int main(void)
 		cmocka_unit_test(too_many_nodes),
 		cmocka_unit_test(too_many_cpus),
 		cmocka_unit_test(null_and_empty_arguments),
+		cmocka_unit_test(missing_complete_sets),
+		cmocka_unit_test(missing_os_index),
+		cmocka_unit_test(duplicate_pu_os_index),
+		cmocka_unit_test(nonsense_local_memory),
+		cmocka_unit_test(local_memory_values),
+		cmocka_unit_test(os_index_not_its_set),
+		cmocka_unit_test(node_memory_above_limit),
+		cmocka_unit_test(broken_attribute_syntax),
+		cmocka_unit_test(too_many_nodes_xml),
 	};
 
 	/* hwloc's own complaints would only clutter the test log */
