@@ -34,22 +34,19 @@ int ilab_afile_tmpname(const char *path, char *buf, size_t len)
 int ilab_afile_open(struct ilab_afile *a, const char *path, char *err, size_t errlen)
 {
 	size_t len = strlen(path) + 16;
+	char *tmp = malloc(len);
 	mode_t mask;
 	int ret;
 
 	a->f = NULL;
+	a->tmp = NULL; /* abort removes only a file this call created */
 	a->path = strdup(path);
-	a->tmp = malloc(len);
-	if (!a->path || !a->tmp) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	ret = ilab_afile_tmpname(path, a->tmp, len);
+	ret = !a->path || !tmp ? -ENOMEM : ilab_afile_tmpname(path, tmp, len);
 	if (ret) {
-		free(a->tmp);
-		a->tmp = NULL;
+		free(tmp);
 		goto fail;
 	}
+	a->tmp = tmp;
 	/* mkstemp's 0600 would make results private; give what fopen would */
 	mask = umask(0);
 	umask(mask);
