@@ -456,14 +456,14 @@ static int bench_up(struct bench_opts *o, const struct ilab_profile *prof,
 			(*td)->name, (*td)->smmu, o->smmu);
 		return CLI_EXIT_USAGE;
 	}
-	if (!*td && !o->device && o->smmu >= 0) {
+	if (!*td && !o->device && o->smmu >= 0 && ilab_topo_nr_devices(tb->topo)) {
 		fprintf(stderr, "%s bench: no device behind SMMU %d in topology %s (it has %u SMMUs)\n",
 			CLI_PROG, o->smmu, ilab_topo_name(tb->topo), ilab_topo_nr_smmus(tb->topo));
 		return CLI_EXIT_USAGE;
 	}
-	if (!*td) {
-		fprintf(stderr, "%s bench: no such device%s%s in topology %s\n", CLI_PROG,
-			o->device ? " " : "", o->device ? o->device : "", ilab_topo_name(tb->topo));
+	if (!*td) { /* says how to get a device: lstopo's I/O export, or the names there are */
+		fprintf(stderr, "%s bench: %s\n", CLI_PROG,
+			ilab_topo_explain_no_device(tb->topo, o->device, err, sizeof(err)));
 		return CLI_EXIT_USAGE;
 	}
 	to.smmu_mask = 1ull << (*td)->smmu; /* only the SMMU we use gets a model and an agent */

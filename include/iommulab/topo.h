@@ -98,6 +98,11 @@ unsigned ilab_topo_nr_devices(const struct ilab_topo *t);
 const struct ilab_device *ilab_topo_device(const struct ilab_topo *t, unsigned i);
 /* The device with this name, or NULL. */
 const struct ilab_device *ilab_topo_find_device(const struct ilab_topo *t, const char *name);
+/* Why t has no device called name (NULL: no device at all), and how to get one, as one line
+ * into buf (for "no such device" errors): a topology without PCI devices says to export it
+ * with lstopo's I/O objects; otherwise it lists the devices t has. Returns buf. */
+char *ilab_topo_explain_no_device(const struct ilab_topo *t, const char *name, char *buf,
+				  size_t len);
 
 /* Print a human description (nodes, CPUs, distances, root ports, SMMUs, devices). */
 int ilab_topo_print(const struct ilab_topo *t, FILE *f);

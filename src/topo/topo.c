@@ -251,7 +251,21 @@ static bool looks_like_file(const char *spec)
 	return stat(spec, &st) == 0;
 }
 
+static int load_spec(const char *spec, struct ilab_topo **out, char *err, size_t errlen);
+
+/* The cause is one line even when the spec (a synthetic description, a path) holds a newline. */
 int ilab_topo_load(const char *spec, struct ilab_topo **out, char *err, size_t errlen)
+{
+	int ret = load_spec(spec, out, err, errlen);
+
+	if (ret && err)
+		for (char *p = err; p < err + errlen && *p; p++)
+			if (*p == '\n' || *p == '\r')
+				*p = ' ';
+	return ret;
+}
+
+static int load_spec(const char *spec, struct ilab_topo **out, char *err, size_t errlen)
 {
 	static const char synth[] = "synthetic:";
 
@@ -335,4 +349,31 @@ const struct ilab_device *ilab_topo_find_device(const struct ilab_topo *t, const
 		if (strcmp(t->devices[i].name, name) == 0)
 			return &t->devices[i];
 	return NULL;
+}
+
+char *ilab_topo_explain_no_device(const struct ilab_topo *t, const char *name, char *buf,
+				  size_t len)
+{
+	size_t n;
+
+	if (!buf || !len)
+		return buf;
+	if (t->nr_devices == 0) {
+		/* XML from `lstopo --no-io`, or a synthetic description: hwloc has no PCI there */
+		snprintf(buf, len,
+			 "topology %s has no PCI devices: export the machine with its I/O objects (`lstopo --of xml FILE`, without --no-io), or use a topology with devices (kunpeng920, a100-2node)",
+			 t->name);
+		return buf;
+	}
+	if (name)
+		n = (size_t)snprintf(buf, len, "no device %s in topology %s; it has:", name,
+				     t->name);
+	else
+		n = (size_t)snprintf(buf, len, "no suitable device in topology %s; it has:",
+				     t->name);
+	for (unsigned i = 0; i < t->nr_devices && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, " %s", t->devices[i].name);
+	if (n >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4); /* the list is cut short, and says so */
+	return buf;
 }

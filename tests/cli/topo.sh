@@ -53,7 +53,7 @@ expect_one_line_error() {
 	local rc=$?
 	[ $rc -eq 2 ] || bad "$what: exit $rc, want 2"
 	[ "$(wc -l <"$tmp/err")" -eq 1 ] || { bad "$what: stderr is not one line:"; cat "$tmp/err"; }
-	grep -q '^iommulab: ' "$tmp/err" || bad "$what: stderr does not start with 'iommulab: '"
+	grep -q '^iommulab\( bench\)\?: ' "$tmp/err" || bad "$what: stderr does not start with 'iommulab: ' (or 'iommulab bench: ')"
 	[ ! -s "$tmp/out" ] || bad "$what: wrote to stdout"
 }
 expect_one_line_error "missing file" topo --topology /nonexistent.xml
@@ -64,6 +64,25 @@ expect_one_line_error "garbage" topo --topology "$DATA/broken-garbage.xml"
 expect_one_line_error "distances" topo --topology "$DATA/broken-distances-diagonal.xml"
 grep -q 'nonsense distances' "$tmp/err" || bad "distances: no 'nonsense distances' in message"
 expect_one_line_error "unknown preset" topo --topology kunpeng921
+
+# files that crashed libhwloc 2.9 (SIGSEGV) in topo, bench and run: now one line and exit 2
+for f in broken-machine-no-complete-cpuset broken-numa-no-complete-nodeset broken-pu-no-complete-cpuset; do
+	expect_one_line_error "$f" topo --topology "$DATA/$f.xml"
+	grep -q 'no complete_' "$tmp/err" || bad "$f: message does not name the missing attribute"
+done
+expect_one_line_error "bench, no complete_cpuset" bench --topology "$DATA/broken-machine-no-complete-cpuset.xml" --iterations 1
+# kunpeng920's own file with the Machine's complete_cpuset deleted: the issue's reproducer
+sed '0,/ complete_cpuset="[^"]*"/s///' "$DATA/kunpeng920-2p4n128c.xml" >"$tmp/kunpeng-broken.xml"
+expect_one_line_error "kunpeng920 without complete_cpuset" topo --topology "$tmp/kunpeng-broken.xml"
+grep -q 'Machine object has a cpuset but no complete_cpuset' "$tmp/err" || bad "kunpeng920 without complete_cpuset: $(cat "$tmp/err")"
+expect_one_line_error "PU without os_index" topo --topology "$DATA/broken-pu-no-os-index.xml"
+grep -q 'PU L#0 has no os_index' "$tmp/err" || bad "PU without os_index: $(cat "$tmp/err")"
+
+# a topology without PCI devices, when bench needs one: says how to get devices
+expect_one_line_error "no devices" bench --topology 'synthetic:pack:2 numa:2 pu:2' --iterations 1
+grep -q 'no PCI devices: export .*lstopo --of xml' "$tmp/err" || bad "no devices: $(cat "$tmp/err")"
+expect_one_line_error "unknown device" bench --device nic9 --iterations 1
+grep -q 'no device nic9 in topology kunpeng920; it has: nic0 sas0' "$tmp/err" || bad "unknown device: $(cat "$tmp/err")"
 
 # bad options: exit 2
 "$BIN" topo --bogus >/dev/null 2>&1; rc=$?; [ $rc -eq 2 ] || bad "topo --bogus: exit $rc, want 2"

@@ -290,6 +290,38 @@ static void too_many_nodes_xml(void **state)
 	free(path);
 }
 
+/* A newline in the spec (found by the fuzzer) does not make the message two lines. */
+static void newline_in_spec(void **state)
+{
+	struct ilab_topo *t = NULL;
+	char err[512];
+
+	assert_int_equal(ilab_topo_load("synthetic:pack:2\nbogus:1", &t, err, sizeof(err)), -EINVAL);
+	assert_null(t);
+	assert_null(strchr(err, '\n'));
+	assert_non_null(strstr(err, "synthetic:pack:2 bogus:1: "));
+}
+
+/* "No such device" says how to get one: lstopo's I/O export, or the names there are. */
+static void explain_no_device(void **state)
+{
+	struct ilab_topo *t;
+	char buf[512];
+
+	assert_int_equal(ilab_topo_load("synthetic:pack:2 numa:2 pu:2", &t, buf, sizeof(buf)), 0);
+	assert_string_equal(ilab_topo_explain_no_device(t, NULL, buf, sizeof(buf)),
+			    "topology synthetic:pack:2 numa:2 pu:2 has no PCI devices: export the machine with its I/O objects (`lstopo --of xml FILE`, without --no-io), or use a topology with devices (kunpeng920, a100-2node)");
+	ilab_topo_free(t);
+	assert_int_equal(ilab_topo_load("kunpeng920", &t, buf, sizeof(buf)), 0);
+	assert_string_equal(ilab_topo_explain_no_device(t, "nic9", buf, sizeof(buf)),
+			    "no device nic9 in topology kunpeng920; it has: nic0 sas0");
+	/* a list that does not fit is cut, and says so */
+	assert_string_equal(ilab_topo_explain_no_device(t, "nic9", buf, 44),
+			    "no device nic9 in topology kunpeng920; i...");
+	assert_null(ilab_topo_explain_no_device(t, "nic9", NULL, 0));
+	ilab_topo_free(t);
+}
+
 static void unknown_name(void **state)
 {
 	expect_error("kunpeng921", ENOENT, "unknown topology", NULL);
@@ -373,6 +405,8 @@ int main(void)
 		cmocka_unit_test(os_index_not_its_set),
 		cmocka_unit_test(node_memory_above_limit),
 		cmocka_unit_test(broken_attribute_syntax),
+		cmocka_unit_test(explain_no_device),
+		cmocka_unit_test(newline_in_spec),
 		cmocka_unit_test(too_many_nodes_xml),
 	};
 
