@@ -869,7 +869,77 @@ static void test_ste_s1stalld_ignored_in_bypass(void **state)
     down(f);
 }
 
+/* §5.2: S1CSH 0b01 is Reserved and behaves as 0b00; S1CIR/S1COR are attributes of CD fetches,
+ * never ILLEGAL (STE bits [71:66] = dword 1 [7:2]). */
+static void test_ste_s1csh_reserved_not_illegal(void **state)
+{
+    (void)state;
+    struct fx *f = up(NULL, 8);
+    ste_or(f, 1, (1ULL << 6) | (3ULL << 4) | (2ULL << 2));
+    expect_ok(f, SID);
+    down(f);
+}
+
+/* §5.2: MTCFG, MemAttr, ALLOCCFG and SHCFG are RES0 when IDR1.ATTR_TYPES_OVR == 0 (this
+ * model); NSCFG is IGNORED for a Non-secure STE. STE bits [111:96] = dword 1 [47:32]. */
+static void test_ste_attr_overrides_ignored(void **state)
+{
+    (void)state;
+    struct fx *f = up(NULL, 8);
+    ste_or(f, 1, 0xFFFFULL << 32);
+    expect_ok(f, SID);
+    down(f);
+}
+
+/* §5.2: DRE, CONT (a hint), DCP, PPAR (RES0 without PRI), MEV and SW_RESERVED never make the
+ * STE ILLEGAL. STE bits [87:76] = dword 1 [23:12]. */
+static void test_ste_hint_fields_not_illegal(void **state)
+{
+    (void)state;
+    struct fx *f = up(NULL, 8);
+    ste_or(f, 1, 0xFFFULL << 12);
+    expect_ok(f, SID);
+    down(f);
+}
+
+/* §5.2: the stage-2 fields (S2VMID, S2T0SZ, S2TG, S2PS, S2TTB, ...; dwords 2 and 3) are
+ * IGNORED for Config 0b101 on an SMMU without S2P. */
+static void test_ste_stage2_fields_ignored_stage1_only(void **state)
+{
+    (void)state;
+    struct fx *f = up(NULL, 8);
+    ste_or(f, 2, ~0ULL);
+    ste_or(f, 3, ~0ULL);
+    expect_ok(f, SID);
+    down(f);
+}
+
 /* ==== CD fields ============================================================================ */
+
+/* §5.4: the walk attributes IR0/OR0 (any value), ASET and NSCFG0/1 (IGNORED for a Non-secure
+ * stream) never make the CD ILLEGAL. */
+static void test_cd_walk_attributes_not_illegal(void **state)
+{
+    (void)state;
+    struct fx *f = up(NULL, 8);
+    cd_or(f, 0, (0xFULL << 8) | (1ULL << 47));
+    cd_or(f, 1, 1ULL << 0);
+    cd_or(f, 2, 1ULL << 0);
+    expect_ok(f, SID);
+    down(f);
+}
+
+/* §5.4: feature bits RES0 on this SMMU: HAFT (bit 67, HTTU != 0b11), AIE (bit 131, no
+ * IDR3.AIE), DS (bit 186, no IDR5.DS), PIE (bit 187, no S1PI). Set, they are ignored. */
+static void test_cd_unimplemented_feature_bits_ignored(void **state)
+{
+    (void)state;
+    struct fx *f = up(NULL, 8);
+    cd_or(f, 1, 1ULL << 3);
+    cd_or(f, 2, (1ULL << 3) | (1ULL << 58) | (1ULL << 59));
+    expect_ok(f, SID);
+    down(f);
+}
 
 /* §5.4: SH0 0b01 is Reserved and behaves as 0b00: not ILLEGAL. */
 static void test_cd_sh0_reserved_not_illegal(void **state)
@@ -1338,6 +1408,12 @@ int main(void)
         cmocka_unit_test(test_ste_strw_res0_without_hyp),
         cmocka_unit_test(test_ste_strw_x1_illegal_with_hyp),
         cmocka_unit_test(test_ste_s1stalld_ignored_in_bypass),
+        cmocka_unit_test(test_ste_s1csh_reserved_not_illegal),
+        cmocka_unit_test(test_ste_attr_overrides_ignored),
+        cmocka_unit_test(test_ste_hint_fields_not_illegal),
+        cmocka_unit_test(test_ste_stage2_fields_ignored_stage1_only),
+        cmocka_unit_test(test_cd_walk_attributes_not_illegal),
+        cmocka_unit_test(test_cd_unimplemented_feature_bits_ignored),
         cmocka_unit_test(test_cd_sh0_reserved_not_illegal),
         cmocka_unit_test(test_cd_ips_reserved_v30_behaves_as_48),
         cmocka_unit_test(test_cd_ips_capped_at_oas),
