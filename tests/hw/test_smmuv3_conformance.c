@@ -1089,9 +1089,13 @@ static void test_tlbi_scale_bit25_res0_without_ds(void **state)
 {
     (void)state;
     struct fx *f = up(NULL, 8);
-    smt_cmd(&f->e, SMT_OP_TLBI_NH_VAA | (1ULL << 25), 1ULL << 10);
+    smt_cmd(&f->e, SMT_OP_TLBI_NH_VAA | (1ULL << 12) | (1ULL << 25), 1ULL << 10); /* NUM 1 */
     assert_int_equal(smt_run(&f->e), 0);
     assert_int_equal(cmd_err(f), 1);
+    down(f);
+    f = up(NULL, 8);
+    smt_cmd(&f->e, SMT_OP_TLBI_NH_VAA | (1ULL << 12) | (16ULL << 20), 1ULL << 10); /* control */
+    assert_int_equal(smt_run(&f->e), 1);
     down(f);
 }
 
