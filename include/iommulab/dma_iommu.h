@@ -69,7 +69,11 @@ int ilab_dma_configure(struct ilab_dev *dev, const struct ilab_dma_options *o);
 int ilab_dma_get_options(struct ilab_dev *dev, struct ilab_dma_options *o);
 
 /* Streaming DMA. The returned address is ILAB_DMA_MAPPING_ERROR on failure (errno-style cause
- * in ilab_iommu_strerror). Addresses are simulated physical addresses (mem.h). */
+ * in ilab_iommu_strerror). Addresses are simulated physical addresses (mem.h). In a passthrough
+ * domain (dma-direct) a buffer beyond the device's DMA mask is bounced through the swiotlb
+ * (ilab_dma_swiotlb_stats): up to 256 KiB per mapping; -ERANGE when no pool exists or its
+ * slots are beyond the mask too, -ENOMEM when it is full. Unmap with the same size and
+ * direction (FROM_DEVICE and BIDIRECTIONAL copy the bounce slots back). */
 ilab_dma_addr_t ilab_dma_map_page(struct ilab_dev *dev, ilab_pa_t page, size_t offset,
 				  size_t size, enum ilab_dma_dir dir);
 void ilab_dma_unmap_page(struct ilab_dev *dev, ilab_dma_addr_t addr, size_t size,
@@ -97,7 +101,9 @@ struct ilab_scatterlist {
  * segments of at most max_seg_size. Returns the number of DMA segments (>= 1) or a negative
  * errno: -ENODEV (the device is not set up for DMA), -EINVAL, -ENOSPC (no IOVA left), or the
  * page table's (-ENOMEM, -EEXIST, …). In a passthrough domain each entry is its own DMA
- * segment at its physical address (nents returned, nothing merged; -ERANGE beyond the mask). */
+ * segment at its physical address, or bounced as by ilab_dma_map_page when beyond the mask
+ * (nents returned, nothing merged; -EIO, as Linux, when one cannot be mapped: the entries
+ * already bounced are released). */
 int ilab_dma_map_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsigned nents,
 		    enum ilab_dma_dir dir);
 /* nents is what was passed to map (not the returned count), as in Linux. */
@@ -130,6 +136,22 @@ struct ilab_dma_stats {
 };
 /* Stats of the DMA domain of dev (zeroes for passthrough). -ENODEV if not set up. */
 int ilab_dma_stats(struct ilab_dev *dev, struct ilab_dma_stats *st);
+
+/* The bounce-buffer pool (Linux swiotlb) of the machine a passthrough device is on: 64 MiB of
+ * 2 KiB slots below 4 GiB (ilab_mem_low_reserve), set up with the first passthrough device and
+ * shared by all; areas with a lock each, the calling CPU's first. */
+struct ilab_swiotlb_stats {
+	ilab_pa_t base;           /* the pool is [base, base + slots x 2 KiB) */
+	uint64_t slots;
+	unsigned areas;
+	uint64_t used;            /* slots in use */
+	uint64_t maps, unmaps;    /* bounced maps and their unmaps */
+	uint64_t full;            /* maps refused: no free run of slots in any area */
+	uint64_t bytes_in;        /* copied into the pool on map (every direction, Linux >= 5.19) */
+	uint64_t bytes_out;       /* copied back on unmap (FROM_DEVICE, BIDIRECTIONAL) */
+};
+/* -ENODEV: dev is not a passthrough device with a pool. */
+int ilab_dma_swiotlb_stats(struct ilab_dev *dev, struct ilab_swiotlb_stats *st);
 /* Flush the lazy queues now (tests, teardown): invalidate, then free every queued IOVA. */
 void ilab_dma_flush_queue_drain(struct ilab_dev *dev);
 

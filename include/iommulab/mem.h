@@ -75,11 +75,28 @@ const char *ilab_mem_strerror(void);
 unsigned ilab_mem_nr_nodes(const struct ilab_mem *mem);
 /* First physical address and size of a node's range; -EINVAL for a bad node. */
 int ilab_mem_node_range(const struct ilab_mem *mem, int node, ilab_pa_t *base, uint64_t *bytes);
-/* Home node of a physical address, or -1 if it is outside every node. */
+/* Home node of a physical address (node 0 for the low reservation), or -1 if it is outside
+ * every node. */
 int ilab_mem_node_of(const struct ilab_mem *mem, ilab_pa_t pa);
 /* Host pointer to simulated physical memory [pa, pa+len), or NULL if the range is not
- * entirely inside one node. Like the kernel's phys_to_virt: no cost is charged. */
+ * entirely inside one node (or the low reservation). Like the kernel's phys_to_virt: no cost
+ * is charged. */
 void *ilab_mem_va(struct ilab_mem *mem, ilab_pa_t pa, size_t len);
+
+/* Memory below 4 GiB reserved at boot for one owner: what Linux's swiotlb takes with memblock
+ * in the 32-bit DMA zone. The layout above leaves [0, 1 << S) a hole, so it is carved from the
+ * top of that hole below min(1 << S, 4 GiB) (PA 0 stays a hole): outside every node's
+ * allocators, home node 0, read and written like node memory. Created by the first call with
+ * `bytes` (rounded down to 2 MiB, cut to fit), the same one on later calls; its owner fills
+ * owner/release (ilab_mem_destroy calls release(owner)). NULL (ilab_mem_strerror says why)
+ * when not even 2 MiB fit. Not thread-safe: call at set-up. */
+struct ilab_mem_low {
+	ilab_pa_t base;
+	uint64_t bytes;
+	void *owner;
+	void (*release)(void *owner);
+};
+struct ilab_mem_low *ilab_mem_low_reserve(struct ilab_mem *mem, uint64_t bytes);
 
 /* Page allocator: 2^order contiguous 4 KiB pages on `node`, zeroed. Returns 0, -ENOMEM
  * (node exhausted) or -EINVAL (order >= ILAB_MEM_MAX_ORDER, node without memory).

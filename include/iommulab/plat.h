@@ -451,6 +451,8 @@ enum plat_charge {
 	PLAT_CHARGE_IOMMU_UNMAP,        /* iommu_unmap_ns (core unmap + gather) */
 	PLAT_CHARGE_IOVA_RBTREE,        /* iova_rbtree_ns (one IOVA tree insert or erase, lock held) */
 	PLAT_CHARGE_THREAD_WAKE,        /* thread_wake_ns (a tool waking one of its threads) */
+	PLAT_CHARGE_DMA_DIRECT_MAP,     /* dma_direct_map_ns (dma-direct map: passthrough) */
+	PLAT_CHARGE_DMA_DIRECT_UNMAP,   /* dma_direct_unmap_ns (dma-direct unmap) */
 	PLAT_CHARGE_NR
 };
 extern uint64_t plat_charge_table[PLAT_CHARGE_NR];

@@ -5,6 +5,7 @@
  * domain's page-table ops, its iotlb_sync and its flush_iotlb_all.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include <iommulab/iova.h>
 
 #include "iommu/iommu_internal.h"
+#include "iommu/swiotlb.h"
 #include "iommulab/plat.h"
 
 /* Counters of one CPU: written by that CPU only (relaxed load + store, no RMW), so keeping
@@ -35,6 +37,7 @@ struct dma_dev {
 	struct ilab_dma_options opts;
 	bool passthrough;          /* identity default domain: dma-direct */
 	plat_word32 pci_32bit_workaround; /* Linux dev->iommu->pci_32bit_workaround */
+	struct ilab_swiotlb *swiotlb; /* passthrough: the machine's bounce pool (NULL: none) */
 };
 
 /* Bump a counter of this CPU's stats block s (found once per call: plat_this_cpu_ptr is not
@@ -144,10 +147,50 @@ static void free_iova(struct dma_cookie *c, uint64_t iova, size_t size)
 			    size >> c->iovad.granule_shift);
 }
 
+/* ---- dma-direct: the passthrough path (Linux dma_direct_map_page / dma_direct_unmap_page) --- */
+
+/* The buffer as the device reaches it: itself when it is below the mask, else a copy in the
+ * swiotlb (whose slots must be below the mask too: Linux reports an overflow otherwise). */
+static ilab_dma_addr_t direct_map(struct ilab_dev *dev, struct dma_dev *dd, ilab_pa_t pa,
+				  size_t size, enum ilab_dma_dir dir, uint64_t limit)
+{
+	ilab_pa_t tlb;
+
+	plat_charge(PLAT_CHARGE_DMA_DIRECT_MAP);
+	if (pa + size - 1 <= limit)
+		return pa;
+	if (!dd->swiotlb) {
+		ilab_iommu_set_error(-ERANGE, "map: no bounce buffer pool (swiotlb) for %#llx "
+				     "beyond the %s DMA mask", (unsigned long long)pa, dev->name);
+		return ILAB_DMA_MAPPING_ERROR;
+	}
+	tlb = ilab_swiotlb_map(dd->swiotlb, pa, size, dir);
+	if (tlb == ILAB_PA_INVALID)
+		return ILAB_DMA_MAPPING_ERROR; /* the pool said why */
+	if (tlb + size - 1 > limit) {
+		ilab_swiotlb_unmap(dd->swiotlb, tlb, size, ILAB_DMA_TO_DEVICE);
+		ilab_iommu_set_error(-ERANGE, "map: %#llx and its bounce buffer %#llx are both "
+				     "beyond the %s DMA mask", (unsigned long long)pa,
+				     (unsigned long long)tlb, dev->name);
+		return ILAB_DMA_MAPPING_ERROR;
+	}
+	return tlb;
+}
+
+static void direct_unmap(struct dma_dev *dd, ilab_dma_addr_t addr, size_t size,
+			 enum ilab_dma_dir dir)
+{
+	plat_charge(PLAT_CHARGE_DMA_DIRECT_UNMAP);
+	if (ilab_swiotlb_owns(dd->swiotlb, addr))
+		ilab_swiotlb_unmap(dd->swiotlb, addr, size, dir);
+}
+
 /* ---- map / unmap core (Linux __iommu_dma_map / __iommu_dma_unmap) --------------------- */
 
-static ilab_dma_addr_t dma_map(struct ilab_dev *dev, ilab_pa_t pa, size_t size, int prot)
+static ilab_dma_addr_t dma_map(struct ilab_dev *dev, ilab_pa_t pa, size_t size,
+			       enum ilab_dma_dir dir)
 {
+	int prot = dir_to_prot(dir);
 	struct dma_dev *dd = dma_dev_of(dev);
 	struct ilab_iommu_domain *d;
 	struct dma_pcpu_stats *s;
@@ -164,14 +207,8 @@ static ilab_dma_addr_t dma_map(struct ilab_dev *dev, ilab_pa_t pa, size_t size, 
 		ilab_iommu_set_error(-EINVAL, "map: bad size or direction");
 		return ILAB_DMA_MAPPING_ERROR;
 	}
-	if (dd->passthrough) {
-		if (pa + size - 1 > limit) { /* dma-direct would bounce through swiotlb */
-			ilab_iommu_set_error(-ERANGE, "map: %#llx beyond the %s DMA mask",
-					     (unsigned long long)pa, dev->name);
-			return ILAB_DMA_MAPPING_ERROR;
-		}
-		return pa;
-	}
+	if (dd->passthrough)
+		return direct_map(dev, dd, pa, size, dir, limit);
 	d = dma_lookup(dev, dd, &c, &s);
 	if (!d)
 		return ILAB_DMA_MAPPING_ERROR;
@@ -196,7 +233,8 @@ static ilab_dma_addr_t dma_map(struct ilab_dev *dev, ilab_pa_t pa, size_t size, 
 	return iova + off;
 }
 
-static void dma_unmap(struct ilab_dev *dev, ilab_dma_addr_t addr, size_t size)
+static void dma_unmap(struct ilab_dev *dev, ilab_dma_addr_t addr, size_t size,
+		      enum ilab_dma_dir dir)
 {
 	struct dma_dev *dd = dma_dev_of(dev);
 	struct ilab_iotlb_gather gather;
@@ -206,8 +244,12 @@ static void dma_unmap(struct ilab_dev *dev, ilab_dma_addr_t addr, size_t size)
 	uint64_t off, iova;
 	size_t unmapped;
 
-	if (!dd || dd->passthrough)
+	if (!dd)
 		return;
+	if (dd->passthrough) {
+		direct_unmap(dd, addr, size, dir);
+		return;
+	}
 	d = dma_lookup(dev, dd, &c, &s);
 	if (!d)
 		return;
@@ -251,14 +293,13 @@ static void dma_unmap(struct ilab_dev *dev, ilab_dma_addr_t addr, size_t size)
 ilab_dma_addr_t ilab_dma_map_page(struct ilab_dev *dev, ilab_pa_t page, size_t offset,
 				  size_t size, enum ilab_dma_dir dir)
 {
-	return dma_map(dev, page + offset, size, dir_to_prot(dir));
+	return dma_map(dev, page + offset, size, dir);
 }
 
 void ilab_dma_unmap_page(struct ilab_dev *dev, ilab_dma_addr_t addr, size_t size,
 			 enum ilab_dma_dir dir)
 {
-	(void)dir;
-	dma_unmap(dev, addr, size);
+	dma_unmap(dev, addr, size, dir);
 }
 
 ilab_dma_addr_t ilab_dma_map_single(struct ilab_dev *dev, ilab_pa_t pa, size_t size,
@@ -365,11 +406,21 @@ int ilab_dma_map_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsigned 
 		if (!sg[i].length || sg[i].pa + sg[i].length < sg[i].pa)
 			return ilab_iommu_set_error(-EINVAL, "map_sg: bad segment %u", i);
 	if (dd->passthrough) {
+		/* Linux dma_direct_map_sg: each entry mapped (or bounced) on its own; on a
+		 * failure the ones done are released without copying back. */
 		for (unsigned i = 0; i < nents; i++) {
-			if (sg[i].pa + sg[i].length - 1 > limit)
-				return ilab_iommu_set_error(-ERANGE, "map_sg: segment %u beyond "
-							    "the DMA mask", i);
-			sg[i].dma_address = sg[i].pa;
+			sg[i].dma_address = direct_map(dev, dd, sg[i].pa, sg[i].length, dir, limit);
+			if (sg[i].dma_address == ILAB_DMA_MAPPING_ERROR) {
+				char why[128];
+
+				snprintf(why, sizeof(why), "%s", ilab_iommu_strerror());
+				for (unsigned j = 0; j < i; j++) {
+					direct_unmap(dd, sg[j].dma_address, sg[j].length,
+						     ILAB_DMA_TO_DEVICE);
+					sg[j].dma_length = 0;
+				}
+				return ilab_iommu_set_error(-EIO, "map_sg: segment %u: %s", i, why);
+			}
 			sg[i].dma_length = sg[i].length;
 		}
 		return (int)nents;
@@ -409,13 +460,18 @@ void ilab_dma_unmap_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsign
 	struct dma_dev *dd = dma_dev_of(dev);
 	uint64_t start, end;
 
-	(void)dir;
-	if (!dd || dd->passthrough || !sg || !nents)
+	if (!dd || !sg || !nents)
 		return;
+	if (dd->passthrough) {
+		/* Linux dma_direct_unmap_sg: each entry on its own (bounced ones copied back) */
+		for (unsigned i = 0; i < nents; i++)
+			direct_unmap(dd, sg[i].dma_address, sg[i].length, dir);
+		return;
+	}
 	start = end = sg[0].dma_address;
 	for (unsigned i = 0; i < nents && sg[i].dma_length; i++)
 		end = sg[i].dma_address + sg[i].dma_length;
-	dma_unmap(dev, start, end - start);
+	dma_unmap(dev, start, end - start, dir);
 }
 
 /* ---- coherent memory ------------------------------------------------------------------- */
@@ -435,7 +491,17 @@ int ilab_dma_alloc_coherent(struct ilab_dev *dev, size_t size, ilab_pa_t *pa,
 	if (ret)
 		return ilab_iommu_set_error(ret, "alloc_coherent: %s", ilab_mem_strerror());
 	memset(ilab_mem_va(dev->iommu->mem, *pa, size), 0, size);
-	*dma = dma_map(dev, *pa, size, dir_to_prot(ILAB_DMA_BIDIRECTIONAL));
+	if (dd->passthrough) {
+		/* dma-direct never bounces coherent memory (there is no sync point to copy at):
+		 * it must lie below the mask (Linux allocates from ZONE_DMA32 then; the memory
+		 * here has no such zone, so it fails). */
+		*dma = *pa + size - 1 <= dma_mask(dev) ? *pa : ILAB_DMA_MAPPING_ERROR;
+		if (*dma == ILAB_DMA_MAPPING_ERROR)
+			ilab_iommu_set_error(-ENOMEM, "alloc_coherent: %#llx beyond the %s DMA mask",
+					     (unsigned long long)*pa, dev->name);
+	} else {
+		*dma = dma_map(dev, *pa, size, ILAB_DMA_BIDIRECTIONAL);
+	}
 	if (*dma == ILAB_DMA_MAPPING_ERROR) {
 		ilab_mem_free_coherent(dev->iommu->mem, *pa, size);
 		return -ENOMEM;
@@ -449,7 +515,8 @@ void ilab_dma_free_coherent(struct ilab_dev *dev, size_t size, ilab_pa_t pa,
 	if (!dev || !dev->dma_priv || !size)
 		return;
 	size = (size + ILAB_PAGE_SIZE - 1) & ~(ILAB_PAGE_SIZE - 1);
-	dma_unmap(dev, dma, size);
+	if (!((struct dma_dev *)dev->dma_priv)->passthrough)
+		dma_unmap(dev, dma, size, ILAB_DMA_BIDIRECTIONAL);
 	if (dev->iommu && dev->iommu->mem)
 		ilab_mem_free_coherent(dev->iommu->mem, pa, size);
 }
@@ -558,6 +625,10 @@ int ilab_dma_setup_dev(struct ilab_dev *dev)
 		return ilab_iommu_set_error(-ENOMEM, "dma setup: no memory");
 	ilab_dma_options_default(&dd->opts);
 	dd->passthrough = d->type == ILAB_DOMAIN_IDENTITY;
+	/* The machine's swiotlb, set up with its first passthrough device as Linux sets it up at
+	 * boot; without room below 4 GiB there is none, and maps beyond the mask fail. */
+	if (dd->passthrough && dev->iommu && dev->iommu->mem)
+		dd->swiotlb = ilab_swiotlb_get(dev->iommu->mem);
 	plat_store32(&dd->pci_32bit_workaround, dev->pci && !dd->opts.forcedac);
 	dev->dma_priv = dd;
 	return 0;
@@ -658,6 +729,16 @@ int ilab_dma_stats(struct ilab_dev *dev, struct ilab_dma_stats *st)
 	ilab_iova_stats(&c->iovad, &is);
 	st->iova_cache_hits = is.cache_hits;
 	st->iova_cache_misses = is.cache_misses;
+	return 0;
+}
+
+int ilab_dma_swiotlb_stats(struct ilab_dev *dev, struct ilab_swiotlb_stats *st)
+{
+	struct dma_dev *dd = dma_dev_of(dev);
+
+	if (!dd || !dd->swiotlb || !st)
+		return -ENODEV;
+	ilab_swiotlb_get_stats(dd->swiotlb, st);
 	return 0;
 }
 

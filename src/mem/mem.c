@@ -246,7 +246,42 @@ void ilab_mem_destroy(struct ilab_mem *mem)
 		cma_area_fini(mem->global);
 		free(mem->global);
 	}
+	if (mem->low.release)
+		mem->low.release(mem->low.owner);
+	mem_host_unmap(mem->low_host, mem->low.bytes);
 	free(mem);
+}
+
+struct ilab_mem_low *ilab_mem_low_reserve(struct ilab_mem *mem, uint64_t bytes)
+{
+	const uint64_t four_g = 1ull << 32;
+	uint64_t top, room;
+
+	if (!mem) {
+		mem_error(-EINVAL, "mem: NULL memory");
+		return NULL;
+	}
+	if (mem->low.bytes)
+		return &mem->low;
+	top = (1ull << mem->shift) < four_g ? 1ull << mem->shift : four_g;
+	room = top - ILAB_MEM_NODE_ALIGN; /* keep [0, 2 MiB) a hole */
+	if (bytes > room)
+		bytes = room;
+	bytes &= ~(ILAB_MEM_NODE_ALIGN - 1);
+	if (!bytes) {
+		mem_error(-ENOSPC, "mem: no room below 4 GiB for a low reservation (node 0 starts "
+				   "at 0x%llx)", (unsigned long long)(1ull << mem->shift));
+		return NULL;
+	}
+	mem->low_host = mem_host_map(bytes);
+	if (!mem->low_host) {
+		mem_error(-ENOMEM, "mem: cannot map %llu bytes of host address space below 4 GiB",
+			  (unsigned long long)bytes);
+		return NULL;
+	}
+	mem->low.base = top - bytes;
+	mem->low.bytes = bytes;
+	return &mem->low;
 }
 
 /* ---- address space queries and accessors ------------------------------------------------ */
@@ -267,18 +302,31 @@ int ilab_mem_node_range(const struct ilab_mem *mem, int node, ilab_pa_t *base, u
 	return 0;
 }
 
+static inline bool in_low(const struct ilab_mem *mem, ilab_pa_t pa)
+{
+	return pa - mem->low.base < mem->low.bytes; /* false while there is none (bytes 0) */
+}
+
 int ilab_mem_node_of(const struct ilab_mem *mem, ilab_pa_t pa)
 {
+	if (mem && plat_unlikely(in_low(mem, pa)))
+		return 0;
 	return mem ? mem_node_index(mem, pa) : -1;
 }
 
-/* Host pointer for [pa, pa + len) if it lies inside one node, else NULL. len 0 asks only
- * whether pa itself is memory. */
+/* Host pointer for [pa, pa + len) if it lies inside one node (or the low reservation), else
+ * NULL. len 0 asks only whether pa itself is memory. */
 static inline uint8_t *range_va(struct ilab_mem *mem, ilab_pa_t pa, size_t len, int *node)
 {
 	int n = mem_node_index(mem, pa);
-	if (n < 0)
-		return NULL;
+	if (plat_unlikely(n < 0)) {
+		uint64_t off = pa - mem->low.base;
+
+		if (!in_low(mem, pa) || len > mem->low.bytes - off)
+			return NULL;
+		*node = 0;
+		return mem->low_host + off;
+	}
 	uint64_t off = pa - mem->node[n].base;
 	if (len > mem->node_bytes - off)
 		return NULL;

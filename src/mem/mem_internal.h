@@ -89,6 +89,8 @@ struct ilab_mem {
 	struct ilab_mem_config cfg;
 	struct cma_area *global; /* the default area, or NULL */
 	struct mem_node node[ILAB_MEM_MAX_NODES];
+	struct ilab_mem_low low;  /* bytes 0: none (ilab_mem_low_reserve) */
+	uint8_t *low_host;
 	_Atomic uint64_t coherent_allocs[4];
 	_Atomic uint64_t alloc_failures;
 	_Atomic uint64_t bad_frees;

@@ -418,6 +418,8 @@ static const char *const charge_names[PLAT_CHARGE_NR] = {
 	[PLAT_CHARGE_IOMMU_UNMAP] = "iommu_unmap_ns",
 	[PLAT_CHARGE_IOVA_RBTREE] = "iova_rbtree_ns",
 	[PLAT_CHARGE_THREAD_WAKE] = "thread_wake_ns",
+	[PLAT_CHARGE_DMA_DIRECT_MAP] = "dma_direct_map_ns",
+	[PLAT_CHARGE_DMA_DIRECT_UNMAP] = "dma_direct_unmap_ns",
 };
 
 const char *ilab_sim_charge_name(enum plat_charge c)
