@@ -18,8 +18,9 @@ tool's resolution, which move in whole steps). It prints figures; it is not a te
 --profile  only these profiles (default: every profile a built-in scenario uses)
 --only     only these constants, as section.key (e.g. smmu.tlbi_ns); repeatable
 --quick    the scenarios' reduced sizes (faster, and not the figures docs/ reports)
---figures  after each profile's table, every published figure that a constant moves: its
-           value and verdict at low / base / high, one table per constant
+--figures  after each profile's table, every published figure that a constant moves (in its
+           four significant digits or its verdict): its value and verdict at low / base /
+           high, one table per constant
 --list     print each profile's constants (section.key value kind) and run nothing
 """
 import argparse
@@ -176,7 +177,8 @@ def fmt(v):
 
 
 def moved_figures(const, base, cells):
-    """Markdown lines: each figure whose value or verdict differs at low or high."""
+    """Markdown lines: each figure whose value (to four digits) or verdict differs at low or
+    high."""
     _, section, key, value, _ = const
     out = ["#### %s.%s = %d (%s)" % (section, key, value,
                                      " / ".join(str(c[0]) if c else "-" for c in cells)), ""]
@@ -184,13 +186,13 @@ def moved_figures(const, base, cells):
     for k, c in sorted(base[0].items()):
         others = [None if cell is None or isinstance(cell[1], str) else cell[1][0].get(k)
                   for cell in cells]
-        if all(o is None or (o.get("ours_raw") == c.get("ours_raw") and
-                             o.get("verdict") == c.get("verdict")) for o in others):
-            continue
 
         def show(o):
             return "-" if o is None else "%s %s" % (fmt(o.get("ours_raw")), o.get("verdict"))
 
+        # moved: in its four significant digits or its verdict
+        if all(o is None or show(o) == show(c) for o in others):
+            continue
         rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             k[1], k[2], c.get("kind"), fmt(c.get("seed")), show(others[0]), show(c),
             show(others[1])))
