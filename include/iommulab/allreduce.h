@@ -50,6 +50,10 @@ int ilab_allreduce_run(const struct ilab_scenario *s, const struct ilab_case *c,
 struct ilab_topo;
 int ilab_allreduce_check(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
 			 size_t msglen);
+/* Its struct ilab_workload.check_profile: the profile's nic: section has the NICs' ATS model
+ * (payload_mbps, ats_round_trip_ns, ats_outstanding, atc_entries, atc_ways). 0 or -EINVAL. */
+struct ilab_profile;
+int ilab_allreduce_check_profile(const struct ilab_profile *p, char *msg, size_t msglen);
 
 #ifdef __cplusplus
 }

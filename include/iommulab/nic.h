@@ -84,6 +84,9 @@ int ilab_workload_nic_throughput(const struct ilab_scenario *s, const struct ila
 struct ilab_topo;
 int ilab_workload_nic_check(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
 			    size_t msglen);
+/* Their struct ilab_workload.check_profile: the profile's nic: section has a receive stack. */
+struct ilab_profile;
+int ilab_workload_nic_check_profile(const struct ilab_profile *prof, char *msg, size_t msglen);
 
 #ifdef __cplusplus
 }

@@ -219,6 +219,7 @@ struct ilab_workload_metric {
  * overrides already applied) and adds its figures with ilab_case_result_add(); it returns 0,
  * -ENOSYS when not implemented yet, or another negative errno with a message in err. */
 struct ilab_topo;
+struct ilab_profile;
 
 struct ilab_workload {
 	const char *name;
@@ -236,6 +237,11 @@ struct ilab_workload {
 	 * a scenario error (exit 2 from the CLI), found before anything runs. */
 	int (*check)(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
 		     size_t msglen);
+	/* Optional: does the machine profile describe what the workload reads from it (the NIC
+	 * workloads: the nic: section's receive stack)? Called once by ilab_scenario_load with the
+	 * loaded profile; 0, or non-zero with a one-line reason in msg, reported at the scenario's
+	 * profile: key (exit 2 from the CLI). */
+	int (*check_profile)(const struct ilab_profile *prof, char *msg, size_t msglen);
 };
 
 /* The case as its workload sees it: *in, with the scenario's quick: overrides when quick. */

@@ -745,6 +745,7 @@ static int check_profile(const char *path, struct ilab_scenario **out, char *err
 		goto out;
 	}
 	if (ilab_profile_open(s->profile, prof, msg, sizeof(msg)) ||
+	    (s->workload->check_profile && s->workload->check_profile(prof, msg, sizeof(msg))) ||
 	    ilab_topo_load(prof->topology, &topo, msg, sizeof(msg)))
 		goto bad_profile;
 	ret = check_param_nodes(path, s, s->quick, s->nr_quick, 1, ilab_topo_nr_nodes(topo),

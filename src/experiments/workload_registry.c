@@ -115,16 +115,18 @@ static const struct ilab_workload_metric allreduce_metrics[] = {
 static const struct ilab_workload builtin[] = {
 	{ "cmdsync_latency", ilab_workload_cmdsync_run,
 	  "latency of one CMD_SYNC into an empty command queue", NULL, cmdsync_params,
-	  cmdsync_metrics, true, ilab_case_check_cmdsync },
+	  cmdsync_metrics, true, ilab_case_check_cmdsync, NULL },
 	{ "nic_rx", ilab_workload_nic_rx, "NIC receive of small packets, each mapped and unmapped",
-	  NULL, nic_rx_params, nic_rx_metrics, true, ilab_case_check_nic_rx },
+	  NULL, nic_rx_params, nic_rx_metrics, true, ilab_case_check_nic_rx,
+	  ilab_workload_nic_check_profile },
 	{ "dma_map_benchmark", ilab_workload_map_bench_run, "dma_map_benchmark: map/unmap latency",
-	  NULL, dma_map_params, dma_map_metrics, true, ilab_case_check_map_bench },
+	  NULL, dma_map_params, dma_map_metrics, true, ilab_case_check_map_bench, NULL },
 	{ "nic_throughput", ilab_workload_nic_throughput,
 	  "200 Gbit/s NIC throughput by number of queues", NULL, nic_tput_params,
-	  nic_tput_metrics, true, ilab_case_check_nic_throughput },
+	  nic_tput_metrics, true, ilab_case_check_nic_throughput, ilab_workload_nic_check_profile },
 	{ "allreduce", ilab_allreduce_run, "NCCL-style allreduce over GPUs and NICs with ATS",
-	  NULL, allreduce_params, allreduce_metrics, true, ilab_case_check_allreduce },
+	  NULL, allreduce_params, allreduce_metrics, true, ilab_case_check_allreduce,
+	  ilab_allreduce_check_profile },
 };
 
 #define NR_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))

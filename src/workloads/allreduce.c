@@ -70,6 +70,15 @@ static void ar_down(struct ar *a)
 	ilab_testbed_down(&a->tb);
 }
 
+int ilab_allreduce_check_profile(const struct ilab_profile *p, char *msg, size_t msglen)
+{
+	if (p->nic.payload_mbps && p->nic.ats_outstanding && p->nic.atc_entries)
+		return 0; /* the loader saw to the rest of the set and the ranges */
+	return ilab_errf(msg, msglen, -EINVAL, "profile %s has no ATS model of its NICs: its nic: "
+			 "section needs payload_mbps, ats_round_trip_ns, ats_outstanding, "
+			 "atc_entries and atc_ways", p->name);
+}
+
 static int ar_up(struct ar *a, const struct ilab_allreduce_cfg *c, char *err, size_t errlen)
 {
 	char msg[512];
@@ -261,17 +270,13 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 
 	/* the NICs' constants: the profile's nic: section, whose loader checked them against the
 	 * device model's limits (dma_engine.c, atc.c) */
+	if ((ret = ilab_allreduce_check_profile(&a.prof, err, errlen)))
+		goto out;
 	link_mbps = a.prof.nic.payload_mbps;
 	rt = a.prof.nic.ats_round_trip_ns;
 	outstanding = a.prof.nic.ats_outstanding;
 	atc_entries = a.prof.nic.atc_entries;
 	atc_ways = a.prof.nic.atc_ways;
-	if (!link_mbps || !outstanding || !atc_entries) {
-		ret = ilab_errf(err, errlen, -EINVAL, "profile %s (%s) has no ATS model of its NICs: "
-			   "its nic: section needs payload_mbps, ats_round_trip_ns, ats_outstanding, "
-			   "atc_entries and atc_ways", a.prof.name, a.prof.source);
-		goto out;
-	}
 	ranks = hosts * k;
 	if (ranks < 2) {
 		ret = ilab_errf(err, errlen, -EINVAL, "a ring needs at least 2 ranks (hosts x NICs = %u)",

@@ -37,19 +37,25 @@ static const struct ilab_device *pick_nic(const struct ilab_topo *t, int node)
 	return best;
 }
 
+int ilab_nic_env_profile_check(const struct ilab_profile *p, char *err, size_t errlen)
+{
+	if (p->nic.rx_buffer_ns && p->nic.rx_copy_mbps)
+		return 0; /* the loader saw to the rest: a rate, the ranges */
+	snprintf(err, errlen, "profile %s describes no receive stack: its nic: section needs "
+		 "rx_buffer_ns, rx_copy_mbps and link_gbps or rx_completions_kps", p->name);
+	return -EINVAL;
+}
+
 /* The machine's NIC and network stack, as its profile describes them (nic: section): one
  * description serves every experiment on the machine. */
 static int nic_from_profile(const struct ilab_profile *p, struct ilab_nic_cfg *c, char *err,
 			    size_t errlen)
 {
 	const struct ilab_profile_nic *n = &p->nic;
+	int ret = ilab_nic_env_profile_check(p, err, errlen);
 
-	if (!n->rx_buffer_ns || !n->rx_copy_mbps) {
-		snprintf(err, errlen, "profile %s (%s) describes no receive stack: its nic: section "
-			 "needs rx_buffer_ns, rx_copy_mbps and link_gbps or rx_completions_kps",
-			 p->name, p->source);
-		return -EINVAL;
-	}
+	if (ret)
+		return ret;
 	c->link_gbps = (double)n->link_gbps;
 	c->max_mpps = 0;
 	c->max_buffers_mps = (double)n->rx_completions_kps / 1000.0;

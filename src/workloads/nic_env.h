@@ -35,4 +35,9 @@ struct ilab_nic_env {
 int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cfg,
 		     struct ilab_nic_result *res, char **stats_json, char *err, size_t errlen);
 
+/* Does the profile describe the receive stack nic_from_profile needs? 0, or -EINVAL with a
+ * one-line reason naming the profile. */
+struct ilab_profile;
+int ilab_nic_env_profile_check(const struct ilab_profile *p, char *err, size_t errlen);
+
 #endif /* ILAB_WORKLOADS_NIC_ENV_H */

@@ -98,6 +98,13 @@ int ilab_workload_nic_throughput(const struct ilab_scenario *s, const struct ila
 	return finish(r, "throughput", "Gbit/s", res.goodput_gbps, stats, err, errlen);
 }
 
+/* Both NIC workloads read the profile's receive stack: a profile without one is the scenario's
+ * error at load, not a FAILED case per run. */
+int ilab_workload_nic_check_profile(const struct ilab_profile *prof, char *msg, size_t msglen)
+{
+	return ilab_nic_env_profile_check(prof, msg, msglen);
+}
+
 /* The NIC writes a buffer's frames with one DMA of at most 4 MiB (nic.c): a larger LRO buffer
  * is refused here, at load, rather than by the run. */
 int ilab_workload_nic_check(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,

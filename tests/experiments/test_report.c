@@ -54,7 +54,7 @@ static int fixed_run(const struct ilab_scenario *s, const struct ilab_case *c,
 
 static const struct ilab_workload fixed = {
 	"test_fixed", fixed_run, "fixed figures for report tests", "issue 99", fixed_params,
-	fixed_metrics, false, NULL,
+	fixed_metrics, false, NULL, NULL,
 };
 
 static const char scenario_text[] =

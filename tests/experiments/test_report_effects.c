@@ -70,6 +70,7 @@ static int run(const struct ilab_scenario *s, const struct ilab_case *c,
 static const struct ilab_workload_param no_params[] = { { NULL, 0, 0, 0, false, NULL, false } };
 static const struct ilab_workload effects_wl = {
 	"test_effects", run, "fixed figures for effect tests", "", no_params, metrics, false, NULL,
+	NULL,
 };
 
 #define REF(v) "    reference: [ { metric: lat, value: " #v ", unit: ns, kind: prediction } ]\n"

@@ -61,7 +61,7 @@ static int run(const struct ilab_scenario *s, const struct ilab_case *c,
 static const struct ilab_workload_param no_params[] = { { NULL, 0, 0, 0, false, NULL, false } };
 static const struct ilab_workload verdicts_wl = {
 	"test_verdicts", run, "fixed figures for verdict tests", "issue 19", no_params, metrics,
-	false, NULL,
+	false, NULL, NULL,
 };
 
 #define CASE(label, v, kind, extra)                                                          \

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -188,6 +189,58 @@ static void test_bad_configuration_is_refused(void **state)
 	assert_non_null(strstr(err, "rate"));
 }
 
+/* Load a scenario of `workload` whose profile is the shipped `profile` without its nic:
+ * section (the file's last), from a scratch directory (a profile: key names a file there).
+ * Returns ilab_scenario_load's result, its message in err. */
+static int load_without_nic(const char *profile, const char *workload, char *err, size_t errlen)
+{
+	char dir[] = "/tmp/ilab-nonic-XXXXXX", cwd[1024], src[1024], line[512];
+	struct ilab_scenario *s = NULL;
+	FILE *in, *out;
+	int rc;
+
+	snprintf(src, sizeof(src), "%s/../../profiles/%s.yaml", ILAB_TESTDATA, profile);
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chdir(dir), 0);
+	in = fopen(src, "r");
+	out = fopen("nonic.yaml", "w");
+	assert_non_null(in);
+	assert_non_null(out);
+	while (fgets(line, sizeof(line), in) && strncmp(line, "nic:", 4))
+		fputs(line, out);
+	fclose(in);
+	fclose(out);
+	out = fopen("s.yaml", "w");
+	assert_non_null(out);
+	fprintf(out, "name: t\nseed: \"001\"\ntitle: \"t\"\nprofile: nonic.yaml\n"
+		     "workload: { type: %s }\ncases:\n  - label: a\n", workload);
+	fclose(out);
+	rc = ilab_scenario_load("s.yaml", &s, err, errlen);
+	ilab_scenario_free(s);
+	unlink("s.yaml");
+	unlink("nonic.yaml");
+	assert_int_equal(chdir(cwd), 0);
+	rmdir(dir);
+	return rc;
+}
+
+/* A profile without a receive stack is the scenario's error when it is loaded, at its
+ * profile: key (exit 2), not a FAILED case per run. */
+static void test_profile_without_stack_is_a_load_error(void **state)
+{
+	char err[1024] = "";
+
+	(void)state;
+	assert_int_equal(load_without_nic("kunpeng920", "nic_rx", err, sizeof(err)), -EINVAL);
+	if (!strstr(err, "s.yaml:4:10: profile: profile kunpeng920 describes no receive stack"))
+		fail_msg("got '%s'", err);
+	assert_int_equal(load_without_nic("kunpeng920", "nic_throughput", err, sizeof(err)),
+			 -EINVAL);
+	if (!strstr(err, "s.yaml:4:10: profile: profile kunpeng920 describes no receive stack"))
+		fail_msg("got '%s'", err);
+}
+
 static void set_param(struct ilab_case *c, const char *name, double v)
 {
 	for (unsigned i = 0; i < c->nr_params; i++)
@@ -277,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_buffer_rate_limit_counts_buffers),
 		cmocka_unit_test(test_stack_cost_per_buffer_and_copy),
 		cmocka_unit_test(test_nic_from_profile),
+		cmocka_unit_test(test_profile_without_stack_is_a_load_error),
 		cmocka_unit_test(test_modes_order_when_cpu_bound),
 		cmocka_unit_test(test_bad_configuration_is_refused),
 		cmocka_unit_test(test_seed003_scenario_runs_quick),
