@@ -176,18 +176,6 @@ static void test_ste_s1dss_reserved(void **state)
     expect_event(f, SID, false, 0, SMT_F_STREAM_DISABLED, rec);
 }
 
-static void test_ste_strw_reserved(void **state)
-{
-    struct fx *f = *state;
-    const unsigned bad[] = {1, 3};
-    for (unsigned i = 0; i < 2; i++) {
-        f->ste.strw = bad[i];
-        rewrite_ste(f);
-        uint64_t rec[4];
-        expect_event(f, SID, false, 0, SMT_C_BAD_STE, rec);
-    }
-}
-
 static void test_ste_s1stalld_without_stall(void **state)
 {
     struct fx *f = *state;
@@ -556,7 +544,6 @@ int main(void)
         T(test_ste_s1cdmax_too_big),
         T(test_ste_s1fmt_reserved),
         T(test_ste_s1dss_reserved),
-        T(test_ste_strw_reserved),
         T(test_ste_s1stalld_without_stall),
         T(test_ste_ctxptr_beyond_oas),
         T(test_bad_streamid_recinvsid),

@@ -46,7 +46,7 @@ static void test_idr_default(void **state)
     assert_int_equal((idr0 >> 1) & 1, 1);       /* S1P */
     assert_int_equal((idr0 >> 2) & 3, 2);       /* TTF = AArch64 */
     assert_int_equal((idr0 >> 6) & 3, 0);       /* HTTU none */
-    assert_int_equal((idr0 >> 9) & 1, 1);       /* HYP */
+    assert_int_equal((idr0 >> 9) & 1, 0);       /* HYP: RES0 without S2P */
     assert_int_equal((idr0 >> 10) & 1, 1);      /* ATS */
     assert_int_equal((idr0 >> 12) & 1, 1);      /* ASID16 */
     assert_int_equal((idr0 >> 13) & 1, 1);      /* MSI */
@@ -164,8 +164,8 @@ static void test_cr1_cr2_rules(void **state)
     smt_wr(e, SMT_CR0, 0);
     smt_wr(e, SMT_CR1, 0xFFFFFFFF);
     assert_int_equal(smt_rd(e, SMT_CR1), 0xFFF);
-    smt_wr(e, SMT_CR2, 0xFFFFFFFF); /* E2H (HYP), RECINVSID; PTM RES0 without BTM */
-    assert_int_equal(smt_rd(e, SMT_CR2), 0x3);
+    smt_wr(e, SMT_CR2, 0xFFFFFFFF); /* RECINVSID; E2H RES0 without Hyp, PTM without BTM */
+    assert_int_equal(smt_rd(e, SMT_CR2), 0x2);
 }
 
 static void test_gbpa_update(void **state)

@@ -8,10 +8,8 @@
 void smmu_config_default(struct smmu_config *c)
 {
     memset(c, 0, sizeof(*c));
-    /* IDR0.Hyp is RES0 without S2P (§6.3.1), which this model lacks; still the default, as
-     * turning it off drops the driver's TLBI_EL2_ALL at bring-up and moves simulated results
-     * (docs/smmuv3-conformance.md). */
-    c->hyp = true;
+    /* IDR0.Hyp is RES0 without S2P (§6.3.1), and this model has no stage 2. */
+    c->hyp = false;
     c->ats = true;
     c->asid16 = true;
     c->vmid16 = true;
@@ -50,6 +48,9 @@ void smmu_config_default(struct smmu_config *c)
  * a configuration no SMMU may report is refused here, not modelled. */
 static const char *id_consistency(const struct smmu_config *c)
 {
+    if (c->hyp)
+        return "hyp needs stage 2: IDR0.Hyp is RES0 when IDR0.S2P == 0 (IHI 0070 §6.3.1), "
+               "and this model implements stage 1 only";
     if (c->sidsize >= 7 && !c->strtab_2lvl)
         return "sidsize >= 7 needs strtab_2lvl: IDR0.ST_LEVEL != 0b00 when IDR1.SIDSIZE >= 7 "
                "(IHI 0070 §6.3.2)";
