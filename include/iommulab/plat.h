@@ -467,6 +467,60 @@ static inline void plat_charge_n(enum plat_charge c, uint64_t n)
 		plat_charge_ns(plat_charge_table[c] * n);
 }
 
+/* ---- profiling scopes (the simulated perf report, docs/breakdown.md) ----------------------- */
+
+/* Functions of the DMA path that the simulator's breakdown attributes time to. The names the
+ * reports print are in src/sim/prof.c; a new scope goes at the end of the list, before NR. */
+enum plat_scope {
+	PLAT_SCOPE_DMA_MAP,         /* dma_map_page / dma_map_sg (dma-iommu or dma-direct) */
+	PLAT_SCOPE_DMA_UNMAP,       /* dma_unmap_page / dma_unmap_sg */
+	PLAT_SCOPE_DOMAIN_LOOKUP,   /* dma-iommu finding the device's domain (seed 001) */
+	PLAT_SCOPE_REFCOUNT_GET,    /* iommu_group_get: the group's kref */
+	PLAT_SCOPE_REFCOUNT_PUT,    /* iommu_group_put */
+	PLAT_SCOPE_IOVA_ALLOC,      /* alloc_iova_fast */
+	PLAT_SCOPE_IOVA_FREE,       /* free_iova_fast */
+	PLAT_SCOPE_IOVA_RBTREE,     /* the IOVA tree behind the per-CPU caches */
+	PLAT_SCOPE_IOMMU_MAP,       /* iommu_map */
+	PLAT_SCOPE_IOMMU_UNMAP,     /* iommu_unmap_fast */
+	PLAT_SCOPE_PGTABLE_MAP,     /* io-pgtable map_pages / map */
+	PLAT_SCOPE_PGTABLE_UNMAP,   /* io-pgtable unmap_pages / unmap */
+	PLAT_SCOPE_IOTLB_SYNC,      /* arm_smmu_iotlb_sync */
+	PLAT_SCOPE_TLB_INV_RANGE,   /* arm_smmu_tlb_inv_range_domain */
+	PLAT_SCOPE_ISSUE_CMDLIST,   /* arm_smmu_cmdq_issue_cmdlist */
+	PLAT_SCOPE_CMDQ_CLAIM,      /* its cmpxchg loop on prod+cons (attempts: plat_scope_event) */
+	PLAT_SCOPE_CMDQ_WRITE,      /* writing the entries, shared lock, setting the valid bits */
+	PLAT_SCOPE_CMDQ_OWNER_WAIT, /* owner: previous owner's prod, then the batch's valid bits */
+	PLAT_SCOPE_CMDQ_DOORBELL,   /* owner: PROD write and hand-over */
+	PLAT_SCOPE_CMDQ_SYNC_WAIT,  /* polling until our CMD_SYNC completes, shared unlock */
+	PLAT_SCOPE_FQ_QUEUE,        /* flush queue: queueing an IOVA (lazy mode) */
+	PLAT_SCOPE_FQ_FLUSH,        /* flush queue: a domain-wide invalidation */
+	PLAT_SCOPE_SPIN_LOCK,       /* plat_spin_lock: taking any spinlock */
+	PLAT_SCOPE_WARMUP,          /* a workload's unmeasured warm-up */
+	PLAT_SCOPE_NR
+};
+#define PLAT_SCOPE_LEAVE (-1) /* plat_scope_fn's argument: leave the innermost scope */
+#define PLAT_SCOPE_EVENT (-2) /* count one event (a cmpxchg attempt) in the innermost scope */
+
+/* Set by the simulator when it is activated, NULL natively: the profiler's entry. Entering and
+ * leaving only read the running CPU's clock, so they charge no simulated time and change no
+ * simulated result. Every plat_scope_enter needs its plat_scope_leave on every path. */
+extern void (*plat_scope_fn)(int what);
+static inline void plat_scope_enter(enum plat_scope s)
+{
+	if (plat_unlikely(plat_scope_fn != NULL))
+		plat_scope_fn((int)s);
+}
+static inline void plat_scope_leave(void)
+{
+	if (plat_unlikely(plat_scope_fn != NULL))
+		plat_scope_fn(PLAT_SCOPE_LEAVE);
+}
+static inline void plat_scope_event(void)
+{
+	if (plat_unlikely(plat_scope_fn != NULL))
+		plat_scope_fn(PLAT_SCOPE_EVENT);
+}
+
 static inline uint32_t plat_mmio_read32(const struct plat_mmio *m, uint64_t off)
 {
 	if (plat_unlikely(plat_sim))

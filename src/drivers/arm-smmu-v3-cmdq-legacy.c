@@ -42,10 +42,13 @@ static bool ticket_served(uint64_t v, void *arg)
 
 static void legacy_lock(struct arm_smmu_cmdq *cmdq)
 {
-	uint32_t my = plat_fetch_add32(&cmdq->legacy_next, 1);
+	uint32_t my;
 
+	plat_scope_enter(PLAT_SCOPE_SPIN_LOCK);
+	my = plat_fetch_add32(&cmdq->legacy_next, 1);
 	if (plat_load32(&cmdq->legacy_owner) != my)
 		plat_poll(&cmdq->legacy_owner, 4, ticket_served, &my, 0);
+	plat_scope_leave();
 }
 
 static void legacy_unlock(struct arm_smmu_cmdq *cmdq)
@@ -166,15 +169,18 @@ static int legacy_wait_count(struct arm_smmu_device *smmu, struct arm_smmu_cmdq 
 	uint64_t deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
 	int ret;
 
+	plat_scope_enter(PLAT_SCOPE_CMDQ_SYNC_WAIT);
 	for (;;) {
 		ret = plat_poll(cmdq->legacy_sync_count, 4, sync_reached, &nr, CMDQ_ERR_CHECK_NS);
 		if (!ret)
-			return 0;
+			break;
 		if (arm_smmu_gerror_handler(smmu))
 			deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
 		else if (plat_now_ns() >= deadline)
-			return ret;
+			break;
 	}
+	plat_scope_leave();
+	return ret;
 }
 
 /* The CMD_SYNC: MSI mode waits outside the lock on sync_count; SEV mode drains the queue with

@@ -569,6 +569,7 @@ static int cmdq_issue_exclusive(struct arm_smmu_device *smmu, struct arm_smmu_cm
 		plat_yield();
 	}
 	start = llq.prod;
+	plat_scope_enter(PLAT_SCOPE_CMDQ_WRITE);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t *ent = queue_ent(&cmdq->q, &llq, queue_inc_prod_n(&llq, i));
 
@@ -588,9 +589,12 @@ static int cmdq_issue_exclusive(struct arm_smmu_device *smmu, struct arm_smmu_cm
 	cmdq_charge_slots(&cmdq->q, &llq, n + sync);
 	/* The entries before the doorbell (the model reads PROD with acquire semantics). */
 	plat_mb();
+	plat_scope_leave();
 	end = queue_inc_prod_n(&llq, n + sync);
+	plat_scope_enter(PLAT_SCOPE_CMDQ_DOORBELL);
 	cmdq_write_prod(smmu, cmdq, end);
 	count_batch(cmdq, start, end);
+	plat_scope_leave();
 
 	if (sync) {
 		uint64_t t0 = plat_now_ns();
@@ -598,8 +602,10 @@ static int cmdq_issue_exclusive(struct arm_smmu_device *smmu, struct arm_smmu_cm
 		struct arm_smmu_pcpu_stats *st;
 
 		llq.prod = queue_inc_prod_n(&llq, n); /* our CMD_SYNC */
+		plat_scope_enter(PLAT_SCOPE_CMDQ_SYNC_WAIT);
 		ret = smmu->msipoll ? poll_until_msi(smmu, cmdq, &llq)
 				    : poll_until_consumed(smmu, cmdq, &llq);
+		plat_scope_leave();
 		st = arm_smmu_this_stats(smmu);
 		arm_smmu_stat_add(&st->sync_wait_ns, plat_now_ns() - t0);
 		if (ret) {
@@ -620,8 +626,8 @@ static bool owner_prod_is(uint64_t v, void *arg)
 	return (uint32_t)v == *(const uint32_t *)arg;
 }
 
-int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
-				const uint64_t *cmds, unsigned n, bool sync)
+static int issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
+			 const uint64_t *cmds, unsigned n, bool sync)
 {
 	struct arm_smmu_ll_queue llq = { .max_n_shift = cmdq->q.max_n_shift }, head = llq;
 	uint64_t cmd_sync[CMDQ_ENT_DWORDS], deadline = 0;
@@ -640,6 +646,7 @@ int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cm
 		return arm_smmu_cmdq_issue_cmdlist_legacy(smmu, cmdq, cmds, n, sync);
 
 	/* 1. Reserve n + sync slots with one cmpxchg on prod+cons. */
+	plat_scope_enter(PLAT_SCOPE_CMDQ_CLAIM);
 	llq_set(&llq, plat_load64(&cmdq->q.llq));
 	for (;;) {
 		uint64_t old;
@@ -649,6 +656,7 @@ int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cm
 				deadline = plat_now_ns() + ARM_SMMU_POLL_TIMEOUT_NS;
 			waited = true;
 			if (cmdq_wait_for_space(smmu, cmdq, &llq, n + sync, deadline)) {
+				plat_scope_leave();
 				count_issue(smmu, cmds, 0, false, false, retries, waited);
 				return arm_smmu_set_error(-ETIMEDOUT, "smmuv3: CMDQ timeout");
 			}
@@ -656,17 +664,20 @@ int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cm
 		head.cons = llq.cons;
 		head.prod = queue_inc_prod_n(&llq, n + sync) | CMDQ_PROD_OWNED_FLAG;
 		old = llq_val(&llq);
+		plat_scope_event(); /* one attempt */
 		if (plat_cmpxchg64(&cmdq->q.llq, &old, llq_val(&head)))
 			break;
 		llq_set(&llq, old);
 		retries++;
 	}
+	plat_scope_leave();
 	/* We own the queue iff nobody was gathering when we appended. */
 	owner = !(llq.prod & CMDQ_PROD_OWNED_FLAG);
 	head.prod &= ~CMDQ_PROD_OWNED_FLAG;
 	llq.prod &= ~CMDQ_PROD_OWNED_FLAG;
 
 	/* 2. Write the commands (plain stores: only we own these slots until they are valid). */
+	plat_scope_enter(PLAT_SCOPE_CMDQ_WRITE);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t *ent = queue_ent(&cmdq->q, &llq, queue_inc_prod_n(&llq, i));
 
@@ -690,11 +701,13 @@ int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cm
 	/* 3. Publish: commands first (the RMW on the bitmap orders them), then valid bits. */
 	plat_mb();
 	cmdq_poll_set_valid_map(cmdq, llq.prod, head.prod, true);
+	plat_scope_leave();
 
 	/* 4. The owner gathers everything appended since, and rings the doorbell once. */
 	if (owner) {
 		uint32_t start = llq.prod;
 
+		plat_scope_enter(PLAT_SCOPE_CMDQ_OWNER_WAIT);
 		/* a. wait for the previous owner to finish writing PROD */
 		plat_poll(&cmdq->owner_prod, 4, owner_prod_is, &start, 0);
 		/* b. stop gathering: clear the owned flag; what we get back is the batch's end */
@@ -702,17 +715,22 @@ int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cm
 		prod &= ~CMDQ_PROD_OWNED_FLAG;
 		/* c. wait until every producer of the batch has written its slots */
 		cmdq_poll_set_valid_map(cmdq, llq.prod, prod, false);
+		plat_scope_leave();
+		plat_scope_enter(PLAT_SCOPE_CMDQ_DOORBELL);
 		/* d. advance the hardware */
 		cmdq_write_prod(smmu, cmdq, prod);
 		count_batch(cmdq, start, prod);
 		/* e. hand over to the next owner */
 		plat_store32(&cmdq->owner_prod, prod);
+		plat_scope_leave();
 	}
 
 	/* 5. Wait for our CMD_SYNC. */
 	if (sync) {
 		uint64_t t0 = plat_now_ns();
 		struct arm_smmu_pcpu_stats *st;
+
+		plat_scope_enter(PLAT_SCOPE_CMDQ_SYNC_WAIT);
 
 		llq.prod = queue_inc_prod_n(&llq, n);
 		ret = smmu->msipoll ? poll_until_msi(smmu, cmdq, &llq)
@@ -728,8 +746,20 @@ int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cm
 			cmdq_publish_cons(cmdq, llq.cons);
 			cmdq_shared_unlock(cmdq);
 		}
+		plat_scope_leave();
 	}
 	count_issue(smmu, cmds, n, sync, owner, retries, waited);
+	return ret;
+}
+
+int arm_smmu_cmdq_issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
+				const uint64_t *cmds, unsigned n, bool sync)
+{
+	int ret;
+
+	plat_scope_enter(PLAT_SCOPE_ISSUE_CMDLIST);
+	ret = issue_cmdlist(smmu, cmdq, cmds, n, sync);
+	plat_scope_leave();
 	return ret;
 }
 

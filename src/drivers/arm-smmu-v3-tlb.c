@@ -109,11 +109,13 @@ int arm_smmu_tlb_inv_range_domain(struct arm_smmu_domain *d, uint64_t iova, size
 {
 	struct inv_range_args a = { d->domain.pgsize_bitmap, iova, size, granule, leaf, 0 };
 
+	plat_scope_enter(PLAT_SCOPE_TLB_INV_RANGE);
 	arm_smmu_domain_for_each_inst(d, inv_range_one, &a);
 	/* Then the ATCs of the domain's ATS masters, once the TLBs no longer hold the range
 	 * (IHI 0070 §4.5.1): a Translation Request after this sees the new tables. */
 	if (!a.err && size)
 		a.err = arm_smmu_atc_inv_domain(d, iova, size);
+	plat_scope_leave();
 	return a.err;
 }
 
@@ -191,5 +193,7 @@ void arm_smmu_iotlb_sync(void *priv, struct ilab_iotlb_gather *gather)
 		ilab_iotlb_gather_init(gather);
 		return;
 	}
+	plat_scope_enter(PLAT_SCOPE_IOTLB_SYNC);
 	gather_sync(gather, cfg->cookie);
+	plat_scope_leave();
 }

@@ -618,23 +618,43 @@ void ilab_io_pgtable_stats(struct ilab_io_pgtable *d, struct ilab_io_pgtable_sta
 static int pt_map_pages(void *priv, uint64_t iova, ilab_pa_t paddr, size_t pgsize, size_t pgcount,
 			int prot, size_t *mapped)
 {
-	return ilab_io_pgtable_map_pages(priv, iova, paddr, pgsize, pgcount, prot, mapped);
+	int ret;
+
+	plat_scope_enter(PLAT_SCOPE_PGTABLE_MAP);
+	ret = ilab_io_pgtable_map_pages(priv, iova, paddr, pgsize, pgcount, prot, mapped);
+	plat_scope_leave();
+	return ret;
 }
 
 static size_t pt_unmap_pages(void *priv, uint64_t iova, size_t pgsize, size_t pgcount,
 			     struct ilab_iotlb_gather *gather)
 {
-	return ilab_io_pgtable_unmap_pages(priv, iova, pgsize, pgcount, gather);
+	size_t n;
+
+	plat_scope_enter(PLAT_SCOPE_PGTABLE_UNMAP);
+	n = ilab_io_pgtable_unmap_pages(priv, iova, pgsize, pgcount, gather);
+	plat_scope_leave();
+	return n;
 }
 
 static int pt_map(void *priv, uint64_t iova, ilab_pa_t paddr, size_t pgsize, int prot)
 {
-	return ilab_io_pgtable_map_one(priv, iova, paddr, pgsize, prot);
+	int ret;
+
+	plat_scope_enter(PLAT_SCOPE_PGTABLE_MAP);
+	ret = ilab_io_pgtable_map_one(priv, iova, paddr, pgsize, prot);
+	plat_scope_leave();
+	return ret;
 }
 
 static size_t pt_unmap(void *priv, uint64_t iova, size_t pgsize, struct ilab_iotlb_gather *gather)
 {
-	return ilab_io_pgtable_unmap_one(priv, iova, pgsize, gather);
+	size_t n;
+
+	plat_scope_enter(PLAT_SCOPE_PGTABLE_UNMAP);
+	n = ilab_io_pgtable_unmap_one(priv, iova, pgsize, gather);
+	plat_scope_leave();
+	return n;
 }
 
 void ilab_io_pgtable_pt_ops(struct ilab_io_pgtable *d, struct ilab_iommu_pt_ops *ops)

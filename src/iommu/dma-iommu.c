@@ -105,7 +105,9 @@ static struct ilab_iommu_domain *dma_lookup(struct ilab_dev *dev, struct dma_dev
 	struct ilab_iommu_domain *d;
 	bool refcount = dd->opts.lookup == ILAB_DMA_LOOKUP_REFCOUNT;
 
+	plat_scope_enter(PLAT_SCOPE_DOMAIN_LOOKUP);
 	d = refcount ? ilab_iommu_get_domain_for_dev(dev) : ilab_iommu_get_dma_domain(dev);
+	plat_scope_leave();
 	if (!d || !d->iova_cookie) {
 		ilab_iommu_set_error(-ENODEV, "%s: not attached to a DMA domain", dev->name);
 		return NULL;
@@ -293,13 +295,20 @@ static void dma_unmap(struct ilab_dev *dev, ilab_dma_addr_t addr, size_t size,
 ilab_dma_addr_t ilab_dma_map_page(struct ilab_dev *dev, ilab_pa_t page, size_t offset,
 				  size_t size, enum ilab_dma_dir dir)
 {
-	return dma_map(dev, page + offset, size, dir);
+	ilab_dma_addr_t a;
+
+	plat_scope_enter(PLAT_SCOPE_DMA_MAP);
+	a = dma_map(dev, page + offset, size, dir);
+	plat_scope_leave();
+	return a;
 }
 
 void ilab_dma_unmap_page(struct ilab_dev *dev, ilab_dma_addr_t addr, size_t size,
 			 enum ilab_dma_dir dir)
 {
+	plat_scope_enter(PLAT_SCOPE_DMA_UNMAP);
 	dma_unmap(dev, addr, size, dir);
+	plat_scope_leave();
 }
 
 ilab_dma_addr_t ilab_dma_map_single(struct ilab_dev *dev, ilab_pa_t pa, size_t size,
@@ -386,8 +395,8 @@ static int finalise_sg(struct dma_cookie *c, struct ilab_scatterlist *sg, unsign
 	return (int)cur + 1;
 }
 
-int ilab_dma_map_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsigned nents,
-		    enum ilab_dma_dir dir)
+static int map_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsigned nents,
+		  enum ilab_dma_dir dir)
 {
 	struct dma_dev *dd = dma_dev_of(dev);
 	struct ilab_iommu_domain *d;
@@ -454,8 +463,19 @@ int ilab_dma_map_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsigned 
 	return finalise_sg(c, sg, nents, iova, dd->opts.max_seg_size);
 }
 
-void ilab_dma_unmap_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsigned nents,
-		       enum ilab_dma_dir dir)
+int ilab_dma_map_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsigned nents,
+		    enum ilab_dma_dir dir)
+{
+	int ret;
+
+	plat_scope_enter(PLAT_SCOPE_DMA_MAP);
+	ret = map_sg(dev, sg, nents, dir);
+	plat_scope_leave();
+	return ret;
+}
+
+static void unmap_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsigned nents,
+		     enum ilab_dma_dir dir)
 {
 	struct dma_dev *dd = dma_dev_of(dev);
 	uint64_t start, end;
@@ -472,6 +492,14 @@ void ilab_dma_unmap_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsign
 	for (unsigned i = 0; i < nents && sg[i].dma_length; i++)
 		end = sg[i].dma_address + sg[i].dma_length;
 	dma_unmap(dev, start, end - start, dir);
+}
+
+void ilab_dma_unmap_sg(struct ilab_dev *dev, struct ilab_scatterlist *sg, unsigned nents,
+		       enum ilab_dma_dir dir)
+{
+	plat_scope_enter(PLAT_SCOPE_DMA_UNMAP);
+	unmap_sg(dev, sg, nents, dir);
+	plat_scope_leave();
 }
 
 /* ---- coherent memory ------------------------------------------------------------------- */

@@ -79,10 +79,12 @@ static void ring_reclaim(struct ilab_fq *fq, struct fq_ring *r)
 /* One domain-wide invalidation; everything queued before its start is then safe to free. */
 static void fq_flush_iotlb(struct ilab_fq *fq)
 {
+	plat_scope_enter(PLAT_SCOPE_FQ_FLUSH);
 	plat_fetch_add64(&fq->flush_start_cnt, 1);
 	fq->ops->flush_all(fq->ctx);
 	plat_fetch_add64(&fq->flush_finish_cnt, 1);
 	plat_fetch_add64(&fq->flushes, 1);
+	plat_scope_leave();
 }
 
 static void reclaim_all(struct ilab_fq *fq)
@@ -115,6 +117,7 @@ void ilab_fq_queue(struct ilab_fq *fq, uint64_t pfn, uint64_t pages)
 {
 	struct fq_ring *r = plat_this_cpu_ptr(fq->rings);
 
+	plat_scope_enter(PLAT_SCOPE_FQ_QUEUE);
 	/* The PTE clears must be visible before this entry can be seen as flushable. */
 	plat_mb();
 	plat_spin_lock(&r->lock);
@@ -138,6 +141,7 @@ void ilab_fq_queue(struct ilab_fq *fq, uint64_t pfn, uint64_t pages)
 		plat_store64(&fq->deadline, plat_now_ns() + fq->timeout_ns);
 	else if (!fq->timer && (r->queued & (FQ_CHECK_EVERY - 1)) == 0)
 		fq_check_deadline(fq);
+	plat_scope_leave();
 }
 
 void ilab_fq_drain(struct ilab_fq *fq)

@@ -68,16 +68,23 @@ struct ilab_iommu_group *ilab_iommu_group_get(struct ilab_dev *dev)
 {
 	struct ilab_iommu_group *g = dev ? dev->group : NULL;
 
+	plat_scope_enter(PLAT_SCOPE_REFCOUNT_GET);
 	if (g)
 		plat_fetch_add32(&g->refcount, 1);
+	plat_scope_leave();
 	return g;
 }
 
 void ilab_iommu_group_put(struct ilab_iommu_group *g)
 {
+	bool last;
+
 	if (!g)
 		return;
-	if (plat_fetch_sub32(&g->refcount, 1) == 1) {
+	plat_scope_enter(PLAT_SCOPE_REFCOUNT_PUT);
+	last = plat_fetch_sub32(&g->refcount, 1) == 1;
+	plat_scope_leave();
+	if (last) {
 		free(g->devices);
 		free(g);
 	}

@@ -52,8 +52,8 @@ size_t ilab_iommu_pgsize(uint64_t pgsize_bitmap, uint64_t iova, ilab_pa_t paddr,
 	return pgsize;
 }
 
-int ilab_iommu_map(const struct ilab_iommu_pt_ops *ops, uint64_t iova, ilab_pa_t paddr,
-		   size_t size, int prot, bool use_map_pages)
+static int iommu_map(const struct ilab_iommu_pt_ops *ops, uint64_t iova, ilab_pa_t paddr,
+		     size_t size, int prot, bool use_map_pages)
 {
 	uint64_t orig_iova = iova, min_pagesz;
 	size_t done = 0;
@@ -101,8 +101,19 @@ int ilab_iommu_map(const struct ilab_iommu_pt_ops *ops, uint64_t iova, ilab_pa_t
 	return ret;
 }
 
-size_t ilab_iommu_unmap_fast(const struct ilab_iommu_pt_ops *ops, uint64_t iova, size_t size,
-			     struct ilab_iotlb_gather *gather, bool use_unmap_pages)
+int ilab_iommu_map(const struct ilab_iommu_pt_ops *ops, uint64_t iova, ilab_pa_t paddr,
+		   size_t size, int prot, bool use_map_pages)
+{
+	int ret;
+
+	plat_scope_enter(PLAT_SCOPE_IOMMU_MAP);
+	ret = iommu_map(ops, iova, paddr, size, prot, use_map_pages);
+	plat_scope_leave();
+	return ret;
+}
+
+static size_t iommu_unmap(const struct ilab_iommu_pt_ops *ops, uint64_t iova, size_t size,
+			  struct ilab_iotlb_gather *gather, bool use_unmap_pages)
 {
 	uint64_t min_pagesz;
 	size_t unmapped = 0;
@@ -131,6 +142,17 @@ size_t ilab_iommu_unmap_fast(const struct ilab_iommu_pt_ops *ops, uint64_t iova,
 		unmapped += n;
 	}
 	return unmapped;
+}
+
+size_t ilab_iommu_unmap_fast(const struct ilab_iommu_pt_ops *ops, uint64_t iova, size_t size,
+			     struct ilab_iotlb_gather *gather, bool use_unmap_pages)
+{
+	size_t n;
+
+	plat_scope_enter(PLAT_SCOPE_IOMMU_UNMAP);
+	n = iommu_unmap(ops, iova, size, gather, use_unmap_pages);
+	plat_scope_leave();
+	return n;
 }
 
 size_t ilab_iommu_unmap(const struct ilab_iommu_pt_ops *ops, uint64_t iova, size_t size,

@@ -609,8 +609,8 @@ static void mark_uncached(struct ilab_iova_domain *iovad, uint64_t pfn)
 	plat_spin_unlock(&iovad->iova_rbtree_lock);
 }
 
-uint64_t ilab_alloc_iova_fast(struct ilab_iova_domain *iovad, uint64_t size, uint64_t limit_pfn,
-			      bool flush_rcache)
+static uint64_t alloc_iova_fast(struct ilab_iova_domain *iovad, uint64_t size, uint64_t limit_pfn,
+			       bool flush_rcache)
 {
 	struct ilab_iova *new;
 	uint64_t pfn;
@@ -628,7 +628,9 @@ uint64_t ilab_alloc_iova_fast(struct ilab_iova_domain *iovad, uint64_t size, uin
 		return pfn;
 	}
 	for (;;) {
+		plat_scope_enter(PLAT_SCOPE_IOVA_RBTREE);
 		new = ilab_alloc_iova(iovad, size, limit_pfn, true);
+		plat_scope_leave();
 		if (new)
 			return new->pfn_lo;
 		if (!flush_rcache)
@@ -640,6 +642,17 @@ uint64_t ilab_alloc_iova_fast(struct ilab_iova_domain *iovad, uint64_t size, uin
 		plat_spin_unlock(&iovad->iova_rbtree_lock);
 		ilab_iova_flush_rcaches(iovad);
 	}
+}
+
+uint64_t ilab_alloc_iova_fast(struct ilab_iova_domain *iovad, uint64_t size, uint64_t limit_pfn,
+			      bool flush_rcache)
+{
+	uint64_t pfn;
+
+	plat_scope_enter(PLAT_SCOPE_IOVA_ALLOC);
+	pfn = alloc_iova_fast(iovad, size, limit_pfn, flush_rcache);
+	plat_scope_leave();
+	return pfn;
 }
 
 /* Checked mode: is [pfn, pfn+size) exactly one allocated, uncached range? Marks it cached. */
@@ -664,7 +677,7 @@ static int check_and_mark_cached(struct ilab_iova_domain *iovad, uint64_t pfn, u
 	return ret;
 }
 
-int ilab_free_iova_fast(struct ilab_iova_domain *iovad, uint64_t pfn, uint64_t size)
+static int free_iova_fast(struct ilab_iova_domain *iovad, uint64_t pfn, uint64_t size)
 {
 	int ret;
 
@@ -678,9 +691,21 @@ int ilab_free_iova_fast(struct ilab_iova_domain *iovad, uint64_t pfn, uint64_t s
 	}
 	if (iova_rcache_insert(iovad, pfn, size))
 		return 0;
+	plat_scope_enter(PLAT_SCOPE_IOVA_RBTREE);
 	plat_spin_lock(&iovad->iova_rbtree_lock);
 	ret = free_locked(iovad, pfn, true);
 	plat_spin_unlock(&iovad->iova_rbtree_lock);
+	plat_scope_leave();
+	return ret;
+}
+
+int ilab_free_iova_fast(struct ilab_iova_domain *iovad, uint64_t pfn, uint64_t size)
+{
+	int ret;
+
+	plat_scope_enter(PLAT_SCOPE_IOVA_FREE);
+	ret = free_iova_fast(iovad, pfn, size);
+	plat_scope_leave();
 	return ret;
 }
 

@@ -15,6 +15,8 @@ struct plat_state plat_state;
 /* ns per named compute charge (plat_charge): filled by the simulator when it is activated,
  * read only while plat_sim is set. */
 uint64_t plat_charge_table[PLAT_CHARGE_NR];
+/* The simulator's profiler (plat_scope_enter): set when it is activated, cleared here. */
+void (*plat_scope_fn)(int what);
 
 static bool sim_ops_complete(const struct plat_sim_ops *s)
 {
@@ -69,6 +71,7 @@ void plat_fini(void)
 	plat_cpus_release(&plat_state);
 	memset(&plat_state, 0, sizeof(plat_state));
 	plat_sim = NULL;
+	plat_scope_fn = NULL;
 }
 
 enum plat_engine plat_engine_kind(void)

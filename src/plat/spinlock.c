@@ -85,7 +85,7 @@ static bool take_as_head(plat_spinlock *l, struct mcs_node *node)
 	}
 }
 
-void plat_spin_lock(plat_spinlock *l)
+static void spin_lock(plat_spinlock *l)
 {
 	struct mcs_node *node, *prev, *next;
 
@@ -105,6 +105,13 @@ void plat_spin_lock(plat_spinlock *l)
 	plat_poll(&node->next, sizeof(node->next), nonzero, NULL, 0);
 	next = (struct mcs_node *)(uintptr_t)plat_load64(&node->next);
 	plat_store32(&next->go, 1);
+}
+
+void plat_spin_lock(plat_spinlock *l)
+{
+	plat_scope_enter(PLAT_SCOPE_SPIN_LOCK);
+	spin_lock(l);
+	plat_scope_leave();
 }
 
 void plat_spin_unlock(plat_spinlock *l)

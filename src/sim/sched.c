@@ -518,9 +518,11 @@ static void fiber_entry(void *p)
 {
 	struct sim_fiber *f = p;
 
-	if (f->kind == SIM_THREAD)
+	if (f->kind == SIM_THREAD) {
+		sim_prof_thread_begin(f->sim, f);
 		f->fn(f->idx, f->arg);
-	else
+		sim_prof_thread_end(f->sim, f);
+	} else
 		f->agent->fn((struct plat_agent *)f->agent, f->agent->arg);
 	fiber_finish(f->sim, f);
 }

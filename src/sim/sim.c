@@ -111,7 +111,9 @@ void ilab_sim_destroy(struct ilab_sim *s)
 	if (sim_active == s) {
 		sim_active = NULL;
 		plat_sim_cur = NULL;
+		plat_scope_fn = NULL;
 	}
+	sim_prof_fini(s);
 	if (s->heap || s->all_fibers)
 		sim_sched_fini(s);
 	sim_lines_fini(s);

@@ -18,6 +18,8 @@
 #define SIM_ERR_MAX 1024
 #define SIM_HIST_BUCKETS 64
 #define SIM_MAX_MEM_RANGES 128
+/* Deepest nesting of profiling scopes a fiber keeps (prof.c); deeper ones count as lost. */
+#define SIM_PROF_DEPTH 16
 /* Direct-mapped cache of recently used lines in front of the line hash table (lines.c): 16 KiB,
  * small enough to stay in the host's L1/L2, where the hash table's slots are not. */
 #define SIM_LCACHE_BITS 10
@@ -42,6 +44,17 @@ enum sim_fiber_state { SIM_RUNNING, SIM_RUNNABLE, SIM_PARKED, SIM_DEAD };
 
 struct sim_line;
 struct sim_agent;
+
+/* One call path of the breakdown (prof.c): a scope entered from its parent's. Times are
+ * simulated ns summed over the CPUs' threads. */
+struct sim_prof_node {
+	struct sim_prof_node *parent;
+	struct sim_prof_node *child[PLAT_SCOPE_NR]; /* created on first entry */
+	int id;          /* enum plat_scope; -1 for the root ("other") */
+	uint64_t self_ns;  /* while this was the innermost open scope */
+	uint64_t total_ns; /* from entry to leave, children included */
+	uint64_t calls, events;
+};
 
 /* Threads of one ilab_sim_run_threads call: the last to finish wakes the caller. */
 struct sim_join {
@@ -77,6 +90,13 @@ struct sim_fiber {
 	void *arg;
 	struct sim_join *join;
 	struct sim_agent *agent;
+
+	/* profiling (prof.c): the innermost open scope, when the clock was last attributed,
+	 * entry times of the open scopes, scopes entered past SIM_PROF_DEPTH */
+	struct sim_prof_node *prof_cur;
+	uint64_t prof_mark;
+	unsigned prof_depth, prof_skip;
+	uint64_t prof_enter[SIM_PROF_DEPTH];
 
 	void *stack; /* mapping (guard page included) */
 	size_t stack_map;
@@ -216,6 +236,11 @@ struct ilab_sim {
 	unsigned nr_hists;
 	uint64_t serial; /* this simulator's number among all created (ilab_sim_sample_dist) */
 
+	/* the breakdown (prof.c): root = time outside every scope ("other") */
+	struct sim_prof_node prof_root;
+	uint64_t prof_unbalanced; /* leaves without an entry, scopes open when a thread ended */
+	uint64_t prof_lost;       /* entries past SIM_PROF_DEPTH or without memory for a node */
+
 	char err[SIM_ERR_MAX];
 };
 
@@ -252,6 +277,14 @@ int sim_invalidate_table_init(struct ilab_sim *s);
 
 /* ops.c */
 void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr);
+
+/* prof.c */
+void sim_prof_scope(int what);
+void sim_prof_thread_begin(struct ilab_sim *s, struct sim_fiber *f);
+void sim_prof_thread_end(struct ilab_sim *s, struct sim_fiber *f);
+void sim_prof_fini(struct ilab_sim *s);
+struct json_t;
+struct json_t *sim_prof_json(const struct ilab_sim *s);
 
 /* cost.c */
 int sim_cost_init(struct ilab_sim *s, char *err, size_t errlen);
