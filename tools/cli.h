@@ -34,6 +34,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Report getopt's complaint about argv (opterr = 0, optstring starting with ':'). */
 int cli_bad_option(const char *cmd, int opt, int argc, char **argv);
 
+/* bench --breakdown: the simulator's JSON (ilab_sim_json) as a call-graph table and the
+ * hottest cache lines (tools/breakdown.c). */
+struct json_t;
+void cli_print_breakdown(FILE *f, struct json_t *sim);
+
 int cmd_topo(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

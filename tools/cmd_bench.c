@@ -38,6 +38,7 @@ struct bench_opts {
 	const char *device;
 	int smmu;
 	bool json;
+	bool breakdown; /* --breakdown: print where the simulated time went */
 	enum plat_engine engine;
 	const char *profile;     /* --profile: file or name; NULL = the topology's */
 	uint64_t seed;
@@ -119,6 +120,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "iterations", required_argument, NULL, 'I' },
 		{ "ecmdq", required_argument, NULL, 'Q' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "breakdown", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -254,6 +256,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 			o->device = optarg;
 			break;
 		case 'j': o->json = true; break;
+		case 'B': o->breakdown = true; break;
 		case 'h':
 			cli_print_command_help(cli_find_command("bench"), stdout);
 			return -1;
@@ -265,6 +268,9 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
 	if (o->profile && o->engine != PLAT_ENGINE_SIM)
 		return cli_usage_error("bench", "--profile needs --engine sim");
+	if (o->breakdown && o->engine != PLAT_ENGINE_SIM)
+		return cli_usage_error("bench", "--breakdown needs --engine sim (only the simulator "
+				       "knows where each CPU's time went)");
 	if (o->seed_set && o->engine != PLAT_ENGINE_SIM)
 		return cli_usage_error("bench", "--seed needs --engine sim (a native run has no "
 				       "random numbers to seed)");
@@ -555,6 +561,12 @@ int cmd_bench(int argc, char **argv)
 			       res.elapsed_ns / 1e9, prof->name, (unsigned long long)o.seed, host,
 			       host > 0 ? res.elapsed_ns / 1e9 / host : 0.0,
 			       res.loops ? host * 1e9 / (double)res.loops : 0.0);
+		}
+		if (tb.sim && o.breakdown) {
+			json_t *sj = ilab_sim_json(tb.sim);
+
+			cli_print_breakdown(stdout, sj);
+			json_decref(sj);
 		}
 	}
 	rc = CLI_EXIT_OK;
