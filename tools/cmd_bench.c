@@ -516,6 +516,8 @@ int cmd_bench(int argc, char **argv)
 	rc = bench_up(&o, prof, &tb, &td);
 	if (rc)
 		goto out;
+	if (o.breakdown || o.json)
+		ilab_sim_breakdown_enable(tb.sim); /* NULL natively */
 	rc = CLI_EXIT_FAIL;
 	dev = ilab_testbed_dev(&tb, td->name);
 	if (!dev || !dev->iommu) {

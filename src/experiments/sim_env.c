@@ -86,6 +86,7 @@ int ilab_sim_env_up(const struct ilab_sim_env_cfg *cfg, struct ilab_sim_env **ou
 	ret = ilab_testbed_up(&e->tb, &to, err, errlen);
 	if (ret)
 		goto fail;
+	ilab_sim_breakdown_enable(e->tb.sim); /* every case's stats carry it */
 	e->iommu = ilab_board_iommu(e->tb.board, e->smmu);
 	e->dev = ilab_testbed_dev(&e->tb, td->name);
 	if (!e->dev || !e->dev->iommu || !e->iommu) {

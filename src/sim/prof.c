@@ -10,6 +10,9 @@
  * ("other"). Hence the self times of all nodes sum exactly to the threads' simulated time, and
  * a node's total (entry to leave) is its self time plus its children's totals.
  *
+ * Off until ilab_sim_breakdown_enable: plat_scope_fn stays NULL, and a scope costs one load
+ * and a branch, as natively.
+ *
  * Only the CPUs' threads are profiled: agents (the SMMU model, timers) and the set-up context
  * are not CPUs of the modelled machine.
  */
@@ -113,6 +116,15 @@ void sim_prof_scope(int what)
 		leave(s, f);
 	else if (what == PLAT_SCOPE_EVENT && !f->prof_skip)
 		f->prof_cur->events++;
+}
+
+void ilab_sim_breakdown_enable(struct ilab_sim *s)
+{
+	if (!s)
+		return;
+	s->prof_on = true;
+	if (sim_active == s)
+		plat_scope_fn = sim_prof_scope;
 }
 
 void sim_prof_thread_begin(struct ilab_sim *s, struct sim_fiber *f)

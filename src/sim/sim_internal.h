@@ -237,6 +237,7 @@ struct ilab_sim {
 	uint64_t serial; /* this simulator's number among all created (ilab_sim_sample_dist) */
 
 	/* the breakdown (prof.c): root = time outside every scope ("other") */
+	bool prof_on; /* ilab_sim_breakdown_enable was called */
 	struct sim_prof_node prof_root;
 	uint64_t prof_unbalanced; /* leaves without an entry, scopes open when a thread ended */
 	uint64_t prof_lost;       /* entries past SIM_PROF_DEPTH or without memory for a node */

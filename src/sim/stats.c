@@ -157,7 +157,8 @@ json_t *ilab_sim_json(const struct ilab_sim *s)
 	json_object_set_new(sched, "error", json_string(s->err));
 	json_object_set_new(root, "scheduler", sched);
 	put(root, "virtual_time_ns", end);
-	json_object_set_new(root, "breakdown", sim_prof_json(s));
+	if (s->prof_on)
+		json_object_set_new(root, "breakdown", sim_prof_json(s));
 	return root;
 }
 

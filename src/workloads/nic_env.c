@@ -113,6 +113,7 @@ int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cf
 	ret = ilab_testbed_up(&tb, &to, err, errlen);
 	if (ret)
 		goto out;
+	ilab_sim_breakdown_enable(tb.sim); /* every case's stats carry it */
 	dev = ilab_testbed_dev(&tb, td->name);
 	if (!dev || !dev->iommu) {
 		snprintf(err, errlen, "device %s has no IOMMU on the board", td->name);

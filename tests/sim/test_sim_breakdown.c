@@ -61,6 +61,7 @@ static void run_bench(struct run *r, unsigned threads, uint64_t iterations, uint
 	to.smmu_mask = 1ull << td->smmu;
 	if (ilab_testbed_up(&r->tb, &to, err, sizeof(err)))
 		fail_msg("%s", err);
+	ilab_sim_breakdown_enable(r->tb.sim);
 	r->iommu = ilab_board_iommu(r->tb.board, td->smmu);
 	nic = ilab_testbed_dev(&r->tb, td->name);
 	assert_non_null(nic);
