@@ -83,14 +83,14 @@ static void print_lines(FILE *f, const json_t *lines, uint64_t elapsed)
 	e = sorted(lines, "_cost", &n);
 	fprintf(f, "hottest cache lines (by transfer + wait time; mean waiting = wait ns / %llu "
 		"simulated ns):\n", (unsigned long long)elapsed);
-	fprintf(f, "%-32s %10s %12s %10s %12s %12s %8s\n", "line", "transfers", "transfer ns",
+	fprintf(f, "%-32s %10s %12s %10s %12s %12s %12s\n", "line", "transfers", "transfer ns",
 		"CAS fails", "wait ns", "max wait ns", "mean waiting");
 	for (size_t i = 0; e && i < n && i < HOT_LINES; i++) {
 		const json_t *l = e[i].node;
 
 		if (!e[i].key)
 			break;
-		fprintf(f, "%-32s %10llu %12llu %10llu %12llu %12llu %8.3f\n", e[i].name,
+		fprintf(f, "%-32s %10llu %12llu %10llu %12llu %12llu %12.3f\n", e[i].name,
 			(unsigned long long)u64(l, "transfers"),
 			(unsigned long long)u64(l, "transfer_ns"),
 			(unsigned long long)u64(l, "rmw_retries"),

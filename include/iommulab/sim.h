@@ -240,8 +240,8 @@ void ilab_sim_mem_home(const void *va, size_t len, int node);
 void ilab_sim_mem_access(const void *va, size_t bytes, bool write);
 
 /* The breakdown of the CPUs' time by function (plat_scope_enter, docs/breakdown.md): off
- * until asked for, so that a run that does not report it pays no host time for it (about
- * +15 % of bench_sim_dma's host time when on). Threads started after this call are profiled,
+ * until asked for, so that a run that does not report it pays no host time for it (13-23 %
+ * more of bench_sim_dma's host time when on). Threads started after this call are profiled,
  * and ilab_sim_json then has "breakdown". NULL is ignored. */
 void ilab_sim_breakdown_enable(struct ilab_sim *s);
 
