@@ -4,18 +4,7 @@
 # usage: bash bench.sh <iommulab binary> <source dir>
 set -u
 BIN=$1
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-# have <tool> <what needs it>: true if the tool is here; otherwise the check is skipped with a
-# message, or fails when CI is set (CI=true bash .ci/run must run every check).
-have() {
-	command -v "$1" >/dev/null && return 0
-	case ${CI:-} in
-	'' | 0 | false) echo "SKIP: $1 not found: $2 not checked" ;;
-	*) bad "$1 not found, and CI is set: $2 must be checked" ;;
-	esac
-	return 1
-}
+. "$2/tests/support/cli_lib.sh" # fail, bad, have
 check_usage() { # args...: must exit 2 with a message on stderr
 	local out rc
 	out=$("$BIN" bench "$@" 2>&1 >/dev/null); rc=$?

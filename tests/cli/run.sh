@@ -6,18 +6,7 @@
 set -u
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$2
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-# have <tool> <what needs it>: true if the tool is here; otherwise the check is skipped with a
-# message, or fails when CI is set (CI=true bash .ci/run must run every check).
-have() {
-	command -v "$1" >/dev/null && return 0
-	case ${CI:-} in
-	'' | 0 | false) echo "SKIP: $1 not found: $2 not checked" ;;
-	*) bad "$1 not found, and CI is set: $2 must be checked" ;;
-	esac
-	return 1
-}
+. "$2/tests/support/cli_lib.sh" # fail, bad, have
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 

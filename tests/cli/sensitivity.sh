@@ -10,20 +10,9 @@ BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$2
 SCRIPT="$SRC/scripts/sensitivity.py"
 PROFILE="$SRC/profiles/a100-2node.yaml"
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$2/tests/support/cli_lib.sh" # fail, bad, have
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-# have <tool> <what needs it>: true if the tool is here; otherwise the check is skipped with a
-# message, or fails when CI is set (CI=true bash .ci/run must run every check).
-have() {
-	command -v "$1" >/dev/null && return 0
-	case ${CI:-} in
-	'' | 0 | false) echo "SKIP: $1 not found: $2 not checked" ;;
-	*) bad "$1 not found, and CI is set: $2 must be checked" ;;
-	esac
-	return 1
-}
 # everything below runs the script: without python3, skip (exit 77) or fail in CI
 have python3 "scripts/sensitivity.py" || exit $((fail ? 1 : 77))
 

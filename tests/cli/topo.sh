@@ -5,21 +5,10 @@ set -u
 BIN=$1
 SRC=$2
 DATA=$SRC/tests/data/topologies
-fail=0
+. "$2/tests/support/cli_lib.sh" # fail, bad, have
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-bad() { echo "FAIL: $*"; fail=1; }
-# have <tool> <what needs it>: true if the tool is here; otherwise the check is skipped with a
-# message, or fails when CI is set (CI=true bash .ci/run must run every check).
-have() {
-	command -v "$1" >/dev/null && return 0
-	case ${CI:-} in
-	'' | 0 | false) echo "SKIP: $1 not found: $2 not checked" ;;
-	*) bad "$1 not found, and CI is set: $2 must be checked" ;;
-	esac
-	return 1
-}
 PY=1
 have python3 "the node counts of topo --json" || PY=0
 

@@ -29,6 +29,8 @@
 #include <iommulab/topo.h>
 #include <iommulab/vfio.h>
 
+#include "support/scenario_fixture.h"
+
 #define PROFILE ILAB_TESTDATA "/../../profiles/a100-2node.yaml"
 #define MiB (1ull << 20)
 
@@ -341,42 +343,6 @@ static void test_translation_bound_algbw_from_first_principles(void **state)
 	assert_true(got > want * 0.98 && got < want * 1.02);
 }
 
-/* Load a scenario of `workload` whose profile is the shipped `profile` without its nic:
- * section (the file's last), from a scratch directory (a profile: key names a file there).
- * Returns ilab_scenario_load's result, its message in err. */
-static int load_without_nic(const char *profile, const char *workload, char *err, size_t errlen)
-{
-	char dir[] = "/tmp/ilab-nonic-XXXXXX", cwd[1024], src[1024], line[512];
-	struct ilab_scenario *s = NULL;
-	FILE *in, *out;
-	int rc;
-
-	snprintf(src, sizeof(src), "%s/../../profiles/%s.yaml", ILAB_TESTDATA, profile);
-	assert_non_null(getcwd(cwd, sizeof(cwd)));
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(chdir(dir), 0);
-	in = fopen(src, "r");
-	out = fopen("nonic.yaml", "w");
-	assert_non_null(in);
-	assert_non_null(out);
-	while (fgets(line, sizeof(line), in) && strncmp(line, "nic:", 4))
-		fputs(line, out);
-	fclose(in);
-	fclose(out);
-	out = fopen("s.yaml", "w");
-	assert_non_null(out);
-	fprintf(out, "name: t\nseed: \"001\"\ntitle: \"t\"\nprofile: nonic.yaml\n"
-		     "workload: { type: %s }\ncases:\n  - label: a\n", workload);
-	fclose(out);
-	rc = ilab_scenario_load("s.yaml", &s, err, errlen);
-	ilab_scenario_free(s);
-	unlink("s.yaml");
-	unlink("nonic.yaml");
-	assert_int_equal(chdir(cwd), 0);
-	rmdir(dir);
-	return rc;
-}
-
 /* A copy of the a100-2node profile with the line that starts with `key` (indented, in the
  * nic: section) replaced by `repl` ("" deletes it). Returns 0 with the copy's path in path. */
 static int profile_edit(char *path, const char *key, const char *repl)
@@ -466,7 +432,8 @@ static void test_nic_constants_come_from_the_profile(void **state)
 	if (!strstr(err, "has no ATS model of its NICs"))
 		fail_msg("got '%s'", err);
 	/* and a scenario naming such a profile is refused when it is loaded */
-	assert_int_equal(load_without_nic("a100-2node", "allreduce", err, sizeof(err)), -EINVAL);
+	assert_int_equal(scenario_load_without_nic("a100-2node", "allreduce", err, sizeof(err)),
+			 -EINVAL);
 	if (!strstr(err, "s.yaml:4:10: profile: profile a100-2node has no ATS model of its NICs"))
 		fail_msg("got '%s'", err);
 }

@@ -20,6 +20,7 @@
 
 #include "iommulab/nic.h"
 #include "iommulab/scenario.h"
+#include "support/scenario_fixture.h"
 #include "workloads/nic_env.h"
 
 static struct ilab_nic_env env(enum ilab_nic_env_mode mode)
@@ -189,42 +190,6 @@ static void test_bad_configuration_is_refused(void **state)
 	assert_non_null(strstr(err, "rate"));
 }
 
-/* Load a scenario of `workload` whose profile is the shipped `profile` without its nic:
- * section (the file's last), from a scratch directory (a profile: key names a file there).
- * Returns ilab_scenario_load's result, its message in err. */
-static int load_without_nic(const char *profile, const char *workload, char *err, size_t errlen)
-{
-	char dir[] = "/tmp/ilab-nonic-XXXXXX", cwd[1024], src[1024], line[512];
-	struct ilab_scenario *s = NULL;
-	FILE *in, *out;
-	int rc;
-
-	snprintf(src, sizeof(src), "%s/../../profiles/%s.yaml", ILAB_TESTDATA, profile);
-	assert_non_null(getcwd(cwd, sizeof(cwd)));
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(chdir(dir), 0);
-	in = fopen(src, "r");
-	out = fopen("nonic.yaml", "w");
-	assert_non_null(in);
-	assert_non_null(out);
-	while (fgets(line, sizeof(line), in) && strncmp(line, "nic:", 4))
-		fputs(line, out);
-	fclose(in);
-	fclose(out);
-	out = fopen("s.yaml", "w");
-	assert_non_null(out);
-	fprintf(out, "name: t\nseed: \"001\"\ntitle: \"t\"\nprofile: nonic.yaml\n"
-		     "workload: { type: %s }\ncases:\n  - label: a\n", workload);
-	fclose(out);
-	rc = ilab_scenario_load("s.yaml", &s, err, errlen);
-	ilab_scenario_free(s);
-	unlink("s.yaml");
-	unlink("nonic.yaml");
-	assert_int_equal(chdir(cwd), 0);
-	rmdir(dir);
-	return rc;
-}
-
 /* A profile without a receive stack is the scenario's error when it is loaded, at its
  * profile: key (exit 2), not a FAILED case per run. */
 static void test_profile_without_stack_is_a_load_error(void **state)
@@ -232,10 +197,10 @@ static void test_profile_without_stack_is_a_load_error(void **state)
 	char err[1024] = "";
 
 	(void)state;
-	assert_int_equal(load_without_nic("kunpeng920", "nic_rx", err, sizeof(err)), -EINVAL);
+	assert_int_equal(scenario_load_without_nic("kunpeng920", "nic_rx", err, sizeof(err)), -EINVAL);
 	if (!strstr(err, "s.yaml:4:10: profile: profile kunpeng920 describes no receive stack"))
 		fail_msg("got '%s'", err);
-	assert_int_equal(load_without_nic("kunpeng920", "nic_throughput", err, sizeof(err)),
+	assert_int_equal(scenario_load_without_nic("kunpeng920", "nic_throughput", err, sizeof(err)),
 			 -EINVAL);
 	if (!strstr(err, "s.yaml:4:10: profile: profile kunpeng920 describes no receive stack"))
 		fail_msg("got '%s'", err);
