@@ -97,7 +97,7 @@ int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cf
 		goto out;
 	td = pick_nic(tb.topo, e->nic_node);
 	if (!td) {
-		snprintf(err, errlen, "topology %s has no device", prof->topology);
+		ilab_topo_explain_no_device(tb.topo, NULL, err, errlen); /* it has none at all */
 		ret = -EINVAL;
 		goto out;
 	}
