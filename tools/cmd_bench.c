@@ -316,10 +316,28 @@ static json_t *jint(uint64_t v)
 	return json_integer((json_int_t)v);
 }
 
+/* A passthrough device's bounce buffers (dma-direct beyond the DMA mask, docs/dma-iommu.md). */
+static void print_swiotlb(const struct ilab_swiotlb_stats *sw)
+{
+	printf("swiotlb: bounced maps %llu, unmaps %llu, copied in %llu bytes, out %llu bytes, "
+	       "full %llu, slots in use %llu of %llu\n", (unsigned long long)sw->maps,
+	       (unsigned long long)sw->unmaps, (unsigned long long)sw->bytes_in,
+	       (unsigned long long)sw->bytes_out, (unsigned long long)sw->full,
+	       (unsigned long long)sw->used, (unsigned long long)sw->slots);
+}
+
+static json_t *swiotlb_json(const struct ilab_swiotlb_stats *sw)
+{
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "bytes_in", (json_int_t)sw->bytes_in,
+			 "bytes_out", (json_int_t)sw->bytes_out, "full", (json_int_t)sw->full,
+			 "maps", (json_int_t)sw->maps, "slots", (json_int_t)sw->slots, "unmaps",
+			 (json_int_t)sw->unmaps, "used", (json_int_t)sw->used);
+}
+
 static void print_json(const struct bench_opts *o, const char *devname, unsigned smmu,
 		       const struct ilab_map_bench_result *r, const struct ilab_dma_stats *st,
 		       struct ilab_board *board, const struct ilab_sim *sim,
-		       const struct ilab_profile *prof)
+		       const struct ilab_profile *prof, const struct ilab_swiotlb_stats *sw)
 {
 	const struct ilab_map_bench_cfg *c = &o->cfg;
 	json_t *root = json_pack(
@@ -364,6 +382,8 @@ static void print_json(const struct bench_opts *o, const char *devname, unsigned
 			json_object_set_new(cfg, "seed", jint(o->seed));
 		}
 		json_object_set_new(root, "smmu", ilab_board_smmu_json(board, smmu));
+		if (sw)
+			json_object_set_new(root, "swiotlb", swiotlb_json(sw));
 		if (sim) {
 			json_object_set_new(root, "sim", ilab_sim_json(sim));
 			json_object_set_new(json_object_get(root, "result"), "elapsed_ns",
@@ -492,6 +512,8 @@ int cmd_bench(int argc, char **argv)
 	struct ilab_profile *prof = NULL;
 	const struct ilab_device *td = NULL;
 	struct ilab_dev *dev = NULL;
+	struct ilab_swiotlb_stats sw;
+	bool have_swiotlb;
 	struct ilab_map_bench_result res;
 	struct ilab_dma_options dopts;
 	struct ilab_dma_stats st = { 0 };
@@ -551,10 +573,14 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	ilab_dma_stats(dev, &st);
+	have_swiotlb = ilab_dma_swiotlb_stats(dev, &sw) == 0;
 	if (o.json) {
-		print_json(&o, td->name, td->smmu, &res, &st, tb.board, tb.sim, prof);
+		print_json(&o, td->name, td->smmu, &res, &st, tb.board, tb.sim, prof,
+			   have_swiotlb ? &sw : NULL);
 	} else {
 		print_text(&o, td->name, td->smmu, &res, &st);
+		if (have_swiotlb)
+			print_swiotlb(&sw);
 		if (tb.sim) {
 			double host = host_seconds() - host_t0;
 
