@@ -113,6 +113,14 @@ struct ilab_profile {
 	/* The machine's SMMUs implement range invalidation (IDR3.RIL, SMMUv3.2):
 	 * smmu.range_invalidation; -1 when the profile does not say (the model's default). */
 	int smmu_ril;
+	/* Command read-ahead of every command queue (SMMU_CMDQ and each ECMDQ): entries read
+	 * at once up to PROD, smmu.cmd_readahead_entries (1 = one command per read); 64 when
+	 * the profile does not say. */
+	uint64_t smmu_cmd_readahead;
+#define ILAB_PROFILE_READAHEAD_DEFAULT 64
+	/* smmu.sync_waits_all_queues: a CMD_SYNC waits for the TLBIs of every queue, not only
+	 * its own (cross-queue coalescing); 0 (off) when the profile does not say. */
+	int smmu_sync_all_queues;
 
 	/* named compute charges for driver code (plat_charge_ns), looked up by name */
 	unsigned nr_compute;

@@ -197,6 +197,10 @@ struct smmu_host_ops {
      * CMD_SYNC after CMD_ATC_INV ensures its completion). Without it, ATC_INV is a no-op. */
     void (*atc_inv)(void *ctx, uint32_t sid, uint32_t ssid, bool ssv, uint64_t addr,
                     unsigned size_log2, bool global);
+    /* Optional: the command processor starts executing a command of queue `queue` (0 =
+     * SMMU_CMDQ, 1 + n = ECMDQ n), its entry read, before any of its effects. Called right
+     * after the "cmd" trace point, which does not say the queue. */
+    void (*cmd_exec)(void *ctx, unsigned queue, uint64_t d0, uint64_t d1);
 };
 
 /* ---- Lifecycle ----------------------------------------------------------------------------- */

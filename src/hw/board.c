@@ -8,9 +8,9 @@
  * reads, table walks, MSI writes) are charged from that node by the simulator's line model
  * (ilab_sim_mem_access: from where each line's copies are), each command costs
  * smmu_command_ns (+ smmu_sync_ns for a CMD_SYNC) charged when the model starts executing it
- * (its entry read ahead with the published ones after it: cmd_fetch_len), TLBIs go on to an
- * invalidation engine (smmu_tlbi_ns each) that a later CMD_SYNC waits for,
- * and the board records the SMMU's CMD_SYNC latency (PROD write that published it -> its
+ * (its entry read ahead with the published ones after it, in every queue: cmd_fetch_len),
+ * TLBIs go on to one invalidation engine per SMMU (smmu_tlbi_ns each) that a later CMD_SYNC
+ * of the same queue waits for, and the board records the SMMU's CMD_SYNC latency (PROD write that published it -> its
  * completion) and command-queue occupancy as simulator distributions.
  */
 #include <errno.h>
@@ -35,36 +35,55 @@
 /* ---- the model's view of the machine (host ops) --------------------------------------------- */
 
 /* Command fetch read-ahead (simulation): how many bytes from pa the SMMU reads at once. A
- * command queue's consumer knows PROD, so it does not fetch one 16-byte entry per round trip:
- * it issues the reads of the published entries ahead of the one it executes, several lines in
- * flight, and executes the next commands out of its fetch buffer. Modelled for SMMU_CMDQ: a
- * read of an entry charges the span up to PROD (not past the end of the queue, at most
- * CMDQ_READAHEAD entries) as one multi-line access: the slowest line in full, each further
- * line at streaming cost (sim ops.c); the next entries of those lines then cost a hit, until
- * a CPU writes the line again. Without it every fourth command (one 64-byte line) paid a full
- * remote fetch, serially. CMDQ_READAHEAD (64 entries = 1 KiB = 16 lines, one driver batch) is
- * an assumption: the depth of a real SMMU's command prefetch is not published. ECMDQs are
- * not covered (their entries are read one by one, as before). */
-#define CMDQ_READAHEAD 64u
+ * command queue's consumer knows PROD, so it need not fetch one 16-byte entry per round trip:
+ * it may issue the reads of the published entries ahead of the one it executes, several lines
+ * in flight, and execute the next commands out of its fetch buffer. Modelled for every queue,
+ * SMMU_CMDQ and each ECMDQ alike: a read of an entry charges the span up to that queue's PROD
+ * (not past the end of the queue, at most b->cmd_readahead entries) as one multi-line access:
+ * the slowest line in full, each further line at streaming cost (sim ops.c); the next entries
+ * of those lines then cost a hit, until a CPU writes the line again. The depth is the
+ * profile's smmu.cmd_readahead_entries (64 by default, an assumption: Arm's MMU-600 reads one
+ * command at a time, and Hi1620's prefetch is not published); 1 reads each entry on its own. */
+
+/* Which queue's entry is at pa: one that has had commands published. The queue of the last
+ * entry read is tried first (with one queue, or one busy queue, the only compare). */
+static struct board_cmdq_track *fetch_queue(struct board_sim_track *tr, uint64_t pa)
+{
+	for (unsigned k = 0, i = tr->last_hit; k < tr->nfetching; k++, i++) {
+		struct board_cmdq_track *q;
+
+		if (i == tr->nfetching)
+			i = 0;
+		q = &tr->q[tr->fetching[i]];
+		if (q->q_base && pa >= q->q_base && pa < q->q_base + (16ull << q->q_log2)) {
+			tr->last_hit = i;
+			return q;
+		}
+	}
+	return NULL;
+}
 
 static size_t cmd_fetch_len(struct board_smmu *bs, uint64_t pa, size_t len)
 {
-	struct board_sim_track *tr = &bs->sim;
-	uint64_t entries = 1ull << tr->q_log2, idx, prod, n;
+	struct board_cmdq_track *q;
+	uint64_t entries, idx, prod, n;
 
-	if (len != 16 || !tr->q_base || pa < tr->q_base || pa >= tr->q_base + 16 * entries ||
-	    (pa - tr->q_base) % 16)
+	if (len != 16)
+		return len;
+	q = fetch_queue(&bs->sim, pa);
+	if (!q || (pa - q->q_base) % 16)
 		return len;
 	/* Entries are read in order, once each: inside the last read-ahead this one is already
 	 * in the fetch buffer (charged as its line: a hit, or a re-fetch if a CPU wrote it). */
-	if (tr->fetch_seq++ < tr->fetched_end)
+	if (q->fetch_seq++ < q->fetched_end)
 		return len;
-	idx = (pa - tr->q_base) / 16;
-	prod = tr->last_prod & (entries - 1);
+	entries = 1ull << q->q_log2;
+	idx = (pa - q->q_base) / 16;
+	prod = q->last_prod & (entries - 1);
 	n = prod > idx ? prod - idx : entries - idx; /* up to PROD or the end of the queue */
-	if (n > CMDQ_READAHEAD)
-		n = CMDQ_READAHEAD;
-	tr->fetched_end = tr->fetch_seq - 1 + n;
+	if (n > bs->board->cmd_readahead)
+		n = bs->board->cmd_readahead;
+	q->fetched_end = q->fetch_seq - 1 + n;
 	return (size_t)n * 16;
 }
 
@@ -159,24 +178,33 @@ static uint32_t queue_used(uint32_t prod, uint32_t cons, unsigned log2)
 	return (prod - cons) & ((2u << log2) - 1);
 }
 
-/* A CPU wrote CMDQ_PROD (simulation): remember when these commands were published, and how
- * full the queue is now (published, not yet consumed). */
-static void prod_written(struct board_smmu *bs, uint32_t prod)
+/* A CPU wrote queue qi's PROD (simulation): where that queue is and how far it is published
+ * (its command fetch reads ahead up to there). For SMMU_CMDQ also when these commands were
+ * published, and how full the queue is now (published, not yet consumed). */
+static void prod_written(struct board_smmu *bs, unsigned qi, uint32_t prod)
 {
 	struct board_sim_track *tr = &bs->sim;
-	uint64_t base = smmu_mmio_read(bs->smmu, SMMU_REG_CMDQ_BASE, 8);
+	struct board_cmdq_track *q = &tr->q[qi];
+	uint64_t base = smmu_mmio_read(bs->smmu, qi ? tr->ecmdq_off + (qi - 1) * tr->ecmdq_stride +
+						       SMMU_ECMDQ_REG_BASE
+						     : SMMU_REG_CMDQ_BASE, 8);
 	unsigned log2 = (unsigned)(base & 0x1f);
 	uint32_t m = (2u << log2) - 1;
-	uint32_t delta = ((prod & m) - tr->last_prod) & m;
-	uint32_t cons = (uint32_t)smmu_mmio_read(bs->smmu, SMMU_REG_CMDQ_CONS, 4);
+	uint32_t delta = ((prod & m) - q->last_prod) & m;
 	struct board_prod_mark *mk;
+	uint32_t cons;
 
-	tr->last_prod = prod & m;
-	/* SMMU_CMDQ_BASE.ADDR is bits [51:5], aligned to the queue's size (IHI 0070) */
-	tr->q_base = base & 0x000ffffffffffffe0ull & ~((16ull << log2) - 1);
-	tr->q_log2 = log2;
-	if (!delta)
+	if (!q->listed) { /* its first PROD write: from now on its entries are looked for */
+		q->listed = true;
+		tr->fetching[tr->nfetching++] = qi;
+	}
+	q->last_prod = prod & m;
+	/* *_BASE.ADDR is bits [51:5], aligned to the queue's size (IHI 0070 §6.3.22, §6.3.107) */
+	q->q_base = base & 0x000ffffffffffffe0ull & ~((16ull << log2) - 1);
+	q->q_log2 = log2;
+	if (!delta || qi) /* the measurements below are SMMU_CMDQ's */
 		return;
+	cons = (uint32_t)smmu_mmio_read(bs->smmu, SMMU_REG_CMDQ_CONS, 4);
 	ilab_sim_sample_dist(&tr->used_dist, tr->used_name, queue_used(prod & m, cons & m, log2));
 	tr->published += delta;
 	if (tr->count == BOARD_PROD_MARKS) { /* too many in flight: forget the oldest */
@@ -186,6 +214,22 @@ static void prod_written(struct board_smmu *bs, uint32_t prod)
 	mk = &tr->marks[(tr->head + tr->count++) % BOARD_PROD_MARKS];
 	mk->end = tr->published;
 	mk->t = plat_now_ns();
+}
+
+/* Which queue's PROD is at register offset off: 0 for SMMU_CMDQ_PROD, 1 + n for ECMDQ n's
+ * (their groups are evenly spaced from ECMDQ 0's, smmu_ecmdq_offset), -1 for anything else. */
+static int prod_reg_queue(const struct board_smmu *bs, uint64_t off)
+{
+	const struct board_sim_track *tr = &bs->sim;
+	uint64_t rel, n;
+
+	if (off == SMMU_REG_CMDQ_PROD)
+		return 0;
+	if (tr->nq < 2 || off < tr->ecmdq_off)
+		return -1;
+	rel = off - tr->ecmdq_off;
+	n = rel / tr->ecmdq_stride;
+	return n < tr->nq - 1 && rel % tr->ecmdq_stride == SMMU_ECMDQ_REG_PROD ? (int)(n + 1) : -1;
 }
 
 /* When was command number seq published? The first mark that covers it. */
@@ -198,77 +242,75 @@ static uint64_t published_at(struct board_sim_track *tr, uint64_t seq)
 	return tr->count ? tr->marks[tr->head].t : plat_now_ns();
 }
 
-/* Is this the model's "cmd" trace point? It fires for every command, so the string compare
- * is done once: `what` is a static string (smmuv3.h), so its address identifies it (cached
- * per host thread: every board shares the model's string). */
-static bool trace_is_cmd(const char *what)
-{
-	static _Thread_local const char *cmd;
-
-	if (what == cmd && cmd)
-		return true;
-	if (strcmp(what, "cmd"))
-		return false;
-	cmd = what;
-	return true;
-}
-
-/* A TLBI the command processor has dispatched. With smmu_tlbi_ns the invalidation itself is
- * done by an engine behind the command processor (the TLB and walk-cache scan; on a
- * distributed SMMU, the TBUs), one TLBI after another, while the processor goes on with the
- * next commands: only a CMD_SYNC waits for it. Without it the TLBI cost its command_ns.
- * Only the timing is deferred: the model drops the cached entries at dispatch, which the
- * architecture allows (an invalidation may take effect at any time before the CMD_SYNC
- * that follows it completes). */
-static void invalidation_engine_take(const struct ilab_board *b, struct board_sim_track *tr)
+/* A TLBI the command processor has dispatched from queue q. With smmu_tlbi_ns the
+ * invalidation itself is done by an engine behind the command processor (the TLB and
+ * walk-cache scan; on a distributed SMMU, the TBUs), one TLBI after another in arrival order,
+ * whichever queue it came from, while the processor goes on with the next commands: only a
+ * CMD_SYNC waits for it. There is one engine per SMMU (it is the SMMU's TLB), so TLBIs of
+ * other queues that arrived earlier delay this one's completion. Without it the TLBI cost its
+ * command_ns. Only the timing is deferred: the model drops the cached entries at dispatch,
+ * which the architecture allows (an invalidation may take effect at any time before the
+ * CMD_SYNC that follows it completes). */
+static void invalidation_engine_take(const struct ilab_board *b, struct board_sim_track *tr,
+				     struct board_cmdq_track *q)
 {
 	uint64_t now = plat_now_ns();
 
-	if (b->tlbi_ns)
-		tr->inv_done = (tr->inv_done > now ? tr->inv_done : now) + b->tlbi_ns;
+	q->tlbi_since_sync = true;
+	tr->tlbi_any_queue = true;
+	if (!b->tlbi_ns)
+		return;
+	tr->engine_done = (tr->engine_done > now ? tr->engine_done : now) + b->tlbi_ns;
+	q->inv_done = tr->engine_done; /* the engine serves in order: this queue's last TLBI */
 }
 
-/* How long a CMD_SYNC after TLBIs waits before it completes: their completion handshake takes
- * at least smmu_tlbi_sync_ns (every agent caching translations acknowledging them), and it
- * cannot complete before the invalidation engine has done them all. The two overlap: a few
- * TLBIs cost the handshake alone, many cost the engine's time (seed 002's t=10 unmaps: flat
- * ~0.6 us per TLBI+sync up to 8 pages, then ~75 ns per page). A sync into an idle queue
- * (seed 000) pays neither. */
-static uint64_t sync_wait_ns(const struct ilab_board *b, const struct board_sim_track *tr)
+/* How long a CMD_SYNC waits before it completes. A CMD_SYNC completes once the commands
+ * before it in its own queue have (IHI 0070 §4.7.3); after TLBIs that means their completion
+ * handshake, at least smmu_tlbi_sync_ns (every agent caching translations acknowledging
+ * them), and the invalidation engine having done them. The two overlap: a few TLBIs cost the
+ * handshake alone, many cost the engine's time (seed 002's t=10 unmaps: flat ~0.6 us per
+ * TLBI+sync up to 8 pages, then ~75 ns per page). A sync into an idle queue (seed 000), or
+ * into a queue with no TLBI since its last sync, pays neither: other queues' TLBIs are not its
+ * business. With smmu.sync_waits_all_queues (b->sync_all_queues), a sync instead waits for
+ * every TLBI the engine was given, from any queue, and pays the handshake if any queue had
+ * one since the last sync of any queue (cross-queue coalescing: the behaviour before queues
+ * were told apart). */
+static uint64_t sync_wait_ns(const struct ilab_board *b, struct board_sim_track *tr,
+			     struct board_cmdq_track *q)
 {
-	uint64_t now = plat_now_ns();
-	uint64_t engine = tr->inv_done > now ? tr->inv_done - now : 0;
+	uint64_t now = plat_now_ns(), done, engine;
 
+	if (b->sync_all_queues ? !tr->tlbi_any_queue : !q->tlbi_since_sync)
+		return 0;
+	done = b->sync_all_queues ? tr->engine_done : q->inv_done;
+	q->tlbi_since_sync = false;
+	if (b->sync_all_queues)
+		tr->tlbi_any_queue = false;
+	engine = done > now ? done - now : 0;
 	return engine > b->tlbi_sync_ns ? engine : b->tlbi_sync_ns;
 }
 
-/* The model starts executing a command (its entry has been read and charged): charge the
- * execution before its effects (CONS, MSI) become visible. */
-static void host_trace(void *ctx, const char *what, uint64_t d0, uint64_t d1)
+/* The model starts executing a command of queue qi (its entry has been read and charged):
+ * charge the execution before its effects (CONS, MSI) become visible. */
+static void host_cmd(void *ctx, unsigned qi, uint64_t d0, uint64_t d1)
 {
 	struct board_smmu *bs = ctx;
 	struct ilab_board *b = bs->board;
 	struct board_sim_track *tr = &bs->sim;
-	unsigned op;
-	bool sync;
+	struct board_cmdq_track *q = &tr->q[qi < tr->nq ? qi : 0];
+	unsigned op = (unsigned)(d0 & 0xff);
+	bool sync = op == CMDQ_OP_SYNC;
 
 	(void)d1;
-	if (!trace_is_cmd(what))
-		return;
-	op = (unsigned)(d0 & 0xff);
-	sync = op == CMDQ_OP_SYNC;
 	plat_charge_ns(b->command_ns + (sync ? b->sync_ns : 0));
-	if (op >= CMDQ_OP_TLBI_FIRST && op <= CMDQ_OP_TLBI_LAST) {
-		tr->tlbi_since_sync = true;
-		invalidation_engine_take(b, tr);
-	} else if (sync && tr->tlbi_since_sync) {
-		plat_charge_ns(sync_wait_ns(b, tr));
-		tr->tlbi_since_sync = false;
-	}
+	if (op >= CMDQ_OP_TLBI_FIRST && op <= CMDQ_OP_TLBI_LAST)
+		invalidation_engine_take(b, tr, q);
+	else if (sync)
+		plat_charge_ns(sync_wait_ns(b, tr, q));
 	/* Its effects (CONS, invalidations, the MSI) happen now in virtual time: let every
 	 * fiber behind us run first, or a CPU could see them before they happen. */
 	ilab_sim_sync();
-	if (smmu_cmdq_count(bs->smmu) == 1) { /* with ECMDQs the order is not one sequence */
+	if (tr->nq == 1) { /* with ECMDQs the order is not one sequence */
 		uint64_t pub = published_at(tr, tr->consumed++);
 
 		if (sync) {
@@ -310,8 +352,8 @@ static const struct smmu_host_ops board_host_ops_sim = {
 	.mem_read = host_mem_read,
 	.mem_write = host_mem_write,
 	.msi = host_msi,
-	.trace = host_trace,
 	.atc_inv = host_atc_inv,
+	.cmd_exec = host_cmd,
 };
 
 /* ---- the CPUs' view of the model (MMIO) ----------------------------------------------------- */
@@ -328,8 +370,12 @@ static void board_mmio_write(void *ctx, uint64_t off, uint64_t value, unsigned s
 	struct board_smmu *bs = ctx;
 
 	smmu_mmio_write(bs->smmu, off, value, size);
-	if (plat_sim && off == SMMU_REG_CMDQ_PROD)
-		prod_written(bs, (uint32_t)value);
+	if (plat_sim) {
+		int qi = prod_reg_queue(bs, off);
+
+		if (qi >= 0)
+			prod_written(bs, (unsigned)qi, (uint32_t)value);
+	}
 	/* Ring the doorbell: the agent re-checks the queues (any write may enable one). Not a
 	 * tracked RMW: the doorbell is the register write itself, whose cost plat_mmio already
 	 * charged the CPU; plat_wrote wakes the simulated agent. */
@@ -424,6 +470,24 @@ static int make_mem(struct ilab_board *b, const struct ilab_board_opts *o, char 
 	return 0;
 }
 
+/* Per command queue state of the simulation's accounting (board_cmdq_track): SMMU_CMDQ and
+ * every ECMDQ the model has, and where the ECMDQs' PROD registers are. */
+static int make_queue_tracks(struct board_smmu *bs)
+{
+	struct board_sim_track *tr = &bs->sim;
+	unsigned nq = smmu_cmdq_count(bs->smmu);
+
+	tr->q = plat_zalloc_array(nq, sizeof(*tr->q));
+	tr->fetching = plat_zalloc_array(nq, sizeof(*tr->fetching));
+	if (!tr->q || !tr->fetching)
+		return -ENOMEM;
+	tr->nq = nq;
+	tr->ecmdq_off = smmu_ecmdq_offset(bs->smmu, 0);
+	tr->ecmdq_stride = nq > 2 ? smmu_ecmdq_offset(bs->smmu, 1) - tr->ecmdq_off
+				  : SMMU_ECMDQ_CP_SIZE;
+	return 0;
+}
+
 static int make_smmus(struct ilab_board *b, const struct ilab_board_opts *o, char *err,
 		      size_t errlen)
 {
@@ -465,6 +529,9 @@ static int make_smmus(struct ilab_board *b, const struct ilab_board_opts *o, cha
 		if (rc)
 			return ilab_errf(err, errlen, rc, "board: SMMU %u: %s", i,
 					 why ? why : "cannot create the model");
+		rc = make_queue_tracks(bs);
+		if (rc)
+			return ilab_errf(err, errlen, rc, "board: out of memory");
 		bs->mmio.ops = &board_mmio_ops;
 		bs->mmio.ctx = bs;
 		bs->mmio.node = bs->node;
@@ -528,6 +595,8 @@ int ilab_board_create(const struct ilab_topo *topo, const struct ilab_board_opts
 	b->tlbi_sync_ns = opts->smmu_tlbi_sync_ns;
 	b->tlbi_ns = opts->smmu_tlbi_ns;
 	b->tlb_lookup_ns = opts->smmu_tlb_lookup_ns;
+	b->cmd_readahead = opts->smmu_cmd_readahead ? opts->smmu_cmd_readahead : 64;
+	b->sync_all_queues = opts->smmu_sync_all_queues;
 	rc = make_mem(b, opts, err, errlen);
 	if (!rc)
 		rc = make_smmus(b, opts, err, errlen);
@@ -580,9 +649,12 @@ void ilab_board_destroy(struct ilab_board *b)
 	/* Drivers issue commands while they remove: the agents must still run. */
 	board_remove_iommus(b);
 	ilab_board_stop(b);
-	for (unsigned i = 0; b->smmus && i < b->nr_smmus; i++)
+	for (unsigned i = 0; b->smmus && i < b->nr_smmus; i++) {
 		if (b->smmus[i].smmu)
 			smmu_destroy(b->smmus[i].smmu);
+		free(b->smmus[i].sim.q);
+		free(b->smmus[i].sim.fetching);
+	}
 	free(b->smmus);
 	free(b->devs);
 	free(b->dev_smmu);

@@ -15,21 +15,34 @@ struct board_prod_mark {
 };
 #define BOARD_PROD_MARKS 64
 
+/* One command queue of an SMMU in simulation (SMMU_CMDQ, or an ECMDQ): what its command
+ * fetch and its CMD_SYNCs need (board.c). */
+struct board_cmdq_track {
+	uint32_t last_prod;   /* PROD as last written (index + wrap) */
+	uint64_t q_base;      /* the queue's base PA and log2 of its entries, as of that write */
+	unsigned q_log2;      /* (for the command fetch's read-ahead) */
+	uint64_t fetch_seq;   /* entries of this queue the model has read so far */
+	uint64_t fetched_end; /* ...and how far (same count) its last read-ahead reached */
+	bool tlbi_since_sync; /* a TLBI of this queue executed since its last CMD_SYNC */
+	uint64_t inv_done;    /* when the invalidation engine finishes this queue's TLBIs */
+	bool listed;          /* in board_sim_track.fetching (PROD written at least once) */
+};
+
 /* What the board measures of one SMMU in simulation (CMD_SYNC latency, queue occupancy):
  * touched only by fibers of the one host thread, so plain fields. */
 struct board_sim_track {
-	uint32_t last_prod;   /* CMDQ_PROD as last written (index + wrap) */
-	uint64_t q_base;      /* SMMU_CMDQ's base PA and log2 of its entries, as of that write */
-	unsigned q_log2;      /* (for the command fetch's read-ahead, board.c) */
-	uint64_t fetch_seq;   /* SMMU_CMDQ entries the model has read so far */
-	uint64_t fetched_end; /* ...and how far (same count) its last read-ahead reached */
+	struct board_cmdq_track *q; /* per queue: [0] SMMU_CMDQ, [1 + n] ECMDQ n */
+	unsigned nq;
+	unsigned *fetching;   /* queues that have had commands published (their indices) */
+	unsigned nfetching, last_hit; /* ...and which of them the last entry read hit */
+	uint64_t ecmdq_off, ecmdq_stride; /* ECMDQ 0's register group, and the spacing */
 	uint64_t published;   /* commands published by PROD writes since the start */
 	uint64_t consumed;    /* commands the model has started executing */
 	struct board_prod_mark marks[BOARD_PROD_MARKS];
 	unsigned head, count;
 	bool sync_pending;    /* a CMD_SYNC executed, its completion not yet sampled */
-	bool tlbi_since_sync; /* a TLBI executed since the last CMD_SYNC (any queue) */
-	uint64_t inv_done;    /* when the invalidation engine finishes the TLBIs it was given */
+	bool tlbi_any_queue;  /* a TLBI executed since the last CMD_SYNC of any queue */
+	uint64_t engine_done; /* when the invalidation engine finishes every TLBI it was given */
 	uint64_t sync_pub_t;  /* when that CMD_SYNC was published */
 	char sync_name[ILAB_TOPO_NAME_MAX + 16], used_name[ILAB_TOPO_NAME_MAX + 16];
 	struct ilab_sim_dist sync_dist, used_dist; /* where those two are in the simulator */
@@ -55,6 +68,8 @@ struct ilab_board {
 	unsigned nr_smmus;
 	unsigned process_batch;
 	uint64_t command_ns, sync_ns, tlbi_sync_ns, tlbi_ns, tlb_lookup_ns; /* simulation costs */
+	unsigned cmd_readahead; /* entries per command-queue read (board.c) */
+	bool sync_all_queues;   /* profile smmu.sync_waits_all_queues */
 	bool mem_homes;     /* node ranges declared to the simulator */
 	struct ilab_dev *devs;
 	unsigned *dev_smmu;

@@ -236,6 +236,32 @@ static int parse_bool(struct pctx *c, const yaml_node_t *v, const char *key, voi
 	return 0;
 }
 
+/* The largest command queue has 2^19 entries (IDR1.CMDQS is at most 19, IHI 0070 §6.3.2):
+ * a read-ahead beyond it means nothing. */
+#define PROFILE_READAHEAD_MAX (1u << 19)
+
+/* smmu.cmd_readahead_entries: a count of 16-byte commands, 1 (one per read) .. 2^19. */
+static int parse_readahead(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	const char *t = ilab_yaml_scalar(v);
+	uint64_t *out = dst, x = 0;
+
+	if (!t || !*t || !ilab_yaml_is_plain(v))
+		return perr(c, v, "%s: expected a number of commands (1..%u)", key,
+			    PROFILE_READAHEAD_MAX);
+	for (const char *p = t; *p; p++) {
+		if (*p < '0' || *p > '9' || x > PROFILE_READAHEAD_MAX)
+			return perr(c, v, "%s: expected a number of commands (1..%u), got '%s'",
+				    key, PROFILE_READAHEAD_MAX, t);
+		x = x * 10 + (uint64_t)(*p - '0');
+	}
+	if (x < 1 || x > PROFILE_READAHEAD_MAX)
+		return perr(c, v, "%s: expected a number of commands (1..%u), got '%s'", key,
+			    PROFILE_READAHEAD_MAX, t);
+	*out = x;
+	return 0;
+}
+
 static int parse_smmu(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
 	struct ilab_profile *p = dst;
@@ -246,6 +272,8 @@ static int parse_smmu(struct pctx *c, const yaml_node_t *v, const char *key, voi
 		{ "tlbi_ns", false, parse_u64, &p->smmu_tlbi_ns, false },
 		{ "tlb_lookup_ns", true, parse_u64, &p->smmu_tlb_lookup_ns, false },
 		{ "range_invalidation", false, parse_bool, &p->smmu_ril, false },
+		{ "cmd_readahead_entries", false, parse_readahead, &p->smmu_cmd_readahead, false },
+		{ "sync_waits_all_queues", false, parse_bool, &p->smmu_sync_all_queues, false },
 	};
 
 	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
@@ -492,6 +520,8 @@ int ilab_profile_parse(const char *text, size_t len, const char *name, struct il
 		p.line_hit_stream_ns = 1;
 	if (p.retry_hold_ns == UINT64_MAX)
 		p.retry_hold_ns = p.atomic_local_ns;
+	if (!p.smmu_cmd_readahead)
+		p.smmu_cmd_readahead = ILAB_PROFILE_READAHEAD_DEFAULT;
 	snprintf(p.source, sizeof(p.source), "%s", c.file);
 	*prof = p;
 	return 0;

@@ -91,6 +91,57 @@ static void tlbi_sync_ns_is_read(void **state)
 	assert_int_equal(p.smmu_sync_ns, 50);
 }
 
+static void expect_error(const char *text, const char *where, const char *cause);
+
+/* smmu.cmd_readahead_entries and smmu.sync_waits_all_queues: read when given, 64 and off when
+ * not, refused when not a count of commands (1 .. 2^19) or not a boolean. */
+static void smmu_queue_keys_are_read_and_checked(void **state)
+{
+	static const char head[] =
+		"name: t\ntopology: x\n"
+		"memory: {local_ns: 100, line_stream_ns: 6}\n"
+		"cache: {hit_ns: 2, atomic_local_ns: 8, transfer_local_ns: 50}\n"
+		"mmio: {read_local_ns: 400, write_local_ns: 50}\n"
+		"smmu:\n  command_ns: 30\n  sync_ns: 50\n  tlb_lookup_ns: 5\n";
+	static const struct {
+		const char *tail, *where, *cause;
+	} bad[] = {
+		{ "  cmd_readahead_entries: 0\n", "bad.yaml:10:26", "1..524288" },
+		{ "  cmd_readahead_entries: 524289\n", "bad.yaml:10:26", "got '524289'" },
+		{ "  cmd_readahead_entries: 99999999999999999999999\n", "bad.yaml:10:26", "1..524288" },
+		{ "  cmd_readahead_entries: -4\n", "bad.yaml:10:26", "got '-4'" },
+		{ "  cmd_readahead_entries: 16k\n", "bad.yaml:10:26", "got '16k'" },
+		{ "  cmd_readahead_entries: \"64\"\n", "bad.yaml:10:26", "number of commands" },
+		{ "  cmd_readahead_entries: [64]\n", "bad.yaml:10:26", "number of commands" },
+		{ "  sync_waits_all_queues: maybe\n", "bad.yaml:10:26", "true or false" },
+		{ "  sync_waits_all_queues: true\n  sync_waits_all_queues: false\n", "bad.yaml:11:3",
+		  "given twice" },
+		{ "  sync_wait_all_queues: true\n", "bad.yaml:10:3", "unknown key" },
+	};
+	struct ilab_profile p;
+	char text[1024], err[256];
+
+	(void)state;
+	assert_int_equal(ilab_profile_parse(head, sizeof(head) - 1, "t.yaml", &p, err, sizeof(err)),
+			 0);
+	assert_int_equal(p.smmu_cmd_readahead, 64);
+	assert_int_equal(p.smmu_sync_all_queues, 0);
+	snprintf(text, sizeof(text), "%s  cmd_readahead_entries: 1\n  sync_waits_all_queues: true\n",
+		 head);
+	assert_int_equal(ilab_profile_parse(text, strlen(text), "t.yaml", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.smmu_cmd_readahead, 1);
+	assert_int_equal(p.smmu_sync_all_queues, 1);
+	snprintf(text, sizeof(text), "%s  cmd_readahead_entries: 524288\n"
+		 "  sync_waits_all_queues: off\n", head);
+	assert_int_equal(ilab_profile_parse(text, strlen(text), "t.yaml", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.smmu_cmd_readahead, 524288);
+	assert_int_equal(p.smmu_sync_all_queues, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s", head, bad[i].tail);
+		expect_error(text, bad[i].where, bad[i].cause);
+	}
+}
+
 static void tables_override_formulas(void **state)
 {
 	static const char text[] =
@@ -392,6 +443,7 @@ int main(void)
 		cmocka_unit_test(shipped_profile_loads),
 		cmocka_unit_test(formulas_follow_the_documentation),
 		cmocka_unit_test(tlbi_sync_ns_is_read),
+		cmocka_unit_test(smmu_queue_keys_are_read_and_checked),
 		cmocka_unit_test(tables_override_formulas),
 		cmocka_unit_test(malformed_profiles_name_file_line_column),
 		cmocka_unit_test(compute_accepts_every_name_read),

@@ -357,6 +357,8 @@ static unsigned consume(struct smmu *s, struct smmu_cmdq *q, unsigned max)
         }
         const uint64_t d0 = le64(b), d1 = le64(b + 8);
         smmu_trace(s, "cmd", d0, d1);
+        if (s->ops.cmd_exec)
+            s->ops.cmd_exec(s->ctx, q->index, d0, d1);
         int err = exec_cmd(s, q, d0, d1);
         if (err) {
             q_raise_error(s, q, (unsigned)err);
