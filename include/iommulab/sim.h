@@ -93,6 +93,24 @@ struct ilab_profile {
 	/* how long a CPU whose cmpxchg failed keeps the line for its immediate retry
 	 * (cache.retry_hold_ns, default atomic_local_ns) */
 	uint64_t retry_hold_ns;
+	/* cache.contention: how a line's requests are served (docs/simulation.md, "Line
+	 * contention model"). FLAT (default): a transfer costs the same whatever the number of
+	 * waiters, reads do not queue; HOME: every miss occupies the line's home for
+	 * cache.home_occupancy_ns, in arrival order, and takes effect at its service there. */
+	int cache_contention;
+#define ILAB_CONTENTION_FLAT 0
+#define ILAB_CONTENTION_HOME 1
+	/* cache.atomics (HOME only): where an atomic RMW executes. LSE_NEAR (default): in the
+	 * requester's L1 after it obtained the line unique; LSE_FAR: at the line's home, the
+	 * line is not moved; LLSC: load-exclusive + store-exclusive, which fails when another
+	 * write to the line was served in between. */
+	int cache_atomics;
+#define ILAB_ATOMICS_LSE_NEAR 0
+#define ILAB_ATOMICS_LSE_FAR 1
+#define ILAB_ATOMICS_LLSC 2
+	/* cache.home_occupancy_ns (HOME only): how long the home serves one request to a line
+	 * before it takes the next one to that line */
+	uint64_t home_occupancy_ns;
 
 	/* MMIO from a CPU to a device register.
 	 * formula: read(d) = read_local_ns + mem(d) - mem(10) (non-posted: a round trip);

@@ -81,6 +81,10 @@ uint64_t sim_cost_lookahead_ns(const struct ilab_sim *s)
 	size_t nn = (size_t)s->nr_nodes * s->nr_nodes;
 	uint64_t l = s->prof.transfer.local_ns;
 
+	/* cache.contention: home: a request to a home on the requester's node arrives there at
+	 * once, and its place in the home's queue is decided on arrival: no lookahead */
+	if (sim_home_mode(s))
+		return 0;
 	for (size_t i = 0; i < nn; i++) {
 		l = l < s->xfer_ns[i] ? l : s->xfer_ns[i];
 		l = l < s->llc_ns[i] ? l : s->llc_ns[i];

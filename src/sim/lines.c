@@ -342,6 +342,192 @@ void sim_line_unwait(struct sim_fiber *f)
 	f->wnext = f->wprev = NULL;
 }
 
+/* ---- cache.contention: home ------------------------------------------------------------- *
+ *
+ * The line's home (its directory / L3 slice) serves the requests that miss one at a time, in
+ * the order they arrive there; each occupies it for cache.home_occupancy_ns (a write or a near
+ * RMW until its requester has the line: the home blocks the line until the CompAck). A
+ * request's state change is decided when the home accepts it (arrival), and its host-level
+ * effect (the value a load returns, a CAS's compare, a store) happens at its service there:
+ * the caller does the host operation right after this returns, with every fiber behind the
+ * service time already run. So a CAS whose expected value went stale while it queued fails,
+ * and N readers of one line are served one after the other. Hits (a sharer's read, the
+ * owner's write or near RMW) do not visit the home. Requests that arrive at the same instant
+ * are ordered by the simulator's seeded stream (ilab_sim_rand). docs/simulation.md, "Line
+ * contention model". */
+
+/* Fibers that are at exactly f's time: whether f goes before or after them is drawn from the
+ * seeded stream, so that one seed repeats and another seed orders the ties differently. */
+static void home_tie(struct ilab_sim *s, struct sim_fiber *f)
+{
+	while (s->heap_n && s->heap[s->rq_head].key == f->pc.t && (ilab_sim_rand(s) & 1))
+		sim_yield(s, f);
+}
+
+static void home_wait_stats(struct sim_stats *st, struct sim_line *l, uint64_t wait)
+{
+	if (!wait)
+		return;
+	st->line_wait_ns += wait;
+	l->wait_ns += wait;
+	if (wait > l->max_wait_ns)
+		l->max_wait_ns = wait;
+}
+
+/* A hit: no home visit. Returns false when the access misses. */
+static bool home_hit(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l,
+		     enum plat_access kind)
+{
+	struct sim_stats *st = f->stats;
+
+	if (kind == PLAT_ACC_READ) {
+		if (!sharer_test(l, f->slot) || l->src_node < 0)
+			return false;
+		st->reads++;
+		l->reads++;
+		st->hits++;
+		f->pc.t += s->prof.cache_hit_ns;
+		return true;
+	}
+	if (l->owner != (int)f->slot)
+		return false;
+	if (kind == PLAT_ACC_RMW && s->prof.cache_atomics == ILAB_ATOMICS_LSE_FAR)
+		return false; /* executes at the home whatever the requester holds */
+	st->hits++;
+	l->acquisitions++;
+	l->agent_snap = -1;
+	if (kind == PLAT_ACC_RMW) {
+		st->rmws++;
+		l->home_rmws++;
+		f->pc.t += s->prof.atomic_local_ns;
+	} else {
+		st->writes++;
+		f->pc.t += s->prof.cache_hit_ns;
+	}
+	if (kind != PLAT_ACC_RMW || s->prof.cache_atomics != ILAB_ATOMICS_LLSC)
+		l->version++; /* LL/SC: the store-exclusive counts it (sim_line_access_home) */
+	return true;
+}
+
+static uint64_t sat_sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* A miss accepted by home h at time `serve` (the home is free): the line's new state and the
+ * time the requester is done. Costs: the flat model's transfer (fetch, invalidation) less the
+ * request's leg to the home (already travelled), plus the occupancy; a far atomic instead
+ * gathers the line at the home, executes there and answers. */
+static uint64_t home_serve(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l,
+			   enum plat_access kind, unsigned h, uint64_t hop, uint64_t serve)
+{
+	struct sim_stats *st = f->stats;
+	unsigned slot = f->slot, n = f->node, nn = s->nr_nodes;
+	uint64_t occ = s->prof.home_occupancy_ns, c, done;
+
+	st->misses++;
+	if (kind == PLAT_ACC_READ) {
+		st->reads++;
+		l->reads++;
+		c = fetch_ns(s, l, n);
+		sharer_set(l, slot);
+		l->nr_sharers++;
+		l->sharer_nodes |= 1ull << n;
+		l->owner = -1;
+		if (l->src_node < 0)
+			l->src_node = (int)n;
+		done = serve + occ + sat_sub(c, hop);
+		l->home_free = serve + occ;
+	} else if (kind == PLAT_ACC_RMW && s->prof.cache_atomics == ILAB_ATOMICS_LSE_FAR) {
+		/* every copy is recalled to the home (a dirty one written back), the ALU there
+		 * executes, the old value goes back to the requester; nobody holds the line after */
+		st->rmws++;
+		l->home_rmws++;
+		l->acquisitions++;
+		c = l->nr_sharers ? sim_invalidate_ns(s, l, h)
+				  : (l->src_node < 0 && !l->in_llc ? s->mem_ns[h * nn + h] : 0);
+		l->home_free = serve + occ + c + s->prof.atomic_local_ns;
+		done = l->home_free + sat_sub(s->llc_ns[n * nn + h], hop);
+		sharers_clear(s, l);
+		l->owner = -1;
+		l->src_node = -1;
+		l->in_llc = true;
+		l->agent_snap = -1;
+		l->version++;
+	} else {
+		bool have = sharer_test(l, slot);
+
+		c = have ? 0 : fetch_ns(s, l, n);
+		if (l->nr_sharers > (have ? 1u : 0u))
+			c = sim_max64(c, sim_invalidate_ns(s, l, n));
+		done = serve + occ + sat_sub(c, hop);
+		l->acquisitions++;
+		l->agent_snap = -1;
+		if (kind == PLAT_ACC_RMW) {
+			st->rmws++;
+			l->home_rmws++;
+			done += s->prof.atomic_local_ns;
+		} else {
+			st->writes++;
+		}
+		if (kind != PLAT_ACC_RMW || s->prof.cache_atomics != ILAB_ATOMICS_LLSC)
+			l->version++;
+		line_make_owner(s, l, slot, n);
+		l->home_free = done; /* blocked until the requester has it */
+	}
+	st->transfer_ns += c;
+	l->transfer_ns += c;
+	l->transfers++;
+	return done;
+}
+
+void sim_line_access_home(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l,
+			  enum plat_access kind)
+{
+	bool llsc = kind == PLAT_ACC_RMW && s->prof.cache_atomics == ILAB_ATOMICS_LLSC;
+	unsigned n = f->node, h, ver;
+	uint64_t hop, serve, done;
+
+	for (;;) {
+		sim_sync(s, f);
+		if (home_hit(s, f, l, kind)) {
+			if (!llsc)
+				return;
+			ver = l->version;
+		} else {
+			if (l->home < 0)
+				l->home = (int)n; /* host memory: first touch (docs/simulation.md) */
+			h = (unsigned)l->home;
+			hop = s->hop_ns[n * s->nr_nodes + h];
+			/* travel to the home; whoever arrives there first is accepted first */
+			f->pc.t += hop;
+			sim_sync(s, f);
+			home_tie(s, f);
+			serve = sim_max64(f->pc.t, l->home_free);
+			home_wait_stats(f->stats, l, serve - f->pc.t);
+			done = home_serve(s, f, l, kind, h, hop, serve);
+			ver = l->version;
+			/* the host effect happens at the service: everyone behind it runs first */
+			if (serve > f->pc.t) {
+				f->pc.t = serve;
+				sim_sync(s, f);
+			}
+			f->pc.t = done;
+			if (!llsc)
+				return;
+		}
+		/* LL/SC: the load-exclusive above; the store-exclusive after the compare succeeds
+		 * only if no other write or RMW to the line was accepted in between */
+		f->pc.t += s->prof.atomic_local_ns;
+		sim_sync(s, f);
+		if (l->version == ver) {
+			l->version++;
+			return;
+		}
+		f->stats->excl_retries++;
+	}
+}
+
 const char *sim_intern(struct ilab_sim *s, const char *name)
 {
 	char **names, *copy;
@@ -372,8 +558,13 @@ int sim_mem_home_of(const struct ilab_sim *s, uintptr_t addr)
 void sim_lines_rehome(struct ilab_sim *s)
 {
 	for (size_t i = 0; i < ((size_t)1 << s->lines_bits); i++)
-		if (s->lines[i].line)
-			s->lines[i].line->home = sim_mem_home_of(s, s->lines[i].key << 6);
+		if (s->lines[i].line) {
+			int h = sim_mem_home_of(s, s->lines[i].key << 6);
+
+			/* the home model's host-memory homes (first touch) stay */
+			if (h >= 0 || !sim_home_mode(s))
+				s->lines[i].line->home = h;
+		}
 }
 
 int sim_lines_init(struct ilab_sim *s)

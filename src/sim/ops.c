@@ -22,6 +22,12 @@ static __attribute__((noinline)) void op_access_slow(const void *addr, enum plat
 	struct sim_fiber *f = s->cur;
 	struct sim_line *l = sim_line_get(s, addr);
 
+	if (sim_home_mode(s)) {
+		sim_line_access_home(s, f, l, kind);
+		if (kind != PLAT_ACC_READ && l->waiters)
+			sim_line_wake(s, l, f->pc.t);
+		return;
+	}
 	/* The immediate retry of a failed cmpxchg: this CPU still holds the line (a failed LSE
 	 * CAS obtains it in a unique state) and nobody else can touch it before retry_until
 	 * (busy_until covers it), so the retry happens now, before the fibers behind us. */
@@ -68,6 +74,8 @@ static void op_access(const void *addr, enum plat_access kind)
 	if (l->owner != (int)f->slot || l->waiters)
 		goto slow;
 	if (kind == PLAT_ACC_RMW) {
+		if (s->prof.cache_contention) /* home: RMWs may execute far (lines.c) */
+			goto slow;
 		st->rmws++;
 		t += s->prof.atomic_local_ns;
 	} else {
@@ -92,6 +100,10 @@ static void op_rmw_failed(const void *addr)
 
 	l->rmw_retries++;
 	f->stats->rmw_retries++;
+	/* cache.contention: home has no such bypass: a far CAS leaves nothing at the requester,
+	 * and a near one keeps the line only until the home forwards the next request (lines.c) */
+	if (sim_home_mode(s))
+		return;
 	/* The CAS that lost still brought the line here in a unique state: keep it for the
 	 * immediate retry (recompute and CAS again: cache.retry_hold_ns) instead of joining the
 	 * back of the queue with everyone else, as a real CPU does. */
@@ -154,7 +166,10 @@ static int op_poll(const void *addr, unsigned size, plat_poll_pred pred, void *a
 		/* every check is a read of the line: a re-check after a write pays the transfer
 		 * from the writer's node */
 		l = sim_line_get(s, addr);
-		sim_line_access(s, f, l, PLAT_ACC_READ);
+		if (sim_home_mode(s))
+			sim_line_access_home(s, f, l, PLAT_ACC_READ);
+		else
+			sim_line_access(s, f, l, PLAT_ACC_READ);
 		if (pred(read_word(addr, size), arg))
 			return 0;
 		if (f->pc.t >= deadline)

@@ -191,6 +191,36 @@ static int parse_memory(struct pctx *c, const yaml_node_t *v, const char *key, v
 	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
 }
 
+/* A word out of a fixed list into an int: the word's index in `words`. */
+static int parse_word(struct pctx *c, const yaml_node_t *v, const char *key, int *out,
+		      const char *const *words, unsigned n, const char *expect)
+{
+	const char *t = ilab_yaml_scalar(v);
+
+	for (unsigned i = 0; t && i < n; i++)
+		if (!strcmp(t, words[i])) {
+			*out = (int)i;
+			return 0;
+		}
+	return perr(c, v, "%s: expected %s, got '%s'", key, expect, t ? t : "");
+}
+
+/* cache.contention: flat | home (ILAB_CONTENTION_*, in that order) */
+static int parse_contention(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	static const char *const w[] = { "flat", "home" };
+
+	return parse_word(c, v, key, dst, w, 2, "flat or home");
+}
+
+/* cache.atomics: lse_near | lse_far | llsc (ILAB_ATOMICS_*, in that order) */
+static int parse_atomics(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	static const char *const w[] = { "lse_near", "lse_far", "llsc" };
+
+	return parse_word(c, v, key, dst, w, 3, "lse_far, lse_near or llsc");
+}
+
 static int parse_cache(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
 	struct ilab_profile *p = dst;
@@ -202,6 +232,9 @@ static int parse_cache(struct pctx *c, const yaml_node_t *v, const char *key, vo
 		{ "llc_local_ns", false, parse_latency, &p->llc_local_ns, false },
 		{ "line_hit_stream_ns", false, parse_u64, &p->line_hit_stream_ns, false },
 		{ "retry_hold_ns", false, parse_u64, &p->retry_hold_ns, false },
+		{ "contention", false, parse_contention, &p->cache_contention, false },
+		{ "atomics", false, parse_atomics, &p->cache_atomics, false },
+		{ "home_occupancy_ns", false, parse_u64, &p->home_occupancy_ns, false },
 	};
 
 	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
@@ -488,6 +521,7 @@ int ilab_profile_parse(const char *text, size_t len, const char *name, struct il
 	memset(&p, 0, sizeof(p));
 	p.llc_local_ns = p.line_hit_stream_ns = p.retry_hold_ns = UINT64_MAX; /* not given */
 	p.smmu_ril = -1;
+	p.home_occupancy_ns = UINT64_MAX; /* not given */
 	rc = ilab_yaml_check_depth(text, len, c.file, "machine profile", err, errlen);
 	if (rc)
 		return rc;
@@ -520,6 +554,16 @@ int ilab_profile_parse(const char *text, size_t len, const char *name, struct il
 		p.line_hit_stream_ns = 1;
 	if (p.retry_hold_ns == UINT64_MAX)
 		p.retry_hold_ns = p.atomic_local_ns;
+	if (p.home_occupancy_ns == UINT64_MAX) {
+		/* the home model has no physics without it: no silent default */
+		if (p.cache_contention == ILAB_CONTENTION_HOME) {
+			if (err && errlen)
+				snprintf(err, errlen, "%s: cache.contention: home needs "
+					 "cache.home_occupancy_ns", c.file);
+			return -EINVAL;
+		}
+		p.home_occupancy_ns = 0;
+	}
 	if (!p.smmu_cmd_readahead)
 		p.smmu_cmd_readahead = ILAB_PROFILE_READAHEAD_DEFAULT;
 	snprintf(p.source, sizeof(p.source), "%s", c.file);

@@ -30,6 +30,7 @@ struct sim_stats {
 	uint64_t reads, writes, rmws;
 	uint64_t hits, misses;
 	uint64_t rmw_retries;  /* cmpxchg that lost */
+	uint64_t excl_retries; /* cache.atomics: llsc: store-exclusives that lost the monitor */
 	uint64_t line_wait_ns; /* waiting for a line busy with another CPU's access */
 	uint64_t transfer_ns;  /* latency paid to bring lines (misses, invalidations) */
 	uint64_t polls, poll_wakeups, poll_timeouts, parked_ns;
@@ -128,11 +129,17 @@ struct sim_line {
 	uintptr_t key;        /* address >> 6 */
 	const char *name;
 	uint64_t rmw_retries, wrote, wait_ns, max_wait_ns, transfers, transfer_ns;
-	uint64_t spare2;      /* keeps the size (see above) */
-	uint64_t retry_until; /* see retry_slot */
+	/* cache.contention: home: when the line's home takes its next request (the end of the
+	 * last request's occupancy; FIFO by arrival) */
+	uint64_t home_free;
+	union {
+		uint64_t retry_until; /* flat: see retry_slot */
+		uint64_t home_rmws;   /* home: atomic requests served (CAS attempts included) */
+	};
 	uint64_t sharer_nodes;
 	unsigned nr_sharers;
-	int home;             /* node of the simulated memory holding it, -1 = host memory */
+	int home;             /* node of the simulated memory holding it, -1 = host memory
+			       * (cache.contention: home gives host memory a home too: lines.c) */
 	bool in_llc;          /* (simulated memory, no cached copy) the data sits in the home
 			       * node's last-level cache: a device wrote it there */
 	int agent_snap;       /* a device (agent slot) holds a snapshot read since the last write */
@@ -143,7 +150,7 @@ struct sim_line {
 	uint64_t busy_until;  /* end of the last exclusive access: later ones queue behind it */
 	uint64_t reads, acquisitions;
 	int src_node;         /* node of the freshest copy, -1 = only in memory */
-	unsigned spare;
+	unsigned version;     /* home: writes and RMWs served (LL/SC's monitor, lines.c) */
 	struct sim_fiber *waiters;
 	uint64_t sharers[];   /* bitset over slots (sharer_words), in the same allocation: no
 			       * pointer to load before the bit */
@@ -275,6 +282,13 @@ uint64_t sim_invalidate_slow_ns(const struct ilab_sim *s, uint64_t nodes, int ho
 int sim_invalidate_table_init(struct ilab_sim *s);
 #define SIM_INV_TABLE_NODES 6
 /* sim_invalidate_ns, sim_line_access, sim_mem_line_cost: line_proto.h */
+/* cache.contention: home: a tracked access served at the line's home (lines.c). */
+void sim_line_access_home(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l,
+			  enum plat_access kind);
+static inline bool sim_home_mode(const struct ilab_sim *s)
+{
+	return s->prof.cache_contention == ILAB_CONTENTION_HOME;
+}
 
 /* ops.c */
 void sim_wrote(struct ilab_sim *s, struct sim_fiber *f, const void *addr);

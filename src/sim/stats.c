@@ -19,9 +19,12 @@ static void put(json_t *o, const char *k, uint64_t v)
 	json_object_set_new(o, k, json_integer((json_int_t)v));
 }
 
-static json_t *stats_json(const struct sim_stats *st)
+static json_t *stats_json(const struct ilab_sim *s, const struct sim_stats *st)
 {
 	json_t *o = json_object();
+
+	if (sim_home_mode(s)) /* only there: flat runs keep their JSON byte for byte */
+		put(o, "excl_retries", st->excl_retries);
 
 	put(o, "reads", st->reads);
 	put(o, "writes", st->writes);
@@ -48,7 +51,7 @@ static json_t *stats_json(const struct sim_stats *st)
 	return o;
 }
 
-static void add_line(json_t *lines, const struct sim_line *l)
+static void add_line(const struct ilab_sim *s, json_t *lines, const struct sim_line *l)
 {
 	const char *name = l->name ? l->name : "(unnamed)";
 	json_t *o = json_object_get(lines, name);
@@ -64,6 +67,13 @@ static void add_line(json_t *lines, const struct sim_line *l)
 		put(o, "wrote", 0);
 		put(o, "wait_ns", 0);
 		put(o, "max_wait_ns", 0);
+		if (sim_home_mode(s)) {
+			/* atomic requests served at or by the line (CAS attempts among them;
+			 * rmw_retries are the CAS failures); wait_ns is the time requests
+			 * queued at its home, so wait_ns / virtual time is the mean queue */
+			put(o, "atomics", 0);
+			put(o, "home_node", (uint64_t)(l->home >= 0 ? l->home : 0));
+		}
 		json_object_set_new(lines, name, o);
 	}
 #define ADD(k, v) put(o, k, (uint64_t)json_integer_value(json_object_get(o, k)) + (v))
@@ -75,6 +85,8 @@ static void add_line(json_t *lines, const struct sim_line *l)
 	ADD("rmw_retries", l->rmw_retries);
 	ADD("wrote", l->wrote);
 	ADD("wait_ns", l->wait_ns);
+	if (sim_home_mode(s))
+		ADD("atomics", l->home_rmws);
 #undef ADD
 	if (l->max_wait_ns > (uint64_t)json_integer_value(json_object_get(o, "max_wait_ns")))
 		put(o, "max_wait_ns", l->max_wait_ns);
@@ -117,7 +129,7 @@ json_t *ilab_sim_json(const struct ilab_sim *s)
 
 		if (!st->threads)
 			continue;
-		o = stats_json(st);
+		o = stats_json(s, st);
 		put(o, "cpu", c);
 		put(o, "node", (uint64_t)s->cpu_node[c]);
 		put(o, "threads", st->threads);
@@ -130,20 +142,20 @@ json_t *ilab_sim_json(const struct ilab_sim *s)
 	for (unsigned i = 0; i < s->nr_agents; i++) {
 		const struct sim_agent *a = s->agents[i];
 
-		o = stats_json(&a->stats);
+		o = stats_json(s, &a->stats);
 		put(o, "node", (uint64_t)a->node);
 		json_object_set_new(o, "running", json_boolean(!a->done));
 		json_object_set_new(agents, a->name, o);
 	}
 	json_object_set_new(root, "agents", agents);
-	json_object_set_new(root, "setup", stats_json(&s->main_stats));
+	json_object_set_new(root, "setup", stats_json(s, &s->main_stats));
 
 	lines = json_object();
 	for (size_t i = 0; i < ((size_t)1 << s->lines_bits); i++)
 		if (s->lines[i].line)
-			add_line(lines, s->lines[i].line);
+			add_line(s, lines, s->lines[i].line);
 	for (unsigned i = 0; i < s->nr_retired; i++)
-		add_line(lines, s->retired[i]);
+		add_line(s, lines, s->retired[i]);
 	json_object_set_new(root, "lines", lines);
 
 	dists = json_object();
