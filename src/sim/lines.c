@@ -495,9 +495,11 @@ void sim_line_access_home(struct ilab_sim *s, struct sim_fiber *f, struct sim_li
 				return;
 			ver = l->version;
 		} else {
-			if (l->home < 0)
-				l->home = (int)n; /* host memory: first touch (docs/simulation.md) */
-			h = (unsigned)l->home;
+			/* host memory: homed where a simulated CPU or device first misses on it
+			 * (the set-up context's initialisation does not decide: docs/simulation.md) */
+			if (l->home < 0 && f != &s->main)
+				l->home = (int)n;
+			h = l->home >= 0 ? (unsigned)l->home : n;
 			hop = s->hop_ns[n * s->nr_nodes + h];
 			/* travel to the home; whoever arrives there first is accepted first */
 			f->pc.t += hop;
