@@ -72,7 +72,7 @@ static void add_line(const struct ilab_sim *s, json_t *lines, const struct sim_l
 			 * rmw_retries are the CAS failures); wait_ns is the time requests
 			 * queued at its home, so wait_ns / virtual time is the mean queue */
 			put(o, "atomics", 0);
-			put(o, "home_node", (uint64_t)(l->home >= 0 ? l->home : 0));
+			put(o, "home_nodes", 0);
 		}
 		json_object_set_new(lines, name, o);
 	}
@@ -85,8 +85,14 @@ static void add_line(const struct ilab_sim *s, json_t *lines, const struct sim_l
 	ADD("rmw_retries", l->rmw_retries);
 	ADD("wrote", l->wrote);
 	ADD("wait_ns", l->wait_ns);
-	if (sim_home_mode(s))
+	if (sim_home_mode(s)) {
+		uint64_t m = (uint64_t)json_integer_value(json_object_get(o, "home_nodes"));
+
 		ADD("atomics", l->home_rmws);
+		/* a mask, not the first line's node: the table's order depends on host addresses */
+		if (l->home >= 0 && l->home < 63)
+			put(o, "home_nodes", m | 1ull << l->home);
+	}
 #undef ADD
 	if (l->max_wait_ns > (uint64_t)json_integer_value(json_object_get(o, "max_wait_ns")))
 		put(o, "max_wait_ns", l->max_wait_ns);
