@@ -365,6 +365,33 @@ static void moved_device_constants_say_where(void **state)
 
 /* Both shipped profiles describe their NICs: the receive stack on kunpeng920 (seeds 001 and
  * 003), the ATS model on a100-2node (seed 004). */
+/* kunpeng920-contention.yaml is kunpeng920.yaml with the line contention model switched on
+ * (docs/simulation.md, "Line contention model"): every other value must stay the same, or the
+ * two profiles stop comparing the mechanism alone. */
+static void contention_profile_differs_only_in_the_contention_model(void **state)
+{
+	static struct ilab_profile base, cont;
+	char err[256];
+
+	(void)state;
+	memset(&base, 0, sizeof(base));
+	memset(&cont, 0, sizeof(cont));
+	if (ilab_profile_open("kunpeng920", &base, err, sizeof(err)))
+		fail_msg("%s", err);
+	if (ilab_profile_open("kunpeng920-contention", &cont, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(base.cache_contention, ILAB_CONTENTION_FLAT);
+	assert_int_equal(cont.cache_contention, ILAB_CONTENTION_HOME);
+	memcpy(cont.name, base.name, sizeof(base.name));
+	memcpy(cont.source, base.source, sizeof(base.source));
+	cont.cache_contention = base.cache_contention;
+	cont.cache_atomics = base.cache_atomics;
+	cont.home_occupancy_ns = base.home_occupancy_ns;
+	if (memcmp(&base, &cont, sizeof(base)))
+		fail_msg("kunpeng920-contention.yaml differs from kunpeng920.yaml beyond cache.contention, "
+			 "cache.atomics and cache.home_occupancy_ns: bring it in step");
+}
+
 static void shipped_profiles_describe_their_nics(void **state)
 {
 	struct ilab_profile p;
@@ -451,6 +478,7 @@ int main(void)
 		cmocka_unit_test(bad_nic_sections_are_refused),
 		cmocka_unit_test(moved_device_constants_say_where),
 		cmocka_unit_test(shipped_profiles_describe_their_nics),
+		cmocka_unit_test(contention_profile_differs_only_in_the_contention_model),
 		cmocka_unit_test(missing_file_is_an_error),
 		cmocka_unit_test(empty_name_is_an_error),
 		cmocka_unit_test(only_one_profile_document_is_read),
