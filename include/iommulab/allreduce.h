@@ -17,6 +17,7 @@ extern "C" {
 
 struct ilab_allreduce_cfg {
 	const char *profile;        /* profile name or file; its topology is the machine */
+	uint64_t seed;              /* the simulator's seed (0 = 1) */
 	unsigned first_node, nr_nodes;        /* nodes whose devices take part */
 	unsigned gpus_per_node, nics_per_node; /* equal: one GPU per NIC */
 	int pgtable_node;           /* shared domain: where its page table is forced */

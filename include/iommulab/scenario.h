@@ -117,7 +117,7 @@ struct ilab_scenario {
 	char title[ILAB_SCN_TEXT_MAX / 4];
 	char description[ILAB_SCN_TEXT_MAX];
 	char source[ILAB_SCN_PATH_MAX]; /* the seed post it reproduces */
-	char profile[ILAB_SCN_NAME_MAX];
+	char profile[ILAB_SCN_PATH_MAX]; /* a name, or a file (`iommulab run --profile FILE`) */
 	unsigned profile_line, profile_column; /* where profile: is (1-based), for messages */
 	enum ilab_engine_kind engine;
 	double tol_calibration, tol_prediction;
@@ -133,7 +133,15 @@ struct ilab_scenario {
 	struct ilab_case *cases;
 	unsigned nr_effects;
 	struct ilab_effect *effects; /* optional: the published effects to check */
+	/* Not from the file: the simulator's seed for one run, set by ilab_scenario_run on the
+	 * copy it hands the workload (0 = 1); read it with ilab_scenario_seed(). */
+	uint64_t sim_seed;
 };
+
+static inline uint64_t ilab_scenario_seed(const struct ilab_scenario *s)
+{
+	return s->sim_seed ? s->sim_seed : 1;
+}
 
 /* Parse a scenario file. Returns 0 and *out (free with ilab_scenario_free), or a negative errno:
  * -EINVAL with err = "file:line:column: message" for bad content (syntax error, unknown key,
@@ -181,6 +189,11 @@ struct ilab_case_result {
 	/* Optional: a JSON object (text, malloc'd) of engine statistics, embedded as "stats". */
 	char *stats_json;
 	double host_seconds; /* wall time of the run; for progress lines only (not in the JSON) */
+	/* With --repeat (nr_runs >= 2): runs[k * ILAB_SCN_MAX_FIGURES + i] is figure i of the run
+	 * with seed (result's seed + k), malloc'd; figures[i].value is then their mean and
+	 * stats_json the first run's. nr_runs 0 or 1: no spread, runs NULL. */
+	unsigned nr_runs;
+	double *runs;
 };
 
 /* Record a figure; returns -ENOSPC when the case already has ILAB_SCN_MAX_FIGURES. */
@@ -195,6 +208,10 @@ struct ilab_scenario_result {
 	bool quick;
 	unsigned nr_cases;               /* = scenario->nr_cases */
 	struct ilab_case_result *cases;  /* one per scenario case, same order */
+	uint64_t seed;                   /* the first run's simulator seed (1 by default) */
+	unsigned repeat;                 /* runs per case, seeds seed .. seed + repeat - 1 */
+	/* The profile the cases ran on when it is not the scenario's (--profile), else "". */
+	char profile[ILAB_SCN_PATH_MAX];
 };
 
 /* ---- workloads ------------------------------------------------------------------------------ */
@@ -261,9 +278,19 @@ const struct ilab_workload_metric *ilab_workload_metric_find(const struct ilab_w
 
 /* ---- running ------------------------------------------------------------------------------- */
 
+/* The most runs per case `--repeat` takes: a full `iommulab run` costs about 7 s of host time
+ * per seed with the flat line model and 10 s with line contention (2 shared cores), so 100
+ * seeds is 10-17 minutes; 1000 would be hours for a mean that no longer moves. */
+#define ILAB_RUN_REPEAT_MAX 100
+
 struct ilab_run_options {
 	bool quick;      /* apply the scenario's quick: parameter overrides */
 	FILE *progress;  /* a line per case ("[name 1/2] label: status"); NULL = silent */
+	uint64_t seed;   /* the simulator's seed (0 = 1) */
+	unsigned repeat; /* run each case with seeds seed .. seed + repeat - 1 (0 = 1) */
+	/* Run on this profile (name or file) instead of the scenario's; NULL = the scenario's.
+	 * The caller checks that it describes the same machine (cmd_run.c). */
+	const char *profile;
 };
 
 /* Run every case of s. Returns 0 and *out (free with ilab_scenario_result_free) even when

@@ -84,11 +84,85 @@ static const char *status_word(const struct ilab_case_result *r)
 	}
 }
 
+/* The mean of n values that is exactly v[0] when they are all equal (a plain sum / n is not:
+ * three times 0.1 over 3 is 0.10000000000000002), so a repeat of identical runs reports the
+ * figure of one run, byte for byte. */
+static double exact_mean(const double *v, unsigned n, unsigned stride)
+{
+	double d = 0;
+
+	for (unsigned k = 1; k < n; k++)
+		d += v[k * stride] - v[0];
+	return v[0] + d / n;
+}
+
+/* Fold run k (seed + k) of a case into r, the first run's result: the same figures in the same
+ * order, or the case fails naming the seed. */
+static void add_run(struct ilab_case_result *r, struct ilab_case_result *run, unsigned k,
+		    uint64_t seed)
+{
+	double *row = &r->runs[k * ILAB_SCN_MAX_FIGURES];
+	bool same = run->nr_figures == r->nr_figures;
+
+	for (unsigned i = 0; same && i < r->nr_figures; i++)
+		same = !strcmp(run->figures[i].metric, r->figures[i].metric);
+	if (run->status != ILAB_CASE_OK) {
+		r->status = run->status;
+		snprintf(r->message, sizeof(r->message), "seed %llu: %.200s",
+			 (unsigned long long)(seed + k), run->message);
+	} else if (!same) {
+		r->status = ILAB_CASE_FAILED;
+		snprintf(r->message, sizeof(r->message),
+			 "seed %llu reported other figures than seed %llu",
+			 (unsigned long long)(seed + k), (unsigned long long)seed);
+	}
+	for (unsigned i = 0; same && i < r->nr_figures; i++)
+		row[i] = run->figures[i].value;
+	r->host_seconds += run->host_seconds;
+	free(run->stats_json);
+}
+
+/* Run case k of s with seeds seed .. seed + repeat - 1 on the scenario copy rs; figures[] end
+ * up as the means, runs[] keeps every run's. */
+static void run_case_seeds(struct ilab_scenario *rs, const struct ilab_case *k, bool quick,
+			   uint64_t seed, unsigned repeat, struct ilab_case_result *r)
+{
+	rs->sim_seed = seed;
+	run_case(rs, k, quick, r);
+	if (repeat < 2 || r->status != ILAB_CASE_OK)
+		return;
+	r->runs = calloc((size_t)repeat * ILAB_SCN_MAX_FIGURES, sizeof(*r->runs));
+	if (!r->runs) {
+		r->status = ILAB_CASE_FAILED;
+		snprintf(r->message, sizeof(r->message), "out of memory");
+		return;
+	}
+	r->nr_runs = repeat;
+	for (unsigned i = 0; i < r->nr_figures; i++)
+		r->runs[i] = r->figures[i].value;
+	for (unsigned j = 1; j < repeat && r->status == ILAB_CASE_OK; j++) {
+		struct ilab_case_result run = { 0 };
+
+		rs->sim_seed = seed + j;
+		run_case(rs, k, quick, &run);
+		add_run(r, &run, j, seed);
+	}
+	if (r->status != ILAB_CASE_OK) {
+		r->nr_figures = 0;
+		return;
+	}
+	for (unsigned i = 0; i < r->nr_figures; i++)
+		r->figures[i].value = exact_mean(&r->runs[i], repeat, ILAB_SCN_MAX_FIGURES);
+}
+
 int ilab_scenario_run(const struct ilab_scenario *s, const struct ilab_run_options *o,
 		      struct ilab_scenario_result **out, char *err, size_t errlen)
 {
 	struct ilab_run_options none = { 0 };
 	struct ilab_scenario_result *res;
+	struct ilab_scenario *rs; /* what the workload sees: s with the run's seed and profile */
+	uint64_t seed;
+	unsigned repeat;
 
 	*out = NULL;
 	if (!o)
@@ -97,21 +171,36 @@ int ilab_scenario_run(const struct ilab_scenario *s, const struct ilab_run_optio
 		snprintf(err, errlen, "scenario has no runnable workload");
 		return -EINVAL;
 	}
+	if (o->profile && strlen(o->profile) >= sizeof(s->profile)) {
+		snprintf(err, errlen, "profile name too long");
+		return -EINVAL;
+	}
+	seed = o->seed ? o->seed : 1;
+	repeat = o->repeat ? o->repeat : 1;
 	res = calloc(1, sizeof(*res));
+	rs = malloc(sizeof(*rs));
 	if (res)
 		res->cases = calloc(s->nr_cases ? s->nr_cases : 1, sizeof(*res->cases));
-	if (!res || !res->cases) {
+	if (!res || !rs || !res->cases) {
 		free(res);
+		free(rs);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
+	}
+	*rs = *s; /* shares the cases and effects: not freed through rs */
+	if (o->profile) {
+		snprintf(rs->profile, sizeof(rs->profile), "%s", o->profile);
+		snprintf(res->profile, sizeof(res->profile), "%s", o->profile);
 	}
 	res->scenario = s;
 	res->quick = o->quick;
 	res->nr_cases = s->nr_cases;
+	res->seed = seed;
+	res->repeat = repeat;
 	for (unsigned i = 0; i < s->nr_cases; i++) {
 		struct ilab_case_result *r = &res->cases[i];
 
-		run_case(s, &s->cases[i], o->quick, r);
+		run_case_seeds(rs, &s->cases[i], o->quick, seed, repeat, r);
 		if (o->progress) {
 			fprintf(o->progress, "[%s %u/%u] %s: %s", s->name, i + 1, s->nr_cases,
 				s->cases[i].label, status_word(r));
@@ -122,6 +211,7 @@ int ilab_scenario_run(const struct ilab_scenario *s, const struct ilab_run_optio
 			fflush(o->progress);
 		}
 	}
+	free(rs);
 	*out = res;
 	return 0;
 }
@@ -130,8 +220,10 @@ void ilab_scenario_result_free(struct ilab_scenario_result *r)
 {
 	if (!r)
 		return;
-	for (unsigned i = 0; i < r->nr_cases; i++)
+	for (unsigned i = 0; i < r->nr_cases; i++) {
 		free(r->cases[i].stats_json);
+		free(r->cases[i].runs);
+	}
 	free(r->cases);
 	free(r);
 }

@@ -25,7 +25,7 @@ static void env_cfg(const struct ilab_scenario *s, const struct ilab_case *c,
 {
 	*cfg = (struct ilab_sim_env_cfg){
 		.profile = s->profile,
-		.seed = 1,
+		.seed = ilab_scenario_seed(s),
 		.cma_pernuma = c->mech.cma == ILAB_CMA_POLICY_PERNUMA,
 		.cma_global_node = (int)ilab_case_param(c, "global_cma_node", 0),
 		.smmu_node = smmu_node,

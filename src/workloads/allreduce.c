@@ -84,7 +84,7 @@ static int ar_up(struct ar *a, const struct ilab_allreduce_cfg *c, char *err, si
 	char msg[512];
 	struct ilab_testbed_opts to = {
 		.profile = &a->prof,
-		.seed = 1,
+		.seed = c->seed ? c->seed : 1,
 		.cma = c->cma_pernuma ? ILAB_CMA_PERNUMA : ILAB_CMA_GLOBAL,
 		.cma_global_node = 0,
 	};

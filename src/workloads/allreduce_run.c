@@ -15,6 +15,7 @@ int ilab_allreduce_run(const struct ilab_scenario *s, const struct ilab_case *c,
 {
 	struct ilab_allreduce_cfg cfg = {
 		.profile = s->profile,
+		.seed = ilab_scenario_seed(s),
 		.first_node = (unsigned)ilab_case_param(c, "first_node", 0),
 		.nr_nodes = (unsigned)ilab_case_param(c, "nr_nodes", 1),
 		.gpus_per_node = (unsigned)ilab_case_param(c, "gpus_per_node", 4),

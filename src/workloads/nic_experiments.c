@@ -3,8 +3,8 @@
  * configuration (nic.c); the figures go into the case result.
  * It is not the NIC model and does not choose any tunable constant: the NIC's rates and the
  * network stack's costs are the machine profile's (nic: section, one description for every
- * experiment on the machine), everything else comes from the case (fixed here: seed 1, and one
- * frame per buffer for nic_rx).
+ * experiment on the machine), everything else comes from the case (fixed here: one frame per
+ * buffer for nic_rx) and the run's simulator seed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@ static void env_from_case(const struct ilab_scenario *s, const struct ilab_case 
 {
 	memset(e, 0, sizeof(*e));
 	e->profile = s->profile;
-	e->seed = 1;
+	e->seed = ilab_scenario_seed(s);
 	e->nic_node = (int)ilab_case_param(c, "nic_node", 0);
 	e->cma_pernuma = c->mech.cma == ILAB_CMA_POLICY_PERNUMA;
 	e->mode = c->mech.mode == ILAB_MODE_LAZY ? ILAB_NIC_ENV_LAZY
