@@ -69,6 +69,13 @@ struct ilab_effect_comparison {
 	 * block mapping, where map_pages and per-page make the same call), so ours_change is 0
 	 * by construction and a published change is not the mechanism's. */
 	bool identical_runs;
+	/* With --repeat: ours_change of each seed's runs (each side truncated as in
+	 * ilab_compare), their min, max and sample standard deviation; ours_change itself is
+	 * from the means. within_spread: |ours_change| < change_sd, the model's change is smaller
+	 * than its run-to-run spread, so its direction is not established (never with sd 0). */
+	bool have_spread;
+	double change_min, change_max, change_sd;
+	bool within_spread;
 	enum ilab_effect_verdict verdict;
 };
 
@@ -76,6 +83,18 @@ void ilab_compare_effect(const struct ilab_scenario_result *r, const struct ilab
 			 struct ilab_effect_comparison *out);
 /* "no_data", "same", "opposite", "missing", "spurious" */
 const char *ilab_effect_verdict_name(enum ilab_effect_verdict v);
+
+/* A figure across a case's runs (--repeat). */
+struct ilab_spread {
+	unsigned n;
+	double mean, min, max, sd; /* sd: sample standard deviation (n - 1) */
+};
+
+/* The spread of figure i (index into r->figures) over r's runs; false when r has fewer than
+ * two runs (no --repeat) or is not ok. */
+bool ilab_figure_spread(const struct ilab_case_result *r, unsigned i, struct ilab_spread *out);
+/* The sample standard deviation of n values with a stride, and their mean, min and max. */
+void ilab_spread_of(const double *v, unsigned n, unsigned stride, struct ilab_spread *out);
 
 const char *ilab_case_status_name(enum ilab_case_status st); /* "ok", "not_implemented", "failed" */
 const char *ilab_verdict_name(enum ilab_verdict v);          /* "no_data", "within", "outside" */

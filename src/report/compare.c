@@ -59,6 +59,66 @@ void ilab_compare(const struct ilab_scenario *s, const struct ilab_reference *re
 	}
 }
 
+void ilab_spread_of(const double *v, unsigned n, unsigned stride, struct ilab_spread *out)
+{
+	double d = 0, ss = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	if (!n)
+		return;
+	out->min = out->max = v[0];
+	for (unsigned k = 1; k < n; k++) {
+		double x = v[k * stride];
+
+		d += x - v[0];
+		out->min = x < out->min ? x : out->min;
+		out->max = x > out->max ? x : out->max;
+	}
+	/* v[0] + mean offset: exactly v[0] when all are equal (the runner's mean does the same) */
+	out->mean = v[0] + d / n;
+	for (unsigned k = 0; k < n; k++)
+		ss += (v[k * stride] - out->mean) * (v[k * stride] - out->mean);
+	out->sd = n > 1 ? sqrt(ss / (n - 1)) : 0;
+}
+
+bool ilab_figure_spread(const struct ilab_case_result *r, unsigned i, struct ilab_spread *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!r || r->status != ILAB_CASE_OK || r->nr_runs < 2 || !r->runs || i >= r->nr_figures)
+		return false;
+	ilab_spread_of(&r->runs[i], r->nr_runs, ILAB_SCN_MAX_FIGURES, out);
+	return true;
+}
+
+/* The change of each seed's runs, from -> to, with the same truncation as the means; their
+ * spread into out. False when a side has no runs or a seed's `from` figure is 0. */
+static bool change_spread(const struct ilab_case_result *a, const struct ilab_reference *ra,
+			  const struct ilab_case_result *b, const struct ilab_reference *rb,
+			  struct ilab_spread *out)
+{
+	const struct ilab_figure *fa = ilab_case_result_find(a, ra->metric);
+	const struct ilab_figure *fb = ilab_case_result_find(b, rb->metric);
+	double ch[ILAB_RUN_REPEAT_MAX];
+	unsigned n = a->nr_runs, ia, ib;
+
+	if (!fa || !fb || n < 2 || b->nr_runs != n || !a->runs || !b->runs ||
+	    n > sizeof(ch) / sizeof(ch[0]))
+		return false;
+	ia = (unsigned)(fa - a->figures);
+	ib = (unsigned)(fb - b->figures);
+	for (unsigned k = 0; k < n; k++) {
+		double x = truncate_to(a->runs[k * ILAB_SCN_MAX_FIGURES + ia], ra->truncate);
+		double y = truncate_to(b->runs[k * ILAB_SCN_MAX_FIGURES + ib], rb->truncate);
+
+		if (x == 0)
+			return false;
+		ch[k] = y / x - 1;
+	}
+	ilab_spread_of(ch, n, 1, out);
+	return true;
+}
+
 /* -1, 0 or +1: the direction of a relative change, flat within ±ILAB_EFFECT_FLAT. */
 static int direction(double change)
 {
@@ -95,6 +155,18 @@ void ilab_compare_effect(const struct ilab_scenario_result *r, const struct ilab
 	out->have_ours = true;
 	out->ours_change = ct.ours / cf.ours - 1;
 	out->identical_runs = identical_runs(&r->cases[e->from], &r->cases[e->to]);
+	{
+		struct ilab_spread sp;
+
+		out->have_spread = change_spread(&r->cases[e->from], rf, &r->cases[e->to], rt,
+						 &sp);
+		if (out->have_spread) {
+			out->change_min = sp.min;
+			out->change_max = sp.max;
+			out->change_sd = sp.sd;
+			out->within_spread = fabs(out->ours_change) < sp.sd;
+		}
+	}
 	ds = direction(out->seed_change);
 	dours = direction(out->ours_change);
 	if (ds == dours)

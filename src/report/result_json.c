@@ -97,10 +97,16 @@ static json_t *case_json(const struct ilab_scenario *s, const struct ilab_case *
 	put(o, "message", json_string(r->message), ok);
 	for (unsigned i = 0; r->status == ILAB_CASE_OK && i < r->nr_figures; i++) {
 		json_t *f = json_object();
+		struct ilab_spread sp;
 
 		if (f) {
 			put(f, "value", num(r->figures[i].value), ok);
 			put(f, "unit", json_string(r->figures[i].unit), ok);
+		}
+		if (f && ilab_figure_spread(r, i, &sp)) { /* --repeat: value is the mean */
+			put(f, "min", num(sp.min), ok);
+			put(f, "max", num(sp.max), ok);
+			put(f, "sd", num(sp.sd), ok);
 		}
 		put(figs, r->figures[i].metric, f, ok);
 	}
@@ -146,6 +152,12 @@ static json_t *effect_json(const struct ilab_scenario *s, const struct ilab_effe
 	put(o, "ours_change", c->have_ours ? num(c->ours_change) : json_null(), ok);
 	put(o, "verdict", json_string(ilab_effect_verdict_name(c->verdict)), ok);
 	put(o, "identical_runs", json_boolean(c->identical_runs), ok);
+	if (c->have_spread) {
+		put(o, "ours_change_min", num(c->change_min), ok);
+		put(o, "ours_change_max", num(c->change_max), ok);
+		put(o, "ours_change_sd", num(c->change_sd), ok);
+		put(o, "within_spread", json_boolean(c->within_spread), ok);
+	}
 	return o;
 }
 
@@ -155,7 +167,7 @@ json_t *ilab_result_json(const struct ilab_scenario_result *r)
 	json_t *root = json_object(), *scn = json_object(), *tol = json_object(),
 	       *cases = json_array(), *sum = json_object();
 	unsigned counts[3] = { 0 }, figures = 0, within = 0, outside = 0, effects_same = 0;
-	unsigned effects_identical = 0;
+	unsigned effects_identical = 0, effects_spread = 0, effects_same_spread = 0;
 	bool ok = true;
 
 	if (!root || !scn || !tol || !cases || !sum) {
@@ -168,11 +180,23 @@ json_t *ilab_result_json(const struct ilab_scenario_result *r)
 	put(scn, "seed", json_string(s->seed), &ok);
 	put(scn, "title", json_string(s->title), &ok);
 	put(scn, "source", json_string(s->source), &ok);
-	put(scn, "profile", json_string(s->profile), &ok);
+	put(scn, "profile", json_string(r->profile[0] ? r->profile : s->profile), &ok);
+	if (r->profile[0]) /* --profile: the scenario's own is kept beside the one used */
+		put(scn, "scenario_profile", json_string(s->profile), &ok);
 	put(scn, "engine", json_string(ilab_engine_kind_name(s->engine)), &ok);
 	put(scn, "workload", json_string(s->workload ? s->workload->name : ""), &ok);
 	put(root, "scenario", scn, &ok);
 	put(root, "quick", json_boolean(r->quick), &ok);
+	/* only when not the default run (seed 1, once): its JSON stays what it always was */
+	if (r->seed > 1 || r->repeat > 1) {
+		json_t *seeds = json_object();
+
+		if (seeds) {
+			put(seeds, "first", num((double)r->seed), &ok);
+			put(seeds, "count", json_integer(r->repeat ? r->repeat : 1), &ok);
+		}
+		put(root, "seeds", seeds, &ok);
+	}
 	put(tol, "calibration", num(s->tol_calibration), &ok);
 	put(tol, "prediction", num(s->tol_prediction), &ok);
 	put(root, "tolerance", tol, &ok);
@@ -198,6 +222,8 @@ json_t *ilab_result_json(const struct ilab_scenario_result *r)
 			ilab_compare_effect(r, &s->effects[i], &ec);
 			effects_same += ec.verdict == ILAB_EFFECT_SAME;
 			effects_identical += ec.verdict != ILAB_EFFECT_SAME && ec.identical_runs;
+			effects_spread += ec.within_spread;
+			effects_same_spread += ec.within_spread && ec.verdict == ILAB_EFFECT_SAME;
 			if (json_array_append_new(effects, effect_json(s, &ec, &ok)) != 0)
 				ok = false;
 		}
@@ -216,6 +242,11 @@ json_t *ilab_result_json(const struct ilab_scenario_result *r)
 		put(sum, "effects", json_integer(s->nr_effects), &ok);
 		put(sum, "effects_same_direction", json_integer(effects_same), &ok);
 		put(sum, "effects_missed_identical_runs", json_integer(effects_identical), &ok);
+		if (r->repeat > 1) {
+			put(sum, "effects_within_spread", json_integer(effects_spread), &ok);
+			put(sum, "effects_same_direction_within_spread",
+			    json_integer(effects_same_spread), &ok);
+		}
 	}
 	put(root, "summary", sum, &ok);
 	if (!ok) {

@@ -62,8 +62,17 @@ static void fill_row(const struct ilab_scenario *s, const struct ilab_case *k,
 	ilab_report_format_number(ref->value, num, sizeof(num));
 	snprintf(row->cell[2], CELL, "%s%s %s", relation_prefix(ref->relation), num, ref->unit);
 	if (c.have_ours) {
+		const struct ilab_figure *fig = ilab_case_result_find(cr, ref->metric);
+		struct ilab_spread sp;
+
 		ilab_report_format_number(c.ours, num, sizeof(num));
 		snprintf(row->cell[3], CELL, "%s %s", num, ref->unit);
+		if (ilab_figure_spread(cr, (unsigned)(fig - cr->figures), &sp)) {
+			/* --repeat: the mean, ± the standard deviation across seeds */
+			ilab_report_format_number(sp.sd, num, sizeof(num));
+			snprintf(row->cell[3] + strlen(row->cell[3]), CELL - strlen(row->cell[3]),
+				 " ± %s", num);
+		}
 		snprintf(row->cell[4], CELL, "%.2f", c.ratio);
 	} else {
 		snprintf(row->cell[3], CELL, DASH);
@@ -118,8 +127,12 @@ static int effects_table(const struct ilab_scenario_result *r, FILE *f)
 			snprintf(cells[i][3], CELL, "%+.1f%%", c.ours_change * 100);
 		else
 			snprintf(cells[i][3], CELL, DASH);
-		snprintf(cells[i][4], CELL, "%s%s", effect_verdict_text(c.verdict),
-			 c.identical_runs && c.verdict != ILAB_EFFECT_SAME ? " (identical runs)" : "");
+		if (c.have_spread) /* --repeat: the change's spread across seeds */
+			snprintf(cells[i][3] + strlen(cells[i][3]), CELL - strlen(cells[i][3]),
+				 " ± %.1f%%", c.change_sd * 100);
+		snprintf(cells[i][4], CELL, "%s%s%s", effect_verdict_text(c.verdict),
+			 c.identical_runs && c.verdict != ILAB_EFFECT_SAME ? " (identical runs)" : "",
+			 c.within_spread ? " (within spread)" : "");
 	}
 	for (int c = 0; c < NR_ECOLS; c++) {
 		width[c] = display_width(head[c]);
@@ -174,9 +187,15 @@ int ilab_report_table(const struct ilab_scenario_result *r, FILE *f)
 	}
 
 	fprintf(f, "seed %s — %s\n", s->seed, s->title);
-	fprintf(f, "scenario %s, profile %s, engine %s, workload %s%s\n", s->name, s->profile,
-		ilab_engine_kind_name(s->engine), s->workload ? s->workload->name : "?",
-		r->quick ? " (quick)" : "");
+	fprintf(f, "scenario %s, profile %s, engine %s, workload %s%s", s->name,
+		r->profile[0] ? r->profile : s->profile, ilab_engine_kind_name(s->engine),
+		s->workload ? s->workload->name : "?", r->quick ? " (quick)" : "");
+	if (r->repeat > 1)
+		fprintf(f, ", seeds %llu-%llu (mean ± sd)", (unsigned long long)r->seed,
+			(unsigned long long)(r->seed + r->repeat - 1));
+	else if (r->seed > 1)
+		fprintf(f, ", seed %llu", (unsigned long long)r->seed);
+	fputc('\n', f);
 	for (int c = 0; c < NR_COLS; c++)
 		pad(f, head[c], width[c], c == NR_COLS - 1);
 	fputc('\n', f);
