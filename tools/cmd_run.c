@@ -14,6 +14,8 @@
 
 #include "iommulab/report.h"
 #include "iommulab/scenario.h"
+#include "iommulab/sim.h"
+#include "iommulab/topo.h"
 #include "util/atomic_file.h"
 
 #define ERRLEN 1024
@@ -73,24 +75,33 @@ static int prepare_out(const char *out)
 static void print_help(FILE *f)
 {
 	fprintf(f,
-		"usage: %s run [--out DIR] [--quick] [--json] [scenario...]\n"
+		"usage: %s run [--out DIR] [--quick] [--json] [--seed N] [--repeat N]\n"
+		"           [--profile NAME|FILE] [scenario...]\n"
 		"run the seed experiments and compare with the published figures\n"
 		"  scenario          a scenario file, a built-in name (seed000-cmdsync), its short\n"
 		"                    name (cmdsync) or a seed id (000); default: all built-in ones\n"
 		"  -o, --out DIR     write <scenario>.json and <scenario>.png there (default results)\n"
 		"  -q, --quick       reduced sizes (the scenario's quick: parameters), for tests\n"
 		"  -j, --json        print the result JSON to stdout instead of the tables\n"
+		"  --seed N          the simulator's seed, 1 to 2^53 (default 1)\n"
+		"  --repeat N        run each case with seeds S, S+1 ... (1 to %d): figures are\n"
+		"                    means, effects smaller than their spread are flagged\n"
+		"  --profile P       run every scenario on profile P (a name or a file) instead of\n"
+		"                    its own. P must describe the same machine (topology): a named\n"
+		"                    scenario of another machine is refused (exit 2); with none\n"
+		"                    named, the built-in ones of other machines are left out\n"
 		"  -h, --help        show this help\n"
 		"Built-in scenarios come from $IOMMULAB_DATADIR/scenarios, else the source tree,\n"
 		"else the install prefix. A malformed scenario: file:line:column: message, exit 2;\n"
 		"an --out that is not a writable directory: exit 2. Files are written whole or not\n"
 		"at all; a failed write: exit 1.\n",
-		CLI_PROG);
+		CLI_PROG, ILAB_RUN_REPEAT_MAX);
 }
 
 struct run_totals {
 	unsigned scenarios, cases, ok, not_implemented, failed, figures, within;
 	unsigned effects, effects_same, effects_identical;
+	unsigned effects_spread, effects_same_spread; /* --repeat: within the seeds' spread */
 };
 
 static void add_totals(struct run_totals *t, const struct ilab_scenario_result *r)
@@ -118,19 +129,21 @@ static void add_totals(struct run_totals *t, const struct ilab_scenario_result *
 		t->effects++;
 		t->effects_same += c.verdict == ILAB_EFFECT_SAME;
 		t->effects_identical += c.verdict != ILAB_EFFECT_SAME && c.identical_runs;
+		t->effects_spread += c.within_spread;
+		t->effects_same_spread += c.within_spread && c.verdict == ILAB_EFFECT_SAME;
 	}
 }
 
 /* Run one parsed scenario: table or JSON to stdout, files to out. Returns a CLI exit code. */
-static int run_one(const struct ilab_scenario *s, const char *out, bool quick, bool json,
-		   json_t *json_all, struct run_totals *tot)
+static int run_one(const struct ilab_scenario *s, const char *out,
+		   const struct ilab_run_options *ro, bool json, json_t *json_all,
+		   struct run_totals *tot)
 {
 	struct ilab_scenario_result *r;
 	char path[ILAB_SCN_PATH_MAX + 80], err[ERRLEN];
 	int ret = CLI_EXIT_OK, pr;
 
-	if (ilab_scenario_run(s, &(struct ilab_run_options){ .quick = quick, .progress = stderr },
-			      &r, err, sizeof(err)) < 0) {
+	if (ilab_scenario_run(s, ro, &r, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s run: %s: %s\n", CLI_PROG, s->name, err);
 		return CLI_EXIT_FAIL;
 	}
@@ -165,17 +178,119 @@ static int run_one(const struct ilab_scenario *s, const char *out, bool quick, b
 	return ret;
 }
 
+/* A whole decimal number in [min, max], or -1 with the one-line reason printed. */
+static int parse_count(const char *opt, const char *arg, uint64_t min, uint64_t max,
+		       uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	/* strtoull takes blanks and a sign ("-1" is 2^64 - 1): only digits are a count */
+	if (*arg < '0' || *arg > '9' || (*out = strtoull(arg, &end, 10), errno) || *end ||
+	    *out < min || *out > max) {
+		cli_usage_error("run", "%s must be a whole number from %llu to %llu, not '%s'", opt,
+				(unsigned long long)min, (unsigned long long)max, arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The machine a profile describes, as text: two profiles are of the same machine when these
+ * are equal. NULL with msg set when the profile or its topology cannot be loaded. */
+static char *machine_of(const char *profile, char *msg, size_t msglen)
+{
+	struct ilab_profile *prof = malloc(sizeof(*prof));
+	struct ilab_topo *topo = NULL;
+	char *text = NULL;
+	size_t len;
+	FILE *f;
+
+	if (!prof) {
+		snprintf(msg, msglen, "out of memory");
+		return NULL;
+	}
+	if (ilab_profile_open(profile, prof, msg, msglen) == 0 &&
+	    ilab_topo_load(prof->topology, &topo, msg, msglen) == 0) {
+		f = open_memstream(&text, &len);
+		if (f) {
+			ilab_topo_print_json(topo, f);
+			fclose(f);
+		}
+		if (!text)
+			snprintf(msg, msglen, "out of memory");
+	}
+	ilab_topo_free(topo);
+	free(prof);
+	return text;
+}
+
+/* --profile against every scenario: the published figures belong to the scenario's machine,
+ * so another machine's profile is refused before anything runs. With no scenario named
+ * (builtin), the built-in scenarios of other machines are left out instead, with a line each,
+ * and *nr shrinks. Returns a CLI exit code. */
+static int check_profile_override(const char *profile, struct ilab_scenario **scn, int *nr,
+				  bool builtin)
+{
+	char msg[ILAB_PROFILE_PATH_MAX + 256];
+	char *want = machine_of(profile, msg, sizeof(msg));
+	struct ilab_profile *prof;
+	int ret = CLI_EXIT_OK;
+
+	if (!want)
+		return cli_usage_error("run", "--profile %s: %s", profile, msg);
+	prof = malloc(sizeof(*prof));
+	if (!prof || ilab_profile_open(profile, prof, msg, sizeof(msg))) {
+		free(want);
+		free(prof);
+		return CLI_EXIT_FAIL;
+	}
+	for (int i = 0; i < *nr && ret == CLI_EXIT_OK; i++) {
+		char *have = machine_of(scn[i]->profile, msg, sizeof(msg));
+
+		if (!have) {
+			ret = cli_usage_error("run", "%s: profile %s: %s", scn[i]->name,
+					      scn[i]->profile, msg);
+		} else if (strcmp(have, want) && builtin) {
+			fprintf(stderr, "%s run: %s: not run: its machine (profile %s) is not "
+				"--profile %s's\n", CLI_PROG, scn[i]->name, scn[i]->profile, profile);
+			ilab_scenario_free(scn[i]);
+			memmove(&scn[i], &scn[i + 1], (size_t)(*nr - i - 1) * sizeof(*scn));
+			scn[--*nr] = NULL;
+			i--;
+		} else if (strcmp(have, want))
+			ret = cli_usage_error("run", "--profile %s: not the machine of %s (profile "
+					      "%s): the published figures belong to that machine",
+					      profile, scn[i]->name, scn[i]->profile);
+		else if (scn[i]->workload->check_profile &&
+			 scn[i]->workload->check_profile(prof, msg, sizeof(msg)))
+			ret = cli_usage_error("run", "--profile %s for %s: %s", profile,
+					      scn[i]->name, msg);
+		free(have);
+	}
+	if (ret == CLI_EXIT_OK && !*nr)
+		ret = cli_usage_error("run", "--profile %s: no built-in scenario is of its machine",
+				      profile);
+	free(prof);
+	free(want);
+	return ret;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "repeat", required_argument, NULL, 'R' },
+		{ "profile", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = "results";
 	bool quick = false, json = false;
+	uint64_t seed = 1, repeat = 1;
+	const char *profile = NULL;
 	struct ilab_scenario **scn = NULL;
 	struct run_totals tot = { 0 };
 	char err[ERRLEN], path[ILAB_SCN_PATH_MAX];
@@ -189,6 +304,18 @@ int cmd_run(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'q': quick = true; break;
 		case 'j': json = true; break;
+		case 'S':
+			/* 2^53: the JSON keeps seeds as exact integers */
+			if (parse_count("--seed", optarg, 1, 1ull << 53, &seed))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'R':
+			if (parse_count("--repeat", optarg, 1, ILAB_RUN_REPEAT_MAX, &repeat))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'P':
+			profile = optarg;
+			break;
 		case 'h':
 			print_help(stdout);
 			return CLI_EXIT_OK;
@@ -198,6 +325,11 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!*out)
 		return cli_usage_error("run", "--out needs a directory");
+	if (profile && !*profile)
+		return cli_usage_error("run", "--profile needs a profile name or file");
+	if (seed + repeat - 1 > 1ull << 53)
+		return cli_usage_error("run", "--seed %llu with --repeat %llu goes past 2^53",
+				       (unsigned long long)seed, (unsigned long long)repeat);
 
 	/* Which files: the arguments, or every built-in scenario. */
 	if (optind < argc) {
@@ -238,6 +370,8 @@ int cmd_run(int argc, char **argv)
 				break;
 			}
 	}
+	if (ret == CLI_EXIT_OK && profile)
+		ret = check_profile_override(profile, scn, &nr, builtin != NULL);
 	if (ret == CLI_EXIT_OK)
 		ret = prepare_out(out);
 	if (ret == CLI_EXIT_OK && json && !(json_all = json_array()))
@@ -247,7 +381,9 @@ int cmd_run(int argc, char **argv)
 	bool ready = ret == CLI_EXIT_OK;
 
 	for (int i = 0; ready && i < nr; i++) {
-		int r = run_one(scn[i], out, quick, json, json_all, &tot);
+		struct ilab_run_options ro = { .quick = quick, .progress = stderr, .seed = seed,
+					       .repeat = (unsigned)repeat, .profile = profile };
+		int r = run_one(scn[i], out, &ro, json, json_all, &tot);
 
 		if (r != CLI_EXIT_OK)
 			ret = r;
@@ -271,6 +407,12 @@ int cmd_run(int argc, char **argv)
 		if (tot.effects_identical)
 			printf(" (%u of the other %u between two identical runs)",
 			       tot.effects_identical, tot.effects - tot.effects_same);
+		/* --repeat: a change smaller than its spread across seeds shows no direction */
+		if (tot.effects && repeat > 1)
+			printf("; %u within the seeds' spread, %u of the other %u in the same "
+			       "direction", tot.effects_spread,
+			       tot.effects_same - tot.effects_same_spread,
+			       tot.effects - tot.effects_spread);
 		putchar('\n');
 	}
 	json_decref(json_all);

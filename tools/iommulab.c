@@ -16,13 +16,16 @@ static const struct cli_command commands[] = {
 	  "                    or synthetic:<hwloc synthetic description>\n"
 	  "  -j, --json        print JSON (sorted keys) instead of text\n"
 	  "  -h, --help        show this help\n" },
-	{ "run", cmd_run, "run [--out DIR] [--quick] [--json] [scenario...]",
+	{ "run", cmd_run, "run [--out DIR] [--quick] [--json] [--seed N] [--repeat N] [--profile NAME|FILE] [scenario...]",
 	  "run the seed experiments (000-004) and compare with the reference figures",
 	  "  scenario          a file, a built-in name (seed000-cmdsync), short name (cmdsync)\n"
 	  "                    or seed id (000); default: all\n"
 	  "  -o, --out DIR     results directory (default results)\n"
 	  "  -q, --quick       reduced sizes\n"
 	  "  -j, --json        print the result JSON\n"
+	  "  --seed N          simulator seed (default 1)\n"
+	  "  --repeat N        run seeds S..S+N-1 (1-100): means and their spread\n"
+	  "  --profile P       another profile of the same machine\n"
 	  "  -h, --help        show this help\n" },
 	{ "bench", cmd_bench, "bench [-t N] [-s S] [-n node] [-b bits] [-d dir] [-x ns] [-g pages] [-m single|sg] [--mode strict|lazy|passthrough] [--map-pages on|off] [--lookup refcount|direct] [--cma global|pernuma] [--fq-timer agent|unmap] [--topology X] [--smmu N|--device NAME] [--duration-ms MS] [--iterations N] [--engine native|sim] [--profile FILE|NAME] [--seed N] [--ecmdq on|off] [--json] [--breakdown]", "run the dma_map_benchmark experiment on the modelled SMMUv3, natively or simulated", "  -t threads (1)  -s seconds (20)  -n node (-1)  -b dma_bits (32)  -d dir 0|1|2 (0)\n  -x dma_trans_ns (0)  -g granule pages (1)  -m single|sg (single)\n  --mode strict|lazy|passthrough (strict)  --map-pages on|off (on)\n  --lookup refcount|direct (direct)  --cma global|pernuma (global)\n  --fq-timer agent|unmap (agent: lazy mode's 10 ms timer is a polling thread)\n  --topology X (kunpeng920)  --smmu N  --device NAME (default: the NIC on node 2)\n  --duration-ms MS (instead of -s)  --iterations N (per thread, instead of a time)\n  --engine native|sim (native; sim: simulated CPUs, virtual time, -s is simulated s)\n  --profile FILE|NAME (sim: the topology's profile)  --seed N (1)\n  --ecmdq on|off (none: no ECMDQs; on|off: one per CPU, used by the driver or not)\n  --breakdown (sim: where the simulated time went, by function, and the hottest\n  cache lines; docs/breakdown.md)  --json  -h, --help\n" },
 	{ "help", cmd_help, "help [command]", "show help for iommulab or one command", "" },

@@ -159,5 +159,61 @@ for run in runs:
 PY
 fi
 
+# --seed 1 is the default run, byte for byte (the results regression test holds it to HEAD).
+"$BIN" run --quick --json --seed 1 --out "$TMP/s1" 000 003 >"$TMP/s1.json" 2>/dev/null
+cmp -s "$TMP/det1.json" "$TMP/s1.json" || bad "run --seed 1: the JSON differs from no --seed"
+
+# --repeat 3 on the flat profile: every run the same, so the same figures and a spread of 0.
+"$BIN" run --quick --json --repeat 3 --out "$TMP/r3" 000 003 >"$TMP/r3.json" 2>/dev/null ||
+	bad "run --repeat 3: failed"
+# --repeat 3 with line contention (seed 001, quick: three cases): the seeds order the
+# same-instant requests differently, so some figure has a spread.
+"$BIN" run --quick --json --repeat 3 --profile kunpeng920-contention --out "$TMP/c3" 001 \
+	>"$TMP/c3.json" 2>"$TMP/err" || bad "run --repeat 3 --profile kunpeng920-contention: failed"
+if have python3 "run --repeat's spread"; then
+	python3 - "$TMP/det1.json" "$TMP/r3.json" "$TMP/c3.json" <<'PY' || bad "run --repeat: wrong spread"
+import json, sys
+one, rep, cont = (json.load(open(p)) for p in sys.argv[1:])
+NEW = {"min", "max", "sd", "seeds", "ours_change_min", "ours_change_max", "ours_change_sd",
+       "within_spread", "effects_within_spread", "effects_same_direction_within_spread"}
+def strip(x):
+    if isinstance(x, dict):
+        return {k: strip(v) for k, v in x.items() if k not in NEW}
+    return [strip(v) for v in x] if isinstance(x, list) else x
+assert strip(one) == strip(rep), "flat --repeat 3 changed a figure"
+for run in rep:
+    assert run["seeds"] == {"first": 1, "count": 3}, run["seeds"]
+    for case in run["cases"]:
+        for m, f in case["figures"].items():
+            assert f["sd"] == 0 and f["min"] == f["max"] == f["value"], (case["label"], m, f)
+    for e in run.get("effects", []):
+        assert e["ours_change_sd"] == 0 and e["within_spread"] is False, e
+assert cont["scenario"]["profile"] == "kunpeng920-contention", cont["scenario"]
+assert cont["scenario"]["scenario_profile"] == "kunpeng920", cont["scenario"]
+sds = [f["sd"] for c in cont["cases"] for f in c["figures"].values()]
+assert max(sds) > 0, sds
+for c in cont["cases"]:
+    for f in c["figures"].values():
+        assert f["min"] <= f["value"] <= f["max"], f
+for e in cont["effects"]:
+    assert {"ours_change_min", "ours_change_max", "ours_change_sd", "within_spread"} <= set(e), e
+assert "effects_within_spread" in cont["summary"], cont["summary"]
+PY
+fi
+
+# --profile of another machine: refused before anything runs; bad counts and seeds too.
+"$BIN" run --quick --profile a100-2node --out "$TMP/other" 000 >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ $rc -eq 2 ] || bad "run --profile a100-2node 000: exit $rc, want 2"
+grep -q 'not the machine of seed000-cmdsync' "$TMP/err" ||
+	bad "run --profile a100-2node 000: '$(head -1 "$TMP/err")'"
+grep -q '^\[seed000' "$TMP/err" && bad "run --profile a100-2node 000: ran anyway"
+for args in "--repeat 0" "--repeat 1000" "--repeat x" "--seed -1" "--seed 0" "--seed 1x" \
+	"--profile nosuch" "--seed 9007199254740992 --repeat 2"; do
+	# shellcheck disable=SC2086
+	"$BIN" run --quick $args --out "$TMP/badv" 000 >/dev/null 2>"$TMP/err"; rc=$?
+	[ $rc -eq 2 ] || bad "run $args: exit $rc, want 2"
+	[ "$(grep -vc '^Try ' "$TMP/err")" -eq 1 ] || bad "run $args: not one line: $(cat "$TMP/err")"
+done
+
 [ $fail -eq 0 ] && echo "cli/run: all checks passed"
 exit $fail
