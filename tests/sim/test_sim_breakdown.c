@@ -25,100 +25,14 @@
 #include <iommulab/testbed.h>
 #include <iommulab/topo.h>
 
+#include "support/sim_bench_run.h"
+
 #define PROFILE ILAB_TESTDATA "/../../profiles/kunpeng920.yaml"
 
-struct run {
-	struct ilab_profile prof;
-	struct ilab_testbed tb;
-	struct ilab_iommu *iommu;
-	struct ilab_map_bench_result res;
-	struct ilab_smmu_drv_stats drv;
-	json_t *sim; /* ilab_sim_json after the run */
-	json_t *b;   /* its "breakdown" */
-};
-
-/* The run set up and not yet torn down: a failed assertion leaves it to the teardown, so that
- * the next test can set up its own platform. */
-static struct run *live;
-
-/* kunpeng920, only the NIC's SMMU, the NIC in a strict DMA domain; run the benchmark, with
- * the breakdown on or off. */
-static void run_bench_as(struct run *r, unsigned threads, uint64_t iterations, uint64_t warmup,
-			 bool breakdown)
+static void run_bench(struct sim_bench_run *r, unsigned threads, uint64_t iterations,
+		      uint64_t warmup)
 {
-	struct ilab_testbed_opts to = { .profile = &r->prof, .seed = 1 };
-	const struct ilab_device *td = NULL;
-	struct ilab_map_bench_cfg cfg;
-	struct ilab_dma_options dopts;
-	struct ilab_dev *nic;
-	char err[512];
-
-	memset(r, 0, sizeof(*r));
-	live = r;
-	if (ilab_profile_load(PROFILE, &r->prof, err, sizeof(err)))
-		fail_msg("profile: %s", err);
-	if (ilab_testbed_load_topology(&r->tb, &to, err, sizeof(err)))
-		fail_msg("%s", err);
-	for (unsigned i = 0; i < ilab_topo_nr_devices(r->tb.topo); i++) {
-		const struct ilab_device *d = ilab_topo_device(r->tb.topo, i);
-
-		if (d->kind == ILAB_DEV_NIC && d->node == 2)
-			td = d;
-	}
-	assert_non_null(td);
-	to.smmu_mask = 1ull << td->smmu;
-	if (ilab_testbed_up(&r->tb, &to, err, sizeof(err)))
-		fail_msg("%s", err);
-	if (breakdown)
-		ilab_sim_breakdown_enable(r->tb.sim);
-	r->iommu = ilab_board_iommu(r->tb.board, td->smmu);
-	nic = ilab_testbed_dev(&r->tb, td->name);
-	assert_non_null(nic);
-	nic->pci = true;
-	assert_int_equal(ilab_iommu_probe_device(nic, ILAB_DOMAIN_DMA), 0);
-	ilab_dma_options_default(&dopts);
-	assert_int_equal(ilab_dma_configure(nic, &dopts), 0);
-
-	ilab_map_bench_cfg_default(&cfg);
-	cfg.threads = threads;
-	cfg.node = -1;
-	cfg.iterations = iterations;
-	cfg.warmup = warmup;
-	/* the driver's counters from here on: set-up issued commands from outside the threads */
-	ilab_smmu_drv_clear_stats(r->iommu);
-	if (ilab_map_bench_run(nic, ilab_board_mem(r->tb.board), &cfg, &r->res, err, sizeof(err)))
-		fail_msg("bench: %s", err);
-	assert_int_equal(r->res.loops, threads * iterations);
-	assert_int_equal(ilab_smmu_drv_get_stats(r->iommu, &r->drv), 0);
-	r->sim = ilab_sim_json(r->tb.sim);
-	assert_non_null(r->sim);
-	r->b = json_object_get(r->sim, "breakdown");
-	if (breakdown)
-		assert_non_null(r->b);
-	else
-		assert_null(r->b);
-	ilab_iommu_release_device(nic);
-}
-
-static void run_bench(struct run *r, unsigned threads, uint64_t iterations, uint64_t warmup)
-{
-	run_bench_as(r, threads, iterations, warmup, true);
-}
-
-static void run_done(struct run *r)
-{
-	json_decref(r->sim);
-	r->sim = NULL;
-	ilab_testbed_down(&r->tb);
-	live = NULL;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	if (live)
-		run_done(live);
-	return 0;
+	sim_bench_run_up(r, PROFILE, threads, iterations, warmup, true);
 }
 
 static uint64_t u64(const json_t *o, const char *k)
@@ -165,7 +79,7 @@ static uint64_t check_node(const json_t *node, const char *name)
 static void test_self_times_sum_to_the_measured_latency(void **state)
 {
 	enum { THREADS = 8, ITERS = 40, WARMUP = 4 };
-	static struct run r; /* static: the teardown may need it after a failure */
+	static struct sim_bench_run r; /* static: the teardown may need it after a failure */
 	const json_t *fns;
 	uint64_t measured_self = 0, all_self = 0;
 	double measured;
@@ -196,12 +110,12 @@ static void test_self_times_sum_to_the_measured_latency(void **state)
 	assert_true(fabs((double)measured_self - measured) <= 1e-9 * measured);
 	assert_int_equal(u64(r.b, "unbalanced"), 0);
 	assert_int_equal(u64(r.b, "lost"), 0);
-	run_done(&r);
+	sim_bench_run_down(&r);
 }
 
 static void test_the_tree_has_the_dma_paths_parents(void **state)
 {
-	static struct run r; /* static: the teardown may need it after a failure */
+	static struct sim_bench_run r; /* static: the teardown may need it after a failure */
 	const json_t *fns, *map, *unmap, *issue;
 
 	(void)state;
@@ -227,12 +141,12 @@ static void test_the_tree_has_the_dma_paths_parents(void **state)
 	assert_null(json_object_get(fns, "issue_cmdlist"));
 	assert_int_equal(json_object_size(fns), 3);
 	fn(fns, "other");
-	run_done(&r);
+	sim_bench_run_down(&r);
 }
 
 static void test_attempts_per_claim_are_counted(void **state)
 {
-	static struct run r; /* static: the teardown may need it after a failure */
+	static struct sim_bench_run r; /* static: the teardown may need it after a failure */
 	uint64_t claims, attempts;
 
 	(void)state;
@@ -245,21 +159,21 @@ static void test_attempts_per_claim_are_counted(void **state)
 	assert_true(attempts >= claims); /* attempts per claim >= 1 */
 	/* every attempt beyond the first of a claim is a cmpxchg the driver saw fail */
 	assert_int_equal(attempts - claims, r.drv.cmpxchg_retries);
-	run_done(&r);
+	sim_bench_run_down(&r);
 }
 
 /* Attribution reads clocks and moves none: with the breakdown on, every simulated figure and
  * statistic is what it is with it off. */
 static void test_the_breakdown_charges_no_simulated_time(void **state)
 {
-	static struct run on, off;
+	static struct sim_bench_run on, off;
 	char *a, *b;
 
 	(void)state;
-	run_bench_as(&off, 16, 20, 2, false);
+	sim_bench_run_up(&off, PROFILE, 16, 20, 2, false);
 	a = json_dumps(off.sim, JSON_SORT_KEYS | JSON_COMPACT);
-	run_done(&off);
-	run_bench_as(&on, 16, 20, 2, true);
+	sim_bench_run_down(&off);
+	sim_bench_run_up(&on, PROFILE, 16, 20, 2, true);
 	json_object_del(on.sim, "breakdown");
 	b = json_dumps(on.sim, JSON_SORT_KEYS | JSON_COMPACT);
 	assert_non_null(a);
@@ -270,16 +184,16 @@ static void test_the_breakdown_charges_no_simulated_time(void **state)
 	assert_string_equal(a, b);
 	free(a);
 	free(b);
-	run_done(&on);
+	sim_bench_run_down(&on);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_self_times_sum_to_the_measured_latency, teardown),
-		cmocka_unit_test_teardown(test_the_tree_has_the_dma_paths_parents, teardown),
-		cmocka_unit_test_teardown(test_attempts_per_claim_are_counted, teardown),
-		cmocka_unit_test_teardown(test_the_breakdown_charges_no_simulated_time, teardown),
+		cmocka_unit_test_teardown(test_self_times_sum_to_the_measured_latency, sim_bench_run_teardown),
+		cmocka_unit_test_teardown(test_the_tree_has_the_dma_paths_parents, sim_bench_run_teardown),
+		cmocka_unit_test_teardown(test_attempts_per_claim_are_counted, sim_bench_run_teardown),
+		cmocka_unit_test_teardown(test_the_breakdown_charges_no_simulated_time, sim_bench_run_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
