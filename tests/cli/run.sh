@@ -181,9 +181,16 @@ cmp -s "$TMP/det1.json" "$TMP/s1.json" || bad "run --seed 1: the JSON differs fr
 "$BIN" run --quick --json --repeat 3 --out "$TMP/r3" 000 003 >"$TMP/r3.json" 2>/dev/null ||
 	bad "run --repeat 3: failed"
 # --repeat 3 with line contention (seed 001, quick: three cases): the seeds order the
-# same-instant requests differently, so some figure has a spread.
-"$BIN" run --quick --json --repeat 3 --profile kunpeng920-contention --out "$TMP/c3" 001 \
-	>"$TMP/c3.json" 2>"$TMP/err" || bad "run --repeat 3 --profile kunpeng920-contention: failed"
+# same-instant requests differently, so some figure has a spread. Not in a sanitizer build: its
+# ucontext fibers make the home model's many hand-overs ~200x slower (2 s become 10 min); the
+# plain build of the same CI run makes this check.
+echo '{}' >"$TMP/c3.json"
+if ldd "$BIN" 2>/dev/null | grep -q 'lib[at]san'; then
+	echo "NOTE: sanitizer build: run --repeat 3 --profile kunpeng920-contention left to the plain build"
+else
+	"$BIN" run --quick --json --repeat 3 --profile kunpeng920-contention --out "$TMP/c3" 001 \
+		>"$TMP/c3.json" 2>"$TMP/err" || bad "run --repeat 3 --profile kunpeng920-contention: failed"
+fi
 if have python3 "run --repeat's spread"; then
 	python3 - "$TMP/det1.json" "$TMP/r3.json" "$TMP/c3.json" <<'PY' || bad "run --repeat: wrong spread"
 import json, sys
@@ -202,6 +209,8 @@ for run in rep:
             assert f["sd"] == 0 and f["min"] == f["max"] == f["value"], (case["label"], m, f)
     for e in run.get("effects", []):
         assert e["ours_change_sd"] == 0 and e["within_spread"] is False, e
+if not cont:
+    sys.exit(0)  # not run in a sanitizer build (above)
 assert cont["scenario"]["profile"] == "kunpeng920-contention", cont["scenario"]
 assert cont["scenario"]["scenario_profile"] == "kunpeng920", cont["scenario"]
 sds = [f["sd"] for c in cont["cases"] for f in c["figures"].values()]
