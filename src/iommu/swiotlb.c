@@ -102,7 +102,7 @@ struct ilab_swiotlb *ilab_swiotlb_get(struct ilab_mem *mem)
 	}
 	if (low->owner)
 		return low->release == pool_free ? low->owner : NULL;
-	p = calloc(1, sizeof(*p));
+	p = plat_zalloc(sizeof(*p));
 	if (!p)
 		goto nomem;
 	p->mem = mem;
@@ -110,13 +110,12 @@ struct ilab_swiotlb *ilab_swiotlb_get(struct ilab_mem *mem)
 	p->nslabs = low->bytes >> ILAB_IO_TLB_SHIFT; /* whole segments: bytes is 2 MiB-aligned */
 	p->nareas = pick_nareas(p->nslabs);
 	p->area_nslabs = (unsigned)(p->nslabs / p->nareas);
-	p->slots = calloc(p->nslabs, sizeof(*p->slots));
-	p->areas = aligned_alloc(PLAT_CACHELINE, p->nareas * sizeof(*p->areas));
+	p->slots = plat_zalloc_array(p->nslabs, sizeof(*p->slots));
+	p->areas = plat_zalloc_array(p->nareas, sizeof(*p->areas)); /* their spinlocks: tracked */
 	if (!p->slots || !p->areas) {
 		pool_free(p);
 		goto nomem;
 	}
-	memset(p->areas, 0, p->nareas * sizeof(*p->areas)); /* a zeroed spinlock is unlocked */
 	for (uint64_t i = 0; i < p->nslabs; i++) {
 		p->slots[i].orig = ILAB_PA_INVALID;
 		p->slots[i].list = ILAB_IO_TLB_SEGSIZE - (unsigned)(i % ILAB_IO_TLB_SEGSIZE);
