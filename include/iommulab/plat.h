@@ -337,6 +337,14 @@ static inline void plat_track(const void *addr, const char *name)
 		plat__acc(w, PLAT_ACC_RMW);                                                   \
 		return atomic_fetch_and_explicit(&w->v, v, memory_order_acq_rel);            \
 	}                                                                                     \
+	/* Clear bits with a store-release. Linux releases a queued spinlock by storing its  \
+	 * locked byte (smp_store_release), a store; here the queue's tail shares the word, \
+	 * so the host clears the bit atomically while the simulator charges the store. */  \
+	static inline void plat_release_and##bits(plat_word##bits *w, uint##bits##_t v)      \
+	{                                                                                     \
+		plat__acc(w, PLAT_ACC_WRITE);                                                 \
+		atomic_fetch_and_explicit(&w->v, v, memory_order_release);                   \
+	}                                                                                     \
 	static inline uint##bits##_t plat_xchg##bits(plat_word##bits *w, uint##bits##_t v)    \
 	{                                                                                     \
 		plat__acc(w, PLAT_ACC_RMW);                                                   \

@@ -114,7 +114,9 @@ void plat_spin_lock(plat_spinlock *l)
 	plat_scope_leave();
 }
 
+/* Linux stores the locked byte; the tail beside it in this word must survive, hence the
+ * atomic clear, charged as the store it is in Linux (plat_release_and64). */
 void plat_spin_unlock(plat_spinlock *l)
 {
-	plat_fetch_and64(&l->word, ~LOCKED);
+	plat_release_and64(&l->word, ~LOCKED);
 }
