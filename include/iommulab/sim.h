@@ -103,11 +103,13 @@ struct ilab_profile {
 	/* cache.atomics (HOME only): where an atomic RMW executes. LSE_NEAR (default): in the
 	 * requester's L1 after it obtained the line unique; LSE_FAR: at the line's home, the
 	 * line is not moved; LLSC: load-exclusive + store-exclusive, which fails when another
-	 * write to the line was served in between. */
+	 * write to the line was served in between; LSE_UNIQUE_NEAR: near when the requester
+	 * already holds the line unique (its own, uncontended lines), far otherwise. */
 	int cache_atomics;
 #define ILAB_ATOMICS_LSE_NEAR 0
 #define ILAB_ATOMICS_LSE_FAR 1
 #define ILAB_ATOMICS_LLSC 2
+#define ILAB_ATOMICS_LSE_UNIQUE_NEAR 3
 	/* cache.home_occupancy_ns (HOME only): how long the home serves one request to a line
 	 * before it takes the next one to that line */
 	uint64_t home_occupancy_ns;

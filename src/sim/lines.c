@@ -393,6 +393,7 @@ static bool home_hit(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l
 		return false;
 	if (kind == PLAT_ACC_RMW && s->prof.cache_atomics == ILAB_ATOMICS_LSE_FAR)
 		return false; /* executes at the home whatever the requester holds */
+	/* LSE_UNIQUE_NEAR: the owner holds the line unique, so its atomic executes in its L1 */
 	st->hits++;
 	l->acquisitions++;
 	l->agent_snap = -1;
@@ -433,12 +434,15 @@ static uint64_t home_serve(struct ilab_sim *s, struct sim_fiber *f, struct sim_l
 		sharer_set(l, slot);
 		l->nr_sharers++;
 		l->sharer_nodes |= 1ull << n;
-		l->owner = -1;
+		/* no other copy: granted unique (MESI's Exclusive), so a later write or atomic of
+		 * this requester is a hit; with other copies the line is shared */
+		l->owner = l->nr_sharers == 1 ? (int)slot : -1;
 		if (l->src_node < 0)
 			l->src_node = (int)n;
 		done = serve + occ + sat_sub(c, hop);
 		l->home_free = serve + occ;
-	} else if (kind == PLAT_ACC_RMW && s->prof.cache_atomics == ILAB_ATOMICS_LSE_FAR) {
+	} else if (kind == PLAT_ACC_RMW && (s->prof.cache_atomics == ILAB_ATOMICS_LSE_FAR ||
+					     s->prof.cache_atomics == ILAB_ATOMICS_LSE_UNIQUE_NEAR)) {
 		/* every copy is recalled to the home (a dirty one written back), the ALU there
 		 * executes, the old value goes back to the requester; nobody holds the line after */
 		st->rmws++;

@@ -213,12 +213,12 @@ static int parse_contention(struct pctx *c, const yaml_node_t *v, const char *ke
 	return parse_word(c, v, key, dst, w, 2, "flat or home");
 }
 
-/* cache.atomics: lse_near | lse_far | llsc (ILAB_ATOMICS_*, in that order) */
+/* cache.atomics: lse_near | lse_far | llsc | lse_unique_near (ILAB_ATOMICS_*, in that order) */
 static int parse_atomics(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
-	static const char *const w[] = { "lse_near", "lse_far", "llsc" };
+	static const char *const w[] = { "lse_near", "lse_far", "llsc", "lse_unique_near" };
 
-	return parse_word(c, v, key, dst, w, 3, "lse_far, lse_near or llsc");
+	return parse_word(c, v, key, dst, w, 4, "lse_far, lse_near, lse_unique_near or llsc");
 }
 
 static int parse_cache(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)

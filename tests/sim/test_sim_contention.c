@@ -78,6 +78,8 @@ static void profile_keys_parse_and_refuse(void **state)
 		  ILAB_CONTENTION_HOME, ILAB_ATOMICS_LSE_FAR },
 		{ ", contention: home, home_occupancy_ns: 10, atomics: llsc", 0,
 		  ILAB_CONTENTION_HOME, ILAB_ATOMICS_LLSC },
+		{ ", contention: home, home_occupancy_ns: 10, atomics: lse_unique_near", 0,
+		  ILAB_CONTENTION_HOME, ILAB_ATOMICS_LSE_UNIQUE_NEAR },
 		{ ", contention: home", -EINVAL, 0, 0 },      /* no occupancy */
 		{ ", contention: queue", -EINVAL, 0, 0 },     /* unknown word */
 		{ ", atomics: far", -EINVAL, 0, 0 },
@@ -103,7 +105,7 @@ static void profile_keys_parse_and_refuse(void **state)
 	}
 	/* the shipped contention profile says what the docs say it says */
 	assert_int_equal(HOME.cache_contention, ILAB_CONTENTION_HOME);
-	assert_int_equal(HOME.cache_atomics, ILAB_ATOMICS_LSE_FAR);
+	assert_int_equal(HOME.cache_atomics, ILAB_ATOMICS_LSE_UNIQUE_NEAR);
 	assert_true(HOME.home_occupancy_ns > 0);
 	assert_int_equal(FLAT.cache_contention, ILAB_CONTENTION_FLAT);
 }
@@ -278,10 +280,10 @@ static void attempts_per_claim_grow_with_contenders(void **state)
 static void every_atomic_flavour_keeps_claims_exact(void **state)
 {
 	static const int flavours[] = { ILAB_ATOMICS_LSE_NEAR, ILAB_ATOMICS_LSE_FAR,
-					ILAB_ATOMICS_LLSC };
+					ILAB_ATOMICS_LLSC, ILAB_ATOMICS_LSE_UNIQUE_NEAR };
 
 	(void)state;
-	for (unsigned i = 0; i < 3; i++) {
+	for (unsigned i = 0; i < sizeof(flavours) / sizeof(flavours[0]); i++) {
 		struct ilab_profile p = HOME;
 		char *json = NULL;
 		json_t *j, *cpus;
@@ -303,6 +305,85 @@ static void every_atomic_flavour_keeps_claims_exact(void **state)
 		json_decref(j);
 		free(json);
 	}
+}
+
+/* ---- (d) where an atomic executes: a CPU's own line, a shared one, and its spinlock ---------- */
+
+#define OTHER_READS_AT 20000 /* ns: CPU 2 reads the word, so CPU 1 no longer holds it alone */
+#define AGAIN_AT 40000
+
+struct private_line {
+	_Alignas(PLAT_CACHELINE) plat_word64 w; /* lines of their own: the set-up context */
+	_Alignas(PLAT_CACHELINE) plat_spinlock lock; /* initialises the lock */
+	uint64_t rmw_own, lock_again, rmw_shared;
+};
+
+static void private_fn(unsigned idx, void *arg)
+{
+	struct private_line *p = arg;
+	uint64_t t;
+
+	if (idx == 1) {
+		plat_delay_ns(OTHER_READS_AT);
+		(void)plat_load64(&p->w);
+		return;
+	}
+	(void)plat_load64(&p->w); /* a miss nobody else holds: granted unique */
+	t = plat_now_ns();
+	plat_fetch_add64(&p->w, 1);
+	p->rmw_own = plat_now_ns() - t;
+	/* Linux releases a spinlock with a store, so its holder keeps the line unique */
+	plat_spin_lock(&p->lock);
+	plat_spin_unlock(&p->lock);
+	t = plat_now_ns();
+	plat_spin_lock(&p->lock);
+	p->lock_again = plat_now_ns() - t;
+	plat_spin_unlock(&p->lock);
+	plat_delay_ns(AGAIN_AT - plat_now_ns());
+	t = plat_now_ns();
+	plat_fetch_add64(&p->w, 1);
+	p->rmw_shared = plat_now_ns() - t;
+}
+
+static struct private_line run_private(int atomics)
+{
+	struct ilab_profile prof = HOME;
+	struct private_line p = { 0 };
+	struct ilab_sim *s;
+	int cpus[2] = { 1, 2 }; /* one node, the line's home */
+
+	prof.cache_atomics = atomics;
+	s = mk_sim(&prof, 1);
+	assert_non_null(s);
+	plat_spin_init(&p.lock, "test.lock");
+	assert_int_equal(ilab_sim_run_threads(2, cpus, private_fn, &p), 0);
+	assert_int_equal(p.w.v, 2);
+	plat_sim = NULL;
+	ilab_sim_destroy(s);
+	return p;
+}
+
+static void atomics_near_on_own_lines_far_on_shared(void **state)
+{
+	struct private_line un = run_private(ILAB_ATOMICS_LSE_UNIQUE_NEAR);
+	struct private_line far = run_private(ILAB_ATOMICS_LSE_FAR);
+	uint64_t near_ns = HOME.atomic_local_ns;
+
+	(void)state;
+	print_message("lse_unique_near: own %lu, lock again %lu, shared %lu; lse_far: own %lu, "
+		      "lock again %lu, shared %lu ns\n", (unsigned long)un.rmw_own,
+		      (unsigned long)un.lock_again, (unsigned long)un.rmw_shared,
+		      (unsigned long)far.rmw_own, (unsigned long)far.lock_again,
+		      (unsigned long)far.rmw_shared);
+	/* its own line: executed in its L1 */
+	assert_int_equal(un.rmw_own, near_ns);
+	assert_int_equal(un.lock_again, near_ns);
+	/* another CPU holds a copy: sent to the home, which answers after its occupancy */
+	assert_true(un.rmw_shared >= near_ns + HOME.home_occupancy_ns);
+	assert_int_equal(un.rmw_shared, far.rmw_shared);
+	/* lse_far: at the home whatever the requester holds */
+	assert_true(far.rmw_own > near_ns + HOME.home_occupancy_ns);
+	assert_true(far.lock_again > near_ns + HOME.home_occupancy_ns);
 }
 
 /* (c) one seed twice: byte-identical JSON; two seeds: different results. */
@@ -345,6 +426,7 @@ int main(void)
 		cmocka_unit_test(seed_orders_equal_arrivals),
 		cmocka_unit_test(attempts_per_claim_grow_with_contenders),
 		cmocka_unit_test(every_atomic_flavour_keeps_claims_exact),
+		cmocka_unit_test(atomics_near_on_own_lines_far_on_shared),
 		cmocka_unit_test(one_seed_repeats_two_seeds_differ),
 	};
 
