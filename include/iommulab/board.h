@@ -40,6 +40,8 @@ struct ilab_board_opts {
 	uint64_t smmu_sync_ns;      /* extra per CMD_SYNC, before its completion is signalled */
 	uint64_t smmu_tlbi_sync_ns; /* least wait of a CMD_SYNC with TLBIs since the previous one */
 	uint64_t smmu_tlbi_ns;      /* each TLBI in the invalidation engine (0: none, see sim.h) */
+	uint64_t smmu_tlbi_scan_ns; /* a TLBI by ASID/VMID/all or range there; 0 = smmu_tlbi_ns */
+	uint64_t smmu_tlbi_entry_ns;/* + each TLB or walk-cache entry a TLBI invalidated */
 	uint64_t smmu_tlb_lookup_ns;/* each page translated for device DMA */
 	unsigned smmu_cmd_readahead; /* entries one command-queue read fetches (up to PROD); 0 = 64 */
 	bool smmu_sync_all_queues;  /* a CMD_SYNC waits for every queue's TLBIs, not its own's */

@@ -129,6 +129,10 @@ struct ilab_profile {
 	uint64_t smmu_tlbi_ns;       /* one TLBI executed by the invalidation engine, pipelined
 				      * behind the command processor; optional: 0 = executed
 				      * in command_ns like any command */
+	uint64_t smmu_tlbi_scan_ns;  /* a TLBI that scans every TLB and walk-cache entry (by
+				      * ASID, VMID, all; a range with RIL) in the engine, instead
+				      * of tlbi_ns; optional (at least 1): 0 = tlbi_ns */
+	uint64_t smmu_tlbi_entry_ns; /* + each entry a TLBI invalidated; optional, 0 */
 	uint64_t smmu_tlb_lookup_ns; /* one TLB / walk-cache lookup */
 	/* The machine's SMMUs implement range invalidation (IDR3.RIL, SMMUv3.2):
 	 * smmu.range_invalidation; -1 when the profile does not say (the model's default). */

@@ -201,6 +201,10 @@ struct smmu_host_ops {
      * SMMU_CMDQ, 1 + n = ECMDQ n), its entry read, before any of its effects. Called right
      * after the "cmd" trace point, which does not say the queue. */
     void (*cmd_exec)(void *ctx, unsigned queue, uint64_t d0, uint64_t d1);
+    /* Optional: that command has executed without error, before CONS moves past it.
+     * `dropped` is the number of TLB and walk-cache entries it invalidated (0 for a command
+     * that is not a TLBI), so a host can charge for the entries a TLBI touched. */
+    void (*cmd_done)(void *ctx, unsigned queue, uint64_t d0, uint64_t d1, uint32_t dropped);
 };
 
 /* ---- Lifecycle ----------------------------------------------------------------------------- */

@@ -9,7 +9,8 @@
  * (ilab_sim_mem_access: from where each line's copies are), each command costs
  * smmu_command_ns (+ smmu_sync_ns for a CMD_SYNC) charged when the model starts executing it
  * (its entry read ahead with the published ones after it, in every queue: cmd_fetch_len),
- * TLBIs go on to one invalidation engine per SMMU (smmu_tlbi_ns each) that a later CMD_SYNC
+ * TLBIs go on to one invalidation engine per SMMU (smmu_tlbi_ns by address, smmu_tlbi_scan_ns
+ * by ASID/VMID/all or range, + smmu_tlbi_entry_ns per entry dropped) that a later CMD_SYNC
  * of the same queue waits for, and the board records the SMMU's CMD_SYNC latency (PROD write that published it -> its
  * completion) and command-queue occupancy as simulator distributions.
  */
@@ -242,6 +243,31 @@ static uint64_t published_at(struct board_sim_track *tr, uint64_t seq)
 	return tr->count ? tr->marks[tr->head].t : plat_now_ns();
 }
 
+/* Does this TLBI make the engine look at every entry? By VA or IPA (TLBI_NH_VA, NH_VAA,
+ * EL2_VA, EL2_VAA, S2_IPA) it looks up the set(s) the address indexes; by ASID, VMID or
+ * everything (NH_ALL, NH_ASID, EL2_ALL, EL2_ASID, S12_VMALL, NSNH_ALL) no index exists and it
+ * reads every TLB and walk-cache entry. The range form of an address TLBI (RIL: TG != 0 with
+ * NUM or SCALE, IHI 0070 §4.4.1.1) covers more than one granule: one set per page would be
+ * NUM+1 << SCALE lookups, and an implementation scans instead, once per command. A range of
+ * one granule (NUM = SCALE = 0, TTL set) is one lookup, like a plain VA. */
+static bool tlbi_scans(const struct ilab_board *b, uint64_t d0, uint64_t d1)
+{
+	unsigned op = (unsigned)(d0 & 0xff);
+	unsigned tg = (unsigned)((d1 >> 10) & 3);
+	bool num_or_scale = (d0 >> 12) & 0x1f || (d0 >> 20) & 0x1f;
+
+	switch (op) {
+	case 0x12: /* TLBI_NH_VA */
+	case 0x13: /* TLBI_NH_VAA */
+	case 0x22: /* TLBI_EL2_VA */
+	case 0x23: /* TLBI_EL2_VAA */
+	case 0x2a: /* TLBI_S2_IPA */
+		return b->ril && tg && num_or_scale;
+	default:
+		return true;
+	}
+}
+
 /* A TLBI the command processor has dispatched from queue q. With smmu_tlbi_ns the
  * invalidation itself is done by an engine behind the command processor (the TLB and
  * walk-cache scan; on a distributed SMMU, the TBUs), one TLBI after another in arrival order,
@@ -250,17 +276,23 @@ static uint64_t published_at(struct board_sim_track *tr, uint64_t seq)
  * other queues that arrived earlier delay this one's completion. Without it the TLBI cost its
  * command_ns. Only the timing is deferred: the model drops the cached entries at dispatch,
  * which the architecture allows (an invalidation may take effect at any time before the
- * CMD_SYNC that follows it completes). */
+ * CMD_SYNC that follows it completes). Its time there depends on its scope and on what it
+ * found: smmu_tlbi_ns for a lookup by address, smmu_tlbi_scan_ns for a scan of every entry
+ * (tlbi_scans), plus smmu_tlbi_entry_ns for each of the `dropped` entries the model
+ * invalidated (each cleared entry is a write of its set). */
 static void invalidation_engine_take(const struct ilab_board *b, struct board_sim_track *tr,
-				     struct board_cmdq_track *q)
+				     struct board_cmdq_track *q, uint64_t d0, uint64_t d1,
+				     uint32_t dropped)
 {
 	uint64_t now = plat_now_ns();
+	uint64_t cost = (tlbi_scans(b, d0, d1) ? b->tlbi_scan_ns : b->tlbi_ns) +
+			(uint64_t)dropped * b->tlbi_entry_ns;
 
 	q->tlbi_since_sync = true;
 	tr->tlbi_any_queue = true;
-	if (!b->tlbi_ns)
+	if (!cost)
 		return;
-	tr->engine_done = (tr->engine_done > now ? tr->engine_done : now) + b->tlbi_ns;
+	tr->engine_done = (tr->engine_done > now ? tr->engine_done : now) + cost;
 	q->inv_done = tr->engine_done; /* the engine serves in order: this queue's last TLBI */
 }
 
@@ -303,9 +335,7 @@ static void host_cmd(void *ctx, unsigned qi, uint64_t d0, uint64_t d1)
 
 	(void)d1;
 	plat_charge_ns(b->command_ns + (sync ? b->sync_ns : 0));
-	if (op >= CMDQ_OP_TLBI_FIRST && op <= CMDQ_OP_TLBI_LAST)
-		invalidation_engine_take(b, tr, q);
-	else if (sync)
+	if (sync)
 		plat_charge_ns(sync_wait_ns(b, tr, q));
 	/* Its effects (CONS, invalidations, the MSI) happen now in virtual time: let every
 	 * fiber behind us run first, or a CPU could see them before they happen. */
@@ -319,6 +349,20 @@ static void host_cmd(void *ctx, unsigned qi, uint64_t d0, uint64_t d1)
 			tr->sync_pub_t = pub;
 		}
 	}
+}
+
+/* The model has executed a command of queue qi (simulation): a TLBI goes to the invalidation
+ * engine now that the entries it dropped are known. No virtual time has passed since
+ * host_cmd charged its execution. */
+static void host_cmd_done(void *ctx, unsigned qi, uint64_t d0, uint64_t d1, uint32_t dropped)
+{
+	struct board_smmu *bs = ctx;
+	struct board_sim_track *tr = &bs->sim;
+	unsigned op = (unsigned)(d0 & 0xff);
+
+	if (op >= CMDQ_OP_TLBI_FIRST && op <= CMDQ_OP_TLBI_LAST)
+		invalidation_engine_take(bs->board, tr, &tr->q[qi < tr->nq ? qi : 0], d0, d1,
+					 dropped);
 }
 
 /* CMD_ATC_INV: an ATS Invalidation Request to the endpoint; the devices' model answers it. */
@@ -354,6 +398,7 @@ static const struct smmu_host_ops board_host_ops_sim = {
 	.msi = host_msi,
 	.atc_inv = host_atc_inv,
 	.cmd_exec = host_cmd,
+	.cmd_done = host_cmd_done,
 };
 
 /* ---- the CPUs' view of the model (MMIO) ----------------------------------------------------- */
@@ -502,6 +547,7 @@ static int make_smmus(struct ilab_board *b, const struct ilab_board_opts *o, cha
 	 * MSI) while the model would hold its lock: another fiber entering the model would spin
 	 * on that lock forever. */
 	cfg.thread_safe = plat_engine_kind() == PLAT_ENGINE_NATIVE;
+	b->ril = cfg.ril; /* the range form of a TLBI is a scan (invalidation_engine_take) */
 
 	b->nr_smmus = ilab_topo_nr_smmus(b->topo);
 	if (!b->nr_smmus)
@@ -594,6 +640,8 @@ int ilab_board_create(const struct ilab_topo *topo, const struct ilab_board_opts
 	b->sync_ns = opts->smmu_sync_ns;
 	b->tlbi_sync_ns = opts->smmu_tlbi_sync_ns;
 	b->tlbi_ns = opts->smmu_tlbi_ns;
+	b->tlbi_scan_ns = opts->smmu_tlbi_scan_ns ? opts->smmu_tlbi_scan_ns : opts->smmu_tlbi_ns;
+	b->tlbi_entry_ns = opts->smmu_tlbi_entry_ns;
 	b->tlb_lookup_ns = opts->smmu_tlb_lookup_ns;
 	b->cmd_readahead = opts->smmu_cmd_readahead ? opts->smmu_cmd_readahead : 64;
 	b->sync_all_queues = opts->smmu_sync_all_queues;

@@ -68,6 +68,9 @@ struct ilab_board {
 	unsigned nr_smmus;
 	unsigned process_batch;
 	uint64_t command_ns, sync_ns, tlbi_sync_ns, tlbi_ns, tlb_lookup_ns; /* simulation costs */
+	uint64_t tlbi_scan_ns;  /* a TLBI that scans every entry (ASID, VMID, all, range) */
+	uint64_t tlbi_entry_ns; /* each entry a TLBI invalidated */
+	bool ril;               /* the models implement range invalidation (IDR3.RIL) */
 	unsigned cmd_readahead; /* entries per command-queue read (board.c) */
 	bool sync_all_queues;   /* profile smmu.sync_waits_all_queues */
 	bool mem_homes;     /* node ranges declared to the simulator */

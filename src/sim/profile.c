@@ -303,6 +303,9 @@ static int parse_smmu(struct pctx *c, const yaml_node_t *v, const char *key, voi
 		{ "sync_ns", true, parse_u64, &p->smmu_sync_ns, false },
 		{ "tlbi_sync_ns", false, parse_u64, &p->smmu_tlbi_sync_ns, false },
 		{ "tlbi_ns", false, parse_u64, &p->smmu_tlbi_ns, false },
+		/* at least 1: 0 stands for "not given" (a scan then costs tlbi_ns) */
+		{ "tlbi_scan_ns", false, parse_latency, &p->smmu_tlbi_scan_ns, false },
+		{ "tlbi_entry_ns", false, parse_u64, &p->smmu_tlbi_entry_ns, false },
 		{ "tlb_lookup_ns", true, parse_u64, &p->smmu_tlb_lookup_ns, false },
 		{ "range_invalidation", false, parse_bool, &p->smmu_ril, false },
 		{ "cmd_readahead_entries", false, parse_readahead, &p->smmu_cmd_readahead, false },

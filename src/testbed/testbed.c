@@ -82,6 +82,8 @@ void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ila
 		bo->smmu_sync_ns = p->smmu_sync_ns;
 		bo->smmu_tlbi_sync_ns = p->smmu_tlbi_sync_ns;
 		bo->smmu_tlbi_ns = p->smmu_tlbi_ns;
+		bo->smmu_tlbi_scan_ns = p->smmu_tlbi_scan_ns;
+		bo->smmu_tlbi_entry_ns = p->smmu_tlbi_entry_ns;
 		bo->smmu_tlb_lookup_ns = p->smmu_tlb_lookup_ns;
 		bo->smmu_cmd_readahead = (unsigned)p->smmu_cmd_readahead;
 		bo->smmu_sync_all_queues = p->smmu_sync_all_queues > 0;

@@ -224,7 +224,10 @@ static int tlbi_va_scope(const struct smmu *s, uint64_t d0, uint64_t d1, struct 
     return CERROR_NONE;
 }
 
-static int exec_cmd(struct smmu *s, struct smmu_cmdq *q, uint64_t d0, uint64_t d1)
+/* Execute one command; *dropped: the TLB and walk-cache entries a TLBI invalidated (0 for
+ * any other command). */
+static int exec_cmd(struct smmu *s, struct smmu_cmdq *q, uint64_t d0, uint64_t d1,
+                    uint32_t *dropped)
 {
     unsigned op = (unsigned)(d0 & 0xFF);
     uint64_t m0, m1;
@@ -263,13 +266,13 @@ static int exec_cmd(struct smmu *s, struct smmu_cmdq *q, uint64_t d0, uint64_t d
         break;
     case OP_TLBI_NH_ALL:
         m.regime = REGIME_EL1;
-        smmu_tlbi(s, &m);
+        *dropped = smmu_tlbi(s, &m);
         break;
     case OP_TLBI_NH_ASID:
         m.regime = REGIME_EL1;
         m.amode = INV_ASID_NONGLOBAL; /* global entries are not ASID-scoped */
         m.asid = asid;
-        smmu_tlbi(s, &m);
+        *dropped = smmu_tlbi(s, &m);
         break;
     case OP_TLBI_NH_VA:
     case OP_TLBI_NH_VAA:
@@ -287,21 +290,21 @@ static int exec_cmd(struct smmu *s, struct smmu_cmdq *q, uint64_t d0, uint64_t d
         rc = tlbi_va_scope(s, d0, d1, &m);
         if (rc)
             return rc;
-        smmu_tlbi(s, &m);
+        *dropped = smmu_tlbi(s, &m);
         break;
     case OP_TLBI_EL2_ALL:
         m.regime = REGIME_EL2;
-        smmu_tlbi(s, &m);
+        *dropped = smmu_tlbi(s, &m);
         break;
     case OP_TLBI_EL2_ASID:
         m.regime = REGIME_EL2;
         m.amode = INV_ASID_NONGLOBAL;
         m.asid = asid;
-        smmu_tlbi(s, &m);
+        *dropped = smmu_tlbi(s, &m);
         break;
     case OP_TLBI_NSNH_ALL:
         m.any_regime = true;
-        smmu_tlbi(s, &m);
+        *dropped = smmu_tlbi(s, &m);
         break;
     case OP_CMD_SYNC: {
         /* Everything before the CMD_SYNC has completed: this model executes each command to
@@ -359,11 +362,14 @@ static unsigned consume(struct smmu *s, struct smmu_cmdq *q, unsigned max)
         smmu_trace(s, "cmd", d0, d1);
         if (s->ops.cmd_exec)
             s->ops.cmd_exec(s->ctx, q->index, d0, d1);
-        int err = exec_cmd(s, q, d0, d1);
+        uint32_t dropped = 0;
+        int err = exec_cmd(s, q, d0, d1, &dropped);
         if (err) {
             q_raise_error(s, q, (unsigned)err);
             break;
         }
+        if (s->ops.cmd_done)
+            s->ops.cmd_done(s->ctx, q->index, d0, d1, dropped);
         /* CONS advances only after the command completed (§4.1.4); the bits above the index
          * (main: ERR; ECMDQ: ENACK, ERR, ERR_REASON) are kept. Nothing else writes CONS while
          * the queue is enabled, and every writer holds the model lock. */

@@ -359,8 +359,8 @@ int smmu_tcache_init(struct smmu_tcache *t, const struct smmu_cache_geom *g, uin
 void smmu_tcache_fini(struct smmu_tcache *t);
 void smmu_tcache_flush(struct smmu_tcache *t);
 struct smmu_xent *smmu_tcache_insert(struct smmu_tcache *t, const struct smmu_xent *e);
-void smmu_tcache_invalidate(struct smmu_tcache *t, const struct smmu_inv *m, bool is_walk);
-void smmu_tlbi(struct smmu *s, const struct smmu_inv *m);
+uint32_t smmu_tcache_invalidate(struct smmu_tcache *t, const struct smmu_inv *m, bool is_walk);
+uint32_t smmu_tlbi(struct smmu *s, const struct smmu_inv *m); /* entries dropped */
 
 static inline uint64_t xent_key(uint64_t va, unsigned shift, uint16_t vmid, uint8_t regime)
 {

@@ -84,11 +84,22 @@ static bool inv_matches(const struct smmu_inv *m, const struct smmu_xent *e)
 
 /* Invalidate every entry selected by `m`. Ranged invalidations probe only the sets that can
  * hold an affected entry (one probe per span size present and per aligned block) unless that
- * costs more than scanning the whole cache. */
-void smmu_tcache_invalidate(struct smmu_tcache *t, const struct smmu_inv *m, bool is_walk)
+ * costs more than scanning the whole cache. How the model finds the entries is not how long
+ * hardware takes (a host charges that, by the command's scope): only the count of entries
+ * dropped, from the cache's statistics, is returned. */
+static void tcache_drop(struct smmu_tcache *t, const struct smmu_inv *m);
+
+uint32_t smmu_tcache_invalidate(struct smmu_tcache *t, const struct smmu_inv *m, bool is_walk)
+{
+    uint64_t before = t->c.st.invalidations;
+    (void)is_walk;
+    tcache_drop(t, m);
+    return (uint32_t)(t->c.st.invalidations - before);
+}
+
+static void tcache_drop(struct smmu_tcache *t, const struct smmu_inv *m)
 {
     struct smmu_cache *c = &t->c;
-    (void)is_walk;
     if (!c->lines || !t->shifts)
         return;
     if (m->ranged && !m->any_vmid && !m->any_regime) {
@@ -124,11 +135,13 @@ full_scan:
             smmu_cache_inval_line(c, i);
 }
 
-void smmu_tlbi(struct smmu *s, const struct smmu_inv *m)
+/* Returns the number of TLB and walk-cache entries dropped. */
+uint32_t smmu_tlbi(struct smmu *s, const struct smmu_inv *m)
 {
-    smmu_tcache_invalidate(&s->tlb, m, false);
+    uint32_t n = smmu_tcache_invalidate(&s->tlb, m, false);
     if (m->leaf_only)
-        return; /* Leaf == 1: only last-level entries are in scope (IHI 0070 §4.4.2) */
+        return n; /* Leaf == 1: only last-level entries are in scope (IHI 0070 §4.4.2) */
     for (int l = 0; l < 3; l++)
-        smmu_tcache_invalidate(&s->walk[l], m, true);
+        n += smmu_tcache_invalidate(&s->walk[l], m, true);
+    return n;
 }
