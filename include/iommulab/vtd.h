@@ -98,7 +98,7 @@ struct vtd_config {
     uint8_t haw;           /* host address width (ACPI DMAR), 32..52: bits above are reserved */
     bool sllps_2m, sllps_1g; /* SLLPS bits 0 and 1 */
     bool psi;              /* page-selective invalidation */
-    uint8_t mamv;          /* maximum address-mask value, 0..63 (PSI only) */
+    uint8_t mamv;          /* maximum address-mask value, 0..51 (PSI only) */
     uint16_t nfr;          /* number of fault recording registers, 1..256 */
     uint32_t fro_offset;   /* their offset (multiple of 16): CAP.FRO = offset / 16 */
     bool zlr, drain;       /* ZLR; DRD and DWD */

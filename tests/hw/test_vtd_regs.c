@@ -118,6 +118,7 @@ static void test_invalid_config_rejected(void **state)
     REJECT(c.fro_offset = 0x104);    /* not a multiple of 16 */
     REJECT(c.fro_offset = 0x80);     /* over the fixed registers */
     REJECT(c.iro_offset = 0x110);    /* inside the 8 fault records at 0x100 */
+    REJECT(c.mamv = 52);
     REJECT(c.ver_major = 6);         /* v6+ has no register-based invalidation */
     REJECT(c.iotlb.policy = (enum vtd_cache_policy)7);
     vtd_config_default(&c);

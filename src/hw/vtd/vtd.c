@@ -56,8 +56,9 @@ static const char *validate(const struct vtd_config *c, const struct vtd_host_op
         return "mgaw must be 39 .. the widest SAGAW width (CAP.MGAW)";
     if (c->haw < 32 || c->haw > 52)
         return "haw must be 32..52";
-    if (c->psi && c->mamv > 63)
-        return "mamv must be 0..63 (CAP.MAMV is 6 bits)";
+    if (c->psi && c->mamv > 51)
+        return "mamv must be 0..51: an address mask covers 2^(12 + AM) bytes of the 64-bit "
+               "input space (CAP.MAMV)";
     if (c->nfr < 1 || c->nfr > 256)
         return "nfr must be 1..256 (CAP.NFR is NFR - 1 in 8 bits)";
     if ((c->fro_offset & 15) || c->fro_offset < 0x100 || c->fro_offset / 16 > 0x3FF)
