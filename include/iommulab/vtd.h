@@ -120,8 +120,8 @@ struct vtd_config {
 /* A Skylake-SP-like unit (Linux boot log "ver 1:0 cap 8d2078c106f0466 ecap f020df", interrupt
  * remapping left out): VT-d 1.0, 16-bit domain ids, 48-bit MGAW, 4-level tables only, 46-bit
  * HAW, 2M and 1G pages, PSI with MAMV 18, 8 fault records at 0x100, IOTLB registers at 0x200,
- * ZLR, read/write draining, C, QI, DT, PT, SC; 256-entry context cache, 1024-entry 8-way IOTLB,
- * small paging-structure caches (sizes are this model's guesses: Intel does not publish them). */
+ * ZLR, read/write draining, C, QI, DT, PT, SC; 256-entry context cache, 128-entry 8-way IOTLB,
+ * 128-entry PDE cache (Intel publishes no sizes: docs/vtd-model.md says where these come from). */
 void vtd_config_default(struct vtd_config *cfg);
 
 /* ---- Host callbacks ---------------------------------------------------------------------- */

@@ -81,8 +81,8 @@ static void test_default_geometry(void **state)
     assert_int_equal(s.sets, 64);
     assert_int_equal(s.ways, 4);
     s = cs(f, VTD_CACHE_IOTLB);
-    assert_int_equal(s.capacity, 1024);
-    assert_int_equal(s.sets, 128);
+    assert_int_equal(s.capacity, 128);
+    assert_int_equal(s.sets, 16);
     s = cs(f, VTD_CACHE_PML5E);
     assert_int_equal(s.sets, 1);                   /* ways 0: fully associative */
     assert_int_equal(s.ways, 4);
@@ -359,7 +359,7 @@ static void test_clear_stats_keeps_geometry(void **state)
     struct vtd_cache_stats s = cs(f, VTD_CACHE_IOTLB);
     assert_int_equal(s.lookups, 0);
     assert_int_equal(s.fills, 0);
-    assert_int_equal(s.capacity, 1024);
+    assert_int_equal(s.capacity, 128);
     struct vtd_stats st;
     vtd_get_stats(f->e.v, &st);
     assert_int_equal(st.translations, 0);
