@@ -1,9 +1,14 @@
 /* board.h — the machine assembled from a topology: simulated memory (one range per NUMA node,
- * CMA areas), one SMMUv3 model per topology SMMU with its MMIO window and its polling agent,
- * device DMA through the models, and the ilab_dev of every topology device.
- * It is not a driver: the SMMUv3 driver is probed on top of it (ilab_board_probe_iommus is a
+ * CMA areas), one IOMMU unit per topology IOMMU (its architecture's model, iommu_arch.h:
+ * SMMUv3 or VT-d) with its MMIO window and its polling agent, device DMA through the models,
+ * and the ilab_dev of every topology device.
+ * It is not a driver: each unit's driver is probed on top of it (ilab_board_probe_drivers is a
  * convenience that does exactly what a platform's probe would), and not a scheduler (agents are
  * plat agents: threads natively).
+ *
+ * Units are numbered as the topology's IOMMU list (topo.h, still called its SMMUs). The
+ * functions named after SMMUs (ilab_board_nr_smmus, _smmu, _smmu_node, _dev_smmu, _smmu_json,
+ * _smmus_json, _probe_iommus) are thin wrappers over the neutral ones, kept for their callers.
  */
 #ifndef IOMMULAB_BOARD_H
 #define IOMMULAB_BOARD_H
@@ -30,10 +35,18 @@ struct ilab_board_opts {
 	uint64_t cma_global_bytes;  /* 0 = 64 MiB when cma != NONE */
 	uint64_t cma_node_bytes;    /* 0 = 64 MiB for PERNUMA / LISTED */
 	uint64_t cma_nodes_mask;    /* LISTED */
+	/* Which architecture every unit has (an ilab_iommu_arch_find name: "smmuv3", "vtd"; the
+	 * profile's iommu: key); NULL or "" = each unit's own (topology: ilab_smmu_desc.arch). */
+	const char *iommu_arch;
+	union { /* 0 = every topology unit; else only those with bit i set get a model, an agent
+		 * and a driver (others read as absent) */
+		uint64_t iommu_mask;
+		uint64_t smmu_mask; /* its older name */
+	};
+	unsigned process_batch;     /* commands per queue-consumer call; 0 = 256 */
+
+	/* ---- SMMUv3 units (board_smmuv3.c) ---- */
 	const struct smmu_config *smmu_cfg; /* NULL = smmu_config_default() */
-	unsigned process_batch;     /* commands per smmu_process_commands call; 0 = 256 */
-	uint64_t smmu_mask;         /* 0 = every topology SMMU; else only those with bit i set get
-				     * a model, an agent and a driver (others read as absent) */
 	/* What the model's work costs in simulation (plat_charge_ns: nothing natively, where the
 	 * model's code takes real time). From the machine profile's smmu: section. */
 	uint64_t smmu_command_ns;   /* each command consumed, once its entry has been read */
@@ -45,16 +58,23 @@ struct ilab_board_opts {
 	uint64_t smmu_tlb_lookup_ns;/* each page translated for device DMA */
 	unsigned smmu_cmd_readahead; /* entries one command-queue read fetches (up to PROD); 0 = 64 */
 	bool smmu_sync_all_queues;  /* a CMD_SYNC waits for every queue's TLBIs, not its own's */
+
+	/* ---- VT-d units (board_vtd.c) ---- */
+	const struct vtd_config *vtd_cfg; /* NULL = vtd_config_default() */
 };
 
 struct ilab_board;
+struct ilab_iommu_arch;
+struct ilab_iommu_unit;
+struct vtd_config;
 
 /* Build the machine for `topo` (which must outlive the board). Agents are not running yet.
  * Returns 0, -EINVAL (bad options; err names the cause) or -ENOMEM. */
 int ilab_board_create(const struct ilab_topo *topo, const struct ilab_board_opts *opts,
 		      struct ilab_board **out, char *err, size_t errlen);
-/* Start one model agent per SMMU (on the SMMU's node): it waits on its doorbell and consumes
- * commands. Idempotent. Returns 0 or a negative errno (e.g. -ENOSYS from plat). */
+/* Start one agent per modelled unit (on the unit's node): it waits on its doorbell and runs
+ * the architecture's queue consumer. Idempotent. Returns 0 or a negative errno (e.g. -ENOSYS
+ * from plat). */
 int ilab_board_start(struct ilab_board *b);
 /* Stop the agents (idempotent). */
 void ilab_board_stop(struct ilab_board *b);
@@ -63,62 +83,91 @@ void ilab_board_destroy(struct ilab_board *b);
 
 struct ilab_mem *ilab_board_mem(struct ilab_board *b);
 const struct ilab_topo *ilab_board_topo(const struct ilab_board *b);
-unsigned ilab_board_nr_smmus(const struct ilab_board *b);
-/* SMMU i's model and MMIO window: NULL for a bad index or an SMMU that smmu_mask left out. */
-struct smmu *ilab_board_smmu(struct ilab_board *b, unsigned i);
+/* ---- IOMMU units, whatever their architecture ---- */
+
+/* The topology's IOMMU units, modelled or not. */
+unsigned ilab_board_nr_iommus(const struct ilab_board *b);
+/* Unit i (its architecture, node, name and model state), NULL for a bad index or a unit the
+ * mask left out. */
+struct ilab_iommu_unit *ilab_board_iommu_unit(struct ilab_board *b, unsigned i);
+/* Unit i's architecture (modelled or not), NULL for a bad index. */
+const struct ilab_iommu_arch *ilab_board_iommu_arch(const struct ilab_board *b, unsigned i);
+/* Unit i's node (modelled or not), or -EINVAL for a bad index. */
+int ilab_board_iommu_node(const struct ilab_board *b, unsigned i);
+/* Unit i's MMIO window and its size: NULL / 0 for a bad index or a unit left out. */
 struct plat_mmio *ilab_board_mmio(struct ilab_board *b, unsigned i);
-/* SMMU i's node (modelled or not), or -EINVAL for a bad index. */
-int ilab_board_smmu_node(const struct ilab_board *b, unsigned i);
+uint64_t ilab_board_mmio_size(struct ilab_board *b, unsigned i);
 
-/* Statistics of SMMU i as a jansson object (new reference; NULL for a bad index or an SMMU
- * that is not modelled): node, caches (per cache: capacity, lookups, hits, misses, fills,
- * evictions, invalidations, hit_rate_ppm), cmdq and ecmdqs (commands consumed, by opcode),
- * model (translations, TLB hits, faults, events, ATS), driver (what the driver issued).
- * Read it with the agents idle. docs/result-schema.md lists the keys. */
+/* Statistics of unit i as a jansson object from its architecture (new reference; NULL for a
+ * bad index or a unit that is not modelled). For an SMMUv3: node, caches (per cache:
+ * capacity, lookups, hits, misses, fills, evictions, invalidations, hit_rate_ppm), cmdq and
+ * ecmdqs (commands consumed, by opcode), model (translations, TLB hits, faults, events, ATS),
+ * driver (what the driver issued). Read it with the agents idle. docs/result-schema.md lists
+ * the keys. */
 struct json_t;
-struct json_t *ilab_board_smmu_json(struct ilab_board *b, unsigned i);
-/* The same for every modelled SMMU, keyed by its topology name ("smmu2"). */
-struct json_t *ilab_board_smmus_json(struct ilab_board *b);
+struct json_t *ilab_board_iommu_json(struct ilab_board *b, unsigned i);
+/* The same for every modelled unit, keyed by its topology name ("smmu2"). */
+struct json_t *ilab_board_iommus_json(struct ilab_board *b);
 
-/* Probe the SMMUv3 driver on every modelled SMMU (the board must be started: probe issues
- * commands). Returns 0, -EINVAL (NULL board), -EAGAIN (the board is not started) or the first
- * probe error (already probed ones stay). */
-int ilab_board_probe_iommus(struct ilab_board *b, const struct ilab_smmu_drv_opts *opts);
+/* Probe each modelled unit's driver (its architecture's probe; the board must be started:
+ * probe issues commands). drv_opts is the driver options struct of architecture `arch`
+ * (struct ilab_smmu_drv_opts for "smmuv3") and goes to that architecture's units only; the
+ * others probe with their driver's defaults. Returns 0, -EINVAL (NULL board), -EAGAIN (the
+ * board is not started) or the first probe error (already probed ones stay), whose cause
+ * ilab_board_probe_strerror() names. */
+int ilab_board_probe_drivers(struct ilab_board *b, const char *arch, const void *drv_opts);
+const char *ilab_board_probe_strerror(void);
+/* Unit i's driver instance once probed, else NULL. */
 struct ilab_iommu *ilab_board_iommu(struct ilab_board *b, unsigned i);
 
+/* ---- the SMMU-named forms (wrappers, board_smmu_names.c) ---- */
+
+unsigned ilab_board_nr_smmus(const struct ilab_board *b);          /* nr_iommus */
+/* SMMU i's model: NULL for a bad index, a unit left out, or a unit that is not an SMMUv3. */
+struct smmu *ilab_board_smmu(struct ilab_board *b, unsigned i);
+int ilab_board_smmu_node(const struct ilab_board *b, unsigned i);  /* iommu_node */
+struct json_t *ilab_board_smmu_json(struct ilab_board *b, unsigned i); /* iommu_json */
+struct json_t *ilab_board_smmus_json(struct ilab_board *b);        /* iommus_json */
+/* ilab_board_probe_drivers(b, "smmuv3", opts) */
+int ilab_board_probe_iommus(struct ilab_board *b, const struct ilab_smmu_drv_opts *opts);
+
 /* The devices of the topology, one struct ilab_dev each (name, node, sid, dma_bits 48, iommu =
- * its SMMU's driver instance once probed). The array belongs to the board. */
+ * its unit's driver instance once probed). The array belongs to the board. */
 int ilab_board_devices(struct ilab_board *b, struct ilab_dev **devs, unsigned *n);
-/* The SMMU index of a board device, or -EINVAL. */
+/* The unit index of a board device, or -EINVAL (ilab_board_dev_smmu: its older name). */
+int ilab_board_dev_iommu(const struct ilab_board *b, const struct ilab_dev *dev);
 int ilab_board_dev_smmu(const struct ilab_board *b, const struct ilab_dev *dev);
 
-/* What stopped a DMA. */
+/* What stopped a DMA: the architecture's own code for it, whether the unit recorded it, and
+ * where. */
 struct ilab_board_fault {
-	uint8_t event;        /* enum smmu_event_type; SMMU_EVT_NONE for a silent abort */
-	bool recorded;        /* the event reached the event queue */
+	uint8_t event;        /* SMMUv3: enum smmu_event_type (SMMU_EVT_NONE for a silent
+			       * abort); VT-d: enum vtd_fault_reason */
+	bool recorded;        /* SMMUv3: reached the event queue; VT-d: a fault record */
 	uint64_t iova;        /* address that faulted */
 };
 
-/* Device DMA of len bytes at iova by StreamID sid (and SubstreamID ssid if ssv) behind SMMU
- * smmu_index: translated page by page with smmu_translate, copied with ilab_mem_read/write.
- * Returns 0; -EIO when the SMMU aborted the transaction (fault filled in if non-NULL);
- * -EFAULT when the output address is not memory; -ENODEV when that SMMU is not modelled
- * (smmu_mask); -EINVAL for bad arguments. Bytes before the
- * faulting page have been transferred. */
-int ilab_board_dma_read(struct ilab_board *b, unsigned smmu_index, uint32_t sid, uint32_t ssid,
+/* Device DMA of len bytes at iova by requester id sid (SMMUv3: StreamID, and SubstreamID ssid
+ * if ssv; VT-d: source-id) behind unit `unit`: translated page by page by its architecture,
+ * copied with ilab_mem_read/write. Returns 0; -EIO when the unit aborted the transaction
+ * (fault filled in if non-NULL); -EFAULT when the output address is not memory; -ENODEV when
+ * that unit is not modelled (mask); -EINVAL for bad arguments. Bytes before the faulting page
+ * have been transferred. */
+int ilab_board_dma_read(struct ilab_board *b, unsigned unit, uint32_t sid, uint32_t ssid,
 			bool ssv, uint64_t iova, void *buf, size_t len,
 			struct ilab_board_fault *fault);
-int ilab_board_dma_write(struct ilab_board *b, unsigned smmu_index, uint32_t sid, uint32_t ssid,
+int ilab_board_dma_write(struct ilab_board *b, unsigned unit, uint32_t sid, uint32_t ssid,
 			 bool ssv, uint64_t iova, const void *buf, size_t len,
 			 struct ilab_board_fault *fault);
 
-/* ATS: where the SMMUs' CMD_ATC_INV go. The board forwards each ATS Invalidation Request
- * (IHI 0070 §4.5.1) to fn with the SMMU index and the request's fields, synchronously while the
- * command executes, so a later CMD_SYNC completes only after the devices' ATCs dropped the
- * range. size_log2 is the span's log2 (64: everything). Without a handler ATC_INV does
+/* ATS: where the units' ATC invalidations go (SMMUv3 CMD_ATC_INV, VT-d device-TLB invalidate
+ * descriptors). The board forwards each ATS Invalidation Request (IHI 0070 §4.5.1) to fn with
+ * the unit index and the request's fields, synchronously while the command executes, so a
+ * later CMD_SYNC (wait descriptor) completes only after the devices' ATCs dropped the range.
+ * size_log2 is the span's log2 (64: everything). Without a handler ATC_INV does
  * nothing (a device without an ATC). One handler per board; NULL unregisters. Call it before
  * ilab_board_start (the agents read it without a lock). */
-typedef void (*ilab_board_atc_inv_fn)(void *ctx, unsigned smmu_index, uint32_t sid,
+typedef void (*ilab_board_atc_inv_fn)(void *ctx, unsigned unit, uint32_t sid,
 				      uint32_t ssid, bool ssv, uint64_t addr, unsigned size_log2,
 				      bool global);
 void ilab_board_set_atc_inv(struct ilab_board *b, ilab_board_atc_inv_fn fn, void *ctx);

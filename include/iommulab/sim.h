@@ -72,6 +72,9 @@ struct ilab_profile {
 	char name[ILAB_PROFILE_NAME_MAX];
 	char topology[ILAB_PROFILE_PATH_MAX]; /* topo spec: preset, hwloc XML or synthetic: */
 	char source[ILAB_PROFILE_PATH_MAX];   /* file it was loaded from */
+	/* iommu: the machine's IOMMU architecture, a registered name (iommu_arch.h: "smmuv3",
+	 * "vtd"); "smmuv3" when the profile does not say */
+	char iommu_arch[16];
 
 	/* memory: load-to-use latency of one cache line from a node's DRAM.
 	 * formula: mem(d) = memory.local_ns * d / 10 (ACPI SLIT: relative latency). */

@@ -1,7 +1,8 @@
 /* testbed.h — the modelled machine an experiment runs on, assembled in one place: topology ->
- * simulator (from a loaded machine profile) -> plat -> board (SMMUv3 models configured and
- * costed from the profile's smmu: section, CMA placement, optional ECMDQs) -> model agents
- * started -> SMMUv3 driver probed; and torn down in reverse. Natively (opts.native) the same
+ * simulator (from a loaded machine profile) -> plat -> board (IOMMU units of the profile's
+ * architecture, `iommu: smmuv3|vtd`; SMMUv3 models configured and costed from the profile's
+ * smmu: section, CMA placement, optional ECMDQs) -> unit agents started -> each unit's driver
+ * probed; and torn down in reverse. Natively (opts.native) the same
  * without a simulator: real threads, bound to host PUs.
  *
  * It stops at the board: which device to use, its domain type and its dma-iommu options are
@@ -45,15 +46,19 @@ struct ilab_testbed_opts {
 	uint64_t seed;                      /* the simulator's, and the SMMU caches' RANDOM
 					     * replacement policy's */
 	enum ilab_sim_lookahead lookahead;  /* the simulator's (0 = its default) */
-	uint64_t smmu_mask;                 /* which topology SMMUs get a model, an agent and a
-					     * driver: bit i = SMMU i; 0 = all */
+	union {                             /* which topology IOMMU units get a model, an
+					     * agent and a driver: bit i = unit i; 0 = all */
+		uint64_t iommu_mask;
+		uint64_t smmu_mask;         /* its older name */
+	};
 	enum ilab_cma_mode cma;             /* coherent memory placement */
 	int cma_global_node;                /* node of the global area (Linux: 0) */
 	bool ecmdq_per_cpu;                 /* SMMUv3.3 with one ECMDQ per CPU (the CPU count
 					     * rounded up to a power of two, at most 1024),
 					     * consumed one queue at a time (seed 003) */
 	unsigned process_batch;             /* board: commands per model call; 0 = its default */
-	struct ilab_smmu_drv_opts drv;      /* SMMUv3 driver probe options (zero: Linux's) */
+	struct ilab_smmu_drv_opts drv;      /* SMMUv3 driver probe options (zero: Linux's); other
+					     * architectures' drivers probe with their defaults */
 };
 
 /* What an assembled testbed holds. Zero-initialise it before the first call. */
@@ -83,9 +88,9 @@ int ilab_testbed_up(struct ilab_testbed *tb, const struct ilab_testbed_opts *o, 
 void ilab_testbed_down(struct ilab_testbed *tb);
 
 /* The board options and SMMU model configuration ilab_testbed_up uses, for tests that build a
- * board by hand but want the profile's machine: the single place where the profile's smmu:
- * section becomes board options. bo->smmu_cfg points at *scfg. topo sizes the ECMDQs (may be
- * NULL without ecmdq_per_cpu). */
+ * board by hand but want the profile's machine: the single place where the profile's iommu:
+ * key and smmu: section become board options (bo->iommu_arch points into the profile).
+ * bo->smmu_cfg points at *scfg. topo sizes the ECMDQs (may be NULL without ecmdq_per_cpu). */
 void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ilab_topo *topo,
 			     struct ilab_board_opts *bo, struct smmu_config *scfg);
 
@@ -98,8 +103,8 @@ const char *ilab_testbed_sim_error(const struct ilab_testbed *tb);
 
 /* The run's statistics as JSON text (malloc'd; NULL natively or without memory): the
  * simulator's (ilab_sim_json: per CPU, agent, line, lock, distribution) with every modelled
- * SMMU's under "smmus" (ilab_board_smmus_json). Call it after the run, before
- * ilab_testbed_down. */
+ * unit's under "smmus" (ilab_board_iommus_json; the key predates VT-d). Call it after the
+ * run, before ilab_testbed_down. */
 char *ilab_testbed_stats_json(const struct ilab_testbed *tb);
 
 #ifdef __cplusplus

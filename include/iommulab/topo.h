@@ -52,10 +52,12 @@ struct ilab_rootport {
 	char name[ILAB_TOPO_NAME_MAX];
 };
 
+/* An IOMMU unit (the name predates other architectures than SMMUv3). */
 struct ilab_smmu_desc {
 	unsigned id;
 	int node;
 	char name[ILAB_TOPO_NAME_MAX];
+	char arch[16];  /* its architecture (iommu_arch.h name): "smmuv3" for every source today */
 };
 
 struct ilab_device {

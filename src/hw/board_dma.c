@@ -1,51 +1,42 @@
-/* board_dma.c — device DMA on the board: a transfer by a StreamID is translated page by page
- * through its SMMU model (smmu_translate) and copied to or from simulated memory.
- * It is not a DMA engine model (no timing beyond the profile's smmu tlb_lookup_ns per page and
+/* board_dma.c — device DMA on the board: a transfer by a requester id is translated page by
+ * page through its unit's model (the architecture's translate, iommu_arch.h) and copied to or
+ * from simulated memory.
+ * It is not a DMA engine model (no timing beyond what the architecture charges per page and
  * what plat charges for memory accesses).
  */
 #include <errno.h>
 #include <string.h>
 
-#include <iommulab/sim.h>
-
 #include "hw/board_internal.h"
 
-static int board_dma(struct ilab_board *b, unsigned smmu_index, uint32_t sid, uint32_t ssid,
-		     bool ssv, uint64_t iova, void *rbuf, const void *wbuf, size_t len,
+static int board_dma(struct ilab_board *b, unsigned unit, uint32_t sid, uint32_t ssid, bool ssv,
+		     uint64_t iova, void *rbuf, const void *wbuf, size_t len,
 		     struct ilab_board_fault *fault)
 {
 	const bool write = wbuf != NULL;
+	struct board_unit *bu;
 	size_t done = 0;
 
 	if (fault)
 		memset(fault, 0, sizeof(*fault));
-	if (!b || smmu_index >= b->nr_smmus || (len && !rbuf && !wbuf))
+	if (!b || unit >= b->nr_units || (len && !rbuf && !wbuf))
 		return -EINVAL;
-	if (!b->smmus[smmu_index].smmu)
+	bu = board_unit_modelled(b, unit);
+	if (!bu)
 		return -ENODEV;
 	while (done < len) {
-		struct smmu_txn_req req = { .sid = sid, .ssid = ssid, .ssv = ssv,
-					    .iova = iova + done, .write = write };
-		struct smmu_txn_rsp rsp;
-		unsigned shift;
+		struct ilab_iommu_dma_req req = { .sid = sid, .ssid = ssid, .ssv = ssv,
+						  .iova = iova + done, .write = write };
+		struct ilab_iommu_dma_rsp rsp;
 		uint64_t page, chunk;
 		int rc;
 
-		plat_charge_ns(b->tlb_lookup_ns); /* the lookup; a walk's reads are charged by mem */
-		ilab_sim_sync(); /* the walk sees the tables as they are at this virtual time */
-		smmu_translate(b->smmus[smmu_index].smmu, &req, &rsp);
-		if (rsp.status != SMMU_TXN_OK) {
-			if (fault) {
-				fault->event = rsp.event;
-				fault->recorded = rsp.event_recorded;
-				fault->iova = req.iova;
-			}
-			return -EIO;
-		}
+		rc = bu->unit.arch->translate(&bu->unit, &req, &rsp, fault);
+		if (rc)
+			return rc;
 		/* Never cross a translation's boundary (nor a 4K page when it is bigger: the
 		 * next page may be mapped elsewhere only if its translation says so). */
-		shift = rsp.page_shift ? rsp.page_shift : 12;
-		page = 1ull << shift;
+		page = 1ull << rsp.page_shift;
 		chunk = page - (req.iova & (page - 1));
 		if (chunk > len - done)
 			chunk = len - done;
@@ -60,20 +51,20 @@ static int board_dma(struct ilab_board *b, unsigned smmu_index, uint32_t sid, ui
 	return 0;
 }
 
-int ilab_board_dma_read(struct ilab_board *b, unsigned smmu_index, uint32_t sid, uint32_t ssid,
+int ilab_board_dma_read(struct ilab_board *b, unsigned unit, uint32_t sid, uint32_t ssid,
 			bool ssv, uint64_t iova, void *buf, size_t len,
 			struct ilab_board_fault *fault)
 {
 	if (len && !buf)
 		return -EINVAL;
-	return board_dma(b, smmu_index, sid, ssid, ssv, iova, buf, NULL, len, fault);
+	return board_dma(b, unit, sid, ssid, ssv, iova, buf, NULL, len, fault);
 }
 
-int ilab_board_dma_write(struct ilab_board *b, unsigned smmu_index, uint32_t sid, uint32_t ssid,
+int ilab_board_dma_write(struct ilab_board *b, unsigned unit, uint32_t sid, uint32_t ssid,
 			 bool ssv, uint64_t iova, const void *buf, size_t len,
 			 struct ilab_board_fault *fault)
 {
 	if (len && !buf)
 		return -EINVAL;
-	return board_dma(b, smmu_index, sid, ssid, ssv, iova, NULL, buf, len, fault);
+	return board_dma(b, unit, sid, ssid, ssv, iova, NULL, buf, len, fault);
 }

@@ -1,86 +1,38 @@
-/* board_internal.h — the board's private state, shared by src/hw/board*.c.
- * Not public API (include/iommulab/board.h).
+/* board_internal.h — the board's private state, shared by src/hw/board*.c: per-unit
+ * bookkeeping (doorbell, agent, register window, driver instance) around an architecture's
+ * model (iommu_arch.h). Not public API (include/iommulab/board.h), and nothing in it knows an
+ * architecture: board_smmuv3.c and board_vtd.c keep their own state behind unit.model.
  */
 #ifndef ILAB_HW_BOARD_INTERNAL_H
 #define ILAB_HW_BOARD_INTERNAL_H
 
 #include "iommulab/board.h"
-#include "iommulab/sim.h"
+#include "iommulab/iommu_arch.h"
 
-struct ilab_board;
-
-/* A CMDQ_PROD write seen in simulation: commands [.., end) were published at time t. */
-struct board_prod_mark {
-	uint64_t end, t;
-};
-#define BOARD_PROD_MARKS 64
-
-/* One command queue of an SMMU in simulation (SMMU_CMDQ, or an ECMDQ): what its command
- * fetch and its CMD_SYNCs need (board.c). */
-struct board_cmdq_track {
-	uint32_t last_prod;   /* PROD as last written (index + wrap) */
-	uint64_t q_base;      /* the queue's base PA and log2 of its entries, as of that write */
-	unsigned q_log2;      /* (for the command fetch's read-ahead) */
-	uint64_t fetch_seq;   /* entries of this queue the model has read so far */
-	uint64_t fetched_end; /* ...and how far (same count) its last read-ahead reached */
-	bool tlbi_since_sync; /* a TLBI of this queue executed since its last CMD_SYNC */
-	uint64_t inv_done;    /* when the invalidation engine finishes this queue's TLBIs */
-	bool listed;          /* in board_sim_track.fetching (PROD written at least once) */
-};
-
-/* What the board measures of one SMMU in simulation (CMD_SYNC latency, queue occupancy):
- * touched only by fibers of the one host thread, so plain fields. */
-struct board_sim_track {
-	struct board_cmdq_track *q; /* per queue: [0] SMMU_CMDQ, [1 + n] ECMDQ n */
-	unsigned nq;
-	unsigned *fetching;   /* queues that have had commands published (their indices) */
-	unsigned nfetching, last_hit; /* ...and which of them the last entry read hit */
-	uint64_t ecmdq_off, ecmdq_stride; /* ECMDQ 0's register group, and the spacing */
-	uint64_t published;   /* commands published by PROD writes since the start */
-	uint64_t consumed;    /* commands the model has started executing */
-	struct board_prod_mark marks[BOARD_PROD_MARKS];
-	unsigned head, count;
-	bool sync_pending;    /* a CMD_SYNC executed, its completion not yet sampled */
-	bool tlbi_any_queue;  /* a TLBI executed since the last CMD_SYNC of any queue */
-	uint64_t engine_done; /* when the invalidation engine finishes every TLBI it was given */
-	uint64_t sync_pub_t;  /* when that CMD_SYNC was published */
-	char sync_name[ILAB_TOPO_NAME_MAX + 16], used_name[ILAB_TOPO_NAME_MAX + 16];
-	struct ilab_sim_dist sync_dist, used_dist; /* where those two are in the simulator */
-};
-
-struct board_smmu {
+struct board_unit {
 	_Alignas(PLAT_CACHELINE) plat_word32 doorbell; /* bumped after every MMIO write */
-	_Alignas(PLAT_CACHELINE) struct ilab_board *board;
-	struct smmu *smmu;
+	_Alignas(PLAT_CACHELINE) struct ilab_iommu_unit unit; /* unit.model: NULL if left out */
 	struct plat_mmio mmio;
 	struct plat_agent *agent;
 	struct ilab_iommu *iommu;    /* the driver instance, once probed */
-	unsigned index;
-	int node;
 	char name[ILAB_TOPO_NAME_MAX];
-	struct board_sim_track sim; /* simulation only */
 };
 
 struct ilab_board {
 	const struct ilab_topo *topo;
 	struct ilab_mem *mem;
-	struct board_smmu *smmus;
-	unsigned nr_smmus;
-	unsigned process_batch;
-	uint64_t command_ns, sync_ns, tlbi_sync_ns, tlbi_ns, tlb_lookup_ns; /* simulation costs */
-	uint64_t tlbi_scan_ns;  /* a TLBI that scans every entry (ASID, VMID, all, range) */
-	uint64_t tlbi_entry_ns; /* each entry a TLBI invalidated */
-	bool ril;               /* the models implement range invalidation (IDR3.RIL) */
-	unsigned cmd_readahead; /* entries per command-queue read (board.c) */
-	bool sync_all_queues;   /* profile smmu.sync_waits_all_queues */
+	struct board_unit *units;
+	unsigned nr_units;
 	bool mem_homes;     /* node ranges declared to the simulator */
 	struct ilab_dev *devs;
-	unsigned *dev_smmu;
+	unsigned *dev_unit;
 	unsigned nr_devs;
 	ilab_board_atc_inv_fn atc_inv; /* devices' ATCs (ATS), NULL if none registered */
 	void *atc_inv_ctx;
 };
 
+/* Unit i if it has a model (not left out by the unit mask), else NULL. */
+struct board_unit *board_unit_modelled(const struct ilab_board *b, unsigned i);
 void board_remove_iommus(struct ilab_board *b);
 
 #endif

@@ -1,44 +1,60 @@
-/* board_iommu.c — what a platform's firmware tables and bus probing do for the board: probe the
- * SMMUv3 driver on every SMMU and hand out the devices with their IOMMU. Not the driver itself
- * (src/drivers/arm-smmu-v3*.c) and not the IOMMU core (groups, attach: src/iommu).
+/* board_iommu.c — what a platform's firmware tables and bus probing do for the board: probe
+ * each unit's driver (the architecture's probe, iommu_arch.h) and hand out the devices with
+ * their IOMMU. Not a driver (src/drivers/) and not the IOMMU core (groups, attach: src/iommu).
  */
 #include <errno.h>
+#include <string.h>
 
 #include "hw/board_internal.h"
 
-int ilab_board_probe_iommus(struct ilab_board *b, const struct ilab_smmu_drv_opts *opts)
+static _Thread_local const char *probe_why;
+
+int ilab_board_probe_drivers(struct ilab_board *b, const char *arch, const void *drv_opts)
 {
+	probe_why = NULL;
 	if (!b)
 		return -EINVAL;
-	for (unsigned i = 0; i < b->nr_smmus; i++) {
-		struct board_smmu *bs = &b->smmus[i];
+	for (unsigned i = 0; i < b->nr_units; i++) {
+		struct board_unit *bu = board_unit_modelled(b, i);
+		const struct ilab_iommu_arch *a;
+		const char *why = NULL;
 		int rc;
 
-		if (bs->iommu || !bs->smmu)
+		if (!bu || bu->iommu)
 			continue;
-		if (!bs->agent)
+		if (!bu->agent)
 			return -EAGAIN; /* nothing would consume the probe's commands */
-		rc = ilab_smmu_drv_probe(&bs->mmio, b->mem, bs->node, opts, &bs->iommu);
-		if (rc)
+		a = bu->unit.arch;
+		rc = a->probe(&bu->unit, &bu->mmio,
+			      arch && !strcmp(arch, a->name) ? drv_opts : NULL, &bu->iommu, &why);
+		if (rc) {
+			bu->iommu = NULL;
+			probe_why = why;
 			return rc;
+		}
 	}
 	for (unsigned i = 0; i < b->nr_devs; i++)
-		b->devs[i].iommu = b->smmus[b->dev_smmu[i]].iommu;
+		b->devs[i].iommu = b->units[b->dev_unit[i]].iommu;
 	return 0;
+}
+
+const char *ilab_board_probe_strerror(void)
+{
+	return probe_why ? probe_why : "no error";
 }
 
 struct ilab_iommu *ilab_board_iommu(struct ilab_board *b, unsigned i)
 {
-	return b && i < b->nr_smmus ? b->smmus[i].iommu : NULL;
+	return b && i < b->nr_units ? b->units[i].iommu : NULL;
 }
 
 void board_remove_iommus(struct ilab_board *b)
 {
-	for (unsigned i = 0; b->smmus && i < b->nr_smmus; i++) {
-		if (!b->smmus[i].iommu)
+	for (unsigned i = 0; b->units && i < b->nr_units; i++) {
+		if (!b->units[i].iommu)
 			continue;
-		ilab_smmu_drv_remove(b->smmus[i].iommu); /* registers only: no commands */
-		b->smmus[i].iommu = NULL;
+		b->units[i].unit.arch->remove(b->units[i].iommu); /* registers only: no commands */
+		b->units[i].iommu = NULL;
 	}
 	for (unsigned i = 0; i < b->nr_devs; i++)
 		b->devs[i].iommu = NULL;
@@ -53,9 +69,9 @@ int ilab_board_devices(struct ilab_board *b, struct ilab_dev **devs, unsigned *n
 	return 0;
 }
 
-int ilab_board_dev_smmu(const struct ilab_board *b, const struct ilab_dev *dev)
+int ilab_board_dev_iommu(const struct ilab_board *b, const struct ilab_dev *dev)
 {
 	if (!b || !dev || dev < b->devs || dev >= b->devs + b->nr_devs)
 		return -EINVAL;
-	return (int)b->dev_smmu[dev - b->devs];
+	return (int)b->dev_unit[dev - b->devs];
 }

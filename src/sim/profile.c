@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "iommulab/iommu_arch.h"
 #include "iommulab/sim.h"
 #include "util/yaml_util.h"
 
@@ -487,6 +488,22 @@ static int parse_nic(struct pctx *c, const yaml_node_t *v, const char *key, void
 	return rc ? rc : check_nic(c, v, key, n);
 }
 
+_Static_assert(sizeof(((struct ilab_profile *)0)->iommu_arch) == ILAB_IOMMU_ARCH_NAME_MAX,
+	       "profile iommu_arch holds any registered architecture name");
+
+/* iommu: an architecture the board can build (the registry, src/hw/iommu_arch.c) */
+static int parse_iommu_arch(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	const char *t = ilab_yaml_scalar(v);
+	char names[64];
+
+	if (!t || !ilab_iommu_arch_find(t))
+		return perr(c, v, "%s: expected %s, got '%s'", key,
+			    ilab_iommu_arch_names(names, sizeof(names), " or "), t ? t : "");
+	snprintf(dst, ILAB_IOMMU_ARCH_NAME_MAX, "%s", t);
+	return 0;
+}
+
 static int parse_root(struct pctx *c, struct ilab_profile *p)
 {
 	yaml_node_t *root = yaml_document_get_root_node(c->doc);
@@ -494,6 +511,7 @@ static int parse_root(struct pctx *c, struct ilab_profile *p)
 		{ "name", true, parse_name, p->name, false },
 		{ "description", false, parse_ignored, NULL, false },
 		{ "topology", true, parse_path, p->topology, false },
+		{ "iommu", false, parse_iommu_arch, p->iommu_arch, false },
 		{ "memory", true, parse_memory, p, false },
 		{ "cache", true, parse_cache, p, false },
 		{ "mmio", true, parse_mmio, p, false },
@@ -524,6 +542,7 @@ int ilab_profile_parse(const char *text, size_t len, const char *name, struct il
 	memset(&p, 0, sizeof(p));
 	p.llc_local_ns = p.line_hit_stream_ns = p.retry_hold_ns = UINT64_MAX; /* not given */
 	p.smmu_ril = -1;
+	snprintf(p.iommu_arch, sizeof(p.iommu_arch), "smmuv3");
 	p.home_occupancy_ns = UINT64_MAX; /* not given */
 	rc = ilab_yaml_check_depth(text, len, c.file, "machine profile", err, errlen);
 	if (rc)

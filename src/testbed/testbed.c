@@ -1,7 +1,8 @@
-/* testbed.c — assembles the modelled machine (topology, simulator, plat, board, SMMU model
- * agents, SMMUv3 driver) from a loaded profile and tears it down (include/iommulab/testbed.h).
- * The one place where a profile's smmu: section becomes board options. It is not a workload:
- * devices, domains and DMA options are the callers'.
+/* testbed.c — assembles the modelled machine (topology, simulator, plat, board with the
+ * profile's IOMMU architecture, unit agents, each unit's driver) from a loaded profile and
+ * tears it down (include/iommulab/testbed.h). The one place where a profile's iommu: key and
+ * its smmu: section become board options. It is not a workload: devices, domains and DMA
+ * options are the callers'.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <jansson.h>
 
 #include <iommulab/board.h>
+#include <iommulab/iommu_arch.h>
 #include <iommulab/plat.h>
 #include <iommulab/sim.h>
 #include <iommulab/testbed.h>
@@ -73,8 +75,10 @@ void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ila
 	bo->smmu_cfg = scfg;
 	bo->cma = o->cma;
 	bo->cma_global_node = o->cma_global_node;
-	bo->smmu_mask = o->smmu_mask;
+	bo->iommu_mask = o->iommu_mask;
 	bo->process_batch = o->process_batch;
+	if (p && p->iommu_arch[0])
+		bo->iommu_arch = p->iommu_arch; /* the profile's iommu: key, for every unit */
 	if (p) {
 		/* What the model's work costs: every smmu: cost of the profile, here and only
 		 * here (natively plat_charge_ns charges nothing). */
@@ -119,6 +123,16 @@ static int testbed_sim_plat(struct ilab_testbed *tb, const struct ilab_testbed_o
 	return 0;
 }
 
+/* The driver that failed to probe, for the message: the first modelled unit left without
+ * one (the board probes in unit order and stops at the first failure). */
+static const char *unprobed_driver_name(struct ilab_board *b)
+{
+	for (unsigned i = 0; i < ilab_board_nr_iommus(b); i++)
+		if (ilab_board_iommu_unit(b, i) && !ilab_board_iommu(b, i))
+			return ilab_board_iommu_arch(b, i)->driver_name;
+	return "IOMMU";
+}
+
 int ilab_testbed_up(struct ilab_testbed *tb, const struct ilab_testbed_opts *o, char *err,
 		    size_t errlen)
 {
@@ -144,16 +158,16 @@ int ilab_testbed_up(struct ilab_testbed *tb, const struct ilab_testbed_opts *o, 
 	tb->board = board;
 	ret = ilab_board_start(board);
 	if (ret)
-		return ilab_errf(err, errlen, ret, "cannot start the SMMU models (%d)%s%s", ret,
+		return ilab_errf(err, errlen, ret, "cannot start the IOMMU models (%d)%s%s", ret,
 				 *ilab_testbed_sim_error(tb) ? ": " : "", ilab_testbed_sim_error(tb));
 	struct ilab_smmu_drv_opts dopts = o->drv;
 	if (o->profile && o->profile->smmu_ril == 0)
 		dopts.no_ril = true; /* the machine has no range invalidation, whatever its IDR3 */
-	ret = ilab_board_probe_iommus(board, &dopts);
+	ret = ilab_board_probe_drivers(board, "smmuv3", &dopts);
 	if (ret)
-		return ilab_errf(err, errlen, ret, "SMMUv3 driver probe (%d): %s%s%s", ret,
-				 ilab_smmu_drv_strerror(), *ilab_testbed_sim_error(tb) ? " " : "",
-				 ilab_testbed_sim_error(tb));
+		return ilab_errf(err, errlen, ret, "%s driver probe (%d): %s%s%s",
+				 unprobed_driver_name(board), ret, ilab_board_probe_strerror(),
+				 *ilab_testbed_sim_error(tb) ? " " : "", ilab_testbed_sim_error(tb));
 	return 0;
 }
 
@@ -198,7 +212,8 @@ char *ilab_testbed_stats_json(const struct ilab_testbed *tb)
 	if (!root)
 		return NULL;
 	if (tb->board)
-		json_object_set_new(root, "smmus", ilab_board_smmus_json(tb->board));
+		/* every unit's, whatever its architecture; the key predates VT-d */
+		json_object_set_new(root, "smmus", ilab_board_iommus_json(tb->board));
 	out = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
 	json_decref(root);
 	return out;

@@ -182,6 +182,7 @@ int topo_add_smmu(struct ilab_topo *t, int node, const char *name)
 	s->id = t->nr_smmus;
 	s->node = node;
 	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(s->arch, sizeof(s->arch), "smmuv3"); /* every source models SMMUv3 today */
 	return (int)t->nr_smmus++;
 }
 

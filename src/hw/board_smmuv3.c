@@ -1,0 +1,582 @@
+/* board_smmuv3.c — the SMMUv3 architecture of the board (iommu_arch.h): one SMMUv3 model per
+ * unit wired to the board's memory (host ops), its register window, its command consumer, the
+ * translation of device DMA by StreamID (smmu_translate), and the SMMUv3 driver's probe.
+ * Not the model (src/hw/smmuv3/), not the driver (src/drivers/arm-smmu-v3*.c), and not the
+ * board's own bookkeeping (board.c: memory, devices, agents, doorbells).
+ *
+ * In simulation the agent is a fiber on the SMMU's node: the model's memory accesses (queue
+ * reads, table walks, MSI writes) are charged from that node by the simulator's line model
+ * (ilab_sim_mem_access: from where each line's copies are), each command costs
+ * smmu_command_ns (+ smmu_sync_ns for a CMD_SYNC) charged when the model starts executing it
+ * (its entry read ahead with the published ones after it, in every queue: cmd_fetch_len),
+ * TLBIs go on to one invalidation engine per SMMU (smmu_tlbi_ns by address, smmu_tlbi_scan_ns
+ * by ASID/VMID/all or range, + smmu_tlbi_entry_ns per entry dropped) that a later CMD_SYNC
+ * of the same queue waits for, and the board records the SMMU's CMD_SYNC latency (PROD write
+ * that published it -> its completion) and command-queue occupancy as simulator distributions.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iommulab/sim.h>
+#include <iommulab/smmuv3_drv.h>
+
+#include "hw/board_smmuv3.h"
+#include "iommulab/plat.h"
+
+/* ---- the model's view of the machine (host ops) --------------------------------------------- */
+
+#define CMDQ_OP_SYNC 0x46 /* IHI 0070 §4.7.3 */
+/* Every CMD_TLBI_* opcode lies in 0x10 (NH_ALL) .. 0x30 (NSNH_ALL) (IHI 0070 §4.4); codes in
+ * between that are not TLBIs are illegal and never reach execution. */
+#define CMDQ_OP_TLBI_FIRST 0x10
+#define CMDQ_OP_TLBI_LAST 0x30
+
+/* ---- the model's view of the machine (host ops) --------------------------------------------- */
+
+/* Command fetch read-ahead (simulation): how many bytes from pa the SMMU reads at once. A
+ * command queue's consumer knows PROD, so it need not fetch one 16-byte entry per round trip:
+ * it may issue the reads of the published entries ahead of the one it executes, several lines
+ * in flight, and execute the next commands out of its fetch buffer. Modelled for every queue,
+ * SMMU_CMDQ and each ECMDQ alike: a read of an entry charges the span up to that queue's PROD
+ * (not past the end of the queue, at most bs->cmd_readahead entries) as one multi-line access:
+ * the slowest line in full, each further line at streaming cost (sim ops.c); the next entries
+ * of those lines then cost a hit, until a CPU writes the line again. The depth is the
+ * profile's smmu.cmd_readahead_entries (64 by default, an assumption: Arm's MMU-600 reads one
+ * command at a time, and Hi1620's prefetch is not published); 1 reads each entry on its own. */
+
+/* Which queue's entry is at pa: one that has had commands published. The queue of the last
+ * entry read is tried first (with one queue, or one busy queue, the only compare). */
+static struct board_cmdq_track *fetch_queue(struct board_sim_track *tr, uint64_t pa)
+{
+	for (unsigned k = 0, i = tr->last_hit; k < tr->nfetching; k++, i++) {
+		struct board_cmdq_track *q;
+
+		if (i == tr->nfetching)
+			i = 0;
+		q = &tr->q[tr->fetching[i]];
+		if (q->q_base && pa >= q->q_base && pa < q->q_base + (16ull << q->q_log2)) {
+			tr->last_hit = i;
+			return q;
+		}
+	}
+	return NULL;
+}
+
+static size_t cmd_fetch_len(struct board_smmuv3 *bs, uint64_t pa, size_t len)
+{
+	struct board_cmdq_track *q;
+	uint64_t entries, idx, prod, n;
+
+	if (len != 16)
+		return len;
+	q = fetch_queue(&bs->sim, pa);
+	if (!q || (pa - q->q_base) % 16)
+		return len;
+	/* Entries are read in order, once each: inside the last read-ahead this one is already
+	 * in the fetch buffer (charged as its line: a hit, or a re-fetch if a CPU wrote it). */
+	if (q->fetch_seq++ < q->fetched_end)
+		return len;
+	entries = 1ull << q->q_log2;
+	idx = (pa - q->q_base) / 16;
+	prod = q->last_prod & (entries - 1);
+	n = prod > idx ? prod - idx : entries - idx; /* up to PROD or the end of the queue */
+	if (n > bs->cmd_readahead)
+		n = bs->cmd_readahead;
+	q->fetched_end = q->fetch_seq - 1 + n;
+	return (size_t)n * 16;
+}
+
+static int host_mem_read(void *ctx, uint64_t pa, void *buf, size_t len)
+{
+	struct board_smmuv3 *bs = ctx;
+
+	if (plat_sim) {
+		/* Simulation: charged line by line from where the lines are (a command the CPU
+		 * just wrote comes from its cache, a PTE from the CPU that stored it). */
+		size_t span = cmd_fetch_len(bs, pa, len);
+		const void *va = ilab_mem_va(bs->unit->mem, pa, span);
+
+		if (va) {
+			memcpy(buf, va, len);
+			ilab_sim_mem_access(va, span, false);
+			return 0;
+		}
+		va = ilab_mem_va(bs->unit->mem, pa, len);
+		if (va) {
+			memcpy(buf, va, len);
+			ilab_sim_mem_access(va, len, false);
+			return 0;
+		}
+	}
+	return ilab_mem_read(bs->unit->mem, pa, buf, len) ? -1 : 0;
+}
+
+static int host_mem_write(void *ctx, uint64_t pa, const void *buf, size_t len)
+{
+	struct board_smmuv3 *bs = ctx;
+	struct ilab_mem *mem = bs->unit->mem;
+
+	/* Aligned 32/64-bit writes (MSIs, single-word updates) are single-copy atomic, as on a
+	 * real interconnect: a CPU may be polling that very word. */
+	if ((len == 4 || len == 8) && !(pa % len)) {
+		void *va = ilab_mem_va(mem, pa, len);
+		uint64_t v = 0;
+
+		if (!va)
+			return -1;
+		memcpy(&v, buf, len);
+		/* Simulation: the word changes when the write arrives, and not before any fiber
+		 * behind that time has run (a poller must not see it early). */
+		ilab_sim_mem_access(va, len, true);
+		ilab_sim_sync();
+		if (len == 4)
+			__atomic_store_n((uint32_t *)va, (uint32_t)v, __ATOMIC_RELEASE);
+		else
+			__atomic_store_n((uint64_t *)va, v, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (plat_sim) {
+		void *va = ilab_mem_va(mem, pa, len);
+
+		if (va) {
+			memcpy(va, buf, len);
+			ilab_sim_mem_access(va, len, true);
+			return 0;
+		}
+	}
+	return ilab_mem_write(mem, pa, buf, len) ? -1 : 0;
+}
+
+/* ---- simulation: costs and measurements ---------------------------------------------------- */
+
+static void sync_done(struct board_smmuv3 *bs)
+{
+	struct board_sim_track *tr = &bs->sim;
+
+	if (!tr->sync_pending)
+		return;
+	tr->sync_pending = false;
+	ilab_sim_sample_dist(&tr->sync_dist, tr->sync_name, plat_now_ns() - tr->sync_pub_t);
+}
+
+static void host_msi(void *ctx, uint64_t addr, uint32_t data)
+{
+	struct board_smmuv3 *bs = ctx;
+	void *va = ilab_mem_va(bs->unit->mem, addr, 4);
+
+	(void)data;
+	if (plat_sim)
+		sync_done(bs); /* the MSI is the CMD_SYNC's completion signal */
+	if (va)
+		plat_wrote(va); /* wake simulated pollers of that word */
+}
+
+/* Entries between cons and prod (index + wrap bit each) of a queue of 2^log2 entries. */
+static uint32_t queue_used(uint32_t prod, uint32_t cons, unsigned log2)
+{
+	return (prod - cons) & ((2u << log2) - 1);
+}
+
+/* A CPU wrote queue qi's PROD (simulation): where that queue is and how far it is published
+ * (its command fetch reads ahead up to there). For SMMU_CMDQ also when these commands were
+ * published, and how full the queue is now (published, not yet consumed). */
+static void prod_written(struct board_smmuv3 *bs, unsigned qi, uint32_t prod)
+{
+	struct board_sim_track *tr = &bs->sim;
+	struct board_cmdq_track *q = &tr->q[qi];
+	uint64_t base = smmu_mmio_read(bs->smmu, qi ? tr->ecmdq_off + (qi - 1) * tr->ecmdq_stride +
+						       SMMU_ECMDQ_REG_BASE
+						     : SMMU_REG_CMDQ_BASE, 8);
+	unsigned log2 = (unsigned)(base & 0x1f);
+	uint32_t m = (2u << log2) - 1;
+	uint32_t delta = ((prod & m) - q->last_prod) & m;
+	struct board_prod_mark *mk;
+	uint32_t cons;
+
+	if (!q->listed) { /* its first PROD write: from now on its entries are looked for */
+		q->listed = true;
+		tr->fetching[tr->nfetching++] = qi;
+	}
+	q->last_prod = prod & m;
+	/* *_BASE.ADDR is bits [51:5], aligned to the queue's size (IHI 0070 §6.3.22, §6.3.107) */
+	q->q_base = base & 0x000ffffffffffffe0ull & ~((16ull << log2) - 1);
+	q->q_log2 = log2;
+	if (!delta || qi) /* the measurements below are SMMU_CMDQ's */
+		return;
+	cons = (uint32_t)smmu_mmio_read(bs->smmu, SMMU_REG_CMDQ_CONS, 4);
+	ilab_sim_sample_dist(&tr->used_dist, tr->used_name, queue_used(prod & m, cons & m, log2));
+	tr->published += delta;
+	if (tr->count == BOARD_PROD_MARKS) { /* too many in flight: forget the oldest */
+		tr->head = (tr->head + 1) % BOARD_PROD_MARKS;
+		tr->count--;
+	}
+	mk = &tr->marks[(tr->head + tr->count++) % BOARD_PROD_MARKS];
+	mk->end = tr->published;
+	mk->t = plat_now_ns();
+}
+
+/* Which queue's PROD is at register offset off: 0 for SMMU_CMDQ_PROD, 1 + n for ECMDQ n's
+ * (their groups are evenly spaced from ECMDQ 0's, smmu_ecmdq_offset), -1 for anything else. */
+static int prod_reg_queue(const struct board_smmuv3 *bs, uint64_t off)
+{
+	const struct board_sim_track *tr = &bs->sim;
+	uint64_t rel, n;
+
+	if (off == SMMU_REG_CMDQ_PROD)
+		return 0;
+	if (tr->nq < 2 || off < tr->ecmdq_off)
+		return -1;
+	rel = off - tr->ecmdq_off;
+	n = rel / tr->ecmdq_stride;
+	return n < tr->nq - 1 && rel % tr->ecmdq_stride == SMMU_ECMDQ_REG_PROD ? (int)(n + 1) : -1;
+}
+
+/* When was command number seq published? The first mark that covers it. */
+static uint64_t published_at(struct board_sim_track *tr, uint64_t seq)
+{
+	while (tr->count && tr->marks[tr->head].end <= seq) {
+		tr->head = (tr->head + 1) % BOARD_PROD_MARKS;
+		tr->count--;
+	}
+	return tr->count ? tr->marks[tr->head].t : plat_now_ns();
+}
+
+/* Does this TLBI make the engine look at every entry? By VA or IPA (TLBI_NH_VA, NH_VAA,
+ * EL2_VA, EL2_VAA, S2_IPA) it looks up the set(s) the address indexes; by ASID, VMID or
+ * everything (NH_ALL, NH_ASID, EL2_ALL, EL2_ASID, S12_VMALL, NSNH_ALL) no index exists and it
+ * reads every TLB and walk-cache entry. The range form of an address TLBI (RIL: TG != 0 with
+ * NUM or SCALE, IHI 0070 §4.4.1.1) covers more than one granule: one set per page would be
+ * NUM+1 << SCALE lookups, and an implementation scans instead, once per command. A range of
+ * one granule (NUM = SCALE = 0, TTL set) is one lookup, like a plain VA. */
+static bool tlbi_scans(const struct board_smmuv3 *b, uint64_t d0, uint64_t d1)
+{
+	unsigned op = (unsigned)(d0 & 0xff);
+	unsigned tg = (unsigned)((d1 >> 10) & 3);
+	bool num_or_scale = (d0 >> 12) & 0x1f || (d0 >> 20) & 0x1f;
+
+	switch (op) {
+	case 0x12: /* TLBI_NH_VA */
+	case 0x13: /* TLBI_NH_VAA */
+	case 0x22: /* TLBI_EL2_VA */
+	case 0x23: /* TLBI_EL2_VAA */
+	case 0x2a: /* TLBI_S2_IPA */
+		return b->ril && tg && num_or_scale;
+	default:
+		return true;
+	}
+}
+
+/* A TLBI the command processor has dispatched from queue q. With smmu_tlbi_ns the
+ * invalidation itself is done by an engine behind the command processor (the TLB and
+ * walk-cache scan; on a distributed SMMU, the TBUs), one TLBI after another in arrival order,
+ * whichever queue it came from, while the processor goes on with the next commands: only a
+ * CMD_SYNC waits for it. There is one engine per SMMU (it is the SMMU's TLB), so TLBIs of
+ * other queues that arrived earlier delay this one's completion. Without it the TLBI cost its
+ * command_ns. Only the timing is deferred: the model drops the cached entries at dispatch,
+ * which the architecture allows (an invalidation may take effect at any time before the
+ * CMD_SYNC that follows it completes). Its time there depends on its scope and on what it
+ * found: smmu_tlbi_ns for a lookup by address, smmu_tlbi_scan_ns for a scan of every entry
+ * (tlbi_scans), plus smmu_tlbi_entry_ns for each of the `dropped` entries the model
+ * invalidated (each cleared entry is a write of its set). */
+static void invalidation_engine_take(const struct board_smmuv3 *b, struct board_sim_track *tr,
+				     struct board_cmdq_track *q, uint64_t d0, uint64_t d1,
+				     uint32_t dropped)
+{
+	uint64_t now = plat_now_ns();
+	uint64_t cost = (tlbi_scans(b, d0, d1) ? b->tlbi_scan_ns : b->tlbi_ns) +
+			(uint64_t)dropped * b->tlbi_entry_ns;
+
+	q->tlbi_since_sync = true;
+	tr->tlbi_any_queue = true;
+	if (!cost)
+		return;
+	tr->engine_done = (tr->engine_done > now ? tr->engine_done : now) + cost;
+	q->inv_done = tr->engine_done; /* the engine serves in order: this queue's last TLBI */
+}
+
+/* How long a CMD_SYNC waits before it completes. A CMD_SYNC completes once the commands
+ * before it in its own queue have (IHI 0070 §4.7.3); after TLBIs that means their completion
+ * handshake, at least smmu_tlbi_sync_ns (every agent caching translations acknowledging
+ * them), and the invalidation engine having done them. The two overlap: a few TLBIs cost the
+ * handshake alone, many cost the engine's time (seed 002's t=10 unmaps: flat ~0.6 us per
+ * TLBI+sync up to 8 pages, then ~75 ns per page). A sync into an idle queue (seed 000), or
+ * into a queue with no TLBI since its last sync, pays neither: other queues' TLBIs are not its
+ * business. With smmu.sync_waits_all_queues (b->sync_all_queues), a sync instead waits for
+ * every TLBI the engine was given, from any queue, and pays the handshake if any queue had
+ * one since the last sync of any queue (cross-queue coalescing: the behaviour before queues
+ * were told apart). */
+static uint64_t sync_wait_ns(const struct board_smmuv3 *b, struct board_sim_track *tr,
+			     struct board_cmdq_track *q)
+{
+	uint64_t now = plat_now_ns(), done, engine;
+
+	if (b->sync_all_queues ? !tr->tlbi_any_queue : !q->tlbi_since_sync)
+		return 0;
+	done = b->sync_all_queues ? tr->engine_done : q->inv_done;
+	q->tlbi_since_sync = false;
+	if (b->sync_all_queues)
+		tr->tlbi_any_queue = false;
+	engine = done > now ? done - now : 0;
+	return engine > b->tlbi_sync_ns ? engine : b->tlbi_sync_ns;
+}
+
+/* The model starts executing a command of queue qi (its entry has been read and charged):
+ * charge the execution before its effects (CONS, MSI) become visible. */
+static void host_cmd(void *ctx, unsigned qi, uint64_t d0, uint64_t d1)
+{
+	struct board_smmuv3 *bs = ctx, *b = bs;
+	struct board_sim_track *tr = &bs->sim;
+	struct board_cmdq_track *q = &tr->q[qi < tr->nq ? qi : 0];
+	unsigned op = (unsigned)(d0 & 0xff);
+	bool sync = op == CMDQ_OP_SYNC;
+
+	(void)d1;
+	plat_charge_ns(b->command_ns + (sync ? b->sync_ns : 0));
+	if (sync)
+		plat_charge_ns(sync_wait_ns(b, tr, q));
+	/* Its effects (CONS, invalidations, the MSI) happen now in virtual time: let every
+	 * fiber behind us run first, or a CPU could see them before they happen. */
+	ilab_sim_sync();
+	if (tr->nq == 1) { /* with ECMDQs the order is not one sequence */
+		uint64_t pub = published_at(tr, tr->consumed++);
+
+		if (sync) {
+			sync_done(bs); /* a previous one without MSI */
+			tr->sync_pending = true;
+			tr->sync_pub_t = pub;
+		}
+	}
+}
+
+/* The model has executed a command of queue qi (simulation): a TLBI goes to the invalidation
+ * engine now that the entries it dropped are known. No virtual time has passed since
+ * host_cmd charged its execution. */
+static void host_cmd_done(void *ctx, unsigned qi, uint64_t d0, uint64_t d1, uint32_t dropped)
+{
+	struct board_smmuv3 *bs = ctx;
+	struct board_sim_track *tr = &bs->sim;
+	unsigned op = (unsigned)(d0 & 0xff);
+
+	if (op >= CMDQ_OP_TLBI_FIRST && op <= CMDQ_OP_TLBI_LAST)
+		invalidation_engine_take(bs, tr, &tr->q[qi < tr->nq ? qi : 0], d0, d1,
+					 dropped);
+}
+
+/* CMD_ATC_INV: an ATS Invalidation Request to the endpoint; the devices' model answers it. */
+static void host_atc_inv(void *ctx, uint32_t sid, uint32_t ssid, bool ssv, uint64_t addr,
+			 unsigned size_log2, bool global)
+{
+	struct board_smmuv3 *bs = ctx;
+
+	ilab_iommu_unit_atc_inv(bs->unit, sid, ssid, ssv, addr, size_log2, global);
+}
+
+static const struct smmu_host_ops board_host_ops = {
+	.mem_read = host_mem_read,
+	.mem_write = host_mem_write,
+	.msi = host_msi,
+	.atc_inv = host_atc_inv,
+};
+
+/* In simulation: the same, plus the per-command charge and measurements. */
+static const struct smmu_host_ops board_host_ops_sim = {
+	.mem_read = host_mem_read,
+	.mem_write = host_mem_write,
+	.msi = host_msi,
+	.atc_inv = host_atc_inv,
+	.cmd_exec = host_cmd,
+	.cmd_done = host_cmd_done,
+};
+
+/* ---- the CPUs' view of the model (MMIO) ----------------------------------------------------- */
+
+static uint64_t smmuv3_mmio_size(struct ilab_iommu_unit *u)
+{
+	struct board_smmuv3 *bs = u->model;
+
+	return smmu_mmio_size(bs->smmu);
+}
+
+static uint64_t smmuv3_mmio_read(struct ilab_iommu_unit *u, uint64_t off, unsigned size)
+{
+	struct board_smmuv3 *bs = u->model;
+
+	return smmu_mmio_read(bs->smmu, off, size);
+}
+
+/* The board rings the doorbell after this. In simulation a PROD write also tells the
+ * accounting where that queue is and how far it is published. */
+static void smmuv3_mmio_write(struct ilab_iommu_unit *u, uint64_t off, uint64_t value,
+			      unsigned size)
+{
+	struct board_smmuv3 *bs = u->model;
+
+	smmu_mmio_write(bs->smmu, off, value, size);
+	if (plat_sim) {
+		int qi = prod_reg_queue(bs, off);
+
+		if (qi >= 0)
+			prod_written(bs, (unsigned)qi, (uint32_t)value);
+	}
+}
+
+/* ---- the agent's work ------------------------------------------------------------------------ */
+
+static void smmuv3_consume(struct ilab_iommu_unit *u)
+{
+	struct board_smmuv3 *bs = u->model;
+
+	while (smmu_process_commands(bs->smmu, bs->process_batch))
+		;
+	if (plat_sim)
+		sync_done(bs); /* a CMD_SYNC without MSI completes when CONS passes it */
+}
+
+/* ---- device DMA ------------------------------------------------------------------------------ */
+
+/* One page by StreamID: the TLB lookup costs smmu_tlb_lookup_ns; a walk's reads are charged by
+ * the memory model as the walker makes them. */
+static int smmuv3_translate(struct ilab_iommu_unit *u, const struct ilab_iommu_dma_req *r,
+			    struct ilab_iommu_dma_rsp *out, struct ilab_board_fault *fault)
+{
+	struct board_smmuv3 *bs = u->model;
+	struct smmu_txn_req req = { .sid = r->sid, .ssid = r->ssid, .ssv = r->ssv,
+				    .iova = r->iova, .write = r->write };
+	struct smmu_txn_rsp rsp;
+
+	plat_charge_ns(bs->tlb_lookup_ns); /* the lookup; a walk's reads are charged by mem */
+	ilab_sim_sync(); /* the walk sees the tables as they are at this virtual time */
+	smmu_translate(bs->smmu, &req, &rsp);
+	if (rsp.status != SMMU_TXN_OK) {
+		if (fault) {
+			fault->event = rsp.event;
+			fault->recorded = rsp.event_recorded;
+			fault->iova = req.iova;
+		}
+		return -EIO;
+	}
+	out->pa = rsp.pa;
+	out->page_shift = rsp.page_shift ? rsp.page_shift : 12;
+	return 0;
+}
+
+/* ---- lifecycle ------------------------------------------------------------------------------ */
+
+/* Per command queue state of the simulation's accounting (board_cmdq_track): SMMU_CMDQ and
+ * every ECMDQ the model has, and where the ECMDQs' PROD registers are. */
+static int make_queue_tracks(struct board_smmuv3 *bs)
+{
+	struct board_sim_track *tr = &bs->sim;
+	unsigned nq = smmu_cmdq_count(bs->smmu);
+
+	tr->q = plat_zalloc_array(nq, sizeof(*tr->q));
+	tr->fetching = plat_zalloc_array(nq, sizeof(*tr->fetching));
+	if (!tr->q || !tr->fetching)
+		return -ENOMEM;
+	tr->nq = nq;
+	tr->ecmdq_off = smmu_ecmdq_offset(bs->smmu, 0);
+	tr->ecmdq_stride = nq > 2 ? smmu_ecmdq_offset(bs->smmu, 1) - tr->ecmdq_off
+				  : SMMU_ECMDQ_CP_SIZE;
+	return 0;
+}
+
+/* The board options' smmu_* costs, as this SMMU charges them. */
+static void take_costs(struct board_smmuv3 *bs, const struct ilab_board_opts *o)
+{
+	bs->process_batch = o->process_batch ? o->process_batch : 256;
+	bs->command_ns = o->smmu_command_ns;
+	bs->sync_ns = o->smmu_sync_ns;
+	bs->tlbi_sync_ns = o->smmu_tlbi_sync_ns;
+	bs->tlbi_ns = o->smmu_tlbi_ns;
+	bs->tlbi_scan_ns = o->smmu_tlbi_scan_ns ? o->smmu_tlbi_scan_ns : o->smmu_tlbi_ns;
+	bs->tlbi_entry_ns = o->smmu_tlbi_entry_ns;
+	bs->tlb_lookup_ns = o->smmu_tlb_lookup_ns;
+	bs->cmd_readahead = o->smmu_cmd_readahead ? o->smmu_cmd_readahead : 64;
+	bs->sync_all_queues = o->smmu_sync_all_queues;
+}
+
+static void smmuv3_destroy(struct ilab_iommu_unit *u)
+{
+	struct board_smmuv3 *bs = u->model;
+
+	if (!bs)
+		return;
+	if (bs->smmu)
+		smmu_destroy(bs->smmu);
+	free(bs->sim.q);
+	free(bs->sim.fetching);
+	free(bs);
+	u->model = NULL;
+}
+
+static int smmuv3_create(struct ilab_iommu_unit *u, const char **why)
+{
+	const struct ilab_board_opts *o = u->opts;
+	struct board_smmuv3 *bs;
+	struct smmu_config cfg;
+	int rc;
+
+	if (o->smmu_cfg)
+		cfg = *o->smmu_cfg;
+	else
+		smmu_config_default(&cfg);
+	/* Natively CPUs and the agent thread call the model concurrently. In simulation one host
+	 * thread runs every fiber, and a host callback may switch fibers (plat_wrote after an
+	 * MSI) while the model would hold its lock: another fiber entering the model would spin
+	 * on that lock forever. */
+	cfg.thread_safe = plat_engine_kind() == PLAT_ENGINE_NATIVE;
+	bs = calloc(1, sizeof(*bs));
+	if (!bs) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	u->model = bs;
+	bs->unit = u;
+	bs->ril = cfg.ril; /* the range form of a TLBI is a scan (invalidation_engine_take) */
+	take_costs(bs, o);
+	snprintf(bs->sim.sync_name, sizeof(bs->sim.sync_name), "%s.cmd_sync_ns", u->name);
+	snprintf(bs->sim.used_name, sizeof(bs->sim.used_name), "%s.cmdq_used", u->name);
+	rc = smmu_create(&bs->smmu, &cfg, plat_sim ? &board_host_ops_sim : &board_host_ops, bs,
+			 why);
+	if (rc) {
+		if (!*why)
+			*why = "cannot create the model";
+		return rc;
+	}
+	rc = make_queue_tracks(bs);
+	if (rc)
+		*why = "out of memory";
+	return rc;
+}
+
+/* ---- the driver ------------------------------------------------------------------------------ */
+
+static int smmuv3_probe(struct ilab_iommu_unit *u, struct plat_mmio *mmio, const void *drv_opts,
+			struct ilab_iommu **out, const char **why)
+{
+	int rc = ilab_smmu_drv_probe(mmio, u->mem, u->node, drv_opts, out);
+
+	if (rc)
+		*why = ilab_smmu_drv_strerror();
+	return rc;
+}
+
+const struct ilab_iommu_arch ilab_iommu_arch_smmuv3 = {
+	.name = "smmuv3",
+	.unit_kind = "SMMU",
+	.driver_name = "SMMUv3",
+	.doorbell_name = "board.smmu.doorbell",
+	.create = smmuv3_create,
+	.destroy = smmuv3_destroy,
+	.mmio_size = smmuv3_mmio_size,
+	.mmio_read = smmuv3_mmio_read,
+	.mmio_write = smmuv3_mmio_write,
+	.consume = smmuv3_consume,
+	.translate = smmuv3_translate,
+	.stats_json = board_smmuv3_stats_json,
+	.probe = smmuv3_probe,
+	.remove = ilab_smmu_drv_remove,
+};

@@ -1,0 +1,70 @@
+/* board_smmuv3.h — the SMMUv3 adapter's per-unit state (iommu_arch.h), shared by
+ * board_smmuv3.c (model, costs, DMA, driver) and board_smmuv3_stats.c (its JSON).
+ * Not public API, and nothing outside these two files reads it.
+ */
+#ifndef ILAB_HW_BOARD_SMMUV3_H
+#define ILAB_HW_BOARD_SMMUV3_H
+
+#include "iommulab/iommu_arch.h"
+#include "iommulab/sim.h"
+#include "iommulab/smmuv3.h"
+
+/* A CMDQ_PROD write seen in simulation: commands [.., end) were published at time t. */
+struct board_prod_mark {
+	uint64_t end, t;
+};
+#define BOARD_PROD_MARKS 64
+
+/* One command queue of an SMMU in simulation (SMMU_CMDQ, or an ECMDQ): what its command
+ * fetch and its CMD_SYNCs need. */
+struct board_cmdq_track {
+	uint32_t last_prod;   /* PROD as last written (index + wrap) */
+	uint64_t q_base;      /* the queue's base PA and log2 of its entries, as of that write */
+	unsigned q_log2;      /* (for the command fetch's read-ahead) */
+	uint64_t fetch_seq;   /* entries of this queue the model has read so far */
+	uint64_t fetched_end; /* ...and how far (same count) its last read-ahead reached */
+	bool tlbi_since_sync; /* a TLBI of this queue executed since its last CMD_SYNC */
+	uint64_t inv_done;    /* when the invalidation engine finishes this queue's TLBIs */
+	bool listed;          /* in board_sim_track.fetching (PROD written at least once) */
+};
+
+/* What the board measures of one SMMU in simulation (CMD_SYNC latency, queue occupancy):
+ * touched only by fibers of the one host thread, so plain fields. */
+struct board_sim_track {
+	struct board_cmdq_track *q; /* per queue: [0] SMMU_CMDQ, [1 + n] ECMDQ n */
+	unsigned nq;
+	unsigned *fetching;   /* queues that have had commands published (their indices) */
+	unsigned nfetching, last_hit; /* ...and which of them the last entry read hit */
+	uint64_t ecmdq_off, ecmdq_stride; /* ECMDQ 0's register group, and the spacing */
+	uint64_t published;   /* commands published by PROD writes since the start */
+	uint64_t consumed;    /* commands the model has started executing */
+	struct board_prod_mark marks[BOARD_PROD_MARKS];
+	unsigned head, count;
+	bool sync_pending;    /* a CMD_SYNC executed, its completion not yet sampled */
+	bool tlbi_any_queue;  /* a TLBI executed since the last CMD_SYNC of any queue */
+	uint64_t engine_done; /* when the invalidation engine finishes every TLBI it was given */
+	uint64_t sync_pub_t;  /* when that CMD_SYNC was published */
+	char sync_name[ILAB_TOPO_NAME_MAX + 16], used_name[ILAB_TOPO_NAME_MAX + 16];
+	struct ilab_sim_dist sync_dist, used_dist; /* where those two are in the simulator */
+};
+
+/* One SMMU: its model, what its work costs in simulation (the board options' smmu_*), and
+ * the simulation's accounting. */
+struct board_smmuv3 {
+	struct ilab_iommu_unit *unit;
+	struct smmu *smmu;
+	unsigned process_batch; /* commands per smmu_process_commands call */
+	uint64_t command_ns, sync_ns, tlbi_sync_ns, tlbi_ns, tlb_lookup_ns;
+	uint64_t tlbi_scan_ns;  /* a TLBI that scans every entry (ASID, VMID, all, range) */
+	uint64_t tlbi_entry_ns; /* each entry a TLBI invalidated */
+	bool ril;               /* the model implements range invalidation (IDR3.RIL) */
+	unsigned cmd_readahead; /* entries per command-queue read */
+	bool sync_all_queues;   /* profile smmu.sync_waits_all_queues */
+	struct board_sim_track sim; /* simulation only */
+};
+
+extern const struct ilab_iommu_arch ilab_iommu_arch_smmuv3;
+
+struct json_t *board_smmuv3_stats_json(struct ilab_iommu_unit *u, struct ilab_iommu *drv);
+
+#endif
