@@ -8,9 +8,11 @@
 #include <iommulab/iommu_arch.h>
 
 extern const struct ilab_iommu_arch ilab_iommu_arch_smmuv3; /* board_smmuv3.c */
+extern const struct ilab_iommu_arch ilab_iommu_arch_vtd;    /* board_vtd.c */
 
 static const struct ilab_iommu_arch *const arches[] = {
 	&ilab_iommu_arch_smmuv3,
+	&ilab_iommu_arch_vtd,
 };
 
 #define NR_ARCHES (sizeof(arches) / sizeof(arches[0]))

@@ -15,6 +15,7 @@
 #include <iommulab/dma_iommu.h>
 #include <iommulab/io_pgtable.h>
 #include <iommulab/iommu.h>
+#include <iommulab/iommu_arch.h>
 #include <iommulab/iommu_map.h>
 #include <iommulab/iova.h>
 #include <iommulab/map_benchmark.h>
