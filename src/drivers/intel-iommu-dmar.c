@@ -1,0 +1,301 @@
+/* intel-iommu-dmar.c — the DMAR unit's queued invalidation and fault reporting (Linux
+ * drivers/iommu/intel/dmar.c): __dmar_enable_qi / dmar_disable_qi, qi_submit_sync with
+ * qi_check_fault and reclaim_free_desc, dmar_set_interrupt and dmar_fault, and the GSTS wait
+ * (IOMMU_WAIT_OP). It is not the flush policy (intel-iommu-cache.c) nor probe (intel-iommu.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "drivers/intel-iommu.h"
+
+/* IOMMU_WAIT_OP: the model updates GSTS as the GCMD write lands, real units within
+ * microseconds; a bounded number of register reads (Linux: DMAR_OPERATION_TIMEOUT). */
+#define GSTS_MAX_READS 100000u
+
+int intel_wait_gsts(struct intel_iommu *iommu, uint32_t mask, bool set)
+{
+	for (unsigned i = 0; i < GSTS_MAX_READS; i++) {
+		uint32_t sts = plat_mmio_read32(iommu->mmio, DMAR_GSTS_REG);
+
+		if (set ? (sts & mask) == mask : !(sts & mask))
+			return 0;
+		plat_cpu_relax();
+	}
+	return intel_set_error(-ETIMEDOUT, "dmar: GSTS %#x did not %s", mask,
+			       set ? "set" : "clear");
+}
+
+/* ---- enabling the queue ------------------------------------------------------------------ */
+
+/* dmar_enable_qi + __dmar_enable_qi: the queue page on the unit's node (alloc_pages_node
+ * (iommu->node)), the status words (here also simulated memory, on the unit's node: the unit
+ * writes them), IQT = 0, IQA, then QIE and wait for QIES. */
+int intel_dmar_enable_qi(struct intel_iommu *iommu)
+{
+	struct q_inval *qi = &iommu->qi;
+	int err;
+
+	if (!ecap_qis(iommu->ecap))
+		return intel_set_error(-ENODEV, "dmar: no queued invalidation (ECAP.QI 0)");
+	if (!qi->desc) {
+		err = ilab_mem_alloc_pages(iommu->mem, iommu->node, 0, &qi->desc_pa);
+		if (err)
+			return intel_set_error(-ENOMEM, "dmar: no memory for the queue");
+		qi->desc = ilab_mem_va(iommu->mem, qi->desc_pa, VTD_PAGE_SIZE);
+		err = ilab_mem_alloc_pages(iommu->mem, iommu->node, 0, &qi->status_pa);
+		if (err) {
+			ilab_mem_free_pages(iommu->mem, qi->desc_pa, 0);
+			qi->desc = NULL;
+			return intel_set_error(-ENOMEM, "dmar: no memory for the queue status");
+		}
+		qi->desc_status = ilab_mem_va(iommu->mem, qi->status_pa, VTD_PAGE_SIZE);
+		memset(qi->desc, 0, VTD_PAGE_SIZE);
+		memset((void *)qi->desc_status, 0, VTD_PAGE_SIZE);
+		plat_spin_init(&qi->q_lock, "intel_iommu.qi.q_lock");
+	}
+	qi->free_head = qi->free_tail = 0;
+	qi->free_cnt = QI_LENGTH;
+	plat_spin_lock(&iommu->register_lock);
+	plat_mmio_write32(iommu->mmio, DMAR_IQT_REG, 0);
+	plat_mmio_write64(iommu->mmio, DMAR_IQA_REG, qi->desc_pa); /* QS 0: 256 entries */
+	iommu->gcmd |= DMA_GCMD_QIE;
+	plat_mmio_write32(iommu->mmio, DMAR_GCMD_REG, iommu->gcmd);
+	err = intel_wait_gsts(iommu, DMA_GSTS_QIES, true);
+	plat_spin_unlock(&iommu->register_lock);
+	return err;
+}
+
+/* dmar_disable_qi: let the unit drain what was submitted, then clear QIE. */
+void intel_dmar_disable_qi(struct intel_iommu *iommu)
+{
+	uint32_t sts = plat_mmio_read32(iommu->mmio, DMAR_GSTS_REG);
+
+	if (!(sts & DMA_GSTS_QIES))
+		return;
+	plat_spin_lock(&iommu->register_lock);
+	for (unsigned i = 0; i < GSTS_MAX_READS; i++) {
+		uint64_t h = plat_mmio_read64(iommu->mmio, DMAR_IQH_REG);
+		uint64_t t = plat_mmio_read64(iommu->mmio, DMAR_IQT_REG);
+
+		if (h == t || (plat_mmio_read32(iommu->mmio, DMAR_FSTS_REG) & DMA_FSTS_IQE))
+			break;
+		plat_cpu_relax();
+	}
+	iommu->gcmd &= ~DMA_GCMD_QIE;
+	plat_mmio_write32(iommu->mmio, DMAR_GCMD_REG, iommu->gcmd);
+	intel_wait_gsts(iommu, DMA_GSTS_QIES, false);
+	plat_spin_unlock(&iommu->register_lock);
+}
+
+void intel_dmar_free_qi(struct intel_iommu *iommu)
+{
+	struct q_inval *qi = &iommu->qi;
+
+	if (!qi->desc)
+		return;
+	ilab_mem_free_pages(iommu->mem, qi->desc_pa, 0);
+	ilab_mem_free_pages(iommu->mem, qi->status_pa, 0);
+	qi->desc = NULL;
+	qi->desc_status = NULL;
+}
+
+/* ---- qi_submit_sync ------------------------------------------------------------------------ */
+
+static inline uint32_t status_get(struct q_inval *qi, unsigned i)
+{
+	return plat_load32(&qi->desc_status[i]);
+}
+
+static inline void status_set(struct q_inval *qi, unsigned i, uint32_t v)
+{
+	plat_store32(&qi->desc_status[i], v);
+}
+
+/* reclaim_free_desc: hand back the slots the unit is done with, oldest first. */
+static void reclaim_free_desc(struct q_inval *qi)
+{
+	while (qi->free_cnt < QI_LENGTH) {
+		uint32_t s = status_get(qi, qi->free_tail);
+
+		if (s != QI_DONE && s != QI_ABORT)
+			break;
+		status_set(qi, qi->free_tail, QI_FREE);
+		qi->free_tail = (qi->free_tail + 1) % QI_LENGTH;
+		qi->free_cnt++;
+	}
+}
+
+static bool in_submission(unsigned head, unsigned index, unsigned wait_index)
+{
+	unsigned span = (wait_index + QI_LENGTH - index) % QI_LENGTH;
+
+	return (head + QI_LENGTH - index) % QI_LENGTH < span;
+}
+
+/* qi_check_fault: one FSTS read per call. On IQE with IQH on one of our descriptors, Linux
+ * overwrites the bad descriptor with a copy of our wait descriptor (so the unit, resuming,
+ * writes our status instead of choking again), clears IQE and returns -EINVAL. Linux checks
+ * only IQH == the first descriptor (index); this accepts any of ours, which is the same for
+ * the one-descriptor submissions Linux makes and does not hang on a later bad one. An IQE on
+ * another submitter's descriptor is left to that submitter. The model never raises ITE/ICE
+ * (its device-TLB invalidations are synchronous); ICE is cleared as Linux does. */
+static int qi_check_fault(struct intel_iommu *iommu, unsigned index, unsigned wait_index)
+{
+	struct q_inval *qi = &iommu->qi;
+	uint32_t fault = plat_mmio_read32(iommu->mmio, DMAR_FSTS_REG);
+
+	if (fault & DMA_FSTS_IQE) {
+		unsigned head = (unsigned)(plat_mmio_read64(iommu->mmio, DMAR_IQH_REG) >> 4) %
+				QI_LENGTH;
+
+		if (in_submission(head, index, wait_index)) {
+			qi->desc[head] = qi->desc[wait_index];
+			plat_mem_touch(&qi->desc[head], sizeof(struct qi_desc), true);
+			plat_mb();
+			INTEL_STAT_ADD(iommu, iqe, 1);
+			plat_mmio_write32(iommu->mmio, DMAR_FSTS_REG, DMA_FSTS_IQE);
+			return -EINVAL;
+		}
+	}
+	if (fault & DMA_FSTS_ICE)
+		plat_mmio_write32(iommu->mmio, DMAR_FSTS_REG, DMA_FSTS_ICE);
+	return 0;
+}
+
+static bool status_done(uint64_t value, void *arg)
+{
+	(void)arg;
+	return (uint32_t)value == QI_DONE;
+}
+
+/* qi_submit_sync: with q_lock held (Linux: a raw spinlock with interrupts off), wait for
+ * count + 2 free slots, copy the descriptors and a wait descriptor (status write of QI_DONE
+ * into desc_status[wait_index]), write IQT, then poll the status word, reading FSTS
+ * (qi_check_fault) between polls; the lock is dropped around each wait as Linux drops it
+ * around cpu_relax(), so other CPUs can queue meanwhile. */
+int qi_submit_sync(struct intel_iommu *iommu, struct qi_desc *desc, unsigned count)
+{
+	struct q_inval *qi = &iommu->qi;
+	uint64_t slice = iommu->opts.qi_poll_slice_ns ? iommu->opts.qi_poll_slice_ns : 1000;
+	uint64_t limit = iommu->opts.qi_timeout_ns ? iommu->opts.qi_timeout_ns : 1000000000ull;
+	uint64_t t0 = plat_now_ns();
+	unsigned index, wait_index;
+	int rc = 0;
+
+	if (!qi->desc || count + 2 > QI_LENGTH)
+		return -EINVAL;
+	plat_spin_lock(&qi->q_lock);
+	while (qi->free_cnt < count + 2) {
+		reclaim_free_desc(qi);
+		if (qi->free_cnt >= count + 2)
+			break;
+		plat_spin_unlock(&qi->q_lock);
+		plat_cpu_relax();
+		plat_yield();
+		plat_spin_lock(&qi->q_lock);
+	}
+	index = qi->free_head;
+	wait_index = (index + count) % QI_LENGTH;
+	for (unsigned i = 0; i < count; i++) {
+		unsigned slot = (index + i) % QI_LENGTH;
+
+		qi->desc[slot] = desc[i];
+		plat_mem_touch(&qi->desc[slot], sizeof(struct qi_desc), true);
+		status_set(qi, slot, QI_IN_USE);
+		INTEL_STAT_ADD(iommu, descs[desc[i].qw0 & 0xf], 1);
+	}
+	qi->desc[wait_index].qw0 = QI_IWD_STATUS_DATA(QI_DONE) | QI_IWD_STATUS_WRITE | QI_IWD_TYPE;
+	qi->desc[wait_index].qw1 = qi->status_pa + 4ull * wait_index;
+	status_set(qi, wait_index, QI_IN_USE);
+	plat_charge_n(PLAT_CHARGE_CMD_BUILD, count + 1);
+	plat_mem_touch(&qi->desc[wait_index], sizeof(struct qi_desc), true);
+	INTEL_STAT_ADD(iommu, descs[QI_IWD_TYPE], 1);
+	INTEL_STAT_ADD(iommu, qi_submits, 1);
+	qi->free_head = (qi->free_head + count + 1) % QI_LENGTH;
+	qi->free_cnt -= count + 1;
+	plat_mb(); /* descriptors visible before the doorbell (Linux: writel's barrier) */
+	plat_mmio_write64(iommu->mmio, DMAR_IQT_REG, (uint64_t)qi->free_head << 4);
+
+	while (status_get(qi, wait_index) != QI_DONE) {
+		rc = qi_check_fault(iommu, index, wait_index);
+		if (rc)
+			break;
+		plat_spin_unlock(&qi->q_lock);
+		plat_poll(&qi->desc_status[wait_index], 4, status_done, NULL, slice);
+		plat_spin_lock(&qi->q_lock);
+		if (status_get(qi, wait_index) != QI_DONE && plat_now_ns() - t0 > limit) {
+			rc = intel_set_error(-ETIMEDOUT, "dmar: %s: wait descriptor %u not done",
+					     iommu->iommu.name, wait_index);
+			break;
+		}
+	}
+	/* The unit has fetched (or skipped) ours: their slots may be reused once the wait
+	 * descriptor's own status says so (reclaim stops at it until then). */
+	for (unsigned i = 0; i < count; i++)
+		status_set(qi, (index + i) % QI_LENGTH, QI_DONE);
+	reclaim_free_desc(qi);
+	plat_spin_unlock(&qi->q_lock);
+	return rc;
+}
+
+/* ---- faults ---------------------------------------------------------------------------------- */
+
+/* dmar_set_interrupt + dmar_msi_write/unmask: FEDATA, FEADDR, FEUADDR, then FECTL.IM = 0; then
+ * handle whatever was pending (Linux calls dmar_fault once after request_irq). */
+void intel_dmar_set_interrupt(struct intel_iommu *iommu)
+{
+	uint64_t addr = iommu->opts.fault_msi_addr ? iommu->opts.fault_msi_addr : 0xfee00000ull;
+
+	plat_spin_lock(&iommu->register_lock);
+	plat_mmio_write32(iommu->mmio, DMAR_FEDATA_REG, iommu->opts.fault_msi_data);
+	plat_mmio_write32(iommu->mmio, DMAR_FEADDR_REG, (uint32_t)addr);
+	plat_mmio_write32(iommu->mmio, DMAR_FEUADDR_REG, (uint32_t)(addr >> 32));
+	plat_mmio_write32(iommu->mmio, DMAR_FECTL_REG, 0);
+	plat_spin_unlock(&iommu->register_lock);
+	ilab_intel_iommu_handle_fault(&iommu->iommu, NULL, 0, NULL);
+}
+
+/* dmar_fault: from FSTS.FRI on, read each fault record whose F is set (the high dword first,
+ * as Linux), clear its F, wrap at NFR; then clear PFO (PPF is the OR of the F bits). */
+unsigned ilab_intel_iommu_handle_fault(struct ilab_iommu *iommu_, struct ilab_intel_fault *recs,
+				       unsigned max, bool *overflow)
+{
+	struct intel_iommu *iommu = ilab_intel_iommu_is_ours(iommu_) ? to_intel_iommu(iommu_) : NULL;
+	unsigned reg, index, n = 0;
+	uint32_t fsts;
+
+	if (overflow)
+		*overflow = false;
+	if (!iommu)
+		return 0;
+	plat_spin_lock(&iommu->register_lock);
+	fsts = plat_mmio_read32(iommu->mmio, DMAR_FSTS_REG);
+	if (overflow)
+		*overflow = fsts & DMA_FSTS_PFO;
+	if (!(fsts & DMA_FSTS_PPF))
+		goto out;
+	index = dma_fsts_fault_record_index(fsts);
+	reg = cap_fault_reg_offset(iommu->cap);
+	for (unsigned seen = 0; seen < cap_num_fault_regs(iommu->cap); seen++) {
+		uint64_t off = reg + (uint64_t)index * PRIMARY_FAULT_REG_LEN;
+		uint32_t hi = plat_mmio_read32(iommu->mmio, off + 12);
+
+		if (!(hi & DMA_FRCD_F))
+			break;
+		if (recs && n < max) {
+			recs[n].reason = (uint8_t)dma_frcd_fault_reason(hi);
+			recs[n].read = dma_frcd_type(hi);
+			recs[n].sid = (uint16_t)dma_frcd_source_id(plat_mmio_read32(iommu->mmio,
+										    off + 8));
+			recs[n].addr = plat_mmio_read64(iommu->mmio, off) & ~0xfffull;
+		}
+		plat_mmio_write32(iommu->mmio, off + 12, DMA_FRCD_F);
+		n++;
+		index = (index + 1) % cap_num_fault_regs(iommu->cap);
+	}
+	INTEL_STAT_ADD(iommu, faults, n);
+	plat_mmio_write32(iommu->mmio, DMAR_FSTS_REG, DMA_FSTS_PFO | DMA_FSTS_PPF);
+out:
+	plat_spin_unlock(&iommu->register_lock);
+	return n;
+}
