@@ -13,6 +13,7 @@
 #include <iommulab/board.h>
 #include <iommulab/dma_engine.h>
 #include <iommulab/dma_iommu.h>
+#include <iommulab/intel_iommu_drv.h>
 #include <iommulab/io_pgtable.h>
 #include <iommulab/iommu.h>
 #include <iommulab/iommu_arch.h>

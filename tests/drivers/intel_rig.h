@@ -177,6 +177,10 @@ static inline void ir_mmio_write(void *ctx, uint64_t off, uint64_t val, unsigned
 
 static const struct plat_mmio_ops ir_mmio_ops = { .read = ir_mmio_read, .write = ir_mmio_write };
 
+/* The rig of the running test, so that a teardown can release it after a failed assertion
+ * (which leaves the test body by longjmp). */
+static struct rig *ir_current;
+
 /* plat + memory (two nodes of 1 GiB: node n's PAs are [(n + 1) GiB, (n + 2) GiB)). */
 static inline int rig_init(struct rig *r)
 {
@@ -185,6 +189,7 @@ static inline int rig_init(struct rig *r)
 	int rc;
 
 	memset(r, 0, sizeof(*r));
+	ir_current = r;
 	rc = ilab_topo_load("a100-2node", &r->topo, r->err, sizeof(r->err));
 	if (rc)
 		return rc;
@@ -261,6 +266,8 @@ static inline struct ilab_dev *rig_dev(struct rig *r, unsigned i, struct ir_unit
 
 static inline void rig_fini(struct rig *r)
 {
+	if (ir_current == r)
+		ir_current = NULL;
 	for (unsigned i = 0; i < IR_MAX_DEVS; i++)
 		if (r->devs[i].group)
 			ilab_iommu_release_device(&r->devs[i]);
@@ -272,6 +279,15 @@ static inline void rig_fini(struct rig *r)
 	ilab_mem_destroy(r->mem);
 	plat_fini();
 	ilab_topo_free(r->topo);
+}
+
+/* cmocka teardown: release the rig a failed test left behind. */
+static inline int rig_teardown(void **state)
+{
+	(void)state;
+	if (ir_current)
+		rig_fini(ir_current);
+	return 0;
 }
 
 /* The model's view: translate one request. */
