@@ -451,6 +451,10 @@ size_t intel_iommu_unmap_pages(void *priv, uint64_t iova, size_t pgsize, size_t 
 		return 0;
 	}
 	leaf = VTD_PAGE_SIZE << level_to_offset_bits(level);
+	if (iova & (leaf - 1)) { /* inside a superpage: splitting is not supported (Linux) */
+		plat_scope_leave();
+		return 0;
+	}
 	if (size < leaf)
 		size = leaf;
 	domain_unmap(d, iova >> VTD_PAGE_SHIFT, (iova + size - 1) >> VTD_PAGE_SHIFT, &freed);
