@@ -161,6 +161,11 @@ int ilab_intel_iommu_probe(struct plat_mmio *mmio, struct ilab_mem *mem, int nod
 		return intel_set_error(-ENOMEM, "dmar: out of memory");
 	}
 	iommu->seq_id = (unsigned)seq;
+	iommu->iommu.ops = &intel_iommu_ops;
+	iommu->iommu.name = mmio->name ? mmio->name : "dmar";
+	iommu->iommu.node = node;
+	iommu->iommu.mem = mem;
+	iommu->iommu.priv = iommu;
 	iommu->mmio = mmio;
 	iommu->mem = mem;
 	iommu->node = node;
@@ -217,11 +222,6 @@ int ilab_intel_iommu_probe(struct plat_mmio *mmio, struct ilab_mem *mem, int nod
 	err = set_root_entry(iommu);
 	if (err)
 		goto fail;
-	iommu->iommu.ops = &intel_iommu_ops;
-	iommu->iommu.name = mmio->name ? mmio->name : "dmar";
-	iommu->iommu.node = node;
-	iommu->iommu.mem = mem;
-	iommu->iommu.priv = iommu;
 	intel_dmar_set_interrupt(iommu);
 	err = enable_translation(iommu, true);
 	if (err)
