@@ -128,6 +128,32 @@ static void probe_refuses_unit_without_qi(void **state)
 	rig_fini(&r);
 }
 
+/* Firmware left translation on and a fault pending: probe turns translation off first and
+ * handles the fault record (dmar_fault before QI is set up). */
+static void probe_clears_pending_faults(void **state)
+{
+	struct rig r;
+	struct ir_unit *u;
+	struct ilab_intel_iommu_stats st;
+	ilab_pa_t root;
+
+	(void)state;
+	assert_int_equal(rig_init(&r), 0);
+	u = rig_add_model(&r, 0, NULL);
+	assert_non_null(u);
+	assert_int_equal(ilab_mem_alloc_pages(r.mem, 0, 0, &root), 0);
+	vtd_mmio_write(u->v, IR_RTADDR, root, 8);
+	vtd_mmio_write(u->v, 0x18, 1u << 30, 4); /* GCMD.SRTP */
+	vtd_mmio_write(u->v, 0x18, 1u << 31, 4); /* GCMD.TE */
+	assert_int_equal(rig_tr(u, SID_A, 0x1000, false).fault_reason, VTD_FR_ROOT_NOT_PRESENT);
+	assert_true(vtd_mmio_read(u->v, IR_FSTS, 4) & IR_FSTS_PPF);
+	assert_int_equal(ilab_intel_iommu_probe(&u->mmio, r.mem, 0, NULL, &u->iommu), 0);
+	assert_int_equal(vtd_mmio_read(u->v, IR_FSTS, 4) & IR_FSTS_PPF, 0);
+	ilab_intel_iommu_get_stats(u->iommu, &st);
+	assert_int_equal(st.faults_handled, 1);
+	rig_fini(&r);
+}
+
 /* ---- map and translate ------------------------------------------------------------------------ */
 
 static void check_tr(struct ir_unit *u, uint16_t sid, uint64_t iova, uint64_t pa, unsigned shift,
@@ -768,6 +794,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(probe_handshakes, rig_teardown),
 		cmocka_unit_test_teardown(probe_refuses_unit_without_qi, rig_teardown),
+		cmocka_unit_test_teardown(probe_clears_pending_faults, rig_teardown),
 		cmocka_unit_test_teardown(map_4k_2m_1g_translate, rig_teardown),
 		cmocka_unit_test_teardown(unmap_faults_only_after_flush, rig_teardown),
 		cmocka_unit_test_teardown(psi_am_aligned_range, rig_teardown),
