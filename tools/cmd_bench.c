@@ -496,7 +496,8 @@ static int bench_up(struct bench_opts *o, const struct ilab_profile *prof,
 	ret = ilab_testbed_up(tb, &to, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
-		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+		/* -ENODEV: no driver for the machine's IOMMU units (e.g. VT-d before its driver) */
+		return ret == -EINVAL || ret == -ENODEV ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 	}
 	if (ilab_map_bench_check(&o->cfg, err, sizeof(err))) { /* needs plat: the CPU count */
 		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);

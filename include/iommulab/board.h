@@ -61,6 +61,12 @@ struct ilab_board_opts {
 
 	/* ---- VT-d units (board_vtd.c) ---- */
 	const struct vtd_config *vtd_cfg; /* NULL = vtd_config_default() */
+	/* What its work costs in simulation beyond its memory accesses, from the profile's vtd:
+	 * section (plat_charge_ns: nothing natively). */
+	uint64_t vtd_desc_ns;         /* each invalidation descriptor, as it starts executing */
+	uint64_t vtd_wait_ns;         /* + each wait descriptor, before its status write */
+	uint64_t vtd_iotlb_lookup_ns; /* each request translated */
+	uint64_t vtd_walk_ns;         /* + each IOTLB miss that walks the tables */
 };
 
 struct ilab_board;

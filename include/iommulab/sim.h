@@ -149,6 +149,16 @@ struct ilab_profile {
 	 * its own (cross-queue coalescing); 0 (off) when the profile does not say. */
 	int smmu_sync_all_queues;
 
+	/* VT-d-side costs (profile vtd: section, required when iommu: vtd; docs/simulation.md
+	 * "VT-d costs"). The unit's memory accesses (descriptor fetches, the wait descriptor's
+	 * status write, root/context/paging-entry reads) are charged by the memory model from
+	 * where they are made to each line's home, like the SMMU's; these are the rest. */
+	uint64_t vtd_desc_ns;         /* execute one invalidation descriptor, once fetched */
+	uint64_t vtd_wait_ns;         /* extra per wait descriptor, before its status write;
+				       * optional, 0 */
+	uint64_t vtd_iotlb_lookup_ns; /* one IOTLB lookup (every request translated) */
+	uint64_t vtd_walk_ns;         /* fixed part of an IOTLB-miss walk, beyond its reads */
+
 	/* named compute charges for driver code (plat_charge_ns), looked up by name */
 	unsigned nr_compute;
 	struct ilab_compute_cost compute[ILAB_PROFILE_MAX_COMPUTE];

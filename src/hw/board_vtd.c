@@ -4,10 +4,15 @@
  * and its statistics. Not the model, and not a driver: the VT-d driver (src/drivers/intel-iommu*)
  * does not exist yet, so probe fails with -ENODEV and says so.
  *
- * Timing: the model's memory accesses (root/context/paging entries, queue descriptors, wait
- * status writes) are charged from the unit's node by the simulator's line model, as the SMMUv3
- * adapter's are. The profile has no VT-d section yet: descriptor execution, the wait
- * descriptor and the IOTLB lookup cost nothing beyond those accesses (issue 20, "Timing").
+ * Timing (simulation): the model's memory accesses (root/context/paging entries, queue
+ * descriptors, wait status writes) are charged by the simulator's line model from the fiber
+ * that makes them (the unit's agent for the queue; the translating fiber for a walk) to each
+ * line's home, as the SMMUv3 adapter's are. On top of them, from the profile's vtd: section:
+ * vtd_desc_ns per descriptor as it starts executing (+ vtd_wait_ns for a wait descriptor,
+ * before its status write), vtd_iotlb_lookup_ns per request translated, and vtd_walk_ns per
+ * IOTLB miss that walks (a request that read at least one 8-byte paging entry; root and
+ * context entries are 16 bytes). Register reads and writes are charged by plat_mmio from the
+ * profile's mmio: section, by the CPU's and the unit's nodes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,10 +28,19 @@
 
 #define VTD_PROCESS_BATCH 256 /* descriptors per vtd_process_queue call */
 
+/* Descriptor type, bits [3:0] and [11:9] of its first quadword (VT-d §6.5.2): 5 = wait. */
+#define VTD_DESC_TYPE(qw0) (((qw0) & 0xf) | (((qw0) >> 5) & 0x70))
+#define VTD_DESC_WAIT 0x5
+
 struct board_vtd {
 	struct ilab_iommu_unit *unit;
 	struct vtd *vtd;
 	unsigned batch;
+	/* costs (simulation), from the board options */
+	uint64_t desc_ns, wait_ns, iotlb_lookup_ns, walk_ns;
+	/* paging-entry reads of the request being translated: a walk when not 0 */
+	bool translating;
+	unsigned entry_reads;
 };
 
 /* ---- the model's view of the machine (host ops) --------------------------------------------- */
@@ -35,6 +49,8 @@ static int host_mem_read(void *ctx, uint64_t pa, void *buf, size_t len)
 {
 	struct board_vtd *bv = ctx;
 
+	if (bv->translating && len == 8)
+		bv->entry_reads++; /* a paging entry (root and context entries are 16 bytes) */
 	if (plat_sim) {
 		const void *va = ilab_mem_va(bv->unit->mem, pa, len);
 
@@ -104,11 +120,32 @@ static void host_devtlb_inv(void *ctx, uint16_t sid, uint16_t pfsid, unsigned qd
 	ilab_iommu_unit_atc_inv(bv->unit, sid, 0, false, addr, size_log2, size_log2 >= 64);
 }
 
+/* A descriptor starts executing (fetched and checked; simulation only): charge its work
+ * before its effects (invalidations, the wait descriptor's status write, IQH) happen, and let
+ * every fiber behind this time run first, so that none sees them early. */
+static void host_desc_exec(void *ctx, uint64_t qw0, uint64_t qw1)
+{
+	struct board_vtd *bv = ctx;
+
+	(void)qw1;
+	plat_charge_ns(bv->desc_ns + (VTD_DESC_TYPE(qw0) == VTD_DESC_WAIT ? bv->wait_ns : 0));
+	ilab_sim_sync();
+}
+
 static const struct vtd_host_ops board_vtd_host_ops = {
 	.mem_read = host_mem_read,
 	.mem_write = host_mem_write,
 	.wait_status = host_wait_status,
 	.devtlb_inv = host_devtlb_inv,
+};
+
+/* In simulation: the same, plus the per-descriptor charge. */
+static const struct vtd_host_ops board_vtd_host_ops_sim = {
+	.mem_read = host_mem_read,
+	.mem_write = host_mem_write,
+	.wait_status = host_wait_status,
+	.devtlb_inv = host_devtlb_inv,
+	.desc_exec = host_desc_exec,
 };
 
 /* ---- registers, agent, DMA ------------------------------------------------------------------ */
@@ -137,7 +174,10 @@ static void vtd_unit_consume(struct ilab_iommu_unit *u)
 		;
 }
 
-/* One page by source-id (bus << 8 | devfn): a 16-bit id, so a larger one is a bad request. */
+/* One page by source-id (bus << 8 | devfn): a 16-bit id, so a larger one is a bad request.
+ * The IOTLB lookup costs vtd_iotlb_lookup_ns; a walk's entry reads are charged by the memory
+ * model as the model makes them, and a walk's fixed part (vtd_walk_ns) once it is known that
+ * the request walked. */
 static int vtd_unit_translate(struct ilab_iommu_unit *u, const struct ilab_iommu_dma_req *r,
 			      struct ilab_iommu_dma_rsp *out, struct ilab_board_fault *fault)
 {
@@ -147,8 +187,20 @@ static int vtd_unit_translate(struct ilab_iommu_unit *u, const struct ilab_iommu
 
 	if (r->sid > 0xffff)
 		return -EINVAL;
-	ilab_sim_sync(); /* the walk sees the tables as they are at this virtual time */
-	vtd_translate(bv->vtd, &req, &rsp);
+	if (plat_sim) {
+		/* one host thread runs every fiber, and none switches inside the walk (memory
+		 * accesses are not scheduling points): the count is this request's */
+		plat_charge_ns(bv->iotlb_lookup_ns);
+		ilab_sim_sync(); /* the walk sees the tables as they are at this virtual time */
+		bv->translating = true;
+		bv->entry_reads = 0;
+		vtd_translate(bv->vtd, &req, &rsp);
+		bv->translating = false;
+		if (bv->entry_reads)
+			plat_charge_ns(bv->walk_ns);
+	} else {
+		vtd_translate(bv->vtd, &req, &rsp);
+	}
 	if (rsp.status != VTD_TXN_OK) {
 		if (fault) {
 			fault->event = rsp.fault_reason;
@@ -256,7 +308,12 @@ static int vtd_unit_create(struct ilab_iommu_unit *u, const char **why)
 	u->model = bv;
 	bv->unit = u;
 	bv->batch = o->process_batch ? o->process_batch : VTD_PROCESS_BATCH;
-	rc = vtd_create(&bv->vtd, &cfg, &board_vtd_host_ops, bv, why);
+	bv->desc_ns = o->vtd_desc_ns;
+	bv->wait_ns = o->vtd_wait_ns;
+	bv->iotlb_lookup_ns = o->vtd_iotlb_lookup_ns;
+	bv->walk_ns = o->vtd_walk_ns;
+	rc = vtd_create(&bv->vtd, &cfg, plat_sim ? &board_vtd_host_ops_sim : &board_vtd_host_ops,
+			bv, why);
 	if (rc && !*why)
 		*why = "cannot create the model";
 	return rc;

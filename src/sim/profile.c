@@ -316,6 +316,20 @@ static int parse_smmu(struct pctx *c, const yaml_node_t *v, const char *key, voi
 	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
 }
 
+/* vtd: what a VT-d unit's work costs beyond its memory accesses (board_vtd.c reads each). */
+static int parse_vtd(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	struct ilab_profile *p = dst;
+	struct field f[] = {
+		{ "desc_ns", true, parse_u64, &p->vtd_desc_ns, false },
+		{ "wait_ns", false, parse_u64, &p->vtd_wait_ns, false },
+		{ "iotlb_lookup_ns", true, parse_u64, &p->vtd_iotlb_lookup_ns, false },
+		{ "walk_ns", true, parse_u64, &p->vtd_walk_ns, false },
+	};
+
+	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
+}
+
 /* The compute: names something reads: the driver and core charges (plat_charge, named in
  * ops.c). Any other name is a typo or a constant nothing reads: an error, not a silent zero
  * (a misspelt iova_alloc_ns would have charged nothing). */
@@ -504,6 +518,14 @@ static int parse_iommu_arch(struct pctx *c, const yaml_node_t *v, const char *ke
 	return 0;
 }
 
+static bool field_seen(const struct field *f, unsigned nf, const char *key)
+{
+	for (unsigned i = 0; i < nf; i++)
+		if (!strcmp(f[i].key, key))
+			return f[i].seen;
+	return false;
+}
+
 static int parse_root(struct pctx *c, struct ilab_profile *p)
 {
 	yaml_node_t *root = yaml_document_get_root_node(c->doc);
@@ -515,14 +537,26 @@ static int parse_root(struct pctx *c, struct ilab_profile *p)
 		{ "memory", true, parse_memory, p, false },
 		{ "cache", true, parse_cache, p, false },
 		{ "mmio", true, parse_mmio, p, false },
-		{ "smmu", true, parse_smmu, p, false },
+		{ "smmu", false, parse_smmu, p, false },
+		{ "vtd", false, parse_vtd, p, false },
 		{ "compute", false, parse_compute, p, false },
 		{ "nic", false, parse_nic, p, false },
 	};
+	const unsigned nf = sizeof(f) / sizeof(f[0]);
+	int rc;
 
 	if (!root)
 		return perr(c, NULL, "empty profile");
-	return parse_fields(c, root, "profile", f, sizeof(f) / sizeof(f[0]));
+	rc = parse_fields(c, root, "profile", f, nf);
+	if (rc)
+		return rc;
+	/* The section of the machine's architecture is required (its costs are never a silent
+	 * zero); the other one may be there too, for a what-if run on the other architecture. */
+	if (!strcmp(p->iommu_arch, "smmuv3") && !field_seen(f, nf, "smmu"))
+		return perr(c, root, "profile: missing key 'smmu'");
+	if (!strcmp(p->iommu_arch, "vtd") && !field_seen(f, nf, "vtd"))
+		return perr(c, root, "profile: missing key 'vtd' (the costs of iommu: vtd)");
+	return 0;
 }
 
 int ilab_profile_parse(const char *text, size_t len, const char *name, struct ilab_profile *prof,

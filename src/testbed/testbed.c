@@ -1,7 +1,7 @@
 /* testbed.c — assembles the modelled machine (topology, simulator, plat, board with the
  * profile's IOMMU architecture, unit agents, each unit's driver) from a loaded profile and
  * tears it down (include/iommulab/testbed.h). The one place where a profile's iommu: key and
- * its smmu: section become board options. It is not a workload: devices, domains and DMA
+ * its smmu: and vtd: sections become board options. It is not a workload: devices, domains and DMA
  * options are the callers'.
  */
 #include <errno.h>
@@ -91,6 +91,11 @@ void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ila
 		bo->smmu_tlb_lookup_ns = p->smmu_tlb_lookup_ns;
 		bo->smmu_cmd_readahead = (unsigned)p->smmu_cmd_readahead;
 		bo->smmu_sync_all_queues = p->smmu_sync_all_queues > 0;
+		/* and every vtd: cost, for VT-d units */
+		bo->vtd_desc_ns = p->vtd_desc_ns;
+		bo->vtd_wait_ns = p->vtd_wait_ns;
+		bo->vtd_iotlb_lookup_ns = p->vtd_iotlb_lookup_ns;
+		bo->vtd_walk_ns = p->vtd_walk_ns;
 	}
 }
 

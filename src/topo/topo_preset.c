@@ -1,4 +1,5 @@
-/* topo_preset.c — the built-in machines ("kunpeng920", "a100-2node") as plain tables.
+/* topo_preset.c — the built-in machines ("kunpeng920", "a100-2node", "icelake-2s-a100") as
+ * plain tables.
  * Not a parser: hwloc sources live in topo_hwloc.c. Where each fact comes from is in
  * docs/topology.md; tests/topo checks the kunpeng920 table against the hwloc XML it summarises.
  */
@@ -32,6 +33,8 @@ struct preset {
 	unsigned nr_rootports;
 	const struct preset_device *devices;
 	unsigned nr_devices;
+	const char *iommu_arch;      /* every unit's architecture; NULL = "smmuv3" */
+	const char *unit_prefix;     /* units are named <prefix>0, <prefix>1...; NULL = "smmu" */
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -82,13 +85,49 @@ static const struct preset_device a100_devices[] = {
 	{ "nic6", ILAB_DEV_NIC, 3, RID(3, 0, 0) }, { "nic7", ILAB_DEV_NIC, 3, RID(4, 0, 0) },
 };
 
+/* Seed 004's host as the research has it (docs/journal.md, "public measurements for issue 20",
+ * §1, docs/topology.md): a 2-socket Ice Lake-SP (Xeon Scalable 3rd gen, PCIe Gen4) HGX-A100
+ * server, one NUMA node per socket. Four x16 root ports (the uplinks of the baseboard's four
+ * PCIe switches), two per socket; from Skylake-SP on, each x16 IIO stack is a PCI host bridge
+ * with its own DMAR unit (DRHD), whose node is the socket's (the ACPI RHSA entry), so each
+ * root port sits behind its own VT-d unit. 32 cores per socket (assumption: the seed names no
+ * CPU; 32 is the smallest and most common count of the Xeon Platinum 83xx parts, and the
+ * 8375C's, whose core-to-core latency the profile uses); SMT siblings are not modelled. SLIT
+ * 10/20 (assumption, as a100-2node: the seed gives none; the profile lists its costs at 20). The
+ * real machine has more DMAR units (each socket's DMI/CBDMA catch-all unit, unused stacks):
+ * none of them translates a device of the seed, so they are left out. Buses are illustrative:
+ * each stack's switch at its first bus, the GPUs and NICs on the next four (unique on the one
+ * PCI segment; the source-id is bus << 8 | devfn). */
+static const int icx_package[] = { 0, 1 };
+static const unsigned icx_slit[] = {
+	10, 20,
+	20, 10,
+};
+static const int icx_dmar_node[] = { 0, 0, 1, 1 };
+static const struct preset_rootport icx_rootports[] = {
+	{ "n0-rp0", 0, 0 }, { "n0-rp1", 0, 1 }, { "n1-rp0", 1, 2 }, { "n1-rp1", 1, 3 },
+};
+static const struct preset_device icx_devices[] = {
+	{ "gpu0", ILAB_DEV_GPU, 0, RID(0x19, 0, 0) }, { "gpu1", ILAB_DEV_GPU, 0, RID(0x1a, 0, 0) },
+	{ "nic0", ILAB_DEV_NIC, 0, RID(0x1b, 0, 0) }, { "nic1", ILAB_DEV_NIC, 0, RID(0x1c, 0, 0) },
+	{ "gpu2", ILAB_DEV_GPU, 1, RID(0x52, 0, 0) }, { "gpu3", ILAB_DEV_GPU, 1, RID(0x53, 0, 0) },
+	{ "nic2", ILAB_DEV_NIC, 1, RID(0x54, 0, 0) }, { "nic3", ILAB_DEV_NIC, 1, RID(0x55, 0, 0) },
+	{ "gpu4", ILAB_DEV_GPU, 2, RID(0x99, 0, 0) }, { "gpu5", ILAB_DEV_GPU, 2, RID(0x9a, 0, 0) },
+	{ "nic4", ILAB_DEV_NIC, 2, RID(0x9b, 0, 0) }, { "nic5", ILAB_DEV_NIC, 2, RID(0x9c, 0, 0) },
+	{ "gpu6", ILAB_DEV_GPU, 3, RID(0xd2, 0, 0) }, { "gpu7", ILAB_DEV_GPU, 3, RID(0xd3, 0, 0) },
+	{ "nic6", ILAB_DEV_NIC, 3, RID(0xd4, 0, 0) }, { "nic7", ILAB_DEV_NIC, 3, RID(0xd5, 0, 0) },
+};
+
 static const struct preset presets[] = {
 	{ "kunpeng920", 4, 32, kp920_package, kp920_slit, kp920_smmu_node,
 	  ARRAY_SIZE(kp920_smmu_node), kp920_rootports, ARRAY_SIZE(kp920_rootports),
-	  kp920_devices, ARRAY_SIZE(kp920_devices) },
+	  kp920_devices, ARRAY_SIZE(kp920_devices), NULL, NULL },
 	{ "a100-2node", 2, 32, a100_package, a100_slit, a100_smmu_node,
 	  ARRAY_SIZE(a100_smmu_node), a100_rootports, ARRAY_SIZE(a100_rootports),
-	  a100_devices, ARRAY_SIZE(a100_devices) },
+	  a100_devices, ARRAY_SIZE(a100_devices), NULL, NULL },
+	{ "icelake-2s-a100", 2, 32, icx_package, icx_slit, icx_dmar_node,
+	  ARRAY_SIZE(icx_dmar_node), icx_rootports, ARRAY_SIZE(icx_rootports),
+	  icx_devices, ARRAY_SIZE(icx_devices), "vtd", "dmar" },
 };
 
 static const struct preset *find_preset(const char *name)
@@ -126,10 +165,14 @@ static int build(const struct preset *p, struct ilab_topo *t, char *err, size_t 
 		return ret;
 	for (unsigned i = 0; i < p->nr_smmus; i++) {
 		char name[ILAB_TOPO_NAME_MAX];
+		int id;
 
-		snprintf(name, sizeof(name), "smmu%u", i);
-		if (topo_add_smmu(t, p->smmu_node[i], name) < 0)
+		snprintf(name, sizeof(name), "%s%u", p->unit_prefix ? p->unit_prefix : "smmu", i);
+		id = topo_add_smmu(t, p->smmu_node[i], name);
+		if (id < 0)
 			return topo_fail(err, errlen, ENOMEM, "%s: out of memory", p->name);
+		if (p->iommu_arch)
+			snprintf(t->smmus[id].arch, sizeof(t->smmus[id].arch), "%s", p->iommu_arch);
 	}
 	for (unsigned i = 0; i < p->nr_rootports; i++)
 		if (topo_add_rootport(t, p->rootports[i].node, p->rootports[i].smmu,

@@ -47,8 +47,46 @@ static void print_distances(const struct ilab_topo *t, FILE *f)
 	}
 }
 
+/* Does every IOMMU unit have the SMMUv3 architecture (the wording and bytes of the output
+ * before other architectures existed)? */
+static bool all_smmuv3(const struct ilab_topo *t)
+{
+	for (unsigned i = 0; i < t->nr_smmus; i++)
+		if (t->smmus[i].arch[0] && strcmp(t->smmus[i].arch, "smmuv3"))
+			return false;
+	return true;
+}
+
+/* How people call one unit of architecture arch: "DMAR unit" for VT-d (Intel's name, and
+ * Linux's dmarN), else the architecture's name. */
+static const char *unit_kind(const char *arch)
+{
+	if (!strcmp(arch, "vtd"))
+		return "DMAR unit";
+	if (!arch[0] || !strcmp(arch, "smmuv3"))
+		return "SMMU";
+	return arch;
+}
+
+/* The IOMMU units, each with its architecture when not every one is an SMMUv3. */
+static void print_units(const struct ilab_topo *t, FILE *f)
+{
+	if (all_smmuv3(t)) {
+		fprintf(f, "SMMUs: %u\n", t->nr_smmus);
+		for (unsigned i = 0; i < t->nr_smmus; i++)
+			fprintf(f, "  %-8s node %d\n", t->smmus[i].name, t->smmus[i].node);
+		return;
+	}
+	fprintf(f, "IOMMU units: %u\n", t->nr_smmus);
+	for (unsigned i = 0; i < t->nr_smmus; i++)
+		fprintf(f, "  %-8s node %-2d %s (%s)\n", t->smmus[i].name, t->smmus[i].node,
+			unit_kind(t->smmus[i].arch), t->smmus[i].arch);
+}
+
 int ilab_topo_print(const struct ilab_topo *t, FILE *f)
 {
+	/* the column naming a root port's or device's unit: "smmu" as before, else "iommu" */
+	const char *col = all_smmuv3(t) ? "smmu" : "iommu";
 	char cpus[8192];
 
 	fprintf(f, "topology %s: %u NUMA node%s, %u CPU%s, %u package%s\n", t->name, t->nr_nodes,
@@ -65,17 +103,15 @@ int ilab_topo_print(const struct ilab_topo *t, FILE *f)
 	print_distances(t, f);
 	fprintf(f, "root ports: %u\n", t->nr_rootports);
 	for (unsigned i = 0; i < t->nr_rootports; i++)
-		fprintf(f, "  rp%-3u %-20s node %-2d smmu %u\n", i, t->rootports[i].name,
-			t->rootports[i].node, t->rootports[i].smmu);
-	fprintf(f, "SMMUs: %u\n", t->nr_smmus);
-	for (unsigned i = 0; i < t->nr_smmus; i++)
-		fprintf(f, "  %-8s node %d\n", t->smmus[i].name, t->smmus[i].node);
+		fprintf(f, "  rp%-3u %-20s node %-2d %s %u\n", i, t->rootports[i].name,
+			t->rootports[i].node, col, t->rootports[i].smmu);
+	print_units(t, f);
 	fprintf(f, "devices: %u\n", t->nr_devices);
 	for (unsigned i = 0; i < t->nr_devices; i++) {
 		const struct ilab_device *d = &t->devices[i];
 
-		fprintf(f, "  %-14s %-7s node %-2d rp %-3u smmu %-3u sid 0x%04x\n", d->name,
-			ilab_dev_kind_name(d->kind), d->node, d->rootport, d->smmu, d->sid);
+		fprintf(f, "  %-14s %-7s node %-2d rp %-3u %s %-3u sid 0x%04x\n", d->name,
+			ilab_dev_kind_name(d->kind), d->node, d->rootport, col, d->smmu, d->sid);
 	}
 	return ferror(f) ? -EIO : 0;
 }
@@ -130,9 +166,16 @@ static json_t *json_io(const struct ilab_topo *t, const char *what)
 				"id", (int)i, "name", t->rootports[i].name,
 				"node", t->rootports[i].node, "smmu", (int)t->rootports[i].smmu));
 	} else if (strcmp(what, "smmus") == 0) {
-		for (unsigned i = 0; i < t->nr_smmus; i++)
-			json_array_append_new(arr, json_pack("{s:i, s:s, s:i}",
-				"id", (int)i, "name", t->smmus[i].name, "node", t->smmus[i].node));
+		for (unsigned i = 0; i < t->nr_smmus; i++) {
+			json_t *u = json_pack("{s:i, s:s, s:i}", "id", (int)i, "name",
+					      t->smmus[i].name, "node", t->smmus[i].node);
+
+			/* the architecture of a unit that is not an SMMUv3 (SMMUv3 output as
+			 * before) */
+			if (!all_smmuv3(t))
+				json_object_set_new(u, "arch", json_string(t->smmus[i].arch));
+			json_array_append_new(arr, u);
+		}
 	} else {
 		for (unsigned i = 0; i < t->nr_devices; i++) {
 			const struct ilab_device *d = &t->devices[i];

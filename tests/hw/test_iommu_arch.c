@@ -285,6 +285,9 @@ static void test_vtd_board_runs_queue_dma_and_faults_through_the_seam(void **sta
 
 /* ---- the profile's iommu: key ---------------------------------------------------------------- */
 
+/* iommu: vtd needs the vtd: section's costs (test_sim_vtd_costs.c tests them) */
+#define VTD_LINES "iommu: vtd\nvtd: {desc_ns: 1, iotlb_lookup_ns: 1, walk_ns: 1}"
+
 static char *read_text(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -324,7 +327,7 @@ static void test_profile_iommu_key_default_accepted_and_refused(void **state)
 	(void)state;
 	assert_int_equal(ilab_profile_parse(text, len, "a.yaml", &p, err, sizeof(err)), 0);
 	assert_string_equal(p.iommu_arch, "smmuv3");
-	with_line(text, "iommu: vtd", buf, len + 256);
+	with_line(text, VTD_LINES, buf, len + 256);
 	assert_int_equal(ilab_profile_parse(buf, strlen(buf), "a.yaml", &p, err, sizeof(err)), 0);
 	assert_string_equal(p.iommu_arch, "vtd");
 	with_line(text, "iommu: smmuv3", buf, len + 256);
@@ -359,7 +362,7 @@ static void test_testbed_builds_the_profiles_architecture(void **state)
 	struct smmu_config scfg;
 
 	(void)state;
-	with_line(text, "iommu: vtd", buf, len + 256);
+	with_line(text, VTD_LINES, buf, len + 256);
 	assert_int_equal(ilab_profile_parse(buf, strlen(buf), "a.yaml", &p, err, sizeof(err)), 0);
 	o.profile = &p;
 	ilab_testbed_board_opts(&o, NULL, &bo, &scfg);

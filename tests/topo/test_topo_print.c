@@ -79,12 +79,49 @@ static void json_has_sorted_keys_and_the_facts(void **state)
 	free(s);
 }
 
+/* VT-d units (icelake-2s-a100) are named as what they are; SMMUv3-only topologies keep the
+ * wording and the JSON they had. */
+static void vtd_units_are_dmar_units_and_smmus_stay_smmus(void **state)
+{
+	char *s = render("icelake-2s-a100", ilab_topo_print);
+	char *k = render("kunpeng920", ilab_topo_print);
+	char *j = render("icelake-2s-a100", ilab_topo_print_json);
+	char *kj = render("kunpeng920", ilab_topo_print_json);
+	json_t *root, *units;
+
+	(void)state;
+	assert_non_null(strstr(s, "IOMMU units: 4\n"));
+	assert_non_null(strstr(s, "  dmar0    node 0  DMAR unit (vtd)\n"));
+	assert_non_null(strstr(s, "  dmar3    node 1  DMAR unit (vtd)\n"));
+	assert_non_null(strstr(s, "  rp2   n1-rp0               node 1  iommu 2\n"));
+	assert_non_null(strstr(s, "nic0           nic     node 0  rp 0   iommu 0   sid 0x1b00"));
+	assert_null(strstr(s, "SMMU"));
+	assert_null(strstr(s, "smmu"));
+	assert_non_null(strstr(k, "SMMUs: 4\n  smmu0    node 0\n"));
+	assert_non_null(strstr(k, "node 2  smmu 2\n"));
+	assert_null(strstr(k, "IOMMU units"));
+	root = json_loads(j, 0, NULL);
+	units = json_object_get(root, "smmus");
+	assert_int_equal(json_array_size(units), 4);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(units, 2), "arch")),
+			    "vtd");
+	json_decref(root);
+	root = json_loads(kj, 0, NULL);
+	assert_null(json_object_get(json_array_get(json_object_get(root, "smmus"), 0), "arch"));
+	json_decref(root);
+	free(s);
+	free(k);
+	free(j);
+	free(kj);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(text_lists_nodes_distances_and_io),
 		cmocka_unit_test(text_says_when_distances_are_defaulted),
 		cmocka_unit_test(json_has_sorted_keys_and_the_facts),
+		cmocka_unit_test(vtd_units_are_dmar_units_and_smmus_stay_smmus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
