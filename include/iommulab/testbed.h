@@ -29,6 +29,7 @@
 
 #include <iommulab/board.h>
 #include <iommulab/sim.h>
+#include <iommulab/intel_iommu_drv.h>
 #include <iommulab/smmuv3.h>
 #include <iommulab/smmuv3_drv.h>
 
@@ -57,8 +58,10 @@ struct ilab_testbed_opts {
 					     * rounded up to a power of two, at most 1024),
 					     * consumed one queue at a time (seed 003) */
 	unsigned process_batch;             /* board: commands per model call; 0 = its default */
-	struct ilab_smmu_drv_opts drv;      /* SMMUv3 driver probe options (zero: Linux's); other
-					     * architectures' drivers probe with their defaults */
+	struct ilab_smmu_drv_opts drv;      /* SMMUv3 driver probe options (zero: Linux's) */
+	struct ilab_intel_iommu_opts vtd_drv; /* VT-d driver probe options (zero: Linux 6.3's) */
+	bool no_driver;                     /* build and start the machine, probe no driver: for
+					     * tests that drive a model's registers directly */
 };
 
 /* What an assembled testbed holds. Zero-initialise it before the first call. */

@@ -1,8 +1,9 @@
 /* board_vtd.c — the Intel VT-d architecture of the board (iommu_arch.h): one VT-d model per
  * unit (a DMAR unit, src/hw/vtd/) wired to the board's memory (host ops), its register window,
- * its invalidation-queue consumer, the translation of device DMA by source-id (vtd_translate)
- * and its statistics. Not the model, and not a driver: the VT-d driver (src/drivers/intel-iommu*)
- * does not exist yet, so probe fails with -ENODEV and says so.
+ * its invalidation-queue consumer, the translation of device DMA by source-id (vtd_translate),
+ * its statistics and the probe of the VT-d driver (src/drivers/intel-iommu*.c) on it. Not the
+ * model, and not the driver. Fault events (FEADDR in the x86 interrupt range) are not delivered
+ * to the driver's handler yet: the records stay in the unit until it overflows (PFO).
  *
  * Timing (simulation): the model's memory accesses (root/context/paging entries, queue
  * descriptors, wait status writes) are charged by the simulator's line model from the fiber
@@ -20,6 +21,7 @@
 
 #include <jansson.h>
 
+#include <iommulab/intel_iommu_drv.h>
 #include <iommulab/sim.h>
 #include <iommulab/vtd.h>
 
@@ -261,16 +263,35 @@ static json_t *model_json(struct vtd *v)
 			 jint(s.reg_iotlb_invs));
 }
 
+/* What the driver issued: queued-invalidation submits and descriptors, IOTLB invalidations
+ * by granularity, device-TLB invalidations, faults handled, page-table pages. */
+static json_t *driver_json(struct ilab_iommu *drv)
+{
+	struct ilab_intel_iommu_stats st;
+
+	if (ilab_intel_iommu_get_stats(drv, &st))
+		return json_null();
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "qi_submits",
+			 (json_int_t)st.qi_submits, "iotlb_psi", (json_int_t)st.iotlb_psi,
+			 "iotlb_dsi", (json_int_t)st.iotlb_dsi, "iotlb_global",
+			 (json_int_t)st.iotlb_global, "psi_ih", (json_int_t)st.psi_ih,
+			 "devtlb_invs", (json_int_t)st.devtlb_invs, "iqe_recovered",
+			 (json_int_t)st.iqe_recovered, "faults_handled",
+			 (json_int_t)st.faults_handled, "pgtable_alloc",
+			 (json_int_t)st.pgtable_alloc, "pgtable_free", (json_int_t)st.pgtable_free);
+}
+
 static struct json_t *vtd_unit_stats_json(struct ilab_iommu_unit *u, struct ilab_iommu *drv)
 {
 	struct board_vtd *bv = u->model;
 	json_t *o = json_object();
 
-	(void)drv; /* no VT-d driver yet: nothing of its own to report */
 	json_object_set_new(o, "arch", json_string("vtd"));
 	json_object_set_new(o, "node", json_integer(u->node));
 	json_object_set_new(o, "caches", caches_json(bv->vtd));
 	json_object_set_new(o, "model", model_json(bv->vtd));
+	if (drv && ilab_intel_iommu_is_ours(drv))
+		json_object_set_new(o, "driver", driver_json(drv));
 	return o;
 }
 
@@ -322,17 +343,16 @@ static int vtd_unit_create(struct ilab_iommu_unit *u, const char **why)
 static int vtd_unit_probe(struct ilab_iommu_unit *u, struct plat_mmio *mmio, const void *drv_opts,
 			  struct ilab_iommu **out, const char **why)
 {
-	(void)u;
-	(void)mmio;
-	(void)drv_opts;
-	*out = NULL;
-	*why = "no VT-d driver yet (src/drivers/intel-iommu*.c, issue 20)";
-	return -ENODEV;
+	int rc = ilab_intel_iommu_probe(mmio, u->mem, u->node, drv_opts, out);
+
+	if (rc)
+		*why = ilab_intel_iommu_strerror();
+	return rc;
 }
 
 static void vtd_unit_remove(struct ilab_iommu *iommu)
 {
-	(void)iommu; /* never probed */
+	ilab_intel_iommu_remove(iommu);
 }
 
 const struct ilab_iommu_arch ilab_iommu_arch_vtd = {

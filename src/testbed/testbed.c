@@ -165,10 +165,16 @@ int ilab_testbed_up(struct ilab_testbed *tb, const struct ilab_testbed_opts *o, 
 	if (ret)
 		return ilab_errf(err, errlen, ret, "cannot start the IOMMU models (%d)%s%s", ret,
 				 *ilab_testbed_sim_error(tb) ? ": " : "", ilab_testbed_sim_error(tb));
+	if (o->no_driver)
+		return 0;
 	struct ilab_smmu_drv_opts dopts = o->drv;
 	if (o->profile && o->profile->smmu_ril == 0)
 		dopts.no_ril = true; /* the machine has no range invalidation, whatever its IDR3 */
-	ret = ilab_board_probe_drivers(board, "smmuv3", &dopts);
+	/* the driver options of the machine's architecture (the profile's iommu:) */
+	if (bo.iommu_arch && !strcmp(bo.iommu_arch, "vtd"))
+		ret = ilab_board_probe_drivers(board, "vtd", &o->vtd_drv);
+	else
+		ret = ilab_board_probe_drivers(board, "smmuv3", &dopts);
 	if (ret)
 		return ilab_errf(err, errlen, ret, "%s driver probe (%d): %s%s%s",
 				 unprobed_driver_name(board), ret, ilab_board_probe_strerror(),

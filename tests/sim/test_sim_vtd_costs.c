@@ -73,11 +73,11 @@ static int rig_teardown(void **state)
 	return 0;
 }
 
-/* The profile's machine in simulation, every unit modelled; the probe fails (no VT-d driver
- * yet) after the board and its agents are up, which is all these tests need. */
+/* The profile's machine in simulation, every unit modelled, the board and its agents up and
+ * no driver probed: these tests drive the units' registers and queues themselves. */
 static void rig_up(struct rig *r, uint64_t wait_ns)
 {
-	struct ilab_testbed_opts o = { .seed = 1 };
+	struct ilab_testbed_opts o = { .seed = 1, .no_driver = true };
 	char err[512];
 
 	memset(r, 0, sizeof(*r));
@@ -86,8 +86,8 @@ static void rig_up(struct rig *r, uint64_t wait_ns)
 	r->prof.vtd_wait_ns = wait_ns;
 	o.profile = &r->prof;
 	live = r;
-	assert_int_equal(ilab_testbed_up(&r->tb, &o, err, sizeof(err)), -ENODEV);
-	assert_non_null(strstr(err, "VT-d driver"));
+	if (ilab_testbed_up(&r->tb, &o, err, sizeof(err)))
+		fail_msg("testbed: %s", err);
 	assert_non_null(r->tb.board);
 	assert_non_null(r->tb.sim);
 	r->mem = ilab_board_mem(r->tb.board);
