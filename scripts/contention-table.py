@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """contention-table.py - the flat and home line models side by side, from 1 to 128 CPUs.
 
-Runs `iommulab bench --engine sim -t N --duration-ms D --breakdown --json` for each CPU count
+Runs `iommulab bench --engine sim -t N --iterations I --breakdown --json` for each CPU count
 and each profile (default: kunpeng920, whose cache.contention is flat, and
 kunpeng920-contention, its copy with the home model) in strict mode, and prints one Markdown
 table per metric: unmap latency, aggregate map+unmap throughput, cmpxchg attempts per
@@ -9,7 +9,7 @@ command-queue claim, and each breakdown entry's self share of the CPUs' simulate
 With --plot FILE it also draws the first three and the sync-wait share with gnuplot (one
 panel each, log2 CPU axis). It prints figures; it is not a test.
 
-  scripts/contention-table.py [--cli PATH] [--cpus 1,2,4,...] [--duration-ms D]
+  scripts/contention-table.py [--cli PATH] [--cpus 1,2,4,...] [--iterations I]
                               [--profile NAME ...] [--seed N] [--plot FILE.png]
 """
 import argparse
@@ -28,9 +28,9 @@ def default_cli():
     return "iommulab"
 
 
-def run(cli, profile, cpus, duration_ms, seed):
+def run(cli, profile, cpus, iterations, seed):
     cmd = [cli, "bench", "--engine", "sim", "--profile", profile, "-t", str(cpus),
-           "--duration-ms", str(duration_ms), "--seed", str(seed), "--breakdown", "--json"]
+           "--iterations", str(iterations), "--seed", str(seed), "--breakdown", "--json"]
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode:
         sys.exit("contention-table: %s failed (exit %d): %s" %
@@ -52,6 +52,7 @@ def figures(d):
     share = {k: 100.0 * v / b["cpu_ns"] for k, v in selfs(b["functions"], {}).items()}
     return {
         "unmap_us": r["unmap_ns"] / 1000.0,
+        "unmap_max_us": r["unmap_ns_max"] / 1000.0,
         "mops": loops / elapsed * 1000.0 if elapsed else 0.0,
         "attempts": b["claim_attempts"] / b["claims"] if b["claims"] else 0.0,
         "share": share,
@@ -96,7 +97,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cli", default=default_cli())
     ap.add_argument("--cpus", default="1,2,4,8,16,32,64,128")
-    ap.add_argument("--duration-ms", type=int, default=20)
+    ap.add_argument("--iterations", type=int, default=1000,
+                    help="map+unmap loops per thread (short runs miss the convoys that long "
+                         "ones form)")
     ap.add_argument("--profile", action="append")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plot")
@@ -110,11 +113,12 @@ def main():
     for p in profiles:
         for n in cpus:
             print("contention-table: %s, %d CPUs" % (p, n), file=sys.stderr)
-            res[p][n] = figures(run(a.cli, p, n, a.duration_ms, a.seed))
-    print("Strict mode, 4 KiB, `iommulab bench --engine sim --profile P -t N --duration-ms %d "
+            res[p][n] = figures(run(a.cli, p, n, a.iterations, a.seed))
+    print("Strict mode, 4 KiB, `iommulab bench --engine sim --profile P -t N --iterations %d "
           "--seed %d --breakdown` (CPUs 0 ... N-1, node 0 first; the SMMU on node 2)."
-          % (a.duration_ms, a.seed))
+          % (a.iterations, a.seed))
     table("Unmap latency, us", cpus, profiles, res, "%.2f", lambda f: f["unmap_us"])
+    table("Longest unmap, us", cpus, profiles, res, "%.1f", lambda f: f["unmap_max_us"])
     table("Aggregate map+unmap, M/s", cpus, profiles, res, "%.3f", lambda f: f["mops"])
     table("cmpxchg attempts per command-queue claim", cpus, profiles, res, "%.3f",
           lambda f: f["attempts"])
