@@ -50,6 +50,9 @@ struct ilab_iommu_dma_req {
 	bool ssv;
 	uint64_t iova;
 	bool write;
+	/* a PCIe ATS Translation Request (SMMUv3 IHI 0070 §3.9.1, VT-d §4.2.3): the unit
+	 * answers with the translation and its permissions and accesses nothing */
+	bool ats;
 };
 
 /* Where that page goes: the output address and the log2 size of the translation that covers
@@ -57,6 +60,7 @@ struct ilab_iommu_dma_req {
 struct ilab_iommu_dma_rsp {
 	uint64_t pa;
 	unsigned page_shift;
+	bool read, write;  /* what the translation permits (ATS: may be neither) */
 };
 
 struct json_t;

@@ -444,7 +444,7 @@ static int smmuv3_translate(struct ilab_iommu_unit *u, const struct ilab_iommu_d
 {
 	struct board_smmuv3 *bs = u->model;
 	struct smmu_txn_req req = { .sid = r->sid, .ssid = r->ssid, .ssv = r->ssv,
-				    .iova = r->iova, .write = r->write };
+				    .iova = r->iova, .write = r->write, .ats = r->ats };
 	struct smmu_txn_rsp rsp;
 
 	plat_charge_ns(bs->tlb_lookup_ns); /* the lookup; a walk's reads are charged by mem */
@@ -460,6 +460,8 @@ static int smmuv3_translate(struct ilab_iommu_unit *u, const struct ilab_iommu_d
 	}
 	out->pa = rsp.pa;
 	out->page_shift = rsp.page_shift ? rsp.page_shift : 12;
+	out->read = rsp.perm & SMMU_PERM_R;
+	out->write = rsp.perm & SMMU_PERM_W;
 	return 0;
 }
 

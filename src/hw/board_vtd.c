@@ -184,7 +184,8 @@ static int vtd_unit_translate(struct ilab_iommu_unit *u, const struct ilab_iommu
 			      struct ilab_iommu_dma_rsp *out, struct ilab_board_fault *fault)
 {
 	struct board_vtd *bv = u->model;
-	struct vtd_txn_req req = { .sid = (uint16_t)r->sid, .iova = r->iova, .write = r->write };
+	struct vtd_txn_req req = { .sid = (uint16_t)r->sid, .iova = r->iova, .write = r->write,
+				   .ats = r->ats };
 	struct vtd_txn_rsp rsp;
 
 	if (r->sid > 0xffff)
@@ -213,6 +214,8 @@ static int vtd_unit_translate(struct ilab_iommu_unit *u, const struct ilab_iommu
 	}
 	out->pa = rsp.pa;
 	out->page_shift = rsp.page_shift ? rsp.page_shift : 12;
+	out->read = rsp.perm & VTD_PERM_R;
+	out->write = rsp.perm & VTD_PERM_W;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
-/* allreduce.c — seed 004: NCCL ring allreduce over GPUs and ConnectX NICs with ATS, on the
- * a100-2node machine, with VFIO's one shared domain (page table forced on one node) or
- * attach_group_by_node (one domain per node, page tables local).
+/* allreduce.c — seed 004: NCCL ring allreduce over GPUs and ConnectX NICs with ATS, on a
+ * 2-node A100 machine of either IOMMU architecture (icelake-2s-a100: VT-d, the seed's; a100-2node:
+ * SMMUv3), with VFIO's one shared domain or attach_group_by_node (one domain per node, page
+ * tables local).
  * It is not NCCL: only the NICs' DMA is modelled (dma_engine.c), because that is where the
  * IOMMU sits on the data path; GPU kernels, NVLink and the network are taken as faster.
  *
@@ -14,7 +15,7 @@
  *  - Each NIC has a transmit engine (DMA reads of its GPU's send buffer) and a receive engine
  *    (DMA writes into its GPU's receive buffer), each streaming cyclically over a registered
  *    buffer of buffer_bytes (NCCL's staging buffers), translating every 4 KiB page through the
- *    NIC's ATC and, on a miss, an ATS Translation Request to its root port's SMMU.
+ *    NIC's ATC and, on a miss, an ATS Translation Request to its root port's IOMMU unit.
  *  - The ring moves at the pace of its slowest link: time = the latest engine's finish, and
  *    algbw = S / time, as nccl-tests reports it.
  *  - The peer host is symmetric: its NICs do the same DMA on its side at the same time.
@@ -29,7 +30,9 @@
 #include "iommulab/atc.h"
 #include "iommulab/board.h"
 #include "iommulab/dma_engine.h"
+#include "iommulab/intel_iommu_drv.h"
 #include "iommulab/iommu.h"
+#include "iommulab/iommu_arch.h"
 #include "iommulab/sim.h"
 #include "iommulab/smmuv3_drv.h"
 #include "iommulab/smmuv3_drv_ats.h"
@@ -101,6 +104,33 @@ static int ar_up(struct ar *a, const struct ilab_allreduce_cfg *c, char *err, si
 	return 0;
 }
 
+/* Declare the device's ATS capability and enable it, through the driver of its unit's
+ * architecture, before its first attach (VT-d puts TT = 01 in the context entry then). */
+static int enable_ats(struct ar *a, struct ilab_dev *d, char *err, size_t errlen)
+{
+	int ui = ilab_board_dev_iommu(a->tb.board, d);
+	const struct ilab_iommu_arch *arch = ui < 0 ? NULL :
+		ilab_board_iommu_arch(a->tb.board, (unsigned)ui);
+	int ret;
+
+	if (!arch)
+		return ilab_errf(err, errlen, -ENODEV, "%s: no IOMMU unit", d->name);
+	if (!strcmp(arch->name, "smmuv3")) {
+		if ((ret = ilab_smmu_drv_set_ats(d, true)))
+			return ilab_errf(err, errlen, ret, "%s: %s", d->name,
+					 ilab_smmu_drv_strerror());
+		return 0;
+	}
+	if (!strcmp(arch->name, "vtd")) {
+		if ((ret = ilab_intel_iommu_set_ats(d, true, 0)))
+			return ilab_errf(err, errlen, ret, "%s: %s", d->name,
+					 ilab_intel_iommu_strerror());
+		return 0;
+	}
+	return ilab_errf(err, errlen, -EOPNOTSUPP, "%s: ATS on a %s unit is not modelled",
+			 d->name, arch->name);
+}
+
 /* Every GPU and NIC of the machine goes to the VM (the seed passes all 16 through), each
  * ATS-capable NIC with ATS on; the container's policy is the case's. */
 static int attach_all(struct ar *a, const struct ilab_allreduce_cfg *c, char *err, size_t errlen)
@@ -124,8 +154,8 @@ static int attach_all(struct ar *a, const struct ilab_allreduce_cfg *c, char *er
 			return ilab_errf(err, errlen, ret, "%s: %s", d->name, ilab_iommu_strerror());
 		a->probed[i] = true;
 		/* ConnectX-6: ATS capability, enabled (the seed: "CX6 ATS feature is enabled"). */
-		if (td->kind == ILAB_DEV_NIC && (ret = ilab_smmu_drv_set_ats(d, true)))
-			return ilab_errf(err, errlen, ret, "%s: %s", d->name, ilab_smmu_drv_strerror());
+		if (td->kind == ILAB_DEV_NIC && (ret = enable_ats(a, d, err, errlen)))
+			return ret;
 		if ((ret = ilab_vfio_group_open(d, &a->grp[i])) ||
 		    (ret = ilab_vfio_attach_group(a->ctr, a->grp[i])))
 			return ilab_errf(err, errlen, ret, "%s: VFIO: %s", d->name, ilab_vfio_strerror());
@@ -140,16 +170,32 @@ static int attach_all(struct ar *a, const struct ilab_allreduce_cfg *c, char *er
  * eviction, so an agent "writes back" every table page once before the run: each line is then
  * held only at its home node, and a walk pays the distance from the SMMU to that home. */
 
+struct age_root {
+	ilab_pa_t pa;
+	unsigned levels;  /* of the table: 4 (VMSAv8-64 48-bit), 4 or 5 (VT-d second stage) */
+	bool vtd;         /* the entries' format: VT-d second stage, else VMSAv8-64 */
+};
+
 struct age_arg {
 	struct ilab_mem *mem;
-	ilab_pa_t roots[MAX_DEVS];
+	struct age_root roots[MAX_DEVS];
 	unsigned nr_roots;
 	uint64_t pages;
 };
 
-/* VMSAv8-64 4 KiB granule: 512 descriptors per table; levels 0-2 hold table descriptors
- * (bits[1:0] == 0b11) whose bits [47:12] give the next table. */
-static void age_table(struct age_arg *g, ilab_pa_t table, unsigned level)
+/* The next table an entry points to, or 0 (a leaf, or not present). 4 KiB granule, 512
+ * entries per table. VMSAv8-64: a table descriptor has bits[1:0] == 0b11, its bits [47:12]
+ * give the next table. VT-d second stage (spec §9.8): present when R or W (bits 1:0) is set,
+ * a leaf above the last level when PS (bit 7) is, address bits [51:12]. */
+static ilab_pa_t next_table(const struct age_root *r, uint64_t e)
+{
+	if (r->vtd)
+		return (e & 3) && !(e & (1ull << 7)) ? e & 0x000FFFFFFFFFF000ull : 0;
+	return (e & 3) == 3 ? e & 0x0000FFFFFFFFF000ull : 0;
+}
+
+static void age_table(struct age_arg *g, const struct age_root *r, ilab_pa_t table,
+		      unsigned level)
 {
 	uint64_t *t = ilab_mem_va(g->mem, table, SZ_4K);
 
@@ -157,11 +203,14 @@ static void age_table(struct age_arg *g, ilab_pa_t table, unsigned level)
 		return;
 	plat_mem_touch(t, SZ_4K, true);
 	g->pages++;
-	if (level == 3)
+	if (level + 1 == r->levels)
 		return;
-	for (unsigned i = 0; i < 512; i++)
-		if ((t[i] & 3) == 3)
-			age_table(g, t[i] & 0x0000FFFFFFFFF000ull, level + 1);
+	for (unsigned i = 0; i < 512; i++) {
+		ilab_pa_t next = next_table(r, t[i]);
+
+		if (next)
+			age_table(g, r, next, level + 1);
+	}
 }
 
 static void age_agent(struct plat_agent *agent, void *arg)
@@ -170,7 +219,26 @@ static void age_agent(struct plat_agent *agent, void *arg)
 
 	(void)agent;
 	for (unsigned i = 0; i < g->nr_roots; i++)
-		age_table(g, g->roots[i], 0);
+		age_table(g, &g->roots[i], g->roots[i].pa, 0);
+}
+
+/* The root of a VFIO domain's page table, by its driver: false if neither knows it. */
+static bool domain_root(const struct ilab_iommu_domain *d, struct age_root *r)
+{
+	struct ilab_intel_domain_caps caps;
+
+	if ((r->pa = ilab_smmu_drv_domain_ttbr(d))) {
+		r->levels = 4;
+		r->vtd = false;
+		return true;
+	}
+	if (!ilab_intel_domain_get_caps(d, &caps) && caps.pgd) {
+		r->pa = caps.pgd;
+		r->levels = caps.agaw + 2;
+		r->vtd = true;
+		return true;
+	}
+	return false;
 }
 
 static int age_page_tables(struct ar *a, char *err, size_t errlen)
@@ -185,8 +253,8 @@ static int age_page_tables(struct ar *a, char *err, size_t errlen)
 	for (unsigned i = 0; i < st.nr_domains && g.nr_roots < MAX_DEVS; i++) {
 		struct ilab_vfio_domain_info di;
 
-		if (!ilab_vfio_domain_info(a->ctr, i, &di) && ilab_smmu_drv_domain_ttbr(di.domain))
-			g.roots[g.nr_roots++] = ilab_smmu_drv_domain_ttbr(di.domain);
+		if (!ilab_vfio_domain_info(a->ctr, i, &di) && domain_root(di.domain, &g.roots[g.nr_roots]))
+			g.nr_roots++;
 	}
 	if ((ret = plat_agent_start("pgtable-writeback", 0, age_agent, &g, &agent)))
 		return ilab_errf(err, errlen, ret, "cannot start the write-back agent");
@@ -295,7 +363,7 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 		struct ilab_dev *nic = &a.devs[nic_idx[i]];
 		const struct ilab_device *gpu = ilab_topo_find_device(a.tb.topo,
 								      a.devs[gpu_idx[i]].name);
-		int si = ilab_board_dev_smmu(a.tb.board, nic);
+		int si = ilab_board_dev_iommu(a.tb.board, nic);
 		uint64_t tx = IOVA_BASE + (uint64_t)(2 * i) * (buf + MAP_CHUNK);
 		uint64_t rx = tx + buf + MAP_CHUNK;
 
@@ -303,7 +371,8 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 								 .ways = (uint32_t)atc_ways },
 				      &a.atc[nic_idx[i]]);
 		if (ret || si < 0) {
-			ret = ilab_errf(err, errlen, ret ? ret : -ENODEV, "%s: no ATC or SMMU", nic->name);
+			ret = ilab_errf(err, errlen, ret ? ret : -ENODEV, "%s: no ATC or IOMMU unit",
+					nic->name);
 			goto out;
 		}
 		/* Send and receive buffers live in the paired GPU's memory (its node). */
@@ -314,8 +383,8 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 			struct ilab_dma_engine_cfg *e = &cfg[2 * i + d];
 
 			e->name = nic->name;
-			e->smmu = ilab_board_smmu(a.tb.board, (unsigned)si);
-			e->node = ilab_board_smmu_node(a.tb.board, (unsigned)si);
+			e->unit = ilab_board_iommu_unit(a.tb.board, (unsigned)si);
+			e->node = ilab_board_iommu_node(a.tb.board, (unsigned)si);
 			e->sid = nic->sid;
 			e->atc = a.atc[nic_idx[i]];
 			e->iova = d ? rx : tx;
@@ -326,7 +395,6 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 			e->link_bytes_per_ns = (double)link_mbps / 1000.0;
 			e->max_outstanding = (unsigned)outstanding;
 			e->ats_round_trip_ns = rt;
-			e->smmu_lookup_ns = a.prof.smmu_tlb_lookup_ns;
 		}
 	}
 	if ((ret = age_page_tables(&a, err, errlen)))

@@ -1,8 +1,9 @@
 /* dma_engine.c — a device DMA engine with ATS in the simulator (see include/iommulab/dma_engine.h):
  * max_outstanding "slots" per engine, each a simulator agent on the SMMU's node, take the next
- * page, look it up in the ATC, on a miss send an ATS Translation Request to the SMMU model, fill
- * the ATC, and book the page's transfer on the engine's link. Not the SMMU (its walk costs come
- * from the simulator's memory model) and not data movement (no bytes are copied).
+ * page, look it up in the ATC, on a miss send an ATS Translation Request to the IOMMU unit
+ * (its architecture's translate op), fill the ATC, and book the page's transfer on the engine's
+ * link. Not the IOMMU (its lookup and walk costs are its architecture's and the simulator's
+ * memory model's) and not data movement (no bytes are copied).
  *
  * The slots of every engine are fibers of one host thread: they share the engine's state (next
  * page, link booking, ATC) through plain fields, always after ilab_sim_sync(), so they touch it
@@ -40,35 +41,37 @@ struct slot {
 static bool ats_request(struct engine *e, uint64_t iova, struct ilab_atc_xlate *x)
 {
 	const struct ilab_dma_engine_cfg *c = e->cfg;
-	struct smmu_txn_req req = { .sid = c->sid, .iova = iova, .write = c->write, .ats = true };
-	struct smmu_txn_rsp rsp;
+	const struct ilab_iommu_dma_req req = { .sid = c->sid, .iova = iova, .write = c->write,
+						.ats = true };
+	struct ilab_iommu_dma_rsp rsp = { 0 };
+	struct ilab_board_fault fault = { 0 };
 	uint64_t t0 = plat_now_ns();
+	int ret;
 
-	/* The request crosses the link and the root complex to the SMMU, the SMMU looks up its
-	 * TLB (and walks on a miss: its reads are charged by the memory model from this fiber's
-	 * node, the SMMU's), and the completion comes back. */
+	/* The request crosses the link and the root complex to the unit; the unit looks up its
+	 * TLB and walks on a miss (its architecture charges the lookup and the walk's fixed
+	 * part; the memory model charges its reads from this fiber's node, the unit's), and
+	 * the completion comes back. */
 	plat_delay_ns(c->ats_round_trip_ns / 2);
-	plat_charge_ns(c->smmu_lookup_ns);
-	ilab_sim_sync(); /* the walk sees the tables as they are at this virtual time */
-	smmu_translate(c->smmu, &req, &rsp);
+	ret = c->unit->arch->translate(c->unit, &req, &rsp, &fault);
 	plat_delay_ns(c->ats_round_trip_ns - c->ats_round_trip_ns / 2);
 	ilab_sim_sync();
 	e->res->ats_requests++;
 	e->res->ats_ns += plat_now_ns() - t0;
-	if (rsp.status != SMMU_TXN_OK || !(rsp.perm & (c->write ? SMMU_PERM_W : SMMU_PERM_R))) {
+	if (ret || !(c->write ? rsp.write : rsp.read)) {
 		e->res->ats_refused++;
 		if (!e->error) {
 			e->error = -EIO;
 			snprintf(e->errmsg, sizeof(e->errmsg),
-				 "%s: ATS request for 0x%llx refused (completion %u, perm %u, event "
-				 "0x%x)", c->name ? c->name : "engine", (unsigned long long)iova,
-				 rsp.ats_cpl, rsp.perm, rsp.event);
+				 "%s: ATS request for 0x%llx refused (%s, perm %s%s, fault 0x%x)",
+				 c->name ? c->name : "engine", (unsigned long long)iova,
+				 ret ? "UR/CA" : "success", rsp.read ? "r" : "-",
+				 rsp.write ? "w" : "-", fault.event);
 		}
 		return false;
 	}
 	*x = (struct ilab_atc_xlate){ .pa = rsp.pa, .shift = rsp.page_shift,
-				      .read = rsp.perm & SMMU_PERM_R,
-				      .write = rsp.perm & SMMU_PERM_W };
+				      .read = rsp.read, .write = rsp.write };
 	return true;
 }
 
@@ -116,7 +119,7 @@ static void slot_main(struct plat_agent *agent, void *arg)
 
 static int check(const struct ilab_dma_engine_cfg *c, unsigned i, char *err, size_t errlen)
 {
-	if (!c->smmu || !c->atc || c->node < 0 || c->page_shift < 12 || c->page_shift > 30 ||
+	if (!c->unit || !c->unit->arch || !c->unit->arch->translate || !c->atc || c->node < 0 || c->page_shift < 12 || c->page_shift > 30 ||
 	    !c->max_outstanding || c->max_outstanding > 4096 || !(c->link_bytes_per_ns > 0) ||
 	    !c->region_bytes || (c->region_bytes | c->iova) & ((1ull << c->page_shift) - 1))
 		return ilab_errf(err, errlen, -EINVAL, "dma engine %u (%s): bad configuration", i,
