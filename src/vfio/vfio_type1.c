@@ -189,8 +189,8 @@ static bool group_in_container(struct ilab_vfio_container *c, struct ilab_iommu_
 
 /* Linux: join the first domain whose iommu_ops match and whose iommu_attach_group succeeds
  * (the driver refuses an incompatible domain). Linux allocates the new domain first and moves
- * the group; we try the existing ones first, with the same outcome and no throwaway domain.
- * attach_group_by_node adds the seed-004 condition: the domain's node is the group's. */
+ * the group; without attach_group_by_node we try the existing ones first, with the same
+ * outcome and no throwaway domain. */
 static struct vfio_domain *join_existing(struct ilab_vfio_container *c, struct ilab_vfio_group *g)
 {
 	const struct ilab_iommu_ops *ops = g->dev->iommu->ops;
@@ -200,18 +200,51 @@ static struct vfio_domain *join_existing(struct ilab_vfio_container *c, struct i
 
 		if (!vd->domain->iommu || vd->domain->iommu->ops != ops)
 			continue;
-		if (c->opts.attach_group_by_node && vd->node != g->node)
-			continue;
 		if (ilab_iommu_attach_group(vd->domain, g->iommu_group) == 0)
 			return vd;
 	}
 	return NULL;
 }
 
+/* Seed 004's condition, as its patch has it: the group is first attached to a new domain,
+ * so that the driver sets that domain's nid (VT-d: domain_attach_iommu, nid = the unit's
+ * node, with the patch's iommu.c change; SMMUv3: the node asked for, the group's); it then
+ * moves to an existing domain only if d->domain->nid == domain->domain->nid (the driver's
+ * ilab_iommu_domain.node), else it keeps the new one. 0 and *moved set when it moved (nd is
+ * then freed), or a negative errno (nd freed). */
+static int join_same_node(struct ilab_vfio_container *c, struct ilab_vfio_group *g,
+			  struct vfio_domain *nd, struct vfio_domain **moved)
+{
+	const struct ilab_iommu_ops *ops = g->dev->iommu->ops;
+	int err;
+
+	*moved = NULL;
+	for (unsigned i = 0; i < c->nr_domains; i++) {
+		struct vfio_domain *vd = c->domains[i];
+
+		if (!vd->domain->iommu || vd->domain->iommu->ops != ops ||
+		    vd->domain->node != nd->domain->node)
+			continue;
+		ilab_iommu_detach_group(nd->domain, g->iommu_group);
+		if (ilab_iommu_attach_group(vd->domain, g->iommu_group) == 0) {
+			vfio_domain_free(nd);
+			*moved = vd;
+			return 0;
+		}
+		if ((err = ilab_iommu_attach_group(nd->domain, g->iommu_group))) {
+			vfio_domain_free(nd);
+			return vfio_set_error(err, "vfio attach: %s: %s", g->dev->name,
+					      ilab_iommu_strerror());
+		}
+	}
+	return 0;
+}
+
 static int new_domain(struct ilab_vfio_container *c, struct ilab_vfio_group *g,
 		      struct vfio_domain **out)
 {
 	struct vfio_domain *vd = plat_zalloc_array(1, sizeof(*vd));
+	struct vfio_domain *moved;
 	int node, err;
 
 	if (!vd)
@@ -234,6 +267,14 @@ static int new_domain(struct ilab_vfio_container *c, struct ilab_vfio_group *g,
 		vfio_domain_free(vd);
 		return vfio_set_error(err, "vfio attach: %s: %s", g->dev->name,
 				      ilab_iommu_strerror());
+	}
+	if (c->opts.attach_group_by_node) {
+		if ((err = join_same_node(c, g, vd, &moved)))
+			return err;
+		if (moved) {
+			*out = moved;
+			return 0;
+		}
 	}
 	err = vfio_replay(c, vd);
 	if (!err)
@@ -266,7 +307,7 @@ int ilab_vfio_attach_group(struct ilab_vfio_container *c, struct ilab_vfio_group
 				     g->dev->name);
 		goto out;
 	}
-	vd = join_existing(c, g);
+	vd = c->opts.attach_group_by_node ? NULL : join_existing(c, g);
 	if (!vd) {
 		err = new_domain(c, g, &vd);
 		if (err)
