@@ -22,6 +22,8 @@ struct ilab_allreduce_cfg {
 	unsigned gpus_per_node, nics_per_node; /* equal: one GPU per NIC */
 	int pgtable_node;           /* shared domain: where its page table is forced */
 	bool attach_group_by_node;  /* VFIO: one domain per node (seed 004's patch) */
+	int intel_nid_policy;       /* VT-d machines: the Intel driver's enum
+				     * ilab_intel_nid_policy (0: Linux 6.3's); else must be 0 */
 	bool cma_pernuma;           /* coherent memory (queues, tables) per node, else node 0 */
 	double message_bytes;       /* S */
 	unsigned iterations;        /* allreduces run back to back; algbw is their mean */

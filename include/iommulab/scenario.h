@@ -46,6 +46,10 @@ enum ilab_engine_kind { ILAB_ENGINE_KIND_SIM = 0, ILAB_ENGINE_KIND_NATIVE };
 enum ilab_cma_policy { ILAB_CMA_POLICY_GLOBAL = 0, ILAB_CMA_POLICY_PERNUMA }; /* seed 000 */
 enum ilab_domain_lookup { ILAB_LOOKUP_REFCOUNT = 0, ILAB_LOOKUP_DIRECT }; /* seed 001 */
 enum ilab_dma_mode { ILAB_MODE_STRICT = 0, ILAB_MODE_LAZY, ILAB_MODE_PASSTHROUGH };
+/* Seed 004 on VT-d: where the Intel driver puts a domain's nid (intel_iommu_drv.h
+ * enum ilab_intel_nid_policy, same order): Linux 6.3, the seed's patch, iommulab's hint. */
+enum ilab_intel_nid { ILAB_INTEL_NID_MECH_MAINLINE = 0, ILAB_INTEL_NID_MECH_UNIT_ON_ATTACH,
+		      ILAB_INTEL_NID_MECH_HINT };
 
 /* The switches a case turns on. The zero value is Linux before any of the seed patches:
  * one global CMA area, refcounted domain lookup, per-page map/unmap, one command queue, strict
@@ -57,6 +61,7 @@ struct ilab_mechanisms {
 	bool ecmdq;                     /* seed 003 */
 	enum ilab_dma_mode mode;
 	bool vfio_attach_group_by_node; /* seed 004 */
+	enum ilab_intel_nid intel_iommu_nid; /* seed 004 on VT-d machines only */
 };
 
 struct ilab_param {
@@ -162,6 +167,7 @@ const char *ilab_engine_kind_name(enum ilab_engine_kind e); /* "sim", "native" *
 const char *ilab_cma_policy_name(enum ilab_cma_policy p);   /* "global", "pernuma" */
 const char *ilab_domain_lookup_name(enum ilab_domain_lookup l); /* "refcount", "direct" */
 const char *ilab_dma_mode_name(enum ilab_dma_mode m);       /* "strict", "lazy", "passthrough" */
+const char *ilab_intel_nid_name(enum ilab_intel_nid n);  /* "mainline", "unit_on_attach", "hint" */
 const char *ilab_ref_kind_name(enum ilab_ref_kind k);       /* "undecided", "calibration", ... */
 const char *ilab_ref_relation_name(enum ilab_ref_relation r); /* "eq", "gt", "lt" */
 

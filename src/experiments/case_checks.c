@@ -61,7 +61,8 @@ static int too_long(double seconds, const char *work, char *msg, size_t msglen)
 
 /* The mechanisms a workload's set-up reads; any other set away from its default would be
  * ignored in silence, and the case would measure something other than it says. */
-enum { M_CMA = 1, M_MODE = 2, M_MAP_PAGES = 4, M_LOOKUP = 8, M_ECMDQ = 16, M_VFIO_NODE = 32 };
+enum { M_CMA = 1, M_MODE = 2, M_MAP_PAGES = 4, M_LOOKUP = 8, M_ECMDQ = 16, M_VFIO_NODE = 32,
+       M_INTEL_NID = 64 };
 
 static int unused_mechanism(const struct ilab_case *c, unsigned used, const char *workload,
 			    char *msg, size_t msglen)
@@ -81,6 +82,8 @@ static int unused_mechanism(const struct ilab_case *c, unsigned used, const char
 		key = "ecmdq", val = "on";
 	else if (!(used & M_VFIO_NODE) && m->vfio_attach_group_by_node)
 		key = "vfio_attach_group_by_node", val = "on";
+	else if (!(used & M_INTEL_NID) && m->intel_iommu_nid != ILAB_INTEL_NID_MECH_MAINLINE)
+		key = "intel_iommu_nid", val = ilab_intel_nid_name(m->intel_iommu_nid);
 	if (!key)
 		return 0;
 	return refuse(msg, msglen, "mechanisms: %s: %s has no effect on workload %s, which does "
@@ -293,7 +296,8 @@ int ilab_case_check_allreduce(const struct ilab_case *c, const struct ilab_topo 
 	char work[128];
 	int ret;
 
-	if ((ret = unused_mechanism(c, M_CMA | M_VFIO_NODE, "allreduce", msg, msglen)) ||
+	if ((ret = unused_mechanism(c, M_CMA | M_VFIO_NODE | M_INTEL_NID, "allreduce", msg,
+				    msglen)) ||
 	    (ret = ilab_allreduce_check(c, topo, msg, msglen)))
 		return ret;
 	if (nics != gpus)

@@ -220,6 +220,7 @@ static const char *const engine_names[] = { "sim", "native", NULL };
 static const char *const cma_names[] = { "global", "pernuma", NULL };
 static const char *const lookup_names[] = { "refcount", "direct", NULL };
 static const char *const mode_names[] = { "strict", "lazy", "passthrough", NULL };
+static const char *const intel_nid_names[] = { "mainline", "unit_on_attach", "hint", NULL };
 static const char *const kind_names[] = { "undecided", "calibration", "prediction", NULL };
 static const char *const relation_names[] = { "eq", "gt", "lt", NULL };
 
@@ -229,6 +230,7 @@ const char *ilab_engine_kind_name(enum ilab_engine_kind e) { return NAME_OF(engi
 const char *ilab_cma_policy_name(enum ilab_cma_policy p) { return NAME_OF(cma_names, p); }
 const char *ilab_domain_lookup_name(enum ilab_domain_lookup l) { return NAME_OF(lookup_names, l); }
 const char *ilab_dma_mode_name(enum ilab_dma_mode m) { return NAME_OF(mode_names, m); }
+const char *ilab_intel_nid_name(enum ilab_intel_nid n) { return NAME_OF(intel_nid_names, n); }
 const char *ilab_ref_kind_name(enum ilab_ref_kind k) { return NAME_OF(kind_names, k); }
 const char *ilab_ref_relation_name(enum ilab_ref_relation r) { return NAME_OF(relation_names, r); }
 
@@ -238,7 +240,7 @@ static int parse_mechanisms(struct sctx *c, const yaml_node_t *map, const char *
 			    struct ilab_mechanisms *m)
 {
 	static const char *const keys[] = { "cma", "lookup", "map_pages", "ecmdq", "mode",
-					    "vfio_attach_group_by_node", NULL };
+					    "vfio_attach_group_by_node", "intel_iommu_nid", NULL };
 	yaml_node_t *v[MAX_KEYS];
 	int ret, i;
 
@@ -256,6 +258,8 @@ static int parse_mechanisms(struct sctx *c, const yaml_node_t *map, const char *
 		m->mode = (enum ilab_dma_mode)i;
 	if (!ret && v[5])
 		ret = get_onoff(c, v[5], "vfio_attach_group_by_node", &m->vfio_attach_group_by_node);
+	if (!ret && v[6] && !(ret = get_choice(c, v[6], "intel_iommu_nid", intel_nid_names, &i)))
+		m->intel_iommu_nid = (enum ilab_intel_nid)i;
 	return ret;
 }
 

@@ -47,6 +47,9 @@ static json_t *mechanisms_json(const struct ilab_mechanisms *m, bool *ok)
 	put(o, "ecmdq", json_boolean(m->ecmdq), ok);
 	put(o, "mode", json_string(ilab_dma_mode_name(m->mode)), ok);
 	put(o, "vfio_attach_group_by_node", json_boolean(m->vfio_attach_group_by_node), ok);
+	/* VT-d machines only: left out at its default, so other results stay as they were */
+	if (m->intel_iommu_nid != ILAB_INTEL_NID_MECH_MAINLINE)
+		put(o, "intel_iommu_nid", json_string(ilab_intel_nid_name(m->intel_iommu_nid)), ok);
 	return o;
 }
 

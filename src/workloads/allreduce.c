@@ -96,6 +96,12 @@ static int ar_up(struct ar *a, const struct ilab_allreduce_cfg *c, char *err, si
 	if ((ret = ilab_profile_open(c->profile ? c->profile : "a100-2node", &a->prof, msg,
 				     sizeof(msg))))
 		return ilab_errf(err, errlen, ret, "profile: %s", msg);
+	if (c->intel_nid_policy && strcmp(a->prof.iommu_arch, "vtd"))
+		return ilab_errf(err, errlen, -EINVAL, "intel_iommu_nid is the Intel VT-d driver's; "
+				 "profile %s has iommu: %s", a->prof.name, a->prof.iommu_arch);
+	if (c->intel_nid_policy < ILAB_INTEL_NID_MAINLINE || c->intel_nid_policy > ILAB_INTEL_NID_HINT)
+		return ilab_errf(err, errlen, -EINVAL, "bad intel_nid_policy %d", c->intel_nid_policy);
+	to.vtd_drv.nid_policy = (enum ilab_intel_nid_policy)c->intel_nid_policy;
 	if ((ret = ilab_testbed_up(&a->tb, &to, err, errlen)))
 		return ret;
 	ilab_board_devices(a->tb.board, &a->devs, &a->ndev);
