@@ -33,7 +33,7 @@ grep -qx 'memory.local_ns 90 estimate' "$TMP/list" ||
 python3 "$SCRIPT" --cli "$BIN" --quick --profile a100-2node --only nic.ats_outstanding \
 	--only memory.local_ns --figures >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ $rc -eq 0 ] || bad "run: exit $rc, want 0 ($(tail -2 "$TMP/err"))"
-grep -q '^### a100-2node (seed004-vfio-numa; x0.80 / x1.20)' "$TMP/out" || bad "no table heading"
+grep -q '^### a100-2node (whatif-seed004-smmuv3; x0.80 / x1.20)' "$TMP/out" || bad "no table heading"
 grep -qE '^Base: [0-9]+ of [0-9]+ figures within tolerance, [0-9]+ of [0-9]+ effects' "$TMP/out" ||
 	bad "no base line"
 rows=$(grep -E '^\| [a-z_]+\.[a-z_]+ \|' "$TMP/out")

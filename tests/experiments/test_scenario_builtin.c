@@ -1,5 +1,5 @@
-/* test_scenario_builtin.c — the five built-in scenarios: each parses, names the right profile
- * and workload, carries the published figures of ../shared/reference/seed-figures.md (typed in
+/* test_scenario_builtin.c — the six built-in scenarios (the five seeds, and seed 004's SMMUv3
+ * what-if): each parses, names the right profile and workload, carries the published figures of ../shared/reference/seed-figures.md (typed in
  * here from the posts, not from the YAML), resolves by name or seed id, and runs at --quick size
  * without a failed case. Also the parser's inheritance rules on tests/data/scenarios/good-*.
  * Not the malformed files (test_scenario_errors.c).
@@ -57,11 +57,11 @@ static void assert_figure(const struct ilab_case *c, const char *metric, double 
 	assert_string_equal(r->unit, unit);
 }
 
-static void test_five_builtin_scenarios_are_found_and_parse(void **state)
+static void test_builtin_scenarios_are_found_and_parse(void **state)
 {
 	static const char *const names[] = { "seed000-cmdsync", "seed001-domain-lookup",
 					     "seed002-map-pages", "seed003-ecmdq",
-					     "seed004-vfio-numa" };
+					     "seed004-vfio-numa", "whatif-seed004-smmuv3" };
 	char **paths, err[1024];
 	int n;
 
@@ -70,7 +70,7 @@ static void test_five_builtin_scenarios_are_found_and_parse(void **state)
 	n = ilab_scenario_builtin_list(&paths, err, sizeof(err));
 	if (n < 0)
 		fail_msg("%s", err);
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 6);
 	for (int i = 0; i < n; i++) {
 		struct ilab_scenario *s;
 		char want[16];
@@ -79,10 +79,17 @@ static void test_five_builtin_scenarios_are_found_and_parse(void **state)
 		if (ilab_scenario_load(paths[i], &s, err, sizeof(err)) < 0)
 			fail_msg("%s", err);
 		assert_string_equal(s->name, names[i]);
-		snprintf(want, sizeof(want), "%03d", i);
+		snprintf(want, sizeof(want), "%03d", i < 5 ? i : 4);
 		assert_string_equal(s->seed, want);
-		/* One profile per machine: seed 004's host is the 2-node A100 server. */
-		assert_string_equal(s->profile, i == 4 ? "a100-2node" : "kunpeng920");
+		/* One profile per machine: seed 004's host is the 2-socket x86 A100 server with
+		 * VT-d; its what-if runs on the SMMUv3 2-node A100 machine. */
+		assert_string_equal(s->profile, i == 4 ? "icelake-2s-a100" :
+				    i == 5 ? "a100-2node" : "kunpeng920");
+		/* the patch's nid rule in every case of seed 004 (VT-d), Linux's on the what-if */
+		for (unsigned k = 0; k < s->nr_cases; k++)
+			assert_int_equal(s->cases[k].mech.intel_iommu_nid,
+					 i == 4 ? ILAB_INTEL_NID_MECH_UNIT_ON_ATTACH :
+					 ILAB_INTEL_NID_MECH_MAINLINE);
 		assert_int_equal(s->engine, ILAB_ENGINE_KIND_SIM);
 		/* The bounds. */
 		assert_true(s->tol_calibration == 0.10 && s->tol_prediction == 0.25);
@@ -341,7 +348,7 @@ static void test_each_builtin_runs_quick_without_failure(void **state)
 
 	(void)state;
 	n = ilab_scenario_builtin_list(&paths, err, sizeof(err));
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 6);
 	for (int i = 0; i < n; i++) {
 		struct ilab_scenario *s;
 		struct ilab_scenario_result *r;
@@ -367,7 +374,7 @@ static void test_each_builtin_runs_quick_without_failure(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_five_builtin_scenarios_are_found_and_parse),
+		cmocka_unit_test(test_builtin_scenarios_are_found_and_parse),
 		cmocka_unit_test(test_seed000_figures),
 		cmocka_unit_test(test_seed001_figures),
 		cmocka_unit_test(test_seed002_every_granule_and_spot_figures),

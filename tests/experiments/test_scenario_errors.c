@@ -46,6 +46,8 @@ static const struct expect expected[] = {
 	{ "bad-metric.yaml", 10, 17, "unknown metric 'latency' for workload 'dma_map_benchmark'" },
 	{ "bad-unit.yaml", 12, 15, "unit 'ns' does not match metric 'map_latency'" },
 	{ "bad-kind.yaml", 10, 61, "kind: 'guess' is not one of undecided|calibration|prediction" },
+	{ "bad-intel-nid.yaml", 8, 48,
+	  "intel_iommu_nid: 'patched' is not one of mainline|unit_on_attach|hint" },
 	{ "bad-quoted-number.yaml", 10, 40, "value: expected a number, got '240'" },
 	{ "bad-duplicate-label.yaml", 10, 12, "duplicate case label 'a' (first at line 8)" },
 	{ "bad-duplicate-key.yaml", 5, 1, "duplicate key 'seed' in scenario" },
