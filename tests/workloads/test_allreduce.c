@@ -2,7 +2,8 @@
  * range and PASID), the SMMUv3 driver's ATS (STE.EATS for ATS masters only, CMD_ATC_INV after
  * an unmap), and the allreduce in simulation checked against first principles: translation-
  * bound NIC engines whose ATS latency is the profile's round trip plus the SMMU's lookup plus
- * one page-table line fetched from the table's home node.
+ * one page-table line fetched from the table's home node; the same on VT-d (icelake-2s-a100)
+ * with the Intel driver's nid policies (Linux 6.3's, seed 004's patch).
  * Single host thread (the simulator; the driver test runs natively on one thread).
  */
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <iommulab/allreduce.h>
 #include <iommulab/atc.h>
 #include <iommulab/board.h>
+#include <iommulab/intel_iommu_drv.h>
 #include <iommulab/iommu.h>
 #include <iommulab/plat.h>
 #include <iommulab/scenario.h>
@@ -438,6 +440,102 @@ static void test_nic_constants_come_from_the_profile(void **state)
 		fail_msg("got '%s'", err);
 }
 
+/* ---- the same workload on VT-d (icelake-2s-a100): seed 004's own machine -------------------- */
+
+#define VTD_PROFILE ILAB_TESTDATA "/../../profiles/icelake-2s-a100.yaml"
+
+static struct ilab_allreduce_cfg vtd_case(unsigned first, bool by_node, int nid_policy)
+{
+	struct ilab_allreduce_cfg c = small_case(first, 1, by_node);
+
+	c.profile = VTD_PROFILE;
+	c.intel_nid_policy = nid_policy;
+	return c;
+}
+
+/* One ATS request on VT-d: round trip + IOTLB lookup + a walk's fixed part + the leaf entry's
+ * line from the table's home node (the paging-structure caches hold the upper levels; the
+ * IOTLB holds far fewer than the buffers' pages), as for the SMMU above. */
+static void vtd_expected_latency(uint64_t *local, uint64_t *remote)
+{
+	struct ilab_profile p;
+	char err[256];
+	uint64_t m10, m20;
+
+	assert_int_equal(ilab_profile_load(VTD_PROFILE, &p, err, sizeof(err)), 0);
+	assert_string_equal(p.iommu_arch, "vtd");
+	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_MEM, 10, &m10), 0);
+	assert_int_equal(ilab_profile_dist_ns(&p, ILAB_DIST_MEM, 20, &m20), 0);
+	*local = p.nic.ats_round_trip_ns + p.vtd_iotlb_lookup_ns + p.vtd_walk_ns + p.llc_local_ns;
+	*remote = *local + m20 - m10;
+}
+
+static bool within_1pct(uint64_t got, uint64_t want)
+{
+	return got >= want - want / 100 && got <= want + want / 100;
+}
+
+/* The seed's patch (nid = the node of the last DMAR unit attached): with all 16 groups
+ * attached in board order the shared domain's tables are on node 1 (dmar3's), so node 0's NICs
+ * walk remote memory and node 1's do not; per node, each domain is local. */
+static void test_vtd_patch_nid_rule_puts_shared_tables_on_node1(void **state)
+{
+	struct ilab_allreduce_result s0, p0, s1, p1;
+	uint64_t local, remote;
+
+	(void)state;
+	vtd_expected_latency(&local, &remote);
+	measure(vtd_case(0, false, ILAB_INTEL_NID_UNIT_ON_ATTACH), &s0);
+	measure(vtd_case(0, true, ILAB_INTEL_NID_UNIT_ON_ATTACH), &p0);
+	measure(vtd_case(1, false, ILAB_INTEL_NID_UNIT_ON_ATTACH), &s1);
+	measure(vtd_case(1, true, ILAB_INTEL_NID_UNIT_ON_ATTACH), &p1);
+	print_message("VT-d ATS ns: node0 shared %llu pernode %llu, node1 shared %llu pernode %llu "
+		      "(expected remote %llu, local %llu)\n", (unsigned long long)s0.ats_mean_ns,
+		      (unsigned long long)p0.ats_mean_ns, (unsigned long long)s1.ats_mean_ns,
+		      (unsigned long long)p1.ats_mean_ns, (unsigned long long)remote,
+		      (unsigned long long)local);
+	assert_int_equal(s0.ats_refused, 0);
+	assert_int_equal(s0.atc_hits, 0);
+	assert_int_equal(s0.ats_requests, s0.pages);
+	assert_true(within_1pct(s0.ats_mean_ns, remote));
+	assert_true(within_1pct(p0.ats_mean_ns, local));
+	assert_true(within_1pct(s1.ats_mean_ns, local));
+	assert_true(within_1pct(p1.ats_mean_ns, local));
+	assert_true(s0.algbw < p0.algbw);
+}
+
+/* Linux 6.3 (no patch): nid stays NUMA_NO_NODE on the first unit's attach and then comes from
+ * the first listed device (gpu0, node 0) when a second unit attaches; every group attaches
+ * before the buffers are mapped, so the shared tables are on node 0, not on node 1 as the
+ * seed found them (why seed004-vfio-numa.yaml uses the patch's rule for its shared cases). */
+static void test_vtd_mainline_shared_tables_on_first_device_node(void **state)
+{
+	struct ilab_allreduce_result s0, s1;
+	uint64_t local, remote;
+
+	(void)state;
+	vtd_expected_latency(&local, &remote);
+	measure(vtd_case(0, false, ILAB_INTEL_NID_MAINLINE), &s0);
+	measure(vtd_case(1, false, ILAB_INTEL_NID_MAINLINE), &s1);
+	assert_true(within_1pct(s0.ats_mean_ns, local));
+	assert_true(within_1pct(s1.ats_mean_ns, remote));
+}
+
+/* The nid policy is the Intel driver's: on an SMMUv3 machine it is refused, by name. */
+static void test_intel_nid_policy_needs_vtd(void **state)
+{
+	struct ilab_allreduce_cfg cfg = small_case(1, 1, true);
+	struct ilab_allreduce_result r;
+	char err[256] = "";
+
+	(void)state;
+	cfg.intel_nid_policy = ILAB_INTEL_NID_UNIT_ON_ATTACH;
+	assert_int_equal(ilab_allreduce_measure(&cfg, &r, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, "intel_iommu_nid is the Intel VT-d driver's; profile a100-2node has "
+			 "iommu: smmuv3"))
+		fail_msg("got '%s'", err);
+}
+
 static void test_bad_configuration_is_an_error(void **state)
 {
 	struct ilab_allreduce_cfg cfg = small_case(1, 2, true); /* nodes 1..2 of a 2-node box */
@@ -469,6 +567,9 @@ int main(void)
 		cmocka_unit_test(test_link_bound_when_translations_keep_up),
 		cmocka_unit_test(test_nic_constants_come_from_the_profile),
 		cmocka_unit_test(test_bad_configuration_is_an_error),
+		cmocka_unit_test(test_vtd_patch_nid_rule_puts_shared_tables_on_node1),
+		cmocka_unit_test(test_vtd_mainline_shared_tables_on_first_device_node),
+		cmocka_unit_test(test_intel_nid_policy_needs_vtd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
