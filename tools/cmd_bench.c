@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include <iommulab/board.h>
+#include <iommulab/iommu_arch.h>
 #include <iommulab/sim.h>
 #include <iommulab/dma_iommu.h>
 #include <iommulab/map_benchmark.h>
@@ -41,6 +42,8 @@ struct bench_opts {
 	bool breakdown; /* --breakdown: print where the simulated time went */
 	enum plat_engine engine;
 	const char *profile;     /* --profile: file or name; NULL = the topology's */
+	const char *iommu;       /* --iommu: the architecture the machine must have; alone, it
+				  * picks that architecture's built-in machine (iommu_machine) */
 	uint64_t seed;
 	bool seed_set; /* given on the command line: only the simulator draws random numbers */
 	/* --ecmdq: -1 not given (an SMMU without ECMDQs); 0 off, 1 on: the SMMU has one ECMDQ per
@@ -116,6 +119,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "fq-timer", required_argument, NULL, 'F' },
 		{ "engine", required_argument, NULL, 'E' },
 		{ "profile", required_argument, NULL, 'p' },
+		{ "iommu", required_argument, NULL, 'A' },
 		{ "seed", required_argument, NULL, 'R' },
 		{ "iterations", required_argument, NULL, 'I' },
 		{ "ecmdq", required_argument, NULL, 'Q' },
@@ -222,6 +226,16 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 						       "'%s'", optarg);
 			break;
 		case 'p': o->profile = optarg; break;
+		case 'A':
+			if (!ilab_iommu_arch_find(optarg)) {
+				char names[64];
+
+				return cli_usage_error("bench", "--iommu must be %s, not '%s'",
+						       ilab_iommu_arch_names(names, sizeof(names), "|"),
+						       optarg);
+			}
+			o->iommu = optarg;
+			break;
 		case 'R': {
 			char *end;
 
@@ -268,6 +282,9 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
 	if (o->profile && o->engine != PLAT_ENGINE_SIM)
 		return cli_usage_error("bench", "--profile needs --engine sim");
+	if (o->iommu && o->engine != PLAT_ENGINE_SIM)
+		return cli_usage_error("bench", "--iommu needs --engine sim (natively the machine "
+				       "is the topology's, its units SMMUv3)");
 	if (o->breakdown && o->engine != PLAT_ENGINE_SIM)
 		return cli_usage_error("bench", "--breakdown needs --engine sim (only the simulator "
 				       "knows where each CPU's time went)");
@@ -429,12 +446,24 @@ static double host_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* --engine sim: the profile (--profile, else the one named after the topology) and, unless
- * --topology was given, the profile's topology. Errors are one line; bad input exits 2. */
+/* --iommu alone: the built-in machine of that architecture (kunpeng920: SMMUv3, the default;
+ * icelake-2s-a100: VT-d, seed 004's host). */
+static const char *iommu_machine(const char *arch)
+{
+	return !strcmp(arch, "vtd") ? "icelake-2s-a100" : "kunpeng920";
+}
+
+/* --engine sim: the profile (--profile, else the one named after the topology, else --iommu's
+ * machine) and, unless --topology was given, the profile's topology; its iommu: must be
+ * --iommu's. Errors are one line; bad input exits 2. */
 static int load_profile(struct bench_opts *o, struct ilab_profile *prof)
 {
-	const char *what = o->profile ? o->profile : o->topology;
+	const char *what;
 	char err[600];
+
+	if (o->iommu && !o->profile && !o->topology_set)
+		o->profile = iommu_machine(o->iommu);
+	what = o->profile ? o->profile : o->topology;
 
 	if (!o->profile && (strchr(what, '/') || strchr(what, '.'))) {
 		fprintf(stderr, "%s bench: --engine sim with a topology file needs --profile\n",
@@ -446,6 +475,12 @@ static int load_profile(struct bench_opts *o, struct ilab_profile *prof)
 		fprintf(stderr, "%s bench: %s%s\n", CLI_PROG, err,
 			o->profile ? "" : " (--engine sim takes the profile named after --topology; "
 					  "give --profile for another machine)");
+		return CLI_EXIT_USAGE;
+	}
+	if (o->iommu && strcmp(prof->iommu_arch, o->iommu)) {
+		fprintf(stderr, "%s bench: --iommu %s: profile %s has iommu: %s (%s has %s)\n",
+			CLI_PROG, o->iommu, prof->name, prof->iommu_arch,
+			iommu_machine(o->iommu), o->iommu);
 		return CLI_EXIT_USAGE;
 	}
 	if (!o->topology_set)

@@ -27,6 +27,16 @@ check_usage --device nosuchdev
 check_usage --device ''
 out=$("$BIN" bench --device '' 2>&1 >/dev/null)
 case $out in *"--device needs a device name"*) ;; *) echo "FAIL: --device '': '$out'"; fail=1;; esac
+# --iommu: a registered architecture; the profile must have it; alone it picks the machine
+check_usage --engine sim --iommu amd
+check_usage --iommu vtd
+out=$("$BIN" bench --engine sim --iommu vtd --profile a100-2node -t 1 --iterations 10 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q -- '--iommu vtd: profile a100-2node has iommu: smmuv3' ||
+	{ echo "FAIL: --iommu vtd on a100-2node: rc $rc, '$out'"; fail=1; }
+out=$("$BIN" bench --engine sim --iommu vtd -t 1 -g 1 --mode strict --iterations 20) &&
+	echo "$out" | grep -q '^unmap latency(ns): avg ' &&
+	echo "$out" | grep -q '(profile icelake-2s-a100, seed 1)' ||
+	{ echo "FAIL: bench --engine sim --iommu vtd: '$out'"; fail=1; }
 # seed 004's host on VT-d: the machine is built and the VT-d driver probed on its DMAR units;
 # a strict run issues page-selective IOTLB invalidations and waits for them
 out=$("$BIN" bench --engine sim --profile icelake-2s-a100 -t 2 -g 1 --mode strict --iterations 50 --json) ||
