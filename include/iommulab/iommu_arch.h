@@ -113,6 +113,14 @@ const struct ilab_iommu_arch *ilab_iommu_arch_at(unsigned i);
 /* Their names joined by sep ("smmuv3|vtd"), into buf; returns buf. For messages. */
 char *ilab_iommu_arch_names(char *buf, size_t len, const char *sep);
 
+/* A unit's write into the board's memory (a queue entry, an MSI, a wait status), for the
+ * architectures' host callbacks: aligned 32/64-bit writes are single-copy atomic, as on a
+ * real interconnect, since a CPU may be polling that very word, and in simulation the word
+ * changes when the write arrives, not before any fiber behind that time has run; other writes
+ * are charged by the line model and copied. Returns 0, or -1 when pa is not memory. */
+int ilab_iommu_unit_mem_write(const struct ilab_iommu_unit *u, uint64_t pa, const void *buf,
+			      size_t len);
+
 /* The board's side, for adapters: forward an ATS / device-TLB invalidation from unit u to the
  * handler the board's user registered (ilab_board_set_atc_inv), synchronously. */
 void ilab_iommu_unit_atc_inv(const struct ilab_iommu_unit *u, uint32_t sid, uint32_t ssid,

@@ -37,6 +37,38 @@ void ilab_iommu_unit_atc_inv(const struct ilab_iommu_unit *u, uint32_t sid, uint
 		b->atc_inv(b->atc_inv_ctx, u->index, sid, ssid, ssv, addr, size_log2, global);
 }
 
+int ilab_iommu_unit_mem_write(const struct ilab_iommu_unit *u, uint64_t pa, const void *buf,
+			      size_t len)
+{
+	struct ilab_mem *mem = u->mem;
+	void *va;
+
+	if ((len == 4 || len == 8) && !(pa % len)) {
+		uint64_t v = 0;
+
+		va = ilab_mem_va(mem, pa, len);
+		if (!va)
+			return -1;
+		memcpy(&v, buf, len);
+		ilab_sim_mem_access(va, len, true);
+		ilab_sim_sync();
+		if (len == 4)
+			__atomic_store_n((uint32_t *)va, (uint32_t)v, __ATOMIC_RELEASE);
+		else
+			__atomic_store_n((uint64_t *)va, v, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (plat_sim) {
+		va = ilab_mem_va(mem, pa, len);
+		if (va) {
+			memcpy(va, buf, len);
+			ilab_sim_mem_access(va, len, true);
+			return 0;
+		}
+	}
+	return ilab_mem_write(mem, pa, buf, len) ? -1 : 0;
+}
+
 /* ---- the CPUs' view of a unit (MMIO) --------------------------------------------------------- */
 
 static uint64_t board_mmio_read(void *ctx, uint64_t off, unsigned size)

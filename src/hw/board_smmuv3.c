@@ -117,37 +117,8 @@ static int host_mem_read(void *ctx, uint64_t pa, void *buf, size_t len)
 static int host_mem_write(void *ctx, uint64_t pa, const void *buf, size_t len)
 {
 	struct board_smmuv3 *bs = ctx;
-	struct ilab_mem *mem = bs->unit->mem;
 
-	/* Aligned 32/64-bit writes (MSIs, single-word updates) are single-copy atomic, as on a
-	 * real interconnect: a CPU may be polling that very word. */
-	if ((len == 4 || len == 8) && !(pa % len)) {
-		void *va = ilab_mem_va(mem, pa, len);
-		uint64_t v = 0;
-
-		if (!va)
-			return -1;
-		memcpy(&v, buf, len);
-		/* Simulation: the word changes when the write arrives, and not before any fiber
-		 * behind that time has run (a poller must not see it early). */
-		ilab_sim_mem_access(va, len, true);
-		ilab_sim_sync();
-		if (len == 4)
-			__atomic_store_n((uint32_t *)va, (uint32_t)v, __ATOMIC_RELEASE);
-		else
-			__atomic_store_n((uint64_t *)va, v, __ATOMIC_RELEASE);
-		return 0;
-	}
-	if (plat_sim) {
-		void *va = ilab_mem_va(mem, pa, len);
-
-		if (va) {
-			memcpy(va, buf, len);
-			ilab_sim_mem_access(va, len, true);
-			return 0;
-		}
-	}
-	return ilab_mem_write(mem, pa, buf, len) ? -1 : 0;
+	return ilab_iommu_unit_mem_write(bs->unit, pa, buf, len);
 }
 
 /* ---- simulation: costs and measurements ---------------------------------------------------- */

@@ -68,35 +68,8 @@ static int host_mem_read(void *ctx, uint64_t pa, void *buf, size_t len)
 static int host_mem_write(void *ctx, uint64_t pa, const void *buf, size_t len)
 {
 	struct board_vtd *bv = ctx;
-	struct ilab_mem *mem = bv->unit->mem;
 
-	/* Aligned 32/64-bit writes (a wait descriptor's status) are single-copy atomic: a CPU
-	 * may be polling that very word. In simulation it changes when the write arrives. */
-	if ((len == 4 || len == 8) && !(pa % len)) {
-		void *va = ilab_mem_va(mem, pa, len);
-		uint64_t v = 0;
-
-		if (!va)
-			return -1;
-		memcpy(&v, buf, len);
-		ilab_sim_mem_access(va, len, true);
-		ilab_sim_sync();
-		if (len == 4)
-			__atomic_store_n((uint32_t *)va, (uint32_t)v, __ATOMIC_RELEASE);
-		else
-			__atomic_store_n((uint64_t *)va, v, __ATOMIC_RELEASE);
-		return 0;
-	}
-	if (plat_sim) {
-		void *va = ilab_mem_va(mem, pa, len);
-
-		if (va) {
-			memcpy(va, buf, len);
-			ilab_sim_mem_access(va, len, true);
-			return 0;
-		}
-	}
-	return ilab_mem_write(mem, pa, buf, len) ? -1 : 0;
+	return ilab_iommu_unit_mem_write(bv->unit, pa, buf, len);
 }
 
 /* A wait descriptor's status write landed (through mem_write): wake its simulated pollers. */
