@@ -2,7 +2,7 @@
 # Runs the README's two commands on a fresh Debian 12 machine: a new minimal root
 # (debootstrap --variant=minbase bookworm) with nothing installed, this tree copied in, then
 # `./test.sh` and `./run.sh` as root in it, as a new user of the project would. Checks that
-# both succeed and that the five result files are byte-identical to this host's build's.
+# both succeed and that the result files (one per built-in scenario) are byte-identical to this host's build's.
 #   scripts/check-fresh-debian.sh [ROOT_DIR]   (default build-fresh/root; needs root, network)
 # The root is deleted first (it must be fresh) and after a successful run.
 set -euo pipefail
