@@ -67,6 +67,23 @@ struct ilab_profile_nic {
 	uint64_t atc_ways;           /* ... and ways */
 };
 
+/* The machine's NVMe drive and the block stack that drives it (profile "nvme:" section,
+ * every NVMe device of the topology; docs/fio.md). 0 = not given; the section, when present,
+ * gives every key. The device model is src/workloads/nvme.c. */
+struct ilab_profile_nvme {
+	uint64_t read_latency_ns;  /* one 4 KiB read, QD1, the media and controller's time */
+	uint64_t write_latency_ns; /* one 4 KiB write, QD1 */
+	uint64_t read_iops;        /* the drive's 4 KiB random read limit, all queues */
+	uint64_t write_iops;       /* ... random write */
+	uint64_t read_mbps;        /* data rate, device to host, MB/s (10^6 B/s) */
+	uint64_t write_mbps;       /* host to device */
+	uint64_t submit_ns;        /* CPU: fio + syscall + block layer + nvme_queue_rq, per I/O,
+				    * the DMA map excluded */
+	uint64_t complete_ns;      /* CPU: nvme completion + block layer end + fio reap, per I/O,
+				    * the DMA unmap excluded */
+	uint64_t irq_ns;           /* CPU: one completion interrupt's entry, dispatch and exit */
+};
+
 /* Every constant of the cost model, in nanoseconds of the modelled machine. */
 struct ilab_profile {
 	char name[ILAB_PROFILE_NAME_MAX];
@@ -164,6 +181,7 @@ struct ilab_profile {
 	struct ilab_compute_cost compute[ILAB_PROFILE_MAX_COMPUTE];
 
 	struct ilab_profile_nic nic; /* optional section; all 0 when absent */
+	struct ilab_profile_nvme nvme; /* optional section; all 0 when absent */
 };
 
 /* Load a profile from a YAML file. Returns 0, or a negative errno with err receiving

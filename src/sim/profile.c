@@ -502,6 +502,46 @@ static int parse_nic(struct pctx *c, const yaml_node_t *v, const char *key, void
 	return rc ? rc : check_nic(c, v, key, n);
 }
 
+static int parse_nvme_positive(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	int rc = get_u64(c, v, key, dst);
+
+	if (!rc && *(uint64_t *)dst == 0)
+		return perr(c, v, "%s: must be at least 1", key);
+	return rc;
+}
+
+/* nvme: every key but model (the fio workload reads them all): a missing one is an error
+ * here, not a zero the run would take for an infinitely fast drive or a free stack. The rates
+ * are bounded so that the model's picosecond arithmetic never overflows. */
+static int parse_nvme(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	struct ilab_profile_nvme *n = &((struct ilab_profile *)dst)->nvme;
+	struct field f[] = {
+		{ "model", false, parse_ignored, NULL, false },
+		{ "read_latency_ns", true, parse_nvme_positive, &n->read_latency_ns, false },
+		{ "write_latency_ns", true, parse_nvme_positive, &n->write_latency_ns, false },
+		{ "read_iops", true, parse_nvme_positive, &n->read_iops, false },
+		{ "write_iops", true, parse_nvme_positive, &n->write_iops, false },
+		{ "read_mbps", true, parse_nvme_positive, &n->read_mbps, false },
+		{ "write_mbps", true, parse_nvme_positive, &n->write_mbps, false },
+		{ "submit_ns", true, parse_u64, &n->submit_ns, false },
+		{ "complete_ns", true, parse_u64, &n->complete_ns, false },
+		{ "irq_ns", true, parse_u64, &n->irq_ns, false },
+	};
+	int rc = parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
+
+	if (rc)
+		return rc;
+	if (n->read_latency_ns > 100000000 || n->write_latency_ns > 100000000 ||
+	    n->read_iops > 100000000 || n->write_iops > 100000000 ||
+	    n->read_mbps > 1000000 || n->write_mbps > 1000000 || n->submit_ns > 100000000 ||
+	    n->complete_ns > 100000000 || n->irq_ns > 100000000)
+		return perr(c, v, "%s: a value beyond the model's range (latencies and CPU costs at "
+			    "most 100000000 ns, iops at most 100000000, mbps at most 1000000)", key);
+	return 0;
+}
+
 _Static_assert(sizeof(((struct ilab_profile *)0)->iommu_arch) == ILAB_IOMMU_ARCH_NAME_MAX,
 	       "profile iommu_arch holds any registered architecture name");
 
@@ -541,6 +581,7 @@ static int parse_root(struct pctx *c, struct ilab_profile *p)
 		{ "vtd", false, parse_vtd, p, false },
 		{ "compute", false, parse_compute, p, false },
 		{ "nic", false, parse_nic, p, false },
+		{ "nvme", false, parse_nvme, p, false },
 	};
 	const unsigned nf = sizeof(f) / sizeof(f[0]);
 	int rc;

@@ -60,6 +60,11 @@ static const struct preset_device kp920_devices[] = {
 	{ "nic0", ILAB_DEV_NIC, 2, RID(0x82, 0, 0) },
 	/* Seed 001's storage test: a SAS controller (24 SAS SSDs) on node 0. */
 	{ "sas0", ILAB_DEV_STORAGE, 0, RID(0x74, 2, 0) },
+	/* The fio workload's drive: a U.2 NVMe SSD in a front bay, cabled to a PCIe root port of
+	 * the first socket's I/O die (node 0). Placement and bus are our model, not a published
+	 * lspci (docs/topology.md says why node 0); listed last so that the seeds' device
+	 * choices (first match) are unchanged. */
+	{ "nvme0", ILAB_DEV_NVME, 0, RID(0x04, 0, 0) },
 };
 
 /* Seed 004's host: 2 nodes, each with 2 PCIe root ports, each with 2 A100 GPUs and 2 CX6 NICs.

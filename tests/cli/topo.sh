@@ -71,7 +71,7 @@ grep -q 'PU L#0 has no os_index' "$tmp/err" || bad "PU without os_index: $(cat "
 expect_one_line_error "no devices" bench --topology 'synthetic:pack:2 numa:2 pu:2' --iterations 1
 grep -q 'no PCI devices: export .*lstopo --of xml' "$tmp/err" || bad "no devices: $(cat "$tmp/err")"
 expect_one_line_error "unknown device" bench --device nic9 --iterations 1
-grep -q 'no device nic9 in topology kunpeng920; it has: nic0 sas0' "$tmp/err" || bad "unknown device: $(cat "$tmp/err")"
+grep -q 'no device nic9 in topology kunpeng920; it has: nic0 sas0 nvme0' "$tmp/err" || bad "unknown device: $(cat "$tmp/err")"
 
 # bad options: exit 2
 "$BIN" topo --bogus >/dev/null 2>&1; rc=$?; [ $rc -eq 2 ] || bad "topo --bogus: exit $rc, want 2"

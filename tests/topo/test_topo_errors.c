@@ -316,7 +316,7 @@ static void explain_no_device(void **state)
 	ilab_topo_free(t);
 	assert_int_equal(ilab_topo_load("kunpeng920", &t, buf, sizeof(buf)), 0);
 	assert_string_equal(ilab_topo_explain_no_device(t, "nic9", buf, sizeof(buf)),
-			    "no device nic9 in topology kunpeng920; it has: nic0 sas0");
+			    "no device nic9 in topology kunpeng920; it has: nic0 sas0 nvme0");
 	/* a list that does not fit is cut, and says so */
 	assert_string_equal(ilab_topo_explain_no_device(t, "nic9", buf, 44),
 			    "no device nic9 in topology kunpeng920; i...");
