@@ -1,0 +1,143 @@
+/* nvme.h — an NVMe drive model and the fio-like block workload on it, for the simulator: one
+ * submission/completion queue pair per job (per CPU, as Linux's nvme driver gives each CPU its
+ * own), each I/O's buffer mapped through dma-iommu and described by PRP entries (a PRP list,
+ * itself a mapped coherent page, above two pages), the drive fetching commands and PRP lists
+ * and moving data by DMA through the board's IOMMU, a completion entry and an interrupt per
+ * command, and fio's figures (IOPS, bandwidth, completion-latency percentiles).
+ * It is not an NVMe controller's register model (no BAR, no admin queue: the queues exist
+ * from the start), not a block layer and not SGL: data is described by PRPs only
+ * (docs/fio.md says what is modelled and what is not).
+ */
+#ifndef IOMMULAB_NVME_H
+#define IOMMULAB_NVME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ilab_board;
+struct ilab_dev;
+struct ilab_scenario;
+struct ilab_case;
+struct ilab_case_result;
+struct ilab_topo;
+struct ilab_profile;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ILAB_NVME_PAGE 4096u             /* CC.MPS = 0: 4 KiB memory pages */
+#define ILAB_NVME_SQE_BYTES 64u
+#define ILAB_NVME_CQE_BYTES 16u
+#define ILAB_NVME_MAX_JOBS 128u          /* one queue pair and one simulator agent each */
+#define ILAB_NVME_MAX_IODEPTH 4096u
+#define ILAB_NVME_MAX_BS (2u << 20)      /* one PRP list page of 512 entries, no chaining */
+#define ILAB_NVME_DEFAULT_QUEUE 1024u    /* Linux nvme io_queue_depth */
+#define ILAB_NVME_OPC_WRITE 0x01
+#define ILAB_NVME_OPC_READ 0x02
+/* Completion status field (CQE DW3 bits 31:17): generic command status (SCT 0). */
+#define ILAB_NVME_SC_SUCCESS 0x00
+#define ILAB_NVME_SC_DATA_XFER_ERROR 0x04 /* the drive's DMA was aborted */
+
+/* fio's rw= values this model runs. */
+enum ilab_fio_rw { ILAB_FIO_RANDREAD = 0, ILAB_FIO_RANDWRITE, ILAB_FIO_READ, ILAB_FIO_WRITE };
+const char *ilab_fio_rw_name(enum ilab_fio_rw rw); /* "randread" ... */
+/* 0 and *rw, or -EINVAL for a name fio has that this model does not run (or no such name). */
+int ilab_fio_rw_parse(const char *name, enum ilab_fio_rw *rw);
+static inline bool ilab_fio_rw_is_write(enum ilab_fio_rw rw)
+{
+	return rw == ILAB_FIO_RANDWRITE || rw == ILAB_FIO_WRITE;
+}
+
+/* ---- queue arithmetic (NVMe base specification, "Circular Queues") ----------------------- */
+
+/* The entry after i in a queue of n. */
+static inline unsigned ilab_nvme_q_next(unsigned i, unsigned n)
+{
+	return i + 1 == n ? 0 : i + 1;
+}
+/* Entries between head and tail (the producer's) in a queue of n. */
+static inline unsigned ilab_nvme_q_used(unsigned head, unsigned tail, unsigned n)
+{
+	return tail >= head ? tail - head : n - head + tail;
+}
+/* Full when one more entry would make tail equal head: a queue of n holds n - 1. */
+static inline bool ilab_nvme_q_full(unsigned head, unsigned tail, unsigned n)
+{
+	return ilab_nvme_q_next(tail, n) == head;
+}
+
+/* PRP entries of a transfer of len bytes at DMA address dma (NVMe base specification,
+ * "Physical Region Page Entry and List"): PRP1 is dma; PRP2 is 0 when the data ends in PRP1's
+ * page, the next page's address when it ends in that one, else list_dma, the address of a PRP
+ * list whose entries (written to list[], at most list_max) are the pages after PRP1's.
+ * Returns the number of list entries (0: no list), or -EINVAL (len 0, a list longer than
+ * list_max: list chaining is not modelled). */
+int ilab_nvme_build_prps(uint64_t dma, size_t len, uint64_t list_dma, uint64_t *list,
+			 unsigned list_max, uint64_t *prp1, uint64_t *prp2);
+
+/* ---- the workload ------------------------------------------------------------------------- */
+
+struct ilab_nvme_cfg {
+	unsigned numjobs;          /* fio numjobs: one CPU and one queue pair each */
+	const int *cpus;           /* CPU of job i; NULL: the drive's node's CPUs, then the
+				    * others from CPU 0 */
+	unsigned iodepth;          /* I/Os in flight per job */
+	unsigned bs;               /* bytes per I/O, a multiple of 512, at most ILAB_NVME_MAX_BS */
+	enum ilab_fio_rw rw;
+	unsigned queue_entries;    /* per SQ and CQ, > iodepth; 0 = ILAB_NVME_DEFAULT_QUEUE */
+	uint64_t runtime_ns;       /* measured window after the ramp; 0: number_ios decides */
+	uint64_t ramp_ns;          /* fio ramp_time: I/O before the window, not counted */
+	uint64_t number_ios;       /* per job, with runtime_ns 0 (fio number_ios) */
+	uint64_t size_bytes;       /* the region offsets are drawn from; 0 = 1 TiB */
+	uint64_t seed;             /* random offsets (rand*) */
+	/* the drive (profile nvme:) */
+	uint64_t read_latency_ns, write_latency_ns;
+	uint64_t read_iops, write_iops;  /* 0: no limit */
+	uint64_t read_mbps, write_mbps;  /* 0: no limit */
+	/* the CPU's block stack (profile nvme:) */
+	uint64_t submit_ns, complete_ns, irq_ns;
+	/* Tests: every n-th I/O of each job gets a PRP1 the IOMMU has not mapped (0: none). */
+	unsigned inject_unmapped_every;
+};
+
+struct ilab_nvme_result {
+	uint64_t ios;              /* completed in the window, all jobs */
+	uint64_t errors;           /* ... of which with an error status */
+	uint64_t window_ns;
+	double iops;
+	double bw_mbps;            /* MB/s, 10^6 bytes */
+	uint64_t clat_min_ns, clat_max_ns;
+	double clat_mean_ns, clat_stdev_ns;
+	uint64_t clat_p50_ns, clat_p99_ns, clat_p999_ns; /* nearest rank of every clat */
+	double cpu_busy;           /* the jobs' CPUs' busy fraction, mean over jobs, whole run
+				    * (ramp and drain included): not waiting for an interrupt */
+	uint64_t dma_faults;       /* drive DMAs the IOMMU aborted (whole run) */
+	uint64_t map_errors;
+	uint64_t interrupts;       /* handler runs on the CPUs (whole run) */
+	uint64_t commands;         /* commands the drive completed (whole run) */
+	uint64_t prp_lists;        /* ... of which with a PRP list */
+	uint64_t sq_wraps;         /* submission queue tails that wrapped to entry 0 */
+	uint64_t cq_wraps;         /* completion queue heads that wrapped (phase flips) */
+};
+
+/* Run the jobs on dev (an NVMe of board, probed, its DMA options set), in the simulator.
+ * Returns 0; -EINVAL (bad configuration, or not in simulation; err says which); -ENOMEM;
+ * -EIO when I/Os completed with an error status or maps failed (res is filled: err says how
+ * many); or the error of plat_run_threads / plat_agent_start. */
+int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct ilab_nvme_cfg *cfg,
+		  struct ilab_nvme_result *res, char *err, size_t errlen);
+
+/* The scenario workload `fio` (src/experiments/workload_registry.c) and its checks: the case
+ * against the topology (an NVMe there, CPUs for the jobs) and the profile (an nvme: section). */
+int ilab_workload_fio(const struct ilab_scenario *s, const struct ilab_case *c,
+		      struct ilab_case_result *r, char *err, size_t errlen);
+int ilab_workload_fio_check(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
+			    size_t msglen);
+int ilab_workload_fio_check_profile(const struct ilab_profile *prof, char *msg, size_t msglen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IOMMULAB_NVME_H */

@@ -1,0 +1,900 @@
+/* nvme.c — the NVMe drive model and fio's job loop on it (include/iommulab/nvme.h): per job a
+ * CPU thread (fio + the Linux block stack + the nvme driver's submission and completion) and
+ * a queue agent of the drive on the drive's node; the drive's command rate, latency and data
+ * rate are shared by all its queues. Simulator only.
+ * It is not the machine's set-up (nvme_env.c) nor the scenario glue (fio_experiments.c).
+ *
+ * CPU side, per job (a plat thread on the job's CPU): while fewer than iodepth I/Os are in
+ * flight, submit one: submit_ns, dma_map_single of the I/O's buffer (pages on the CPU's node,
+ * allocated once, as fio's), the PRP entries (a PRP list in the slot's coherent page above two
+ * pages), the 64-byte command into the SQ (coherent memory on the drive's node) and the SQ
+ * tail doorbell. Then wait for the interrupt: irq_ns per handler run, and for each new CQE
+ * (phase tag) complete_ns and dma_unmap_single; then the CQ head doorbell. clat is from the
+ * doorbell to the end of the I/O's completion work (fio's clat: submission to reap).
+ *
+ * Drive side, per queue (an agent on the drive's node): when the SQ tail doorbell moves, fetch
+ * each new command by DMA (64 bytes at the SQ's IOVA), and its PRP list by DMA when PRP2
+ * points to one; book it on the drive: a command slot at most read_iops (write_iops) per
+ * second over all queues, then the media latency, then the data on the link at read_mbps
+ * (write_mbps) in command order: it completes when its last byte has crossed. At the booked
+ * transfer start the agent moves the data by DMA through the IOMMU page by page (its
+ * translations and memory accesses charged to the agent, overlapping the link time), then at
+ * the booked end writes the CQE by DMA and raises the interrupt (a tracked store the CPU
+ * polls). A DMA the IOMMU aborts ends the command with status Data Transfer Error.
+ * The agents share the drive's booking through plain fields, touched after ilab_sim_sync(),
+ * in virtual-time order (as dma_engine.c). A write's data is fetched at the end of its media
+ * latency, like a read's delivered: the order does not change what the IOMMU translates.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iommulab/board.h>
+#include <iommulab/dma_iommu.h>
+#include <iommulab/nvme.h>
+#include <iommulab/plat.h>
+#include <iommulab/sim.h>
+
+/* An IOVA no DMA domain ever maps (the software-MSI window every domain reserves): what the
+ * fault-injection test points a PRP at. */
+#define UNMAPPED_IOVA ILAB_MSI_IOVA_BASE
+
+static const char *const rw_names[] = { "randread", "randwrite", "read", "write" };
+
+const char *ilab_fio_rw_name(enum ilab_fio_rw rw)
+{
+	return (unsigned)rw < 4 ? rw_names[rw] : "?";
+}
+
+int ilab_fio_rw_parse(const char *name, enum ilab_fio_rw *rw)
+{
+	for (unsigned i = 0; name && i < 4; i++)
+		if (!strcmp(name, rw_names[i])) {
+			*rw = (enum ilab_fio_rw)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int ilab_nvme_build_prps(uint64_t dma, size_t len, uint64_t list_dma, uint64_t *list,
+			 unsigned list_max, uint64_t *prp1, uint64_t *prp2)
+{
+	const uint64_t page = ILAB_NVME_PAGE;
+	uint64_t first = page - (dma & (page - 1)); /* bytes PRP1's page holds */
+	uint64_t next = (dma & ~(page - 1)) + page;
+	uint64_t rest;
+	unsigned n = 0;
+
+	if (!len || !prp1 || !prp2)
+		return -EINVAL;
+	*prp1 = dma;
+	*prp2 = 0;
+	if (len <= first)
+		return 0;
+	rest = len - first;
+	if (rest <= page) {
+		*prp2 = next;
+		return 0;
+	}
+	if ((rest + page - 1) / page > list_max || !list)
+		return -EINVAL;
+	for (; rest; n++, next += page)
+		rest = rest > page ? rest - page : 0, list[n] = next;
+	*prp2 = list_dma;
+	return (int)n;
+}
+
+/* ---- state ----------------------------------------------------------------------------------- */
+
+/* One I/O slot of a job: its buffer, its PRP list page, what it is doing. */
+struct slot {
+	ilab_pa_t buf_pa;
+	ilab_dma_addr_t dma;
+	ilab_pa_t list_pa;
+	ilab_dma_addr_t list_dma;
+	uint64_t *list_va;
+	uint64_t t_submit;
+	bool has_buf, has_list, mapped;
+};
+
+/* A command the drive has fetched and booked. */
+struct pending {
+	uint16_t cid;
+	uint16_t status;
+	uint64_t prp1, prp2;
+	uint64_t t_data, t_done; /* ns */
+	bool data_done;
+};
+
+struct job {
+	/* written by the CPU, polled by the drive: SQ tail doorbell */
+	_Alignas(PLAT_CACHELINE) plat_word32 sq_db;
+	/* written by the drive, polled by the CPU: interrupts raised (monotonic) */
+	_Alignas(PLAT_CACHELINE) plat_word32 irq;
+	_Alignas(PLAT_CACHELINE) unsigned index;
+	int cpu;
+	struct plat_agent *agent;
+	/* the queue pair, coherent memory on the drive's node */
+	ilab_pa_t sq_pa, cq_pa;
+	ilab_dma_addr_t sq_dma, cq_dma;
+	uint8_t *sq_va, *cq_va;
+	bool has_sq, has_cq;
+	struct slot *slots;
+	unsigned buf_order;
+	int setup_failed;       /* -ENOMEM, -EIO */
+	/* CPU private */
+	unsigned sq_tail, cq_head, cq_phase;
+	uint64_t issued, rng;
+	uint64_t *lat;          /* clat of I/Os completed in the window */
+	uint64_t nlat, cap_lat;
+	uint64_t ios, errors, map_errors, interrupts, sq_wraps, cq_wraps;
+	uint64_t last_done;
+	uint64_t t_begin, t_end, idle_ns; /* the job's run and its waits for interrupts */
+	bool lat_oom;
+	/* drive private */
+	struct pending *fifo;   /* booked commands, in fetch order */
+	unsigned fifo_head, fifo_n;
+	unsigned dev_sq_head, dev_cq_tail, dev_phase;
+	uint64_t faults, commands, prp_lists;
+	uint64_t *pages;        /* the command being moved: its PRP entries ... */
+	uint8_t *prp_raw;       /* ... and its PRP list as read (a fiber's stack is small) */
+};
+
+struct nvme {
+	struct ilab_board *board;
+	struct ilab_mem *mem;
+	struct ilab_dev *dev;
+	const struct ilab_nvme_cfg *cfg;
+	unsigned unit;
+	unsigned qsize;
+	enum ilab_dma_dir dir;
+	uint64_t start_ns, win_lo, win_hi; /* win_hi UINT64_MAX: number_ios decides */
+	struct job *jobs;
+	void *payload;          /* what the drive writes on a read (one I/O's bytes) */
+	void *scratch;          /* what it reads on a write */
+	/* the drive's booking, shared by its queues (picoseconds) */
+	uint64_t slot_ps, latency_ps, xfer_ps;
+	uint64_t next_slot_ps, link_free_ps;
+};
+
+static unsigned order_of(size_t bytes)
+{
+	unsigned o = 0;
+
+	while (((size_t)ILAB_PAGE_SIZE << o) < bytes)
+		o++;
+	return o;
+}
+
+/* ---- set-up and tear-down, on each job's CPU ---------------------------------------------- */
+
+static int alloc_coherent(struct nvme *n, size_t size, ilab_pa_t *pa, ilab_dma_addr_t *dma,
+			  void **va)
+{
+	if (ilab_dma_alloc_coherent(n->dev, size, pa, dma, NULL))
+		return -ENOMEM;
+	*va = ilab_mem_va(n->mem, *pa, size);
+	if (!*va) {
+		ilab_dma_free_coherent(n->dev, size, *pa, *dma);
+		return -EFAULT;
+	}
+	memset(*va, 0, size);
+	return 0;
+}
+
+static void job_setup(unsigned idx, void *arg)
+{
+	struct nvme *n = arg;
+	struct job *j = &n->jobs[idx];
+	void *va;
+
+	if (alloc_coherent(n, (size_t)n->qsize * ILAB_NVME_SQE_BYTES, &j->sq_pa, &j->sq_dma, &va))
+		goto fail;
+	j->sq_va = va;
+	j->has_sq = true;
+	if (alloc_coherent(n, (size_t)n->qsize * ILAB_NVME_CQE_BYTES, &j->cq_pa, &j->cq_dma, &va))
+		goto fail;
+	j->cq_va = va;
+	j->has_cq = true;
+	for (unsigned i = 0; i < n->cfg->iodepth; i++) {
+		struct slot *s = &j->slots[i];
+
+		if (ilab_mem_alloc_pages(n->mem, plat_this_node(), j->buf_order, &s->buf_pa))
+			goto fail;
+		s->has_buf = true;
+		if (n->cfg->bs > 2 * ILAB_NVME_PAGE) { /* Linux: a dma_pool page for the list */
+			if (alloc_coherent(n, ILAB_NVME_PAGE, &s->list_pa, &s->list_dma, &va))
+				goto fail;
+			s->list_va = va;
+			s->has_list = true;
+		}
+	}
+	return;
+fail:
+	j->setup_failed = -ENOMEM;
+}
+
+static void job_teardown(unsigned idx, void *arg)
+{
+	struct nvme *n = arg;
+	struct job *j = &n->jobs[idx];
+
+	for (unsigned i = 0; i < n->cfg->iodepth; i++) {
+		struct slot *s = &j->slots[i];
+
+		if (s->mapped)
+			ilab_dma_unmap_single(n->dev, s->dma, n->cfg->bs, n->dir);
+		if (s->has_list)
+			ilab_dma_free_coherent(n->dev, ILAB_NVME_PAGE, s->list_pa, s->list_dma);
+		if (s->has_buf)
+			ilab_mem_free_pages(n->mem, s->buf_pa, j->buf_order);
+		s->mapped = s->has_list = s->has_buf = false;
+	}
+	if (j->has_sq)
+		ilab_dma_free_coherent(n->dev, (size_t)n->qsize * ILAB_NVME_SQE_BYTES, j->sq_pa,
+				       j->sq_dma);
+	if (j->has_cq)
+		ilab_dma_free_coherent(n->dev, (size_t)n->qsize * ILAB_NVME_CQE_BYTES, j->cq_pa,
+				       j->cq_dma);
+	j->has_sq = j->has_cq = false;
+}
+
+/* ---- the drive: one agent per queue -------------------------------------------------------- */
+
+static void put_le(uint8_t *p, uint64_t v, unsigned bytes)
+{
+	for (unsigned i = 0; i < bytes; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, unsigned bytes)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < bytes; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* Book a command on the drive: a command slot, the media latency, the link in order. */
+static void book(struct nvme *n, struct pending *p)
+{
+	uint64_t now, start, x0;
+
+	ilab_sim_sync(); /* the booking is shared: take it in virtual-time order */
+	now = plat_now_ns() * 1000;
+	start = n->next_slot_ps > now ? n->next_slot_ps : now;
+	n->next_slot_ps = start + n->slot_ps;
+	x0 = start + n->latency_ps;
+	if (n->link_free_ps > x0)
+		x0 = n->link_free_ps;
+	n->link_free_ps = x0 + n->xfer_ps;
+	p->t_data = x0 / 1000;
+	p->t_done = (n->link_free_ps + 999) / 1000;
+}
+
+/* Fetch the SQ entry at the drive's head (and its PRP list), book it. */
+static void fetch(struct nvme *n, struct job *j)
+{
+	const struct ilab_nvme_cfg *c = n->cfg;
+	struct pending *p = &j->fifo[(j->fifo_head + j->fifo_n) % c->iodepth];
+	uint8_t sqe[ILAB_NVME_SQE_BYTES];
+	uint64_t iova = j->sq_dma + (uint64_t)j->dev_sq_head * ILAB_NVME_SQE_BYTES;
+
+	memset(p, 0, sizeof(*p));
+	j->dev_sq_head = ilab_nvme_q_next(j->dev_sq_head, n->qsize);
+	j->fifo_n++;
+	if (ilab_board_dma_read(n->board, n->unit, n->dev->sid, 0, false, iova, sqe, sizeof(sqe),
+				NULL)) {
+		/* the SQ itself is unreachable: nothing names the command; a real drive would
+		 * report it as a controller fatal status. The driver never unmaps its SQ. */
+		j->faults++;
+		p->status = ILAB_NVME_SC_DATA_XFER_ERROR;
+		p->cid = UINT16_MAX;
+		p->t_data = p->t_done = plat_now_ns();
+		p->data_done = true;
+		return;
+	}
+	p->cid = (uint16_t)get_le(sqe + 2, 2);
+	p->prp1 = get_le(sqe + 24, 8);
+	p->prp2 = get_le(sqe + 32, 8);
+	book(n, p);
+}
+
+/* The PRP entries of a fetched command, the list read by DMA when there is one. Returns the
+ * number of pages, or -EIO when the list cannot be read. */
+static int read_prps(struct nvme *n, struct job *j, const struct pending *p, uint64_t *pages)
+{
+	size_t len = n->cfg->bs;
+	uint64_t first = ILAB_NVME_PAGE - (p->prp1 & (ILAB_NVME_PAGE - 1));
+	unsigned np = 1;
+
+	pages[0] = p->prp1;
+	if (len <= first)
+		return 1;
+	if (len - first <= ILAB_NVME_PAGE) {
+		pages[1] = p->prp2;
+		return 2;
+	}
+	np += (unsigned)((len - first + ILAB_NVME_PAGE - 1) / ILAB_NVME_PAGE);
+	j->prp_lists++;
+	if (ilab_board_dma_read(n->board, n->unit, n->dev->sid, 0, false, p->prp2, j->prp_raw,
+				(size_t)(np - 1) * 8, NULL)) {
+		j->faults++;
+		return -EIO;
+	}
+	for (unsigned i = 1; i < np; i++)
+		pages[i] = get_le(j->prp_raw + (i - 1) * 8, 8);
+	return (int)np;
+}
+
+/* Move the data of the FIFO's head by DMA, page by page through the IOMMU. */
+static void move_data(struct nvme *n, struct job *j, struct pending *p)
+{
+	uint64_t *pages = j->pages;
+	size_t done = 0, len = n->cfg->bs;
+	int np = read_prps(n, j, p, pages);
+
+	p->data_done = true;
+	if (np < 0) {
+		p->status = ILAB_NVME_SC_DATA_XFER_ERROR;
+		return;
+	}
+	for (int i = 0; i < np && done < len; i++) {
+		uint64_t off = pages[i] & (ILAB_NVME_PAGE - 1);
+		size_t chunk = ILAB_NVME_PAGE - off;
+		int rc;
+
+		if (i > 0 && off) { /* only PRP1 may have an offset */
+			p->status = ILAB_NVME_SC_DATA_XFER_ERROR;
+			return;
+		}
+		if (chunk > len - done)
+			chunk = len - done;
+		if (ilab_fio_rw_is_write(n->cfg->rw))
+			rc = ilab_board_dma_read(n->board, n->unit, n->dev->sid, 0, false, pages[i],
+						 (char *)n->scratch + done, chunk, NULL);
+		else
+			rc = ilab_board_dma_write(n->board, n->unit, n->dev->sid, 0, false,
+						  pages[i], (const char *)n->payload + done, chunk,
+						  NULL);
+		if (rc) {
+			j->faults++;
+			p->status = ILAB_NVME_SC_DATA_XFER_ERROR;
+			return;
+		}
+		done += chunk;
+	}
+}
+
+/* Post the FIFO head's completion entry by DMA and raise the interrupt. */
+static void complete(struct nvme *n, struct job *j, struct pending *p)
+{
+	uint8_t cqe[ILAB_NVME_CQE_BYTES] = { 0 };
+	uint64_t iova = j->cq_dma + (uint64_t)j->dev_cq_tail * ILAB_NVME_CQE_BYTES;
+
+	put_le(cqe + 8, j->dev_sq_head, 2);    /* SQHD */
+	put_le(cqe + 10, j->index + 1u, 2);    /* SQID (queue 0 is the admin queue) */
+	put_le(cqe + 12, p->cid, 2);
+	put_le(cqe + 14, (uint64_t)p->status << 1 | j->dev_phase, 2);
+	if (ilab_board_dma_write(n->board, n->unit, n->dev->sid, 0, false, iova, cqe, sizeof(cqe),
+				 NULL))
+		j->faults++; /* the CQ is never unmapped: the CPU would wait, the run deadlock */
+	j->dev_cq_tail = ilab_nvme_q_next(j->dev_cq_tail, n->qsize);
+	if (!j->dev_cq_tail)
+		j->dev_phase ^= 1;
+	j->commands++;
+	j->fifo_head = (j->fifo_head + 1) % n->cfg->iodepth;
+	j->fifo_n--;
+	plat_store32(&j->irq, (uint32_t)j->commands); /* MSI-X: one message per entry */
+}
+
+struct db_arg {
+	uint32_t seen;
+};
+
+static bool db_moved(uint64_t v, void *arg)
+{
+	return (uint32_t)v != ((struct db_arg *)arg)->seen;
+}
+
+struct agent_arg {
+	struct nvme *n;
+	struct job *j;
+};
+
+static void drive_queue(struct plat_agent *agent, void *arg)
+{
+	struct agent_arg *a = arg;
+	struct nvme *n = a->n;
+	struct job *j = a->j;
+	struct db_arg db = { 0 };
+
+	j->dev_phase = 1;
+	while (!plat_agent_should_stop(agent)) {
+		uint64_t now = plat_now_ns(), next = 0;
+		struct pending *p = j->fifo_n ? &j->fifo[j->fifo_head] : NULL;
+
+		if (p) {
+			next = p->data_done ? p->t_done : p->t_data;
+			if (now >= next) {
+				if (!p->data_done)
+					move_data(n, j, p);
+				else
+					complete(n, j, p);
+				continue;
+			}
+		}
+		if (plat_poll(&j->sq_db, 4, db_moved, &db, p ? next - now : 0))
+			continue; /* the next event's time, or asked to stop */
+		db.seen = plat_load32(&j->sq_db);
+		while (j->dev_sq_head != db.seen && j->fifo_n < n->cfg->iodepth)
+			fetch(n, j);
+	}
+}
+
+/* ---- the CPU side: one job per thread ------------------------------------------------------ */
+
+static uint64_t next_rand(uint64_t *s)
+{
+	/* splitmix64: the offsets only need to differ, deterministically per seed and job */
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static bool may_issue(const struct nvme *n, const struct job *j)
+{
+	if (n->win_hi != UINT64_MAX)
+		return plat_now_ns() < n->win_hi;
+	return j->issued < n->cfg->number_ios;
+}
+
+/* Submit one I/O in slot s: map, PRPs, the SQ entry, the doorbell. Returns false when the
+ * map failed (the slot stays free). */
+static bool submit(struct nvme *n, struct job *j, unsigned si)
+{
+	const struct ilab_nvme_cfg *c = n->cfg;
+	struct slot *s = &j->slots[si];
+	uint64_t nblocks = (c->size_bytes ? c->size_bytes : 1ull << 40) / c->bs, lba, prp1, prp2;
+	uint8_t *sqe = j->sq_va + (size_t)j->sq_tail * ILAB_NVME_SQE_BYTES;
+	int nl;
+
+	plat_charge_ns(c->submit_ns);
+	s->dma = ilab_dma_map_single(n->dev, s->buf_pa, c->bs, n->dir);
+	if (ilab_dma_mapping_error(s->dma)) {
+		j->map_errors++;
+		return false;
+	}
+	s->mapped = true;
+	j->issued++;
+	nl = ilab_nvme_build_prps(s->dma, c->bs, s->list_dma, s->list_va, 512, &prp1, &prp2);
+	if (nl > 0)
+		plat_mem_touch(s->list_va, (size_t)nl * 8, true);
+	if (c->inject_unmapped_every && j->issued % c->inject_unmapped_every == 0)
+		prp1 = UNMAPPED_IOVA;
+	lba = c->rw == ILAB_FIO_READ || c->rw == ILAB_FIO_WRITE
+		      ? j->issued % (nblocks ? nblocks : 1)
+		      : next_rand(&j->rng) % (nblocks ? nblocks : 1);
+	memset(sqe, 0, ILAB_NVME_SQE_BYTES);
+	sqe[0] = ilab_fio_rw_is_write(c->rw) ? ILAB_NVME_OPC_WRITE : ILAB_NVME_OPC_READ;
+	put_le(sqe + 2, si, 2);                       /* CID */
+	put_le(sqe + 4, 1, 4);                        /* NSID */
+	put_le(sqe + 24, prp1, 8);
+	put_le(sqe + 32, prp2, 8);
+	put_le(sqe + 40, lba * (c->bs / 512), 8);     /* SLBA in 512-byte blocks */
+	put_le(sqe + 48, c->bs / 512 - 1, 2);         /* NLB, 0-based */
+	plat_mem_touch(sqe, ILAB_NVME_SQE_BYTES, true);
+	j->sq_tail = ilab_nvme_q_next(j->sq_tail, n->qsize);
+	if (!j->sq_tail)
+		j->sq_wraps++;
+	plat_store32(&j->sq_db, j->sq_tail);          /* the SQ tail doorbell */
+	s->t_submit = plat_now_ns();
+	return true;
+}
+
+static void record(struct job *j, uint64_t lat)
+{
+	if (j->nlat == j->cap_lat) {
+		uint64_t cap = j->cap_lat ? j->cap_lat * 2 : 4096;
+		uint64_t *l = realloc(j->lat, cap * sizeof(*l));
+
+		if (!l) {
+			j->lat_oom = true;
+			return;
+		}
+		j->lat = l;
+		j->cap_lat = cap;
+	}
+	j->lat[j->nlat++] = lat;
+}
+
+/* The interrupt handler's CQ walk: every entry with the current phase. Returns the number of
+ * I/Os it finished; their slots go back on the free stack. */
+static unsigned reap(struct nvme *n, struct job *j, unsigned *free_stack, unsigned *nfree)
+{
+	const struct ilab_nvme_cfg *c = n->cfg;
+	unsigned done = 0;
+
+	for (;;) {
+		uint8_t *cqe = j->cq_va + (size_t)j->cq_head * ILAB_NVME_CQE_BYTES;
+		uint16_t sf, cid;
+		struct slot *s;
+		uint64_t now;
+
+		plat_mem_touch(cqe, ILAB_NVME_CQE_BYTES, false);
+		sf = (uint16_t)get_le(cqe + 14, 2);
+		if ((sf & 1) != j->cq_phase)
+			break;
+		cid = (uint16_t)get_le(cqe + 12, 2);
+		j->cq_head = ilab_nvme_q_next(j->cq_head, n->qsize);
+		if (!j->cq_head) {
+			j->cq_phase ^= 1;
+			j->cq_wraps++;
+		}
+		if (cid >= c->iodepth || !j->slots[cid].mapped)
+			continue; /* not one of ours: a drive bug, counted by the I/O never ending */
+		s = &j->slots[cid];
+		plat_charge_ns(c->complete_ns);
+		ilab_dma_unmap_single(n->dev, s->dma, c->bs, n->dir);
+		s->mapped = false;
+		now = plat_now_ns();
+		if (now >= n->win_lo && now < n->win_hi) {
+			j->ios++;
+			j->errors += (sf >> 1) != ILAB_NVME_SC_SUCCESS;
+			record(j, now - s->t_submit);
+		}
+		j->last_done = now;
+		free_stack[(*nfree)++] = cid;
+		done++;
+	}
+	return done;
+}
+
+struct irq_arg {
+	uint32_t seen;
+};
+
+static bool irq_moved(uint64_t v, void *arg)
+{
+	return (uint32_t)v != ((struct irq_arg *)arg)->seen;
+}
+
+static void job_run(unsigned idx, void *arg)
+{
+	struct nvme *n = arg;
+	struct job *j = &n->jobs[idx];
+	const struct ilab_nvme_cfg *c = n->cfg;
+	unsigned *free_stack = malloc(c->iodepth * sizeof(*free_stack)), nfree = 0;
+	unsigned inflight = 0;
+	struct irq_arg ia = { 0 };
+	int ret;
+
+	if (!free_stack) {
+		j->setup_failed = -ENOMEM;
+		return;
+	}
+	for (unsigned i = c->iodepth; i-- > 0;)
+		free_stack[nfree++] = i;
+	j->cq_phase = 1;
+	j->rng = c->seed * 0x100000001b3ull + idx;
+	j->t_begin = plat_now_ns();
+	for (;;) {
+		uint64_t now, timeout = 0;
+		bool issuing;
+
+		while (nfree && may_issue(n, j)) {
+			unsigned si = free_stack[nfree - 1];
+
+			if (!submit(n, j, si))
+				break;
+			nfree--;
+			inflight++;
+		}
+		issuing = may_issue(n, j);
+		if (!inflight)
+			break; /* done, or every map failed */
+		now = plat_now_ns();
+		if (issuing && n->win_hi != UINT64_MAX)
+			timeout = n->win_hi > now ? n->win_hi - now : 1;
+		ret = plat_poll(&j->irq, 4, irq_moved, &ia, timeout);
+		j->idle_ns += plat_now_ns() - now;
+		if (ret)
+			continue; /* the window closed: drain what is in flight */
+		ia.seen = plat_load32(&j->irq);
+		plat_charge_ns(c->irq_ns);
+		j->interrupts++;
+		inflight -= reap(n, j, free_stack, &nfree);
+	}
+	j->t_end = plat_now_ns();
+	free(free_stack);
+}
+
+/* ---- the run ------------------------------------------------------------------------------- */
+
+static int check(const struct ilab_nvme_cfg *c, char *err, size_t errlen)
+{
+#define BAD(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
+	unsigned q = c->queue_entries ? c->queue_entries : ILAB_NVME_DEFAULT_QUEUE;
+
+	if (!plat_sim)
+		return BAD("the NVMe model runs in the simulator only");
+	if (c->numjobs < 1 || c->numjobs > ILAB_NVME_MAX_JOBS)
+		return BAD("numjobs must be 1..%u, not %u", ILAB_NVME_MAX_JOBS, c->numjobs);
+	if (c->numjobs > plat_cpu_count())
+		return BAD("numjobs %u needs as many CPUs; the machine has %u", c->numjobs,
+			   plat_cpu_count());
+	if (c->iodepth < 1 || c->iodepth > ILAB_NVME_MAX_IODEPTH)
+		return BAD("iodepth must be 1..%u, not %u", ILAB_NVME_MAX_IODEPTH, c->iodepth);
+	if (q < 2 || q > 65536 || q <= c->iodepth)
+		return BAD("queue_entries must be 2..65536 and more than iodepth %u (a queue of n "
+			   "holds n - 1), not %u", c->iodepth, q);
+	if (c->bs < 512 || c->bs % 512 || c->bs > ILAB_NVME_MAX_BS)
+		return BAD("bs must be a multiple of 512 up to %u bytes, not %u", ILAB_NVME_MAX_BS,
+			   c->bs);
+	if ((unsigned)c->rw > ILAB_FIO_WRITE)
+		return BAD("rw must be randread, randwrite, read or write");
+	if (!c->runtime_ns && !c->number_ios)
+		return BAD("give a runtime or a number of I/Os");
+	if (c->runtime_ns && c->number_ios)
+		return BAD("give a runtime or a number of I/Os, not both");
+	if (!c->read_latency_ns || !c->write_latency_ns)
+		return BAD("the drive needs a read and a write latency");
+	return 0;
+#undef BAD
+}
+
+/* Job i's CPU: the drive's node's CPUs in order, then the machine's others from CPU 0. */
+static int pick_cpus(const struct ilab_nvme_cfg *c, int node, int *cpus)
+{
+	unsigned k = 0, on_node = node >= 0 ? plat_node_cpu_count((unsigned)node) : 0;
+
+	if (c->cpus) {
+		for (unsigned i = 0; i < c->numjobs; i++) {
+			if (c->cpus[i] < 0 || (unsigned)c->cpus[i] >= plat_cpu_count())
+				return -EINVAL;
+			cpus[i] = c->cpus[i];
+		}
+		return 0;
+	}
+	for (unsigned i = 0; i < on_node && k < c->numjobs; i++)
+		cpus[k++] = plat_node_cpu((unsigned)node, i);
+	for (unsigned cpu = 0; cpu < plat_cpu_count() && k < c->numjobs; cpu++)
+		if (!(node >= 0 && plat_cpu_node(cpu) == node))
+			cpus[k++] = (int)cpu;
+	return k == c->numjobs ? 0 : -EINVAL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest rank: the smallest clat that at least q of them do not exceed. */
+static uint64_t percentile(const uint64_t *v, uint64_t nv, double q)
+{
+	uint64_t r = (uint64_t)ceil(q * (double)nv);
+
+	return nv ? v[r ? r - 1 : 0] : 0;
+}
+
+static int summarise(struct nvme *n, struct ilab_nvme_result *res, char *err, size_t errlen)
+{
+	const struct ilab_nvme_cfg *c = n->cfg;
+	uint64_t nv = 0, k = 0, end = n->start_ns;
+	uint64_t *all;
+	double sum = 0, sq = 0;
+
+	for (unsigned i = 0; i < c->numjobs; i++) {
+		struct job *j = &n->jobs[i];
+
+		nv += j->nlat;
+		res->ios += j->ios;
+		res->errors += j->errors;
+		res->map_errors += j->map_errors;
+		res->dma_faults += j->faults;
+		res->interrupts += j->interrupts;
+		res->commands += j->commands;
+		res->prp_lists += j->prp_lists;
+		res->sq_wraps += j->sq_wraps;
+		res->cq_wraps += j->cq_wraps;
+		if (j->last_done > end)
+			end = j->last_done;
+		if (j->t_end > j->t_begin)
+			res->cpu_busy += 1.0 - (double)j->idle_ns / (double)(j->t_end - j->t_begin);
+		if (j->lat_oom)
+			return snprintf(err, errlen, "out of memory"), -ENOMEM;
+	}
+	res->cpu_busy /= c->numjobs;
+	res->window_ns = n->win_hi != UINT64_MAX ? c->runtime_ns : end - n->start_ns;
+	if (res->window_ns) {
+		res->iops = (double)res->ios * 1e9 / (double)res->window_ns;
+		res->bw_mbps = res->iops * c->bs / 1e6;
+	}
+	all = nv ? malloc(nv * sizeof(*all)) : NULL;
+	if (nv && !all)
+		return snprintf(err, errlen, "out of memory"), -ENOMEM;
+	for (unsigned i = 0; i < c->numjobs; i++)
+		for (uint64_t m = 0; m < n->jobs[i].nlat; m++) {
+			uint64_t l = n->jobs[i].lat[m];
+
+			all[k++] = l;
+			sum += (double)l;
+			sq += (double)l * (double)l;
+		}
+	if (nv) {
+		qsort(all, nv, sizeof(*all), cmp_u64);
+		res->clat_min_ns = all[0];
+		res->clat_max_ns = all[nv - 1];
+		res->clat_mean_ns = sum / (double)nv;
+		res->clat_stdev_ns = sqrt(fmax(0, sq / (double)nv - res->clat_mean_ns *
+								    res->clat_mean_ns));
+		res->clat_p50_ns = percentile(all, nv, 0.50);
+		res->clat_p99_ns = percentile(all, nv, 0.99);
+		res->clat_p999_ns = percentile(all, nv, 0.999);
+	}
+	free(all);
+	return 0;
+}
+
+/* The drive's booking constants in picoseconds, from the direction's figures. */
+static void drive_rates(struct nvme *n)
+{
+	const struct ilab_nvme_cfg *c = n->cfg;
+	bool w = ilab_fio_rw_is_write(c->rw);
+	uint64_t iops = w ? c->write_iops : c->read_iops;
+	uint64_t mbps = w ? c->write_mbps : c->read_mbps;
+
+	n->slot_ps = iops ? (1000000000000ull + iops / 2) / iops : 0;
+	n->latency_ps = (w ? c->write_latency_ns : c->read_latency_ns) * 1000;
+	/* bytes / (MB/s) = us: x 1e6 for ps */
+	n->xfer_ps = mbps ? ((uint64_t)c->bs * 1000000ull + mbps / 2) / mbps : 0;
+}
+
+static int start_agents(struct nvme *n, struct agent_arg *aa, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < n->cfg->numjobs; i++) {
+		int ret;
+
+		aa[i] = (struct agent_arg){ .n = n, .j = &n->jobs[i] };
+		ret = plat_agent_start("nvme.q", n->dev->node, drive_queue, &aa[i],
+				       &n->jobs[i].agent);
+		if (ret)
+			return snprintf(err, errlen, "cannot start the drive's queue agents (%d)",
+					ret), ret;
+	}
+	return 0;
+}
+
+static int alloc_jobs(struct nvme *n, char *err, size_t errlen)
+{
+	const struct ilab_nvme_cfg *c = n->cfg;
+
+	n->jobs = plat_zalloc_array(c->numjobs, sizeof(*n->jobs));
+	n->payload = plat_zalloc_array(1, c->bs);
+	n->scratch = plat_zalloc_array(1, c->bs);
+	if (!n->jobs || !n->payload || !n->scratch)
+		return snprintf(err, errlen, "out of memory"), -ENOMEM;
+	memset(n->payload, 0xa5, c->bs);
+	for (unsigned i = 0; i < c->numjobs; i++) {
+		struct job *j = &n->jobs[i];
+
+		j->index = i;
+		j->buf_order = order_of(c->bs);
+		j->slots = plat_zalloc_array(c->iodepth, sizeof(*j->slots));
+		j->fifo = plat_zalloc_array(c->iodepth, sizeof(*j->fifo));
+		j->pages = plat_zalloc_array(ILAB_NVME_MAX_BS / ILAB_NVME_PAGE + 1, sizeof(*j->pages));
+		j->prp_raw = plat_zalloc_array(1, ILAB_NVME_PAGE);
+		if (!j->slots || !j->fifo || !j->pages || !j->prp_raw)
+			return snprintf(err, errlen, "out of memory"), -ENOMEM;
+		plat_track(&j->sq_db, "nvme.sq.doorbell");
+		plat_track(&j->irq, "nvme.cq.irq");
+	}
+	return 0;
+}
+
+static void free_jobs(struct nvme *n)
+{
+	for (unsigned i = 0; n->jobs && i < n->cfg->numjobs; i++) {
+		free(n->jobs[i].slots);
+		free(n->jobs[i].fifo);
+		free(n->jobs[i].lat);
+		free(n->jobs[i].pages);
+		free(n->jobs[i].prp_raw);
+	}
+	free(n->jobs);
+	free(n->payload);
+	free(n->scratch);
+}
+
+int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct ilab_nvme_cfg *cfg,
+		  struct ilab_nvme_result *res, char *err, size_t errlen)
+{
+	struct nvme n = { .board = board, .dev = dev, .cfg = cfg };
+	struct agent_arg *aa = NULL;
+	int *cpus = NULL, ret, unit;
+
+	if (!board || !dev || !res || !cfg)
+		return snprintf(err, errlen, "no board, device, configuration or result"), -EINVAL;
+	ret = check(cfg, err, errlen);
+	if (ret)
+		return ret;
+	memset(res, 0, sizeof(*res));
+	unit = ilab_board_dev_iommu(board, dev);
+	if (unit < 0)
+		return snprintf(err, errlen, "device %s is not behind a modelled IOMMU", dev->name),
+		       -EINVAL;
+	n.unit = (unsigned)unit;
+	n.mem = ilab_board_mem(board);
+	n.qsize = cfg->queue_entries ? cfg->queue_entries : ILAB_NVME_DEFAULT_QUEUE;
+	n.dir = ilab_fio_rw_is_write(cfg->rw) ? ILAB_DMA_TO_DEVICE : ILAB_DMA_FROM_DEVICE;
+	drive_rates(&n);
+	cpus = plat_zalloc_array(cfg->numjobs, sizeof(*cpus));
+	aa = plat_zalloc_array(cfg->numjobs, sizeof(*aa));
+	if (!cpus || !aa) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	ret = alloc_jobs(&n, err, errlen);
+	if (ret)
+		goto out;
+	if (pick_cpus(cfg, dev->node, cpus)) {
+		ret = -EINVAL;
+		snprintf(err, errlen, "cannot place %u jobs on CPUs", cfg->numjobs);
+		goto out;
+	}
+	for (unsigned i = 0; i < cfg->numjobs; i++)
+		n.jobs[i].cpu = cpus[i];
+	ret = plat_run_threads(cfg->numjobs, cpus, job_setup, &n);
+	for (unsigned i = 0; !ret && i < cfg->numjobs; i++)
+		if (n.jobs[i].setup_failed) {
+			ret = -ENOMEM;
+			snprintf(err, errlen, "job %u: cannot allocate its queues and buffers", i);
+		}
+	if (ret) {
+		if (!*err)
+			snprintf(err, errlen, "cannot run %u threads (%d)", cfg->numjobs, ret);
+		goto out_teardown;
+	}
+	n.start_ns = plat_now_ns();
+	n.win_lo = cfg->runtime_ns ? n.start_ns + cfg->ramp_ns : 0;
+	n.win_hi = cfg->runtime_ns ? n.win_lo + cfg->runtime_ns : UINT64_MAX;
+	ret = start_agents(&n, aa, err, errlen);
+	if (!ret) {
+		ret = plat_run_threads(cfg->numjobs, cpus, job_run, &n);
+		if (ret)
+			snprintf(err, errlen, "cannot run %u threads (%d)", cfg->numjobs, ret);
+	}
+	for (unsigned i = 0; i < cfg->numjobs; i++)
+		if (n.jobs[i].agent)
+			plat_agent_stop(n.jobs[i].agent, &n.jobs[i].sq_db);
+	if (!ret)
+		ret = summarise(&n, res, err, errlen);
+	if (!ret && (res->errors || res->map_errors)) {
+		ret = -EIO;
+		snprintf(err, errlen, "%llu I/Os completed with an error status (%llu drive DMAs "
+			 "faulted), %llu maps failed", (unsigned long long)res->errors,
+			 (unsigned long long)res->dma_faults, (unsigned long long)res->map_errors);
+	}
+out_teardown:
+	{
+		int r2 = plat_run_threads(cfg->numjobs, cpus, job_teardown, &n);
+
+		if (r2 && !ret) {
+			ret = r2;
+			snprintf(err, errlen, "cannot tear the queues down (%d)", r2);
+		}
+	}
+out:
+	free_jobs(&n);
+	free(cpus);
+	free(aa);
+	return ret;
+}
