@@ -17,6 +17,7 @@
 #include "experiments/sim_env.h"
 #include "iommulab/allreduce.h"
 #include "iommulab/nic.h"
+#include "iommulab/nvme.h"
 #include "iommulab/topo.h"
 
 /* What a case may use of a node's simulated memory: the board gives each node 4 GiB
@@ -32,6 +33,7 @@
 #define NIC_RX_S 1.0e-6    /* one process for one simulated us: 128 x 20 ms take 1.5 s */
 #define NIC_TPUT_S 30e-6   /* one queue for one simulated us at full CPU load: 28 us */
 #define ALLREDUCE_S 0.5e-9 /* one byte of message per node per allreduce: 0.35-0.45 s/GiB */
+#define FIO_JOB_S 1.0e-6   /* one fio job for one simulated us at iodepth 32: 8 x 22 ms take 0.06 s */
 
 /* A case estimated to run longer than this is refused (with the estimate): the built-in
  * scenarios' cases take seconds, and a deterministic simulation gains nothing from hours. */
@@ -325,4 +327,31 @@ int ilab_case_check_allreduce(const struct ilab_case *c, const struct ilab_topo 
 	snprintf(work, sizeof(work), "%.0f allreduces of %.0f bytes over %u node%s", iters, bytes,
 		 nr, nr == 1 ? "" : "s");
 	return too_long(iters * bytes * nr * ALLREDUCE_S, work, msg, msglen);
+}
+
+/* The buffers: numjobs x iodepth of bs (whole pages, a power of two of them), on the jobs'
+ * nodes; counted as if on one node, which is the case up to 32 jobs on kunpeng920. */
+int ilab_case_check_fio(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
+			size_t msglen)
+{
+	unsigned jobs = param_u(c, "numjobs", 8), depth = param_u(c, "iodepth", 32);
+	double bs = ilab_case_param(c, "bs", 4096), page = 4096;
+	double us = ilab_case_param(c, "runtime_us", 20000) + ilab_case_param(c, "ramp_us", 1000);
+	char work[128];
+	int ret;
+
+	if ((ret = unused_mechanism(c, M_MODE, "fio", msg, msglen)) ||
+	    (ret = ilab_workload_fio_check(c, topo, msg, msglen)))
+		return ret;
+	while (page < bs)
+		page *= 2;
+	if ((double)jobs * depth * page > CASE_BYTES)
+		return refuse(msg, msglen, "numjobs x iodepth x bs: %u x %u buffers of %.0f KiB "
+			      "need %.1f GiB of simulated memory; a case may use %llu GiB of a "
+			      "node's %llu GiB", jobs, depth, page / 1024,
+			      (double)jobs * depth * page / (1 << 30), CASE_BYTES >> 30,
+			      NODE_BYTES >> 30);
+	snprintf(work, sizeof(work), "%u fio jobs for %.0f simulated us", jobs, us);
+	return too_long(jobs * us * FIO_JOB_S * (depth > 32 ? depth / 32.0 : 1), work, msg,
+			msglen);
 }

@@ -9,6 +9,7 @@
 
 #include "iommulab/allreduce.h"
 #include "iommulab/nic.h"
+#include "iommulab/nvme.h"
 #include "iommulab/scenario.h"
 #include "experiments/case_checks.h" /* every built-in workload's check */
 #include "experiments/sim_env.h" /* cmdsync_latency, dma_map_benchmark */
@@ -112,6 +113,27 @@ static const struct ilab_workload_metric allreduce_metrics[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* fio on the machine's NVMe: numjobs jobs, one CPU and one queue pair each (the IOMMU mode is
+ * the case's mechanisms: mode). Scenario parameters are numbers: rw is fio's rw= as a code.
+ * The drive's and the block stack's constants are the profile's nvme: section. */
+static const struct ilab_workload_param fio_params[] = {
+	{ "numjobs", 8, 1, ILAB_NVME_MAX_JOBS, true, "fio numjobs: jobs, one CPU and queue pair each", false },
+	{ "iodepth", 32, 1, 1023, true, "fio iodepth: I/Os in flight per job", false },
+	{ "bs", 4096, 512, ILAB_NVME_MAX_BS, true, "fio bs: bytes per I/O (a multiple of 512)", false },
+	{ "rw", 0, 0, 3, true, "fio rw: 0 randread, 1 randwrite, 2 read, 3 write", false },
+	{ "runtime_us", 20000, 1, 1e7, false, "fio runtime: simulated time measured, µs", false },
+	{ "ramp_us", 1000, 0, 1e7, false, "fio ramp_time: simulated I/O before the measurement, µs", false },
+	{ NULL, 0, 0, 0, false, NULL, false },
+};
+static const struct ilab_workload_metric fio_metrics[] = {
+	{ "iops", "IOPS", "I/Os completed per second, all jobs" },
+	{ "bw", "MB/s", "bytes moved per second (10^6), all jobs" },
+	{ "clat_p50", "us", "completion latency, 50th percentile (submission to reap)" },
+	{ "clat_p99", "us", "completion latency, 99th percentile" },
+	{ "clat_p999", "us", "completion latency, 99.9th percentile" },
+	{ NULL, NULL, NULL },
+};
+
 static const struct ilab_workload builtin[] = {
 	{ "cmdsync_latency", ilab_workload_cmdsync_run,
 	  "latency of one CMD_SYNC into an empty command queue", NULL, cmdsync_params,
@@ -127,6 +149,9 @@ static const struct ilab_workload builtin[] = {
 	{ "allreduce", ilab_allreduce_run, "NCCL-style allreduce over GPUs and NICs with ATS",
 	  NULL, allreduce_params, allreduce_metrics, true, ilab_case_check_allreduce,
 	  ilab_allreduce_check_profile },
+	{ "fio", ilab_workload_fio, "fio on the machine's NVMe: IOPS and completion latency",
+	  NULL, fio_params, fio_metrics, true, ilab_case_check_fio,
+	  ilab_workload_fio_check_profile },
 };
 
 #define NR_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))

@@ -1,0 +1,101 @@
+/* fio_experiments.c — the scenario workload `fio`: a case's mode and parameters become a
+ * machine (nvme_env.c) and a job description (nvme.c); IOPS, bandwidth and the completion
+ * latency percentiles go into the case result. Plus its load-time checks against the topology
+ * (an NVMe, CPUs for the jobs) and the profile (an nvme: section).
+ * It is not the NVMe model and chooses no constant: the drive's and the block stack's are the
+ * profile's nvme: section.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iommulab/nvme.h>
+#include <iommulab/scenario.h>
+#include <iommulab/sim.h>
+#include <iommulab/topo.h>
+
+#include "workloads/nvme_env.h"
+
+static int add(struct ilab_case_result *r, const char *metric, const char *unit, double v,
+	       char *err, size_t errlen)
+{
+	int ret = ilab_case_result_add(r, metric, unit, v);
+
+	if (ret)
+		snprintf(err, errlen, "cannot record %s", metric);
+	return ret;
+}
+
+int ilab_workload_fio(const struct ilab_scenario *s, const struct ilab_case *c,
+		      struct ilab_case_result *r, char *err, size_t errlen)
+{
+	struct ilab_nvme_env e = { .profile = s->profile, .seed = ilab_scenario_seed(s),
+				   .drive_from_profile = true };
+	struct ilab_nvme_cfg cfg = { 0 };
+	struct ilab_nvme_result res;
+	char *stats = NULL;
+	int ret;
+
+	e.mode = c->mech.mode == ILAB_MODE_LAZY ? ILAB_NVME_ENV_LAZY
+		 : c->mech.mode == ILAB_MODE_PASSTHROUGH ? ILAB_NVME_ENV_PASSTHROUGH
+							 : ILAB_NVME_ENV_STRICT;
+	cfg.numjobs = (unsigned)ilab_case_param(c, "numjobs", 8);
+	cfg.iodepth = (unsigned)ilab_case_param(c, "iodepth", 32);
+	cfg.bs = (unsigned)ilab_case_param(c, "bs", 4096);
+	cfg.rw = (enum ilab_fio_rw)(int)ilab_case_param(c, "rw", 0);
+	cfg.runtime_ns = (uint64_t)(ilab_case_param(c, "runtime_us", 20000) * 1000);
+	cfg.ramp_ns = (uint64_t)(ilab_case_param(c, "ramp_us", 1000) * 1000);
+	cfg.seed = e.seed;
+	ret = ilab_nvme_env_run(&e, &cfg, &res, &stats, NULL, err, errlen);
+	if (ret)
+		return ret;
+	ret = add(r, "iops", "IOPS", res.iops, err, errlen);
+	if (!ret)
+		ret = add(r, "bw", "MB/s", res.bw_mbps, err, errlen);
+	if (!ret)
+		ret = add(r, "clat_p50", "us", res.clat_p50_ns / 1000.0, err, errlen);
+	if (!ret)
+		ret = add(r, "clat_p99", "us", res.clat_p99_ns / 1000.0, err, errlen);
+	if (!ret)
+		ret = add(r, "clat_p999", "us", res.clat_p999_ns / 1000.0, err, errlen);
+	if (ret) {
+		free(stats);
+		return ret;
+	}
+	r->stats_json = stats;
+	return 0;
+}
+
+/* The machine must have an NVMe (the topology's devices are the machine's: an NVMe there is
+ * an NVMe), CPUs for the jobs, and queues deeper than iodepth. */
+int ilab_workload_fio_check(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
+			    size_t msglen)
+{
+	unsigned jobs = (unsigned)ilab_case_param(c, "numjobs", 8);
+	unsigned depth = (unsigned)ilab_case_param(c, "iodepth", 32);
+	double bs = ilab_case_param(c, "bs", 4096);
+
+	if (!ilab_nvme_env_pick(topo, NULL, msg, msglen))
+		return -EINVAL;
+	if (jobs > ilab_topo_nr_cpus(topo)) {
+		snprintf(msg, msglen, "numjobs: %u need a CPU each; %s has %u", jobs,
+			 ilab_topo_name(topo), ilab_topo_nr_cpus(topo));
+		return -EINVAL;
+	}
+	if (depth >= ILAB_NVME_DEFAULT_QUEUE) {
+		snprintf(msg, msglen, "iodepth: %u does not fit a queue of %u entries (at most %u "
+			 "in flight)", depth, ILAB_NVME_DEFAULT_QUEUE, ILAB_NVME_DEFAULT_QUEUE - 1);
+		return -EINVAL;
+	}
+	if ((unsigned)bs % 512) {
+		snprintf(msg, msglen, "bs: %.0f is not a multiple of 512", bs);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int ilab_workload_fio_check_profile(const struct ilab_profile *prof, char *msg, size_t msglen)
+{
+	return ilab_nvme_env_profile_check(prof, msg, msglen);
+}
