@@ -42,6 +42,7 @@ void cli_print_breakdown(FILE *f, struct json_t *sim);
 int cmd_topo(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_fio(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 #endif /* ILAB_TOOLS_CLI_H */

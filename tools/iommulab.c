@@ -28,6 +28,23 @@ static const struct cli_command commands[] = {
 	  "  --profile P       another profile of the same machine\n"
 	  "  -h, --help        show this help\n" },
 	{ "bench", cmd_bench, "bench [-t N] [-s S] [-n node] [-b bits] [-d dir] [-x ns] [-g pages] [-m single|sg] [--mode strict|lazy|passthrough] [--map-pages on|off] [--lookup refcount|direct] [--cma global|pernuma] [--fq-timer agent|unmap] [--topology X] [--smmu N|--device NAME] [--duration-ms MS] [--iterations N] [--engine native|sim] [--profile FILE|NAME] [--iommu smmuv3|vtd] [--seed N] [--ecmdq on|off] [--json] [--breakdown]", "run the dma_map_benchmark experiment on the modelled SMMUv3, natively or simulated", "  -t threads (1)  -s seconds (20)  -n node (-1)  -b dma_bits (32)  -d dir 0|1|2 (0)\n  -x dma_trans_ns (0)  -g granule pages (1)  -m single|sg (single)\n  --mode strict|lazy|passthrough (strict)  --map-pages on|off (on)\n  --lookup refcount|direct (direct)  --cma global|pernuma (global)\n  --fq-timer agent|unmap (agent: lazy mode's 10 ms timer is a polling thread)\n  --topology X (kunpeng920)  --smmu N  --device NAME (default: the NIC on node 2)\n  --duration-ms MS (instead of -s)  --iterations N (per thread, instead of a time)\n  --engine native|sim (native; sim: simulated CPUs, virtual time, -s is simulated s)\n  --profile FILE|NAME (sim: the topology's profile)  --seed N (1)\n  --iommu smmuv3|vtd (sim: the profile's architecture must be it; alone it\n  picks kunpeng920 or icelake-2s-a100)\n  --ecmdq on|off (none: no ECMDQs; on|off: one per CPU, used by the driver or not)\n  --breakdown (sim: where the simulated time went, by function, and the hottest\n  cache lines; docs/breakdown.md)  --json  -h, --help\n" },
+	{ "fio", cmd_fio, "fio [--name=NAME] [--numjobs=N] [--iodepth=N] [--bs=SIZE] [--rw=randread|randwrite|read|write] [--runtime=TIME|--number_ios=N] [--ramp_time=TIME] [--iommu-mode=strict|lazy|passthrough] [--profile=NAME|FILE] [--device=NAME] [--seed=N] [--json]",
+	  "run fio's block workload on the machine's NVMe in the simulator (docs/fio.md)",
+	  "  --name=NAME        job name in the output (fio)\n"
+	  "  --numjobs=N        jobs, one CPU and NVMe queue pair each (1; at most 128)\n"
+	  "  --iodepth=N        I/Os in flight per job (1; at most 1023)\n"
+	  "  --bs=SIZE          bytes per I/O: 4k, 128k ... (4k; multiple of 512, at most 2m)\n"
+	  "  --rw=MODE          randread, randwrite, read or write (read)\n"
+	  "  --runtime=TIME     simulated time measured: 20ms, 500us, 1s (20ms)\n"
+	  "  --ramp_time=TIME   simulated I/O before the measurement, not counted (0)\n"
+	  "  --number_ios=N     instead of --runtime: I/Os per job\n"
+	  "  --iommu-mode=M     strict, lazy or passthrough (strict)\n"
+	  "  --profile=P        machine profile with an NVMe and an nvme: section (kunpeng920)\n"
+	  "  --device=NAME      the topology's NVMe of that name (its first)\n"
+	  "  --seed=N           simulator seed (1)\n"
+	  "  --ioengine=sim, --direct=1, --group_reporting: accepted, as the model is\n"
+	  "  --json             print JSON, with the simulator's statistics\n"
+	  "  -h, --help         show this help\n" },
 	{ "help", cmd_help, "help [command]", "show help for iommulab or one command", "" },
 };
 
