@@ -6,6 +6,7 @@
  * profile's nvme: section.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,18 @@ int ilab_workload_fio_check(const struct ilab_case *c, const struct ilab_topo *t
 	return 0;
 }
 
+/* The machine first: a topology without an NVMe is the reason, whatever its profile says. */
 int ilab_workload_fio_check_profile(const struct ilab_profile *prof, char *msg, size_t msglen)
 {
+	struct ilab_topo *t = NULL;
+	char err[256];
+
+	if (ilab_topo_load(prof->topology, &t, err, sizeof(err)) == 0) {
+		bool has = ilab_nvme_env_pick(t, NULL, msg, msglen) != NULL;
+
+		ilab_topo_free(t);
+		if (!has)
+			return -EINVAL;
+	} /* else the scenario's own topology check says what is wrong with it */
 	return ilab_nvme_env_profile_check(prof, msg, msglen);
 }

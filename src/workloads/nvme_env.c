@@ -120,11 +120,6 @@ int ilab_nvme_env_run(const struct ilab_nvme_env *e, const struct ilab_nvme_cfg 
 	}
 	cfg = *cfg_in;
 	ret = ilab_profile_open(e->profile, prof, err, errlen);
-	if (!ret && e->drive_from_profile) {
-		ret = ilab_nvme_env_profile_check(prof, err, errlen);
-		if (!ret)
-			ilab_nvme_env_drive_from_profile(prof, &cfg);
-	}
 	to.profile = prof;
 	if (!ret)
 		ret = ilab_testbed_load_topology(&tb, &to, err, errlen);
@@ -134,6 +129,12 @@ int ilab_nvme_env_run(const struct ilab_nvme_env *e, const struct ilab_nvme_cfg 
 	if (!td) {
 		ret = -EINVAL;
 		goto out;
+	}
+	if (e->drive_from_profile) { /* the machine has the drive: does its profile say what? */
+		ret = ilab_nvme_env_profile_check(prof, err, errlen);
+		if (ret)
+			goto out;
+		ilab_nvme_env_drive_from_profile(prof, &cfg);
 	}
 	if (info) {
 		snprintf(info->profile, sizeof(info->profile), "%s", prof->name);

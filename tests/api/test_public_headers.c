@@ -22,6 +22,7 @@
 #include <iommulab/map_benchmark.h>
 #include <iommulab/mem.h>
 #include <iommulab/nic.h>
+#include <iommulab/nvme.h>
 #include <iommulab/plat.h>
 #include <iommulab/report.h>
 #include <iommulab/scenario.h>

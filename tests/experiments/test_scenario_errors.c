@@ -88,6 +88,10 @@ static const struct expect expected[] = {
 	{ "bad-nic-rx-ecmdq.yaml", 9, 1, "ecmdq: on, but nic_rx's SMMU has no ECMDQs" },
 	{ "bad-unused-mechanism.yaml", 9, 1,
 	  "mechanisms: mode: lazy has no effect on workload allreduce, which does not model it" },
+	{ "bad-fio-no-nvme.yaml", 5, 10,
+	  "profile: topology a100-2node has no NVMe device" },
+	{ "bad-fio-mechanism.yaml", 8, 1,
+	  "mechanisms: ecmdq: on has no effect on workload fio, which does not model it" },
 	{ "bad-iterations-hours.yaml", 9, 1,
 	  "iterations: 1000000000 CMD_SYNCs would take about 17 minutes of host time (more than the "
 	  "10 minutes a case may take)" },

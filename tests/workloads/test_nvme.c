@@ -1,0 +1,360 @@
+/* test_nvme.c — the NVMe model and the fio workload on the simulated kunpeng920: queue
+ * arithmetic and PRP construction by hand, queue wrap and PRP lists through the model, a DMA
+ * to an unmapped IOVA completing with an error status, IOPS from the profile's constants in
+ * passthrough (latency-bound and drive-bound, within a tolerance derived from the same
+ * constants), strict slower than passthrough, the scenario workload and its load-time checks.
+ * Expected values come from the NVMe specification's rules and the profile's nvme: section.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "iommulab/nvme.h"
+#include "iommulab/scenario.h"
+#include "iommulab/sim.h"
+#include "support/scenario_fixture.h"
+#include "workloads/nvme_env.h"
+
+/* ---- by hand -------------------------------------------------------------------------------- */
+
+static void test_queue_arithmetic_wraps(void **state)
+{
+	(void)state;
+	assert_int_equal(ilab_nvme_q_next(0, 4), 1);
+	assert_int_equal(ilab_nvme_q_next(3, 4), 0);
+	/* a queue of 4 holds 3: head 0, tail 3 is full; head 2, tail 1 is full across the end */
+	assert_true(ilab_nvme_q_full(0, 3, 4));
+	assert_true(ilab_nvme_q_full(2, 1, 4));
+	assert_false(ilab_nvme_q_full(0, 2, 4));
+	assert_false(ilab_nvme_q_full(1, 1, 4)); /* empty */
+	assert_int_equal(ilab_nvme_q_used(1, 1, 4), 0);
+	assert_int_equal(ilab_nvme_q_used(3, 1, 4), 2);
+	assert_int_equal(ilab_nvme_q_used(0, 3, 4), 3);
+}
+
+static void test_prp_4k_one_entry(void **state)
+{
+	uint64_t list[512], p1 = 1, p2 = 1;
+
+	(void)state;
+	assert_int_equal(ilab_nvme_build_prps(0x10000, 4096, 0x90000, list, 512, &p1, &p2), 0);
+	assert_int_equal(p1, 0x10000);
+	assert_int_equal(p2, 0);
+}
+
+static void test_prp_8k_two_entries_no_list(void **state)
+{
+	uint64_t list[512], p1 = 0, p2 = 0;
+
+	(void)state;
+	assert_int_equal(ilab_nvme_build_prps(0x10000, 8192, 0x90000, list, 512, &p1, &p2), 0);
+	assert_int_equal(p1, 0x10000);
+	assert_int_equal(p2, 0x11000);
+	/* with an offset, 8 KiB spans three pages: PRP2 is then a list of the last two */
+	assert_int_equal(ilab_nvme_build_prps(0x10200, 8192, 0x90000, list, 512, &p1, &p2), 2);
+	assert_int_equal(p1, 0x10200);
+	assert_int_equal(p2, 0x90000);
+	assert_int_equal(list[0], 0x11000);
+	assert_int_equal(list[1], 0x12000);
+}
+
+static void test_prp_128k_list(void **state)
+{
+	uint64_t list[512], p1 = 0, p2 = 0;
+	int n;
+
+	(void)state;
+	n = ilab_nvme_build_prps(0x200000, 128 << 10, 0x90000, list, 512, &p1, &p2);
+	assert_int_equal(n, 31); /* 32 pages: PRP1's and 31 in the list */
+	assert_int_equal(p1, 0x200000);
+	assert_int_equal(p2, 0x90000);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(list[i], 0x200000 + (uint64_t)(i + 1) * 4096);
+	/* a list longer than its page is chaining, which the model leaves out */
+	assert_int_equal(ilab_nvme_build_prps(0, 4u << 20, 0x90000, list, 512, &p1, &p2), -EINVAL);
+	assert_int_equal(ilab_nvme_build_prps(0, 0, 0x90000, list, 512, &p1, &p2), -EINVAL);
+}
+
+static void test_rw_names(void **state)
+{
+	enum ilab_fio_rw rw;
+
+	(void)state;
+	assert_int_equal(ilab_fio_rw_parse("randwrite", &rw), 0);
+	assert_int_equal(rw, ILAB_FIO_RANDWRITE);
+	assert_true(ilab_fio_rw_is_write(rw));
+	assert_string_equal(ilab_fio_rw_name(ILAB_FIO_READ), "read");
+	assert_int_equal(ilab_fio_rw_parse("randrw", &rw), -EINVAL);
+}
+
+/* ---- through the model ---------------------------------------------------------------------- */
+
+static struct ilab_profile prof;
+
+static int load_profile(void **state)
+{
+	char err[512];
+
+	(void)state;
+	if (ilab_profile_open("kunpeng920", &prof, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static struct ilab_nvme_env env(enum ilab_nvme_env_mode mode)
+{
+	return (struct ilab_nvme_env){ .profile = "kunpeng920", .seed = 1, .mode = mode };
+}
+
+/* The profile's drive and stack, the rest given. */
+static struct ilab_nvme_cfg cfg(unsigned jobs, unsigned depth, unsigned bs)
+{
+	struct ilab_nvme_cfg c = { .numjobs = jobs, .iodepth = depth, .bs = bs,
+				   .rw = ILAB_FIO_RANDREAD, .seed = 1 };
+
+	ilab_nvme_env_drive_from_profile(&prof, &c);
+	return c;
+}
+
+static void run_ok(enum ilab_nvme_env_mode mode, const struct ilab_nvme_cfg *c,
+		   struct ilab_nvme_result *r)
+{
+	struct ilab_nvme_env e = env(mode);
+	char err[600] = "";
+	int rc = ilab_nvme_env_run(&e, c, r, NULL, NULL, err, sizeof(err));
+
+	if (rc)
+		fail_msg("nvme run: %d %s", rc, err);
+	assert_int_equal(r->errors, 0);
+	assert_int_equal(r->dma_faults, 0);
+	assert_int_equal(r->map_errors, 0);
+}
+
+/* 40 I/Os through a queue of 4 entries: the SQ tail and the CQ head wrap once per 4, and every
+ * I/O completes (the phase tag flips at each wrap, or the host would stop seeing entries). */
+static void test_queue_wrap(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(1, 3, 4096);
+	struct ilab_nvme_result r;
+
+	(void)state;
+	c.queue_entries = 4;
+	c.number_ios = 40;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &r);
+	assert_int_equal(r.ios, 40);
+	assert_int_equal(r.commands, 40);
+	assert_int_equal(r.sq_wraps, 40 / 4);
+	assert_int_equal(r.cq_wraps, 40 / 4);
+}
+
+/* PRP lists: none at 4 KiB and 8 KiB (two entries), one per command at 128 KiB. */
+static void test_prp_lists_through_the_drive(void **state)
+{
+	static const unsigned sizes[] = { 4096, 8192, 128 << 10 };
+	static const unsigned lists[] = { 0, 0, 1 };
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		struct ilab_nvme_cfg c = cfg(1, 4, sizes[i]);
+		struct ilab_nvme_result r;
+
+		c.number_ios = 12;
+		run_ok(ILAB_NVME_ENV_STRICT, &c, &r);
+		assert_int_equal(r.ios, 12);
+		assert_int_equal(r.prp_lists, 12 * lists[i]);
+	}
+}
+
+/* Every 5th I/O points the drive at an IOVA nobody mapped: the IOMMU aborts the DMA, the
+ * command completes with Data Transfer Error, the run reports it (-EIO) and goes on. */
+static void test_unmapped_iova_completes_with_error(void **state)
+{
+	struct ilab_nvme_env e = env(ILAB_NVME_ENV_STRICT);
+	struct ilab_nvme_cfg c = cfg(1, 2, 8192);
+	struct ilab_nvme_result r;
+	char err[600] = "";
+
+	(void)state;
+	c.number_ios = 10;
+	c.inject_unmapped_every = 5;
+	assert_int_equal(ilab_nvme_env_run(&e, &c, &r, NULL, NULL, err, sizeof(err)), -EIO);
+	assert_int_equal(r.ios, 10);
+	assert_int_equal(r.errors, 2);
+	assert_int_equal(r.dma_faults, 2);
+	assert_int_equal(r.commands, 10);
+	assert_non_null(strstr(err, "2 I/Os completed with an error status"));
+}
+
+/* What one job's I/O costs beyond the drive's latency, at most: its CPU work (submission,
+ * completion, one interrupt each, the maps of passthrough are within the 2 us margin), the
+ * data's time on the link, the drive's DMA of a page and its entries (margin). */
+static double overhead_ns(const struct ilab_nvme_cfg *c)
+{
+	return (double)(c->submit_ns + c->complete_ns + c->irq_ns) +
+	       (double)c->bs * 1000.0 / (double)c->read_mbps + 2000.0;
+}
+
+/* Passthrough, one job, iodepth 4: latency-bound, IOPS = iodepth / latency, less what the
+ * overhead adds to each round trip. */
+static void test_iops_latency_bound(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(1, 4, 4096);
+	struct ilab_nvme_result r;
+	double lat = (double)c.read_latency_ns;
+	double expect = fmin((double)c.read_iops, c.iodepth * 1e9 / lat);
+	double tol = overhead_ns(&c) / lat;
+
+	(void)state;
+	assert_true(expect < (double)c.read_iops); /* the case is what it says */
+	c.runtime_ns = 5000000;
+	c.ramp_ns = 500000;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &r);
+	assert_true(r.iops <= expect * 1.01);
+	if (fabs(r.iops - expect) / expect > tol)
+		fail_msg("iops %.0f, expected %.0f within %.1f%%", r.iops, expect, tol * 100);
+	/* every I/O sees the drive's latency, and no more than the overhead beyond it */
+	assert_true(r.clat_p50_ns >= c.read_latency_ns);
+	assert_true(r.clat_p999_ns <= c.read_latency_ns + overhead_ns(&c));
+}
+
+/* Passthrough, one job, iodepth 64 against a drive of the profile's latency limited to 100k
+ * IOPS: drive-bound, IOPS = the limit (one job's CPU needs 100k x ~3 us: 30 %). */
+static void test_iops_drive_bound(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(1, 64, 4096);
+	struct ilab_nvme_result r;
+	double expect;
+
+	(void)state;
+	c.read_iops = 100000;
+	expect = fmin((double)c.read_iops, c.iodepth * 1e9 / (double)c.read_latency_ns);
+	assert_true(expect == (double)c.read_iops);
+	c.runtime_ns = 5000000;
+	c.ramp_ns = 1000000;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &r);
+	/* in steady state the window holds runtime x rate completions, +- one */
+	if (fabs(r.iops - expect) / expect > 1.0 / (5e-3 * expect) + 1e-9)
+		fail_msg("iops %.0f, expected %.0f", r.iops, expect);
+	/* queueing: 64 in flight at 100k/s is 640 us from submission to completion */
+	assert_true(r.clat_p50_ns > 64 * 10000 * 0.95);
+}
+
+/* At iodepth 1 every I/O waits for its own map and unmap: strict's invalidation and sync make
+ * it slower than passthrough, lazy in between; the CPUs are busier. */
+static void test_strict_slower_than_passthrough(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(1, 1, 4096);
+	struct ilab_nvme_result s, l, p;
+
+	(void)state;
+	c.runtime_ns = 3000000;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &s);
+	run_ok(ILAB_NVME_ENV_LAZY, &c, &l);
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &p);
+	assert_true(s.iops < p.iops);
+	assert_true(s.clat_p50_ns > p.clat_p50_ns);
+	assert_true(l.clat_p50_ns <= s.clat_p50_ns);
+	assert_true(s.cpu_busy > p.cpu_busy);
+}
+
+static void test_bad_configurations(void **state)
+{
+	struct ilab_nvme_env e = env(ILAB_NVME_ENV_STRICT);
+	struct ilab_nvme_result r;
+	char err[600];
+	struct ilab_nvme_cfg c = cfg(1, 8, 4096);
+
+	(void)state;
+	c.number_ios = 10;
+	c.queue_entries = 8; /* holds 7 */
+	assert_int_equal(ilab_nvme_env_run(&e, &c, &r, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "more than iodepth"));
+	c = cfg(1, 8, 1000);
+	c.number_ios = 10;
+	assert_int_equal(ilab_nvme_env_run(&e, &c, &r, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "bs must be a multiple of 512"));
+	c = cfg(1, 8, 4096); /* neither a runtime nor a count */
+	assert_int_equal(ilab_nvme_env_run(&e, &c, &r, NULL, NULL, err, sizeof(err)), -EINVAL);
+	e.device = "nvme9";
+	c.number_ios = 1;
+	assert_int_equal(ilab_nvme_env_run(&e, &c, &r, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "no NVMe device nvme9 in topology kunpeng920"));
+	e = env(ILAB_NVME_ENV_STRICT);
+	e.profile = "a100-2node";
+	e.drive_from_profile = true;
+	assert_int_equal(ilab_nvme_env_run(&e, &c, &r, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "topology a100-2node has no NVMe device"));
+}
+
+/* ---- the scenario workload ------------------------------------------------------------------ */
+
+static void test_scenario_runs_three_modes(void **state)
+{
+	struct ilab_scenario *s = NULL;
+	struct ilab_scenario_result *res = NULL;
+	char err[1024];
+	const struct ilab_figure *f[3];
+
+	(void)state;
+	if (ilab_scenario_load(ILAB_TESTDATA "/scenarios/good-fio.yaml", &s, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(ilab_scenario_run(s, &(struct ilab_run_options){ .quick = true }, &res,
+					   err, sizeof(err)), 0);
+	assert_int_equal(res->nr_cases, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		if (res->cases[i].status != ILAB_CASE_OK)
+			fail_msg("case %u: %s", i, res->cases[i].message);
+		f[i] = ilab_case_result_find(&res->cases[i], "clat_p50");
+		assert_non_null(f[i]);
+		assert_non_null(ilab_case_result_find(&res->cases[i], "iops"));
+		assert_non_null(ilab_case_result_find(&res->cases[i], "clat_p999"));
+		assert_non_null(res->cases[i].stats_json);
+	}
+	/* strict, lazy, passthrough at iodepth 1: the strict case waits longest */
+	assert_true(f[0]->value > f[2]->value);
+	ilab_scenario_result_free(res);
+	ilab_scenario_free(s);
+}
+
+static void test_scenario_refused_at_load(void **state)
+{
+	char err[1024];
+
+	(void)state;
+	/* a profile without nvme: (kunpeng920 cut before its nic: and nvme: sections) */
+	assert_int_equal(scenario_load_without_nic("kunpeng920", "fio", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "describes no NVMe drive"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_queue_arithmetic_wraps),
+		cmocka_unit_test(test_prp_4k_one_entry),
+		cmocka_unit_test(test_prp_8k_two_entries_no_list),
+		cmocka_unit_test(test_prp_128k_list),
+		cmocka_unit_test(test_rw_names),
+		cmocka_unit_test(test_queue_wrap),
+		cmocka_unit_test(test_prp_lists_through_the_drive),
+		cmocka_unit_test(test_unmapped_iova_completes_with_error),
+		cmocka_unit_test(test_iops_latency_bound),
+		cmocka_unit_test(test_iops_drive_bound),
+		cmocka_unit_test(test_strict_slower_than_passthrough),
+		cmocka_unit_test(test_bad_configurations),
+		cmocka_unit_test(test_scenario_runs_three_modes),
+		cmocka_unit_test(test_scenario_refused_at_load),
+	};
+
+	return cmocka_run_group_tests(tests, load_profile, NULL);
+}
