@@ -254,15 +254,17 @@ static const char *mode_name(enum ilab_nvme_env_mode m)
 										 : "strict";
 }
 
-/* fio's short numbers: 839k, 1234, 3.44M. */
+/* fio's short numbers, three figures: 839k, 10.4k, 1234, 3.44M. */
 static void num(char *buf, size_t len, double v)
 {
 	if (v >= 1e7)
-		snprintf(buf, len, "%.0fM", v / 1e6);
+		snprintf(buf, len, "%.1fM", v / 1e6);
 	else if (v >= 1e6)
 		snprintf(buf, len, "%.2fM", v / 1e6);
-	else if (v >= 1e4)
+	else if (v >= 1e5)
 		snprintf(buf, len, "%.0fk", v / 1e3);
+	else if (v >= 1e4)
+		snprintf(buf, len, "%.1fk", v / 1e3);
 	else
 		snprintf(buf, len, "%.0f", v);
 }
