@@ -39,6 +39,15 @@ int cli_bad_option(const char *cmd, int opt, int argc, char **argv);
 struct json_t;
 void cli_print_breakdown(FILE *f, struct json_t *sim);
 
+/* --trace FILE and --trace-limit-us N (tools/trace_opt.c): each returns 0 or a CLI exit code
+ * after printing why. Open with path NULL does nothing (limit_us must then be 0); close
+ * stops tracing new simulators and closes t (NULL is fine). */
+#include <stdint.h>
+struct ilab_trace;
+int cli_trace_limit(const char *cmd, const char *arg, uint64_t *us);
+int cli_trace_open(const char *cmd, const char *path, uint64_t limit_us, struct ilab_trace **t);
+int cli_trace_close(const char *cmd, struct ilab_trace *t);
+
 int cmd_topo(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -25,6 +25,7 @@
 #include <iommulab/plat.h>
 #include <iommulab/testbed.h>
 #include <iommulab/topo.h>
+#include <iommulab/trace.h>
 
 struct bench_opts {
 	struct ilab_map_bench_cfg cfg;
@@ -40,6 +41,8 @@ struct bench_opts {
 	int smmu;
 	bool json;
 	bool breakdown; /* --breakdown: print where the simulated time went */
+	const char *trace;  /* --trace FILE: the simulation's timeline (docs/trace.md) */
+	uint64_t trace_limit_us; /* --trace-limit-us: its window; 0 = the whole run */
 	enum plat_engine engine;
 	const char *profile;     /* --profile: file or name; NULL = the topology's */
 	const char *iommu;       /* --iommu: the architecture the machine must have; alone, it
@@ -125,6 +128,8 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "ecmdq", required_argument, NULL, 'Q' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "breakdown", no_argument, NULL, 'B' },
+		{ "trace", required_argument, NULL, 'W' },
+		{ "trace-limit-us", required_argument, NULL, 'Y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -271,6 +276,11 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'j': o->json = true; break;
 		case 'B': o->breakdown = true; break;
+		case 'W': o->trace = optarg; break;
+		case 'Y':
+			if (cli_trace_limit("bench", optarg, &o->trace_limit_us))
+				return CLI_EXIT_USAGE;
+			break;
 		case 'h':
 			cli_print_command_help(cli_find_command("bench"), stdout);
 			return -1;
@@ -288,6 +298,11 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	if (o->breakdown && o->engine != PLAT_ENGINE_SIM)
 		return cli_usage_error("bench", "--breakdown needs --engine sim (only the simulator "
 				       "knows where each CPU's time went)");
+	if ((o->trace || o->trace_limit_us) && o->engine != PLAT_ENGINE_SIM)
+		return cli_usage_error("bench", "--trace is not supported natively: it needs "
+				       "--engine sim (only the simulator has a timeline to write)");
+	if (o->trace_limit_us && !o->trace)
+		return cli_usage_error("bench", "--trace-limit-us needs --trace FILE");
 	if (o->seed_set && o->engine != PLAT_ENGINE_SIM)
 		return cli_usage_error("bench", "--seed needs --engine sim (a native run has no "
 				       "random numbers to seed)");
@@ -553,6 +568,7 @@ int cmd_bench(int argc, char **argv)
 	struct ilab_map_bench_result res;
 	struct ilab_dma_options dopts;
 	struct ilab_dma_stats st = { 0 };
+	struct ilab_trace *trace = NULL;
 	const char *sim_err;
 	char err[512];
 	double host_t0;
@@ -570,6 +586,12 @@ int cmd_bench(int argc, char **argv)
 		rc = load_profile(&o, prof);
 		if (rc)
 			goto out;
+		rc = cli_trace_open("bench", o.trace, o.trace_limit_us, &trace);
+		if (rc)
+			goto out;
+		snprintf(err, sizeof(err), "bench (%s, seed %llu)", prof->name,
+			 (unsigned long long)o.seed);
+		ilab_trace_use(trace, err);
 	}
 	rc = bench_up(&o, prof, &tb, &td);
 	if (rc)
@@ -608,6 +630,7 @@ int cmd_bench(int argc, char **argv)
 		rc = ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 		goto out;
 	}
+	ilab_sim_trace_end(tb.sim); /* the trace ends where the statistics are taken */
 	ilab_dma_stats(dev, &st);
 	have_swiotlb = ilab_dma_swiotlb_stats(dev, &sw) == 0;
 	if (o.json) {
@@ -638,6 +661,8 @@ out:
 	if (dev)
 		ilab_iommu_release_device(dev);
 	ilab_testbed_down(&tb);
+	if (trace && cli_trace_close("bench", trace) && rc == CLI_EXIT_OK)
+		rc = CLI_EXIT_FAIL;
 	free(prof);
 	return rc;
 }

@@ -16,6 +16,7 @@
 #include "iommulab/scenario.h"
 #include "iommulab/sim.h"
 #include "iommulab/topo.h"
+#include "iommulab/trace.h"
 #include "util/atomic_file.h"
 
 #define ERRLEN 1024
@@ -76,7 +77,7 @@ static void print_help(FILE *f)
 {
 	fprintf(f,
 		"usage: %s run [--out DIR] [--quick] [--json] [--seed N] [--repeat N]\n"
-		"           [--profile NAME|FILE] [scenario...]\n"
+		"           [--profile NAME|FILE] [--trace FILE [--trace-limit-us N]] [scenario...]\n"
 		"run the seed experiments and compare with the published figures\n"
 		"  scenario          a scenario file, a built-in name (seed000-cmdsync), its short\n"
 		"                    name (cmdsync) or a seed id (000); default: all built-in ones\n"
@@ -86,6 +87,9 @@ static void print_help(FILE *f)
 		"  --seed N          the simulator's seed, 1 to 2^53 (default 1)\n"
 		"  --repeat N        run each case with seeds S, S+1 ... (1 to %d): figures are\n"
 		"                    means, effects smaller than their spread are flagged\n"
+		"  --trace FILE      write every case's simulation to FILE as one Chrome/Perfetto\n"
+		"                    JSON trace, a process per case (docs/trace.md)\n"
+		"  --trace-limit-us N  only the first N simulated microseconds of each case\n"
 		"  --profile P       run every scenario on profile P (a name or a file) instead of\n"
 		"                    its own. P must describe the same machine (topology): a named\n"
 		"                    scenario of another machine is refused (exit 2); with none\n"
@@ -284,6 +288,8 @@ int cmd_run(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "repeat", required_argument, NULL, 'R' },
 		{ "profile", required_argument, NULL, 'P' },
+		{ "trace", required_argument, NULL, 'W' },
+		{ "trace-limit-us", required_argument, NULL, 'Y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -291,6 +297,9 @@ int cmd_run(int argc, char **argv)
 	bool quick = false, json = false;
 	uint64_t seed = 1, repeat = 1;
 	const char *profile = NULL;
+	const char *trace_path = NULL;
+	uint64_t trace_limit_us = 0;
+	struct ilab_trace *trace = NULL;
 	struct ilab_scenario **scn = NULL;
 	struct run_totals tot = { 0 };
 	char err[ERRLEN], path[ILAB_SCN_PATH_MAX];
@@ -316,6 +325,13 @@ int cmd_run(int argc, char **argv)
 		case 'P':
 			profile = optarg;
 			break;
+		case 'W':
+			trace_path = optarg;
+			break;
+		case 'Y':
+			if (cli_trace_limit("run", optarg, &trace_limit_us))
+				return CLI_EXIT_USAGE;
+			break;
 		case 'h':
 			print_help(stdout);
 			return CLI_EXIT_OK;
@@ -327,6 +343,10 @@ int cmd_run(int argc, char **argv)
 		return cli_usage_error("run", "--out needs a directory");
 	if (profile && !*profile)
 		return cli_usage_error("run", "--profile needs a profile name or file");
+	if (trace_limit_us && !trace_path)
+		return cli_usage_error("run", "--trace-limit-us needs --trace FILE");
+	if (trace_path && !*trace_path)
+		return cli_usage_error("run", "--trace needs a file name");
 	if (seed + repeat - 1 > 1ull << 53)
 		return cli_usage_error("run", "--seed %llu with --repeat %llu goes past 2^53",
 				       (unsigned long long)seed, (unsigned long long)repeat);
@@ -376,19 +396,24 @@ int cmd_run(int argc, char **argv)
 		ret = prepare_out(out);
 	if (ret == CLI_EXIT_OK && json && !(json_all = json_array()))
 		ret = CLI_EXIT_FAIL;
+	if (ret == CLI_EXIT_OK)
+		ret = cli_trace_open("run", trace_path, trace_limit_us, &trace);
 
 	/* Nothing runs when the set-up failed: results with nowhere to go are wasted time. */
 	bool ready = ret == CLI_EXIT_OK;
 
 	for (int i = 0; ready && i < nr; i++) {
 		struct ilab_run_options ro = { .quick = quick, .progress = stderr, .seed = seed,
-					       .repeat = (unsigned)repeat, .profile = profile };
+					       .repeat = (unsigned)repeat, .profile = profile,
+					       .trace = trace };
 		int r = run_one(scn[i], out, &ro, json, json_all, &tot);
 
 		if (r != CLI_EXIT_OK)
 			ret = r;
 	}
 
+	if (trace && cli_trace_close("run", trace) && ret == CLI_EXIT_OK)
+		ret = CLI_EXIT_FAIL;
 	if (ret != CLI_EXIT_USAGE && json_all) {
 		/* One scenario: its object; several: an array of them. */
 		json_t *doc = json_array_size(json_all) == 1 ? json_array_get(json_all, 0) : json_all;

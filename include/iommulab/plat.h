@@ -529,6 +529,23 @@ static inline void plat_scope_event(void)
 		plat_scope_fn(PLAT_SCOPE_EVENT);
 }
 
+/* ---- counters (the simulator's timeline trace, docs/trace.md) ------------------------------ */
+
+/* Quantities kernel-side code reports to the trace as they change; the simulator keeps their
+ * sums and writes each new value as a counter event. */
+enum plat_count {
+	PLAT_COUNT_FQ_DEPTH, /* IOVAs queued in flush queues, not yet freed (all CPUs, domains) */
+	PLAT_COUNT_NR
+};
+/* Set while a traced simulator is active, NULL otherwise (natively too): one load and a
+ * branch. Charges nothing. */
+extern void (*plat_count_fn)(int what, int64_t delta);
+static inline void plat_count_add(enum plat_count c, int64_t delta)
+{
+	if (plat_unlikely(plat_count_fn != NULL))
+		plat_count_fn((int)c, delta);
+}
+
 static inline uint32_t plat_mmio_read32(const struct plat_mmio *m, uint64_t off)
 {
 	if (plat_unlikely(plat_sim))

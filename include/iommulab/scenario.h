@@ -289,6 +289,7 @@ const struct ilab_workload_metric *ilab_workload_metric_find(const struct ilab_w
  * seeds is 10-17 minutes; 1000 would be hours for a mean that no longer moves. */
 #define ILAB_RUN_REPEAT_MAX 100
 
+struct ilab_trace;
 struct ilab_run_options {
 	bool quick;      /* apply the scenario's quick: parameter overrides */
 	FILE *progress;  /* a line per case ("[name 1/2] label: status"); NULL = silent */
@@ -297,6 +298,9 @@ struct ilab_run_options {
 	/* Run on this profile (name or file) instead of the scenario's; NULL = the scenario's.
 	 * The caller checks that it describes the same machine (cmd_run.c). */
 	const char *profile;
+	/* --trace: each case's simulator(s) write to it as a process named "<scenario> <case>
+	 * seed N" (docs/trace.md); NULL = no trace */
+	struct ilab_trace *trace;
 };
 
 /* Run every case of s. Returns 0 and *out (free with ilab_scenario_result_free) even when

@@ -4,12 +4,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "iommulab/scenario.h"
+#include "iommulab/trace.h"
 
 #ifndef ILAB_SRCDIR
 #define ILAB_SRCDIR "."
@@ -124,10 +126,25 @@ static void add_run(struct ilab_case_result *r, struct ilab_case_result *run, un
 
 /* Run case k of s with seeds seed .. seed + repeat - 1 on the scenario copy rs; figures[] end
  * up as the means, runs[] keeps every run's. */
+/* With a trace, the simulators of the run that follows are a process named after it. */
+static void trace_label(struct ilab_trace *t, const struct ilab_scenario *s,
+			const struct ilab_case *k, uint64_t seed)
+{
+	char label[1024];
+
+	if (!t)
+		return;
+	snprintf(label, sizeof(label), "%s %s seed %llu", s->name, k->label,
+		 (unsigned long long)seed);
+	ilab_trace_use(t, label);
+}
+
 static void run_case_seeds(struct ilab_scenario *rs, const struct ilab_case *k, bool quick,
-			   uint64_t seed, unsigned repeat, struct ilab_case_result *r)
+			   uint64_t seed, unsigned repeat, struct ilab_trace *trace,
+			   struct ilab_case_result *r)
 {
 	rs->sim_seed = seed;
+	trace_label(trace, rs, k, seed);
 	run_case(rs, k, quick, r);
 	if (repeat < 2 || r->status != ILAB_CASE_OK)
 		return;
@@ -144,6 +161,7 @@ static void run_case_seeds(struct ilab_scenario *rs, const struct ilab_case *k, 
 		struct ilab_case_result run = { 0 };
 
 		rs->sim_seed = seed + j;
+		trace_label(trace, rs, k, seed + j);
 		run_case(rs, k, quick, &run);
 		add_run(r, &run, j, seed);
 	}
@@ -200,7 +218,7 @@ int ilab_scenario_run(const struct ilab_scenario *s, const struct ilab_run_optio
 	for (unsigned i = 0; i < s->nr_cases; i++) {
 		struct ilab_case_result *r = &res->cases[i];
 
-		run_case_seeds(rs, &s->cases[i], o->quick, seed, repeat, r);
+		run_case_seeds(rs, &s->cases[i], o->quick, seed, repeat, o->trace, r);
 		if (o->progress) {
 			fprintf(o->progress, "[%s %u/%u] %s: %s", s->name, i + 1, s->nr_cases,
 				s->cases[i].label, status_word(r));

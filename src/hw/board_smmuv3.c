@@ -175,6 +175,7 @@ static void prod_written(struct board_smmuv3 *bs, unsigned qi, uint32_t prod)
 	/* *_BASE.ADDR is bits [51:5], aligned to the queue's size (IHI 0070 §6.3.22, §6.3.107) */
 	q->q_base = base & 0x000ffffffffffffe0ull & ~((16ull << log2) - 1);
 	q->q_log2 = log2;
+	board_smmuv3_trace_queue(bs, qi, 0);
 	if (!delta || qi) /* the measurements below are SMMU_CMDQ's */
 		return;
 	cons = (uint32_t)smmu_mmio_read(bs->smmu, SMMU_REG_CMDQ_CONS, 4);
@@ -252,7 +253,7 @@ static bool tlbi_scans(const struct board_smmuv3 *b, uint64_t d0, uint64_t d1)
  * found: smmu_tlbi_ns for a lookup by address, smmu_tlbi_scan_ns for a scan of every entry
  * (tlbi_scans), plus smmu_tlbi_entry_ns for each of the `dropped` entries the model
  * invalidated (each cleared entry is a write of its set). */
-static void invalidation_engine_take(const struct board_smmuv3 *b, struct board_sim_track *tr,
+static void invalidation_engine_take(struct board_smmuv3 *b, struct board_sim_track *tr,
 				     struct board_cmdq_track *q, uint64_t d0, uint64_t d1,
 				     uint32_t dropped)
 {
@@ -264,6 +265,8 @@ static void invalidation_engine_take(const struct board_smmuv3 *b, struct board_
 	tr->tlbi_any_queue = true;
 	if (!cost)
 		return;
+	board_smmuv3_trace_engine(b, (unsigned)(d0 & 0xff),
+				  tr->engine_done > now ? tr->engine_done : now, cost);
 	tr->engine_done = (tr->engine_done > now ? tr->engine_done : now) + cost;
 	q->inv_done = tr->engine_done; /* the engine serves in order: this queue's last TLBI */
 }
@@ -305,6 +308,7 @@ static void host_cmd(void *ctx, unsigned qi, uint64_t d0, uint64_t d1)
 	bool sync = op == CMDQ_OP_SYNC;
 
 	(void)d1;
+	tr->cmd_start = plat_now_ns();
 	plat_charge_ns(b->command_ns + (sync ? b->sync_ns : 0));
 	if (sync)
 		plat_charge_ns(sync_wait_ns(b, tr, q));
@@ -334,6 +338,8 @@ static void host_cmd_done(void *ctx, unsigned qi, uint64_t d0, uint64_t d1, uint
 	if (op >= CMDQ_OP_TLBI_FIRST && op <= CMDQ_OP_TLBI_LAST)
 		invalidation_engine_take(bs, tr, &tr->q[qi < tr->nq ? qi : 0], d0, d1,
 					 dropped);
+	board_smmuv3_trace_cmd(bs, qi, op, tr->cmd_start);
+	board_smmuv3_trace_queue(bs, qi < tr->nq ? qi : 0, 1);
 }
 
 /* CMD_ATC_INV: an ATS Invalidation Request to the endpoint; the devices' model answers it. */

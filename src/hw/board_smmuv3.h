@@ -1,6 +1,6 @@
 /* board_smmuv3.h — the SMMUv3 adapter's per-unit state (iommu_arch.h), shared by
- * board_smmuv3.c (model, costs, DMA, driver) and board_smmuv3_stats.c (its JSON).
- * Not public API, and nothing outside these two files reads it.
+ * board_smmuv3.c (model, costs, DMA, driver), board_smmuv3_stats.c (its JSON) and
+ * board_smmuv3_trace.c (the timeline trace). Not public API, and nothing else reads it.
  */
 #ifndef ILAB_HW_BOARD_SMMUV3_H
 #define ILAB_HW_BOARD_SMMUV3_H
@@ -46,6 +46,10 @@ struct board_sim_track {
 	uint64_t sync_pub_t;  /* when that CMD_SYNC was published */
 	char sync_name[ILAB_TOPO_NAME_MAX + 16], used_name[ILAB_TOPO_NAME_MAX + 16];
 	struct ilab_sim_dist sync_dist, used_dist; /* where those two are in the simulator */
+	/* the timeline trace (board_smmuv3_trace.c) */
+	bool trace_ready;     /* its tracks were asked for */
+	int trace_cmds, trace_engine; /* track ids, -1 when not traced */
+	uint64_t cmd_start;   /* when the command being executed started */
 };
 
 /* One SMMU: its model, what its work costs in simulation (the board options' smmu_*), and
@@ -66,5 +70,11 @@ struct board_smmuv3 {
 extern const struct ilab_iommu_arch ilab_iommu_arch_smmuv3;
 
 struct json_t *board_smmuv3_stats_json(struct ilab_iommu_unit *u, struct ilab_iommu *drv);
+
+/* board_smmuv3_trace.c: the timeline trace; no-ops when the simulation is not traced */
+void board_smmuv3_trace_cmd(struct board_smmuv3 *bs, unsigned qi, unsigned op, uint64_t start);
+void board_smmuv3_trace_engine(struct board_smmuv3 *bs, unsigned op, uint64_t start,
+			       uint64_t dur);
+void board_smmuv3_trace_queue(struct board_smmuv3 *bs, unsigned qi, unsigned executing);
 
 #endif

@@ -16,6 +16,7 @@
  * profile's mmio: section, by the CPU's and the unit's nodes.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,8 @@
 
 #include <iommulab/intel_iommu_drv.h>
 #include <iommulab/sim.h>
+#include <iommulab/topo.h>
+#include <iommulab/trace.h>
 #include <iommulab/vtd.h>
 
 #include "iommulab/iommu_arch.h"
@@ -43,6 +46,9 @@ struct board_vtd {
 	/* paging-entry reads of the request being translated: a walk when not 0 */
 	bool translating;
 	unsigned entry_reads;
+	/* the timeline trace (docs/trace.md): the unit's track, made on its first descriptor */
+	bool trace_ready;
+	int trace_track;
 };
 
 /* ---- the model's view of the machine (host ops) --------------------------------------------- */
@@ -95,16 +101,68 @@ static void host_devtlb_inv(void *ctx, uint16_t sid, uint16_t pfsid, unsigned qd
 	ilab_iommu_unit_atc_inv(bv->unit, sid, 0, false, addr, size_log2, size_log2 >= 64);
 }
 
+/* ---- the timeline trace (docs/trace.md; simulation only) ------------------------------------ */
+
+/* Descriptor types (VT-d §6.5.2; Linux's QI_*_TYPE); the rest print as their number. */
+static const char *desc_name(unsigned type, char *buf, size_t len)
+{
+	static const char *const names[16] = {
+		[1] = "CC_INV",     [2] = "IOTLB_INV",   [3] = "DEVTLB_INV", [4] = "IEC_INV",
+		[5] = "INV_WAIT",   [6] = "PIOTLB_INV",  [7] = "PC_INV",     [8] = "PDEVTLB_INV",
+	};
+
+	if (type < 16 && names[type])
+		return names[type];
+	snprintf(buf, len, "DESC_0x%02x", type);
+	return buf;
+}
+
+static bool trace_track(struct board_vtd *bv)
+{
+	char name[ILAB_TOPO_NAME_MAX + 32];
+
+	if (!ilab_sim_tracing())
+		return false;
+	if (!bv->trace_ready) {
+		snprintf(name, sizeof(name), "%s descriptors", bv->unit->name);
+		bv->trace_track = ilab_sim_trace_track(name);
+		bv->trace_ready = true;
+	}
+	return bv->trace_track >= 0;
+}
+
+/* Descriptors between IQH and IQT (128-bit ones: the index is bits [18:4], §10.4.22-24), less
+ * `executing` (the one being executed has not moved IQH yet). Read from the model: no cost. */
+static void trace_queue(struct board_vtd *bv, unsigned executing)
+{
+	uint64_t qsize = 256ull << (vtd_mmio_read(bv->vtd, VTD_REG_IQA, 8) & 7);
+	uint64_t h = (vtd_mmio_read(bv->vtd, VTD_REG_IQH, 8) >> 4) & 0x7fff;
+	uint64_t t = (vtd_mmio_read(bv->vtd, VTD_REG_IQT, 8) >> 4) & 0x7fff;
+	uint64_t used = (t + qsize - h % qsize) % qsize;
+	char name[ILAB_TOPO_NAME_MAX + 32];
+
+	snprintf(name, sizeof(name), "%s iq", bv->unit->name);
+	ilab_sim_trace_counter(name, "entries", (int64_t)(used >= executing ? used - executing : 0));
+}
+
 /* A descriptor starts executing (fetched and checked; simulation only): charge its work
  * before its effects (invalidations, the wait descriptor's status write, IQH) happen, and let
  * every fiber behind this time run first, so that none sees them early. */
 static void host_desc_exec(void *ctx, uint64_t qw0, uint64_t qw1)
 {
 	struct board_vtd *bv = ctx;
+	uint64_t start = plat_now_ns();
+	char buf[16];
 
 	(void)qw1;
 	plat_charge_ns(bv->desc_ns + (VTD_DESC_TYPE(qw0) == VTD_DESC_WAIT ? bv->wait_ns : 0));
 	ilab_sim_sync();
+	if (trace_track(bv)) {
+		ilab_sim_trace_slice(bv->trace_track,
+				     desc_name((unsigned)VTD_DESC_TYPE(qw0), buf, sizeof(buf)),
+				     start, plat_now_ns() - start, NULL, 0);
+		trace_queue(bv, 1);
+	}
 }
 
 static const struct vtd_host_ops board_vtd_host_ops = {
@@ -138,7 +196,11 @@ static uint64_t vtd_unit_mmio_read(struct ilab_iommu_unit *u, uint64_t off, unsi
 static void vtd_unit_mmio_write(struct ilab_iommu_unit *u, uint64_t off, uint64_t value,
 				unsigned size)
 {
-	vtd_mmio_write(((struct board_vtd *)u->model)->vtd, off, value, size);
+	struct board_vtd *bv = u->model;
+
+	vtd_mmio_write(bv->vtd, off, value, size);
+	if (off == VTD_REG_IQT && plat_sim && trace_track(bv))
+		trace_queue(bv, 0);
 }
 
 static void vtd_unit_consume(struct ilab_iommu_unit *u)

@@ -72,6 +72,7 @@ static void ring_reclaim(struct ilab_fq *fq, struct fq_ring *r)
 			break;
 		fq->ops->free_iova(fq->ctx, e->pfn, e->pages);
 		r->freed++;
+		plat_count_add(PLAT_COUNT_FQ_DEPTH, -1);
 		r->head = (r->head + 1) & fq->mask;
 	}
 }
@@ -134,6 +135,7 @@ void ilab_fq_queue(struct ilab_fq *fq, uint64_t pfn, uint64_t pages)
 	};
 	r->tail = (r->tail + 1) & fq->mask;
 	r->queued++;
+	plat_count_add(PLAT_COUNT_FQ_DEPTH, 1);
 	plat_spin_unlock(&r->lock);
 
 	/* Arm the timer unless it is already on; reading first avoids bouncing the line. */

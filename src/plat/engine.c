@@ -17,6 +17,8 @@ struct plat_state plat_state;
 uint64_t plat_charge_table[PLAT_CHARGE_NR];
 /* The simulator's profiler (plat_scope_enter): set when it is activated, cleared here. */
 void (*plat_scope_fn)(int what);
+/* The simulator's timeline trace (plat_count_add): set when a traced simulator is active. */
+void (*plat_count_fn)(int what, int64_t delta);
 
 static bool sim_ops_complete(const struct plat_sim_ops *s)
 {
@@ -72,6 +74,7 @@ void plat_fini(void)
 	memset(&plat_state, 0, sizeof(plat_state));
 	plat_sim = NULL;
 	plat_scope_fn = NULL;
+	plat_count_fn = NULL;
 }
 
 enum plat_engine plat_engine_kind(void)

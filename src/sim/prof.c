@@ -50,6 +50,11 @@ static const char *const scope_names[PLAT_SCOPE_NR] = {
 	[PLAT_SCOPE_WARMUP] = "warmup",
 };
 
+const char *sim_prof_scope_name(int id)
+{
+	return id >= 0 && id < PLAT_SCOPE_NR ? scope_names[id] : "?";
+}
+
 /* Give the time since the last boundary to the innermost open scope. */
 static inline void attribute(struct sim_fiber *f)
 {
@@ -78,6 +83,8 @@ static void enter(struct ilab_sim *s, struct sim_fiber *f, int id)
 		return;
 	}
 	c->calls++;
+	if (s->trace)
+		sim_trace_enter(s, f, id);
 	f->prof_enter[f->prof_depth++] = f->pc.t;
 	f->prof_cur = c;
 }
@@ -97,6 +104,8 @@ static void leave(struct ilab_sim *s, struct sim_fiber *f)
 	attribute(f);
 	n->total_ns += f->pc.t - f->prof_enter[--f->prof_depth];
 	f->prof_cur = n->parent;
+	if (s->trace)
+		sim_trace_leave(s, f);
 }
 
 /* plat_scope_fn while a simulator is active. */

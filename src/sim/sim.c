@@ -95,6 +95,7 @@ int ilab_sim_create(const struct ilab_sim_machine *m, const struct ilab_profile 
 		rc = sim_sched_init(s);
 	if (rc)
 		goto fail;
+	sim_trace_attach(s); /* ilab_trace_use: this simulator is a process of that trace */
 	*out = s;
 	return 0;
 fail:
@@ -112,7 +113,9 @@ void ilab_sim_destroy(struct ilab_sim *s)
 		sim_active = NULL;
 		plat_sim_cur = NULL;
 		plat_scope_fn = NULL;
+		plat_count_fn = NULL;
 	}
+	sim_trace_detach(s);
 	sim_prof_fini(s);
 	if (s->heap || s->all_fibers)
 		sim_sched_fini(s);

@@ -98,6 +98,7 @@ struct sim_fiber {
 	uint64_t prof_mark;
 	unsigned prof_depth, prof_skip;
 	uint64_t prof_enter[SIM_PROF_DEPTH];
+	uint32_t trace_open; /* trace.c: bit d = the open scope at depth d has its B written */
 
 	void *stack; /* mapping (guard page included) */
 	size_t stack_map;
@@ -249,6 +250,14 @@ struct ilab_sim {
 	uint64_t prof_unbalanced; /* leaves without an entry, scopes open when a thread ended */
 	uint64_t prof_lost;       /* entries past SIM_PROF_DEPTH or without memory for a node */
 
+	/* the timeline trace (trace.c): NULL when not traced */
+	struct ilab_trace *trace;
+	unsigned trace_pid;
+	unsigned char *trace_cpu_named; /* nr_cpus: its track has its name */
+	char **trace_tracks;            /* named tracks (tid nr_cpus + k) */
+	unsigned nr_trace_tracks;
+	int64_t trace_count[PLAT_COUNT_NR]; /* plat_count_add sums */
+
 	char err[SIM_ERR_MAX];
 };
 
@@ -300,6 +309,14 @@ void sim_prof_thread_end(struct ilab_sim *s, struct sim_fiber *f);
 void sim_prof_fini(struct ilab_sim *s);
 struct json_t;
 struct json_t *sim_prof_json(const struct ilab_sim *s);
+const char *sim_prof_scope_name(int id);
+
+/* trace.c */
+void sim_trace_attach(struct ilab_sim *s);
+void sim_trace_detach(struct ilab_sim *s);
+void sim_trace_enter(struct ilab_sim *s, struct sim_fiber *f, int id);
+void sim_trace_leave(struct ilab_sim *s, struct sim_fiber *f);
+void sim_trace_count(int what, int64_t delta);
 
 /* cost.c */
 int sim_cost_init(struct ilab_sim *s, char *err, size_t errlen);

@@ -16,6 +16,7 @@
 #include <iommulab/plat.h>
 #include <iommulab/sim.h>
 #include <iommulab/testbed.h>
+#include <iommulab/trace.h>
 #include <iommulab/topo.h>
 
 #include "util/errf.h"
@@ -219,6 +220,7 @@ char *ilab_testbed_stats_json(const struct ilab_testbed *tb)
 
 	if (!tb || !tb->sim)
 		return NULL;
+	ilab_sim_trace_end(tb->sim); /* the trace ends where the statistics are taken */
 	root = ilab_sim_json(tb->sim);
 	if (!root)
 		return NULL;

@@ -1,0 +1,332 @@
+/* trace.c — the timeline trace (iommulab/trace.h, docs/trace.md): the simulation written as
+ * Chrome/Perfetto JSON trace events while it runs. It is not the breakdown (prof.c), but it
+ * hangs on the same scope boundaries, read from the same clock, so the two cannot disagree:
+ * a CPU's top-level slices of one function sum to that function's total in the breakdown.
+ *
+ * One simulator is one process of the trace (pid), named by ilab_trace_use's label; in it a
+ * simulated CPU is the thread (track) tid = its number, and each named track a model asks for
+ * (ilab_sim_trace_track: an IOMMU unit, its invalidation engine) tid = nr_cpus + k. Times are
+ * virtual ns written as microseconds with three decimals, exact. The events are written in
+ * the order the simulator runs them, which the seed fixes, so one seed gives one byte stream;
+ * per track they are in time order (a fiber's clock never goes back), across tracks not
+ * (fibers run ahead within the lookahead), which both viewers accept: they sort.
+ *
+ * Memory: nothing is kept per event. The stream is a stdio FILE with a 1 MiB buffer; the
+ * window (limit_ns) bounds the file: an event that starts past it is not written, except the
+ * E of a B that was (the bit of its depth in the fiber's trace_open), so every slice is closed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iommulab/trace.h>
+
+#include "sim/sim_internal.h"
+
+#define TRACE_BUF_BYTES (1u << 20)
+#define TRACE_LABEL_MAX 200
+
+struct ilab_trace {
+	FILE *f;
+	char *buf;
+	uint64_t limit_ns; /* ~0: no window */
+	unsigned next_pid;
+	bool any;          /* an event was written: the next one needs a comma */
+	char label[TRACE_LABEL_MAX];
+	unsigned label_uses;
+	char path[256];
+};
+
+/* The trace that simulators created from now on attach to (ilab_trace_use). */
+static struct ilab_trace *trace_next;
+
+/* ---- the file ----------------------------------------------------------------------------- */
+
+int ilab_trace_open(const char *path, uint64_t limit_ns, struct ilab_trace **out, char *err,
+		    size_t errlen)
+{
+	struct ilab_trace *t = calloc(1, sizeof(*t));
+	int rc;
+
+	*out = NULL;
+	if (t)
+		t->buf = malloc(TRACE_BUF_BYTES);
+	if (!t || !t->buf) {
+		if (t)
+			free(t);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	t->f = fopen(path, "w");
+	if (!t->f) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free(t->buf);
+		free(t);
+		return rc;
+	}
+	setvbuf(t->f, t->buf, _IOFBF, TRACE_BUF_BYTES);
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	t->limit_ns = limit_ns ? limit_ns : UINT64_MAX;
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", t->f);
+	*out = t;
+	return 0;
+}
+
+int ilab_trace_close(struct ilab_trace *t, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	if (!t)
+		return 0;
+	if (trace_next == t)
+		trace_next = NULL;
+	fputs("\n]}\n", t->f);
+	if (ferror(t->f) | (fclose(t->f) != 0)) {
+		snprintf(err, errlen, "%s: write failed", t->path);
+		rc = -EIO;
+	}
+	free(t->buf);
+	free(t);
+	return rc;
+}
+
+void ilab_trace_use(struct ilab_trace *t, const char *label)
+{
+	trace_next = t;
+	if (!t)
+		return;
+	if (strncmp(t->label, label ? label : "", sizeof(t->label) - 1)) {
+		snprintf(t->label, sizeof(t->label), "%s", label ? label : "");
+		t->label_uses = 0;
+	}
+}
+
+/* A JSON string: names come from the code, labels from scenario files. */
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* The start of one event: separator, phase, process, and (tid >= 0) thread. */
+static FILE *event(struct ilab_sim *s, char ph, int tid)
+{
+	struct ilab_trace *t = s->trace;
+
+	fprintf(t->f, "%s{\"ph\":\"%c\",\"pid\":%u", t->any ? ",\n" : "", ph, s->trace_pid);
+	if (tid >= 0)
+		fprintf(t->f, ",\"tid\":%d", tid);
+	t->any = true;
+	return t->f;
+}
+
+/* Virtual ns as the format's microseconds, exactly. */
+static void put_us(FILE *f, const char *key, uint64_t ns)
+{
+	fprintf(f, ",\"%s\":%" PRIu64 ".%03u", key, ns / 1000, (unsigned)(ns % 1000));
+}
+
+static void metadata(struct ilab_sim *s, int tid, const char *what, const char *name,
+		     unsigned sort)
+{
+	FILE *f = event(s, 'M', tid);
+
+	fprintf(f, ",\"name\":\"%s\",\"args\":{\"name\":", what);
+	put_str(f, name);
+	fputs("}}", f);
+	f = event(s, 'M', tid);
+	fprintf(f, ",\"name\":\"%s_sort_index\",\"args\":{\"sort_index\":%u}}",
+		tid >= 0 ? "thread" : "process", sort);
+}
+
+/* ---- a simulator's process ---------------------------------------------------------------- */
+
+void sim_trace_attach(struct ilab_sim *s)
+{
+	struct ilab_trace *t = trace_next;
+	char name[TRACE_LABEL_MAX + 16];
+
+	if (!t)
+		return;
+	s->trace_cpu_named = calloc(s->nr_cpus, 1);
+	if (!s->trace_cpu_named)
+		return; /* not traced: the run itself goes on */
+	s->trace = t;
+	s->trace_pid = ++t->next_pid;
+	if (t->label_uses++)
+		snprintf(name, sizeof(name), "%s (%u)", t->label, t->label_uses);
+	else
+		snprintf(name, sizeof(name), "%s", t->label[0] ? t->label : "simulation");
+	metadata(s, -1, "process_name", name, s->trace_pid);
+}
+
+void sim_trace_detach(struct ilab_sim *s)
+{
+	for (unsigned i = 0; i < s->nr_trace_tracks; i++)
+		free(s->trace_tracks[i]);
+	free(s->trace_tracks);
+	free(s->trace_cpu_named);
+	s->trace_tracks = NULL;
+	s->trace_cpu_named = NULL;
+	s->nr_trace_tracks = 0;
+	s->trace = NULL;
+}
+
+void ilab_sim_trace_end(struct ilab_sim *s)
+{
+	FILE *o;
+
+	if (!s || !s->trace)
+		return;
+	if (s->cur->pc.t <= s->trace->limit_ns) {
+		o = event(s, 'i', -1);
+		put_us(o, "ts", s->cur->pc.t);
+		fputs(",\"s\":\"p\",\"name\":\"statistics\"}", o);
+	}
+	s->trace = NULL; /* the rest stays until sim_trace_detach */
+}
+
+/* A CPU's track is named on its first event: idle CPUs get none. */
+static int cpu_track(struct ilab_sim *s, int cpu)
+{
+	char name[48];
+
+	if (!s->trace_cpu_named[cpu]) {
+		s->trace_cpu_named[cpu] = 1;
+		snprintf(name, sizeof(name), "cpu %d (node %d)", cpu, s->cpu_node[cpu]);
+		metadata(s, cpu, "thread_name", name, (unsigned)cpu);
+	}
+	return cpu;
+}
+
+/* ---- CPUs: the breakdown's scopes (prof.c calls these for the scopes it records) ------------ */
+
+void sim_trace_enter(struct ilab_sim *s, struct sim_fiber *f, int id)
+{
+	FILE *o;
+
+	if (f->pc.t > s->trace->limit_ns || f->prof_depth >= 32)
+		return;
+	o = event(s, 'B', cpu_track(s, f->pc.cpu));
+	put_us(o, "ts", f->pc.t);
+	fprintf(o, ",\"name\":\"%s\"}", sim_prof_scope_name(id));
+	f->trace_open |= 1u << f->prof_depth;
+}
+
+/* f->prof_depth is already the depth of the scope left. */
+void sim_trace_leave(struct ilab_sim *s, struct sim_fiber *f)
+{
+	uint32_t bit = f->prof_depth < 32 ? 1u << f->prof_depth : 0;
+	FILE *o;
+
+	if (!(f->trace_open & bit))
+		return;
+	f->trace_open &= ~bit;
+	o = event(s, 'E', f->pc.cpu);
+	put_us(o, "ts", f->pc.t);
+	fputc('}', o);
+}
+
+/* ---- models: named tracks, slices, counters ----------------------------------------------- */
+
+static struct ilab_sim *tracing_sim(void)
+{
+	struct ilab_sim *s = sim_active;
+
+	return s && s->trace && plat_sim_cur ? s : NULL;
+}
+
+bool ilab_sim_tracing(void)
+{
+	return tracing_sim() != NULL;
+}
+
+int ilab_sim_trace_track(const char *name)
+{
+	struct ilab_sim *s = tracing_sim();
+	char **v;
+	unsigned k;
+
+	if (!s || !name)
+		return -1;
+	for (k = 0; k < s->nr_trace_tracks; k++)
+		if (!strcmp(s->trace_tracks[k], name))
+			return (int)(s->nr_cpus + k);
+	v = realloc(s->trace_tracks, (k + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	s->trace_tracks = v;
+	v[k] = strdup(name);
+	if (!v[k])
+		return -1;
+	s->nr_trace_tracks++;
+	metadata(s, (int)(s->nr_cpus + k), "thread_name", name, s->nr_cpus + k);
+	return (int)(s->nr_cpus + k);
+}
+
+void ilab_sim_trace_slice(int track, const char *name, uint64_t start_ns, uint64_t dur_ns,
+			  const char *arg_key, int64_t arg)
+{
+	struct ilab_sim *s = tracing_sim();
+	FILE *o;
+
+	if (!s || track < 0 || start_ns > s->trace->limit_ns)
+		return;
+	o = event(s, 'X', track);
+	put_us(o, "ts", start_ns);
+	put_us(o, "dur", dur_ns);
+	fputs(",\"name\":", o);
+	put_str(o, name);
+	if (arg_key)
+		fprintf(o, ",\"args\":{\"%s\":%" PRId64 "}", arg_key, arg);
+	fputc('}', o);
+}
+
+static void counter_at(struct ilab_sim *s, uint64_t ts, const char *name, const char *key,
+		       int64_t value)
+{
+	FILE *o;
+
+	if (ts > s->trace->limit_ns)
+		return;
+	o = event(s, 'C', -1);
+	put_us(o, "ts", ts);
+	fputs(",\"name\":", o);
+	put_str(o, name);
+	fprintf(o, ",\"args\":{\"%s\":%" PRId64 "}}", key, value);
+}
+
+void ilab_sim_trace_counter(const char *name, const char *key, int64_t value)
+{
+	struct ilab_sim *s = tracing_sim();
+
+	if (s)
+		counter_at(s, plat_sim_cur->t, name, key, value);
+}
+
+/* plat_count_fn while a traced simulator is active: kernel-side code's counters (plat.h). */
+void sim_trace_count(int what, int64_t delta)
+{
+	static const char *const names[PLAT_COUNT_NR] = {
+		[PLAT_COUNT_FQ_DEPTH] = "flush queue",
+	};
+	struct ilab_sim *s = tracing_sim();
+
+	if (!s || what < 0 || what >= PLAT_COUNT_NR)
+		return;
+	s->trace_count[what] += delta;
+	counter_at(s, plat_sim_cur->t, names[what], "entries", s->trace_count[what]);
+}
