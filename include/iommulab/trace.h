@@ -11,8 +11,9 @@
  *   ilab_trace_close(t, err, sizeof(err));
  *
  * Events are written as they happen through a buffered stream, so a long run holds none of
- * them in memory; limit_ns ends the window: nothing that starts later than that many ns of a
- * simulator's virtual time is written (slices open at that point are still closed).
+ * them in memory; limit_ns ends the window: nothing that starts more than that many ns of
+ * virtual time after a simulator first started CPU threads is written (slices open at that
+ * point are still closed; the set-up before the threads is written whole).
  */
 #ifndef IOMMULAB_TRACE_H
 #define IOMMULAB_TRACE_H

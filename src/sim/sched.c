@@ -590,6 +590,7 @@ int ilab_sim_run_threads(unsigned n, const int *cpus, plat_thread_fn fn, void *a
 	err = check_cpus(s, n, cpus);
 	if (err)
 		return err;
+	sim_trace_threads(s, cur->pc.t); /* the trace's window opens with the first threads */
 	join.left = n;
 	join.end = cur->pc.t;
 	join.waiter = cur;

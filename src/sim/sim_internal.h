@@ -253,6 +253,8 @@ struct ilab_sim {
 	/* the timeline trace (trace.c): NULL when not traced */
 	struct ilab_trace *trace;
 	unsigned trace_pid;
+	bool trace_window;              /* CPU threads have started: trace_end_ns is set */
+	uint64_t trace_end_ns;          /* nothing that starts later is written */
 	unsigned char *trace_cpu_named; /* nr_cpus: its track has its name */
 	char **trace_tracks;            /* named tracks (tid nr_cpus + k) */
 	unsigned nr_trace_tracks;
@@ -314,6 +316,7 @@ const char *sim_prof_scope_name(int id);
 /* trace.c */
 void sim_trace_attach(struct ilab_sim *s);
 void sim_trace_detach(struct ilab_sim *s);
+void sim_trace_threads(struct ilab_sim *s, uint64_t now);
 void sim_trace_enter(struct ilab_sim *s, struct sim_fiber *f, int id);
 void sim_trace_leave(struct ilab_sim *s, struct sim_fiber *f);
 void sim_trace_count(int what, int64_t delta);

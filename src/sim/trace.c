@@ -12,8 +12,10 @@
  * (fibers run ahead within the lookahead), which both viewers accept: they sort.
  *
  * Memory: nothing is kept per event. The stream is a stdio FILE with a 1 MiB buffer; the
- * window (limit_ns) bounds the file: an event that starts past it is not written, except the
- * E of a B that was (the bit of its depth in the fiber's trace_open), so every slice is closed.
+ * window (limit_ns) bounds the file. It opens when a simulator first starts CPU threads (the
+ * set-up before, a few hundred events, is written whole: its virtual time says nothing about
+ * the workload) and an event that starts past its end is not written, except the E of a B
+ * that was (the bit of its depth in the fiber's trace_open), so every slice is closed.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -166,11 +168,21 @@ void sim_trace_attach(struct ilab_sim *s)
 		return; /* not traced: the run itself goes on */
 	s->trace = t;
 	s->trace_pid = ++t->next_pid;
+	s->trace_end_ns = UINT64_MAX; /* the set-up is written whole (sim_trace_threads) */
 	if (t->label_uses++)
 		snprintf(name, sizeof(name), "%s (%u)", t->label, t->label_uses);
 	else
 		snprintf(name, sizeof(name), "%s", t->label[0] ? t->label : "simulation");
 	metadata(s, -1, "process_name", name, s->trace_pid);
+}
+
+/* The first simulated CPU threads start: the window (limit_ns) opens now. */
+void sim_trace_threads(struct ilab_sim *s, uint64_t now)
+{
+	if (s->trace && !s->trace_window && s->trace->limit_ns != UINT64_MAX) {
+		s->trace_window = true;
+		s->trace_end_ns = now + s->trace->limit_ns;
+	}
 }
 
 void sim_trace_detach(struct ilab_sim *s)
@@ -191,7 +203,7 @@ void ilab_sim_trace_end(struct ilab_sim *s)
 
 	if (!s || !s->trace)
 		return;
-	if (s->cur->pc.t <= s->trace->limit_ns) {
+	if (s->cur->pc.t <= s->trace_end_ns) {
 		o = event(s, 'i', -1);
 		put_us(o, "ts", s->cur->pc.t);
 		fputs(",\"s\":\"p\",\"name\":\"statistics\"}", o);
@@ -218,7 +230,7 @@ void sim_trace_enter(struct ilab_sim *s, struct sim_fiber *f, int id)
 {
 	FILE *o;
 
-	if (f->pc.t > s->trace->limit_ns || f->prof_depth >= 32)
+	if (f->pc.t > s->trace_end_ns || f->prof_depth >= 32)
 		return;
 	o = event(s, 'B', cpu_track(s, f->pc.cpu));
 	put_us(o, "ts", f->pc.t);
@@ -283,7 +295,7 @@ void ilab_sim_trace_slice(int track, const char *name, uint64_t start_ns, uint64
 	struct ilab_sim *s = tracing_sim();
 	FILE *o;
 
-	if (!s || track < 0 || start_ns > s->trace->limit_ns)
+	if (!s || track < 0 || start_ns > s->trace_end_ns)
 		return;
 	o = event(s, 'X', track);
 	put_us(o, "ts", start_ns);
@@ -300,7 +312,7 @@ static void counter_at(struct ilab_sim *s, uint64_t ts, const char *name, const 
 {
 	FILE *o;
 
-	if (ts > s->trace->limit_ns)
+	if (ts > s->trace_end_ns)
 		return;
 	o = event(s, 'C', -1);
 	put_us(o, "ts", ts);

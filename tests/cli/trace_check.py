@@ -18,7 +18,8 @@ It checks, for every process (one simulator):
     by_opcode; model.descriptors);
     (--no-commands: not this, for workloads that clear the unit's statistics after a
     warm-up, as seed 000's cmdsync does);
-  - with --limit-us N: no event but an E starts after N us.
+  - with --limit-us N: no event but an E starts more than N us after the first B (the
+    window opens when the CPU threads start, at or before their first slice).
 Every mismatch is printed; the exit status is 1 if there was any.
 """
 import json
@@ -219,11 +220,18 @@ def main():
     events = load_events(trace)
     procs = by_process(events)
     if limit is not None:
-        for e in events:
-            if e["ph"] not in ("M", "E") and e["ts"] > limit:
-                bad("%s event at %s us, past the window of %s us" % (e["ph"], e["ts"], limit))
         for pid, p in procs.items():
             cpu_slices(p, "pid %d" % pid)
+            # the window opens when the CPU threads start: at the latest, the first B
+            begins = [e["ts"] for e in p["events"] if e["ph"] == "B"]
+            if not begins:
+                bad("pid %d: no CPU slice in the window" % pid)
+                continue
+            end = min(begins) + limit
+            for e in p["events"]:
+                if e["ph"] != "E" and e["ts"] > end:
+                    bad("pid %d: %s event at %s us, past the window's end %s us" %
+                        (pid, e["ph"], e["ts"], end))
         print("trace_check: %d events, %d processes, window %s us" %
               (len(events), len(procs), limit))
         return 1 if errors else 0
