@@ -13,7 +13,7 @@
  *
  * Memory: nothing is kept per event. The stream is a stdio FILE with a 1 MiB buffer; the
  * window (limit_ns) bounds the file. It opens when a simulator first starts CPU threads (the
- * set-up before, a few hundred events, is written whole: its virtual time says nothing about
+ * set-up before, a few dozen events, is written whole: its virtual time says nothing about
  * the workload) and an event that starts past its end is not written, except the E of a B
  * that was (the bit of its depth in the fiber's trace_open), so every slice is closed.
  */
