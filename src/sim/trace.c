@@ -56,8 +56,7 @@ int ilab_trace_open(const char *path, uint64_t limit_ns, struct ilab_trace **out
 	if (t)
 		t->buf = malloc(TRACE_BUF_BYTES);
 	if (!t || !t->buf) {
-		if (t)
-			free(t);
+		free(t);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
