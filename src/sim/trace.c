@@ -85,7 +85,9 @@ int ilab_trace_close(struct ilab_trace *t, char *err, size_t errlen)
 	if (trace_next == t)
 		trace_next = NULL;
 	fputs("\n]}\n", t->f);
-	if (ferror(t->f) | (fclose(t->f) != 0)) {
+	if (ferror(t->f))
+		rc = -EIO;
+	if (fclose(t->f) != 0 || rc) {
 		snprintf(err, errlen, "%s: write failed", t->path);
 		rc = -EIO;
 	}
