@@ -90,6 +90,7 @@ static void print_help(FILE *f)
 		"  --trace FILE      write every case's simulation to FILE as one Chrome/Perfetto\n"
 		"                    JSON trace, a process per case (docs/trace.md)\n"
 		"  --trace-limit-us N  only the first N simulated microseconds of each case\n"
+		"                    after its CPU threads start (its set-up is always written)\n"
 		"  --profile P       run every scenario on profile P (a name or a file) instead of\n"
 		"                    its own. P must describe the same machine (topology): a named\n"
 		"                    scenario of another machine is refused (exit 2); with none\n"
