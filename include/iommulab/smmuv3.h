@@ -163,6 +163,14 @@ struct smmu_config {
     /* IDR1.ATTR_PERMS_OVR: STE.PRIVCFG/INSTCFG override the incoming attributes. false: the
      * fields are RES0 and ignored (§5.2). Default true. */
     bool attr_perms_ovr;
+    /* NVIDIA Tegra241 CMDQV (tegra241_cmdqv.h): 0 = none. Otherwise the VCMDQs, a power of two
+     * 2..128 (PARAM.NUM_VCMDQ_LOG2), shared out to cmdqv_vintfs VINTFs (a power of two 1..64,
+     * at most cmdqv_vcmdqs). Not with ECMDQs. The VCMDQs are consumed with SMMU_CMDQ by the
+     * serial consumer, queue indexes 1 + n. */
+    unsigned cmdqv_vcmdqs;
+    unsigned cmdqv_vintfs;
+    /* VINTF_CONFIG.HYP_OWN wired to 0, as a guest sees the CMDQV. */
+    bool cmdqv_guest;
 };
 
 /* A sensible SMMUv3.2-like configuration (MMU-600/700 class): 16-bit SIDs, 20-bit SSIDs,
@@ -175,6 +183,7 @@ enum smmu_irq_line {
     SMMU_IRQ_GERROR = 1,
     SMMU_IRQ_CMD_SYNC = 2,
     SMMU_IRQ_SEV = 3, /* CMD_SYNC with CS=SEV: a WFE wake-up event */
+    SMMU_IRQ_CMDQV = 4, /* a VCMDQ error of a VINTF whose VI_INT_MASK bit is clear */
 };
 
 struct smmu_host_ops {
@@ -198,7 +207,7 @@ struct smmu_host_ops {
     void (*atc_inv)(void *ctx, uint32_t sid, uint32_t ssid, bool ssv, uint64_t addr,
                     unsigned size_log2, bool global);
     /* Optional: the command processor starts executing a command of queue `queue` (0 =
-     * SMMU_CMDQ, 1 + n = ECMDQ n), its entry read, before any of its effects. Called right
+     * SMMU_CMDQ, 1 + n = ECMDQ or VCMDQ n), its entry read, before any of its effects. Called right
      * after the "cmd" trace point, which does not say the queue. */
     void (*cmd_exec)(void *ctx, unsigned queue, uint64_t d0, uint64_t d1);
     /* Optional: that command has executed without error, before CONS moves past it.
@@ -250,6 +259,9 @@ uint64_t smmu_mmio_size(const struct smmu *s);
 /* Offset of ECMDQ `n`'s register group (its BASE) in the window, as software finds it through
  * IDR6 and CMDQ_CONTROL_PAGE_BASE; 0 when n >= cfg.ecmdq_count. */
 uint64_t smmu_ecmdq_offset(const struct smmu *s, unsigned n);
+/* Offset of the Tegra241 CMDQV window (tegra241_cmdqv.h) in the register window, 0 without a
+ * CMDQV. It takes the place of the ECMDQ control pages (an SMMU has one or the other here). */
+uint64_t smmu_cmdqv_offset(const struct smmu *s);
 
 /* ---- Translation ----------------------------------------------------------------------------- */
 struct smmu_txn_req {
@@ -342,7 +354,8 @@ struct smmu_stats {
 
 void smmu_get_stats(struct smmu *s, struct smmu_stats *out);
 int smmu_get_cache_stats(struct smmu *s, enum smmu_cache_id id, struct smmu_cache_stats *out);
-/* Command queues: index 0 is SMMU_CMDQ; ECMDQ n is index 1 + n (count = 1 + ecmdq_count). */
+/* Command queues: index 0 is SMMU_CMDQ; ECMDQ n (or VCMDQ n) is index 1 + n (count = 1 +
+ * ecmdq_count + cmdqv_vcmdqs). */
 unsigned smmu_cmdq_count(const struct smmu *s);
 int smmu_get_cmdq_stats(struct smmu *s, unsigned queue, struct smmu_queue_stats *out);
 void smmu_clear_stats(struct smmu *s);

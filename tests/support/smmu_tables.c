@@ -115,7 +115,7 @@ static void host_msi(void *ctx, uint64_t addr, uint32_t data)
 static void host_irq(void *ctx, enum smmu_irq_line line)
 {
     struct smt_mem *m = ctx;
-    if ((unsigned)line < 4)
+    if ((unsigned)line < 8)
         m->nirq[line]++;
 }
 

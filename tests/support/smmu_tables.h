@@ -108,7 +108,7 @@ struct smt_mem {
     unsigned nmsi;
     uint64_t msi_addr[64];
     uint32_t msi_data[64];
-    unsigned nirq[4];
+    unsigned nirq[8];
     uint64_t reads, writes;
 };
 

@@ -13,6 +13,8 @@ static bool q_enabled(const struct smmu *s, const struct smmu_cmdq *q)
 {
     if (q->kind == CMDQ_KIND_MAIN)
         return s->cr0 & CR0_CMDQEN;
+    if (q->kind == CMDQ_KIND_VCMDQ)
+        return smmu_vcmdq_enabled(s, q);
     return (atomic_load_explicit(&q->prod, memory_order_relaxed) & ECMDQ_PROD_EN) &&
            (atomic_load_explicit(&q->cons, memory_order_relaxed) & ECMDQ_CONS_ENACK);
 }
@@ -21,6 +23,8 @@ static bool q_error_active(const struct smmu *s, const struct smmu_cmdq *q)
 {
     if (q->kind == CMDQ_KIND_MAIN)
         return (s->gerror ^ s->gerrorn) & GERROR_CMDQ_ERR;
+    if (q->kind == CMDQ_KIND_VCMDQ)
+        return smmu_vcmdq_error_active(s, q);
     /* Also stops on a mismatch software made itself: CONSTRAINED UNPREDICTABLE (§3.5.6.3),
      * and not consuming is one of the permitted behaviours. */
     uint32_t p = atomic_load_explicit(&q->prod, memory_order_acquire);
@@ -30,6 +34,14 @@ static bool q_error_active(const struct smmu *s, const struct smmu_cmdq *q)
 
 static void q_raise_error(struct smmu *s, struct smmu_cmdq *q, unsigned code)
 {
+    if (q->kind == CMDQ_KIND_VCMDQ) { /* its own CONS.ERR and GERROR (cmdqv.c) */
+        if (code == CERROR_ABT)
+            q->st.cerror_abt++;
+        else
+            q->st.cerror_ill++;
+        smmu_vcmdq_raise(s, q, code, 0x1 /* VCMDQ GERROR.CMDQ_ERR */);
+        return;
+    }
     uint32_t c = atomic_load_explicit(&q->cons, memory_order_relaxed);
     if (q->kind == CMDQ_KIND_MAIN)
         c = (c & ~CMDQ_CONS_ERR_MASK) | ((uint32_t)code << CMDQ_CONS_ERR_SHIFT);
@@ -49,7 +61,7 @@ static void q_raise_error(struct smmu *s, struct smmu_cmdq *q, unsigned code)
 
 bool smmu_ecmdq_any_enabled(const struct smmu *s)
 {
-    for (unsigned i = 1; i < s->ncmdq; i++)
+    for (unsigned i = 1; i <= s->cfg.ecmdq_count; i++)
         if ((atomic_load_explicit(&s->cmdq[i].prod, memory_order_relaxed) & ECMDQ_PROD_EN) ||
             (atomic_load_explicit(&s->cmdq[i].cons, memory_order_relaxed) & ECMDQ_CONS_ENACK))
             return true;
@@ -67,10 +79,11 @@ void smmu_cmdq_reset(struct smmu *s)
     const uint8_t emax = s->cfg.ecmdq_log2size_max ? s->cfg.ecmdq_log2size_max : s->cfg.cmdqs;
     for (unsigned i = 0; i < s->ncmdq; i++) {
         struct smmu_cmdq *q = &s->cmdq[i];
-        q->kind = i ? CMDQ_KIND_ECMDQ : CMDQ_KIND_MAIN;
+        q->kind = !i ? CMDQ_KIND_MAIN : i <= s->cfg.ecmdq_count ? CMDQ_KIND_ECMDQ : CMDQ_KIND_VCMDQ;
         q->index = i;
         q->base = 0;
-        q->max_log2 = i ? emax : s->cfg.cmdqs;
+        /* A VCMDQ's LOG2SIZE above 19 never gets enabled (cmdqv.c). */
+        q->max_log2 = !i ? s->cfg.cmdqs : q->kind == CMDQ_KIND_ECMDQ ? emax : 19;
         /* ECMDQ: EN, ERRACK, ENACK, ERR reset to 0; WR, RD, ERR_REASON, BASE are UNKNOWN at
          * reset (§6.3.107-109): this model picks 0. */
         atomic_store(&q->prod, 0);
@@ -345,9 +358,14 @@ static unsigned consume(struct smmu *s, struct smmu_cmdq *q, unsigned max)
             break;
         const unsigned log2 = q_log2(q);
         const uint32_t m = (2u << log2) - 1; /* index + wrap bit */
-        const uint32_t prod = atomic_load_explicit(&q->prod, memory_order_acquire) & m;
+        const uint32_t rawprod = atomic_load_explicit(&q->prod, memory_order_acquire);
+        const uint32_t prod = rawprod & m;
         const uint32_t consv = atomic_load_explicit(&q->cons, memory_order_relaxed);
         const uint32_t c = consv & m;
+        if (q->kind == CMDQ_KIND_VCMDQ && smmu_vcmdq_prod_bad(q, log2, rawprod, c)) {
+            q_raise_error(s, q, 4 /* CERROR_ILL_ACCESS */);
+            break;
+        }
         if (prod == c)
             break;
         const bool was_full = (prod ^ c) == (1u << log2);
@@ -363,7 +381,9 @@ static unsigned consume(struct smmu *s, struct smmu_cmdq *q, unsigned max)
         if (s->ops.cmd_exec)
             s->ops.cmd_exec(s->ctx, q->index, d0, d1);
         uint32_t dropped = 0;
-        int err = exec_cmd(s, q, d0, d1, &dropped);
+        int err = q->kind == CMDQ_KIND_VCMDQ ? (int)smmu_vcmdq_check_cmd(s, q, d0) : 0;
+        if (!err)
+            err = exec_cmd(s, q, d0, d1, &dropped);
         if (err) {
             q_raise_error(s, q, (unsigned)err);
             break;
@@ -375,6 +395,8 @@ static unsigned consume(struct smmu *s, struct smmu_cmdq *q, unsigned max)
          * the queue is enabled, and every writer holds the model lock. */
         uint32_t nc = ((c + 1) & m) | (consv & ~Q_IDX_MASK);
         atomic_store_explicit(&q->cons, nc, memory_order_release);
+        if (q->kind == CMDQ_KIND_VCMDQ)
+            smmu_vcmdq_cons_written(s, q);
         q->st.commands++;
         q->st.by_opcode[d0 & 0xFF]++;
         n++;

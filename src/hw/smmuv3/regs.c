@@ -1,5 +1,6 @@
 /* regs.c — the SMMUv3 register file: ID registers from the config, reset values, MMIO decode and
  * the access rules of each register (IHI 0070 chapter 6). Not the queues' processing logic. */
+#include "iommulab/tegra241_cmdqv.h"
 #include "smmuv3_internal.h"
 
 static uint32_t oas_encoding(unsigned bits)
@@ -46,6 +47,9 @@ void smmu_regs_compute_idr(struct smmu *s)
         s->idr6 = ((uint32_t)s->ecmdq_log2nump << 24) | ((uint32_t)s->ecmdq_log2numq << 16);
         s->mmio_size = SMMU_ECMDQ_CP_OFFSET + ((uint64_t)SMMU_ECMDQ_CP_SIZE << s->ecmdq_log2nump);
     }
+    /* The Tegra241 CMDQV window takes the ECMDQ control pages' place (cmdqv.c). */
+    if (c->cmdqv_vcmdqs)
+        s->mmio_size = SMMU_ECMDQ_CP_OFFSET + CMDQV_WINDOW_SIZE(c->cmdqv_vintfs);
     s->idr[2] = 0;
     /* IDR3 (§6.3.4): HAD bit 2, FWB bit 8, RIL bit 10, BBML [12:11], E0PD bit 13. From v3.2
      * FWB is 1 and BBML is level 1 or 2: the model never raises a TLB conflict (an overlapping
@@ -80,6 +84,7 @@ void smmu_regs_reset(struct smmu *s)
     s->eventq_irq_cfg0 = 0;
     s->eventq_irq_cfg1 = s->eventq_irq_cfg2 = 0;
     smmu_cmdq_reset(s);
+    smmu_cmdqv_reset(s);
 }
 
 static inline uint32_t lo32(uint64_t v) { return (uint32_t)v; }
@@ -102,7 +107,7 @@ static inline void set_half(uint64_t *r, bool high, uint32_t v, uint64_t mask)
  * apart, and queue i of page p is ECMDQ p * 2^LOG2NUMQ + i (model index 1 + that). */
 static struct smmu_cmdq *ecmdq_at(struct smmu *s, uint64_t off, unsigned *reg)
 {
-    if (s->ncmdq < 2 || off < SMMU_ECMDQ_CP_OFFSET || off >= s->mmio_size)
+    if (!s->cfg.ecmdq_count || off < SMMU_ECMDQ_CP_OFFSET || off >= s->mmio_size)
         return NULL;
     uint64_t rel = off - SMMU_ECMDQ_CP_OFFSET;
     unsigned page = (unsigned)(rel >> 16);
@@ -221,6 +226,8 @@ static uint32_t read32(struct smmu *s, uint64_t off)
 {
     const bool msi = s->cfg.msi;
     unsigned ereg;
+    if (smmu_cmdqv_window(s, off))
+        return smmu_cmdqv_read(s, off);
     struct smmu_cmdq *eq = ecmdq_at(s, off, &ereg);
     if (eq)
         return ecmdq_read(eq, ereg);
@@ -272,6 +279,10 @@ static void write32(struct smmu *s, uint64_t off, uint32_t v)
     const bool smmuen = s->cr0 & CR0_SMMUEN;
     const bool msi = s->cfg.msi;
     unsigned ereg;
+    if (smmu_cmdqv_window(s, off)) {
+        smmu_cmdqv_write(s, off, v);
+        return;
+    }
     struct smmu_cmdq *eq = ecmdq_at(s, off, &ereg);
     if (eq) {
         ecmdq_write(s, eq, ereg, v);
@@ -391,6 +402,10 @@ uint64_t smmu_mmio_read(struct smmu *s, uint64_t off, unsigned size)
     if (size == 4 && (eq = ecmdq_at(s, off, &ereg)) &&
         (ereg == SMMU_ECMDQ_REG_PROD || ereg == SMMU_ECMDQ_REG_CONS))
         return ecmdq_read(eq, ereg); /* polled by drivers: lock-free like CMDQ_CONS */
+    if (size == 4 && (eq = smmu_cmdqv_vcmdq_at(s, off, &ereg)) &&
+        (ereg == VCMDQ_PROD || ereg == VCMDQ_CONS))
+        return ereg == VCMDQ_PROD ? atomic_load_explicit(&eq->prod, memory_order_acquire)
+                                  : atomic_load_explicit(&eq->cons, memory_order_acquire);
     smmu_lock(s);
     uint64_t v = read32(s, off);
     if (size == 8)
@@ -416,6 +431,12 @@ void smmu_mmio_write(struct smmu *s, uint64_t off, uint64_t value, unsigned size
         atomic_store_explicit(&eq->prod,
                               (uint32_t)value & ((uint32_t)(ECMDQ_PROD_EN | ECMDQ_PROD_ERRACK) | Q_IDX_MASK),
                               memory_order_release);
+        smmu_cmdq_kick(s, eq->index);
+        return;
+    }
+    /* A VCMDQ's PROD (either aperture) is the same lock-free store. */
+    if (size == 4 && (eq = smmu_cmdqv_vcmdq_at(s, off, &ereg)) && ereg == VCMDQ_PROD) {
+        atomic_store_explicit(&eq->prod, (uint32_t)value & Q_IDX_MASK, memory_order_release);
         smmu_cmdq_kick(s, eq->index);
         return;
     }

@@ -102,6 +102,15 @@ static const char *validate(const struct smmu_config *c, const struct smmu_host_
         if (!c->msi || !c->coherent)
             return "ecmdq_count needs msi and coherent (IDR1.ECMDQ implies MSI and COHACC)";
     }
+    if (c->cmdqv_vcmdqs || c->cmdqv_vintfs) {
+        if (c->cmdqv_vcmdqs > 128 || (c->cmdqv_vcmdqs & (c->cmdqv_vcmdqs - 1)) || !c->cmdqv_vcmdqs)
+            return "cmdqv_vcmdqs must be 0 or a power of two <= 128 (PARAM.NUM_VCMDQ_LOG2)";
+        if (!c->cmdqv_vintfs || c->cmdqv_vintfs > 64 || (c->cmdqv_vintfs & (c->cmdqv_vintfs - 1)) ||
+            c->cmdqv_vintfs > c->cmdqv_vcmdqs)
+            return "cmdqv_vintfs must be a power of two <= 64 and <= cmdqv_vcmdqs";
+        if (c->ecmdq_count)
+            return "cmdqv_vcmdqs and ecmdq_count: an SMMU here has ECMDQs or a CMDQV, not both";
+    }
     if ((why = id_consistency(c)))
         return why;
     if (c->ecmdq_log2size_max > c->cmdqs)
@@ -126,6 +135,7 @@ static void free_all(struct smmu *s)
     smmu_tcache_fini(&s->tlb);
     for (int l = 0; l < 3; l++)
         smmu_tcache_fini(&s->walk[l]);
+    smmu_cmdqv_fini(s);
     free(s->cmdq);
     free(s->rr_active);
     free((void *)s->pending);
@@ -159,13 +169,15 @@ int smmu_create(struct smmu **out, const struct smmu_config *cfg, const struct s
         rc = -ENOMEM;
     if (!rc && s->cd_c.lines && !(s->cd_e = calloc(s->cd_c.lines, sizeof(*s->cd_e))))
         rc = -ENOMEM;
-    s->ncmdq = 1 + cfg->ecmdq_count;
+    s->ncmdq = 1 + cfg->ecmdq_count + cfg->cmdqv_vcmdqs;
     s->npending = (s->ncmdq + 63) / 64;
     if (!rc && (!(s->cmdq = calloc(s->ncmdq, sizeof(*s->cmdq))) ||
                 !(s->rr_active = calloc(s->ncmdq, sizeof(*s->rr_active))) ||
                 !(s->pending = calloc(s->npending, sizeof(*s->pending))) ||
                 !(s->pending_taken = calloc(s->npending, sizeof(*s->pending_taken)))))
         rc = -ENOMEM;
+    if (!rc)
+        rc = smmu_cmdqv_init(s);
     if (rc) {
         free_all(s);
         if (err_msg)

@@ -219,6 +219,7 @@ struct smmu_inv {       /* what a TLBI command selects */
 enum smmu_cmdq_kind {
     CMDQ_KIND_MAIN = 0, /* SMMU_CMDQ: CR0.CMDQEN, GERROR.CMDQ_ERR, CONS.ERR [30:24] */
     CMDQ_KIND_ECMDQ,    /* PROD.EN/CONS.ENACK, CONS.ERR vs PROD.ERRACK, ERR_REASON [26:24] */
+    CMDQ_KIND_VCMDQ,    /* Tegra241 CMDQV (cmdqv.c): CONFIG/STATUS, its own GERROR/GERRORN */
 };
 
 struct smmu_cmdq {
@@ -229,6 +230,23 @@ struct smmu_cmdq {
     _Atomic uint32_t cons;       /* main: RD | ERR << 24; ECMDQ: RD | ERR | REASON | ENACK */
     uint8_t max_log2;            /* IDR1.CMDQS (ECMDQ: or the implementation's lower cap) */
     struct smmu_queue_stats st;
+};
+
+/* ---- Tegra241 CMDQV (cmdqv.c) ---------------------------------------------------------------- */
+struct smmu_vcmdq {             /* what a VCMDQ has beyond the queue object (cmdq[1 + n]) */
+    uint32_t config, status, gerror, gerrorn, alloc;
+    uint64_t cons_indx_base;
+};
+
+struct smmu_cmdqv {
+    unsigned nvcmdq, nvintf, log2q, log2vi;
+    uint32_t config;             /* global CONFIG; STATUS.ENABLED follows EN */
+    uint32_t vi_int_mask[2];
+    uint32_t vintf_config[64], vintf_status[64];
+    struct smmu_vcmdq *vq;       /* nvcmdq */
+    /* (VINTF, logical index) -> 1 + VCMDQ, 0 = none: rebuilt under the model lock when an
+     * ALLOC register changes, read lock-free by the PROD/CONS fast path. */
+    _Atomic uint16_t *lmap;      /* nvintf * 128 */
 };
 
 /* ---- the model ------------------------------------------------------------------------------- */
@@ -282,6 +300,8 @@ struct smmu {
     uint32_t last_sid, last_ssid;
     bool last_ssv;
     const struct smmu_ctx *last_ctx;
+
+    struct smmu_cmdqv *cmdqv;    /* NULL without cfg.cmdqv_vcmdqs */
 
     struct smmu_stats st;
 };
@@ -441,5 +461,26 @@ void smmu_atc_inv_cmd(struct smmu *s, uint64_t d0, uint64_t d1);
 void smmu_cmdq_reset(struct smmu *s);
 void smmu_cmdq_kick(struct smmu *s, unsigned queue); /* after a PROD write of cmdq[queue] */
 bool smmu_ecmdq_any_enabled(const struct smmu *s);
+
+/* cmdqv.c */
+int smmu_cmdqv_init(struct smmu *s);
+void smmu_cmdqv_fini(struct smmu *s);
+void smmu_cmdqv_reset(struct smmu *s);
+/* A VCMDQ's register at window offset off (the CMDQV window, either aperture), or NULL; *reg
+ * is its offset in page0 (VCMDQ_*), or 0x1000 + its offset in page1. Lock-free. */
+struct smmu_cmdq *smmu_cmdqv_vcmdq_at(struct smmu *s, uint64_t off, unsigned *reg);
+bool smmu_cmdqv_window(const struct smmu *s, uint64_t off);
+uint32_t smmu_cmdqv_read(struct smmu *s, uint64_t off);
+void smmu_cmdqv_write(struct smmu *s, uint64_t off, uint32_t v);
+bool smmu_vcmdq_enabled(const struct smmu *s, const struct smmu_cmdq *q);
+bool smmu_vcmdq_error_active(const struct smmu *s, const struct smmu_cmdq *q);
+void smmu_vcmdq_raise(struct smmu *s, struct smmu_cmdq *q, unsigned code, uint32_t gerror_bit);
+/* Before executing d0 from VCMDQ q: CERROR_NONE, or the error it gives (a CMD_SYNC whose CS is
+ * not SIG_NONE; in a guest-owned VINTF, anything but TLBI_NH_ASID/VA, ATC_INV, CMD_SYNC). */
+unsigned smmu_vcmdq_check_cmd(const struct smmu *s, const struct smmu_cmdq *q, uint64_t d0);
+/* PROD outside the queue (bits above the wrap bit, or more entries than the queue holds). */
+bool smmu_vcmdq_prod_bad(const struct smmu_cmdq *q, unsigned log2, uint32_t prod, uint32_t cons);
+/* After CONS moved: its copy in memory when CONFIG.CONS_DRAM_EN. */
+void smmu_vcmdq_cons_written(struct smmu *s, struct smmu_cmdq *q);
 
 #endif
