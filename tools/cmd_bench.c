@@ -53,6 +53,9 @@ struct bench_opts {
 	 * CPU and the driver uses them (on) or only its main queue (off): an A/B of the driver
 	 * on the same hardware (the model's serial consumer takes only the queues with work either way) */
 	int ecmdq;
+	/* --cmdqv: -1 not given (the driver uses the profile's Tegra241 CMDQV if it has one, as
+	 * Linux does); 1 on (the profile must have one), 0 off (Linux's disable_cmdqv) */
+	int cmdqv;
 	unsigned lengths; /* which of -s, --duration-ms, --iterations were given (LEN_*) */
 };
 
@@ -126,6 +129,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "seed", required_argument, NULL, 'R' },
 		{ "iterations", required_argument, NULL, 'I' },
 		{ "ecmdq", required_argument, NULL, 'Q' },
+		{ "cmdqv", required_argument, NULL, 'V' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "breakdown", no_argument, NULL, 'B' },
 		{ "trace", required_argument, NULL, 'W' },
@@ -147,6 +151,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	o->engine = PLAT_ENGINE_NATIVE;
 	o->seed = 1;
 	o->ecmdq = -1;
+	o->cmdqv = -1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":t:s:n:b:d:x:g:m:jh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -267,6 +272,13 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 				return cli_usage_error("bench", "--ecmdq must be on or off, not '%s'",
 						       optarg);
 			break;
+		case 'V':
+			if (!strcmp(optarg, "on") || !strcmp(optarg, "off"))
+				o->cmdqv = !strcmp(optarg, "on");
+			else
+				return cli_usage_error("bench", "--cmdqv must be on or off, not '%s'",
+						       optarg);
+			break;
 		case 'T': o->topology = optarg; o->topology_set = true; break;
 		case 'S': NUM(opt, "--smmu", 0, 1023, o->smmu); break;
 		case 'D':
@@ -311,6 +323,12 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 				       "flush queue and its timer)");
 	if (o->lengths & (o->lengths - 1))
 		return cli_usage_error("bench", "give one of -s, --duration-ms and --iterations");
+	if (o->cmdqv >= 0 && o->engine != PLAT_ENGINE_SIM)
+		return cli_usage_error("bench", "--cmdqv needs --engine sim (the machine with a "
+				       "CMDQV is a profile's)");
+	if (o->cmdqv == 1 && o->ecmdq >= 0)
+		return cli_usage_error("bench", "--cmdqv on with --ecmdq: an SMMU has ECMDQs "
+				       "(SMMUv3.3) or a Tegra241 CMDQV, not both");
 	return 0;
 }
 
@@ -409,6 +427,8 @@ static void print_json(const struct bench_opts *o, const char *devname, unsigned
 		json_object_set_new(cfg, "iterations", jint(c->iterations));
 		json_object_set_new(cfg, "ecmdq", o->ecmdq < 0 ? json_string("none")
 							       : json_string(o->ecmdq ? "on" : "off"));
+		if (o->cmdqv >= 0) /* only when given: older outputs stay as they were */
+			json_object_set_new(cfg, "cmdqv", json_string(o->cmdqv ? "on" : "off"));
 		if (sim) {
 			json_object_set_new(cfg, "profile", json_string(prof->name));
 			json_object_set_new(cfg, "seed", jint(o->seed));
@@ -498,6 +518,11 @@ static int load_profile(struct bench_opts *o, struct ilab_profile *prof)
 			iommu_machine(o->iommu), o->iommu);
 		return CLI_EXIT_USAGE;
 	}
+	if (o->cmdqv == 1 && !prof->smmu_cmdqv_vcmdqs) {
+		fprintf(stderr, "%s bench: --cmdqv on: profile %s's SMMU has no Tegra241 CMDQV "
+			"(no smmu.cmdqv_vcmdqs; profiles/grace.yaml has one)\n", CLI_PROG, prof->name);
+		return CLI_EXIT_USAGE;
+	}
 	if (!o->topology_set)
 		o->topology = prof->topology;
 	return 0;
@@ -518,6 +543,10 @@ static int bench_up(struct bench_opts *o, const struct ilab_profile *prof,
 		 * CPU its own queue, or uses only its main queue */
 		.ecmdq_per_cpu = o->ecmdq >= 0,
 		.drv.ecmdq = o->ecmdq > 0 ? ILAB_SMMU_ECMDQ_ON : ILAB_SMMU_ECMDQ_OFF,
+		/* --cmdqv on|off: the machine's Tegra241 CMDQV used or not; not given: Linux's
+		 * default, used when the machine has one */
+		.drv.cmdqv = o->cmdqv < 0 ? ILAB_SMMU_CMDQV_AUTO
+			     : o->cmdqv ? ILAB_SMMU_CMDQV_ON : ILAB_SMMU_CMDQV_OFF,
 	};
 	char err[512];
 	int ret;

@@ -165,6 +165,10 @@ struct ilab_profile {
 	/* smmu.sync_waits_all_queues: a CMD_SYNC waits for the TLBIs of every queue, not only
 	 * its own (cross-queue coalescing); 0 (off) when the profile does not say. */
 	int smmu_sync_all_queues;
+	/* smmu.cmdqv_vcmdqs / smmu.cmdqv_vintfs: the SMMUs have an NVIDIA Tegra241 CMDQV with
+	 * this many VCMDQs (a power of two 1..128) shared out to this many VINTFs (1..64, at most
+	 * the VCMDQs); 0 when the profile does not say (no CMDQV). */
+	uint64_t smmu_cmdqv_vcmdqs, smmu_cmdqv_vintfs;
 
 	/* VT-d-side costs (profile vtd: section, required when iommu: vtd; docs/simulation.md
 	 * "VT-d costs"). The unit's memory accesses (descriptor fetches, the wait descriptor's

@@ -262,6 +262,11 @@ uint64_t smmu_ecmdq_offset(const struct smmu *s, unsigned n);
 /* Offset of the Tegra241 CMDQV window (tegra241_cmdqv.h) in the register window, 0 without a
  * CMDQV. It takes the place of the ECMDQ control pages (an SMMU has one or the other here). */
 uint64_t smmu_cmdqv_offset(const struct smmu *s);
+/* Offset of queue q's BASE register (0 SMMU_CMDQ_BASE, 1 + n that of ECMDQ or VCMDQ n, the
+ * direct aperture), and the queue whose PROD register is at `off` (-1: none). Lock-free; for
+ * hosts that watch PROD writes. */
+uint64_t smmu_cmdq_base_reg(const struct smmu *s, unsigned q);
+int smmu_cmdq_prod_reg_queue(struct smmu *s, uint64_t off);
 
 /* ---- Translation ----------------------------------------------------------------------------- */
 struct smmu_txn_req {

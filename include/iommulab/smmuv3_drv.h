@@ -33,6 +33,13 @@ enum ilab_smmu_ecmdq_mode {
 	ILAB_SMMU_ECMDQ_OFF,      /* main queue only, even if the SMMU has ECMDQs */
 };
 
+/* Whether to use an NVIDIA Tegra241 CMDQV (Linux 6.12 tegra241-cmdqv.c). */
+enum ilab_smmu_cmdqv_mode {
+	ILAB_SMMU_CMDQV_AUTO = 0, /* use it when firmware describes one (cmdqv_offset), else not */
+	ILAB_SMMU_CMDQV_ON,       /* use it; probe fails with -ENODEV when there is none */
+	ILAB_SMMU_CMDQV_OFF,      /* main queue only (Linux's disable_cmdqv / bypass_vcmdq) */
+};
+
 /* How commands are inserted into the main command queue (seed 001 was measured before 5.4). */
 enum ilab_smmu_cmdq_mode {
 	ILAB_SMMU_CMDQ_LOCKFREE = 0, /* Linux >= 5.4: lock-free multi-producer insertion (§5.4) */
@@ -59,6 +66,10 @@ struct ilab_smmu_drv_opts {
 	unsigned ecmdq_log2;    /* 0: the series' size, 2^(8 + log2 CPUs per queue) capped by
 				 * IDR1.CMDQS; else min(this, CMDQS), at least 7 */
 	enum ilab_smmu_cmdq_mode cmdq_mode; /* main queue only; ECMDQs always lock-free */
+	enum ilab_smmu_cmdqv_mode cmdqv;
+	uint64_t cmdqv_offset;  /* where the CMDQV's registers are in the MMIO window, as firmware
+				 * (ACPI NVDA200C) says; 0: no CMDQV. The board fills it in. */
+	unsigned cmdqv_log2;    /* entries of each VCMDQ, log2; 0: 12 (Linux asks for 19) */
 };
 
 /* Probe the SMMU behind `mmio` (registers as in smmuv3.h), allocate its tables and queues with
@@ -142,7 +153,19 @@ struct ilab_smmu_drv_ecmdq_info {
 	const char *why_not;     /* when enabled == 0: why (option off, no hardware, ...) */
 };
 int ilab_smmu_drv_get_ecmdq_info(struct ilab_iommu *iommu, struct ilab_smmu_drv_ecmdq_info *info);
-/* The queue CPU `cpu` issues to: 0 (the main queue) or 1 + n; -EINVAL for a bad argument. */
+/* Tegra241 CMDQV (docs/smmuv3-driver.md "Tegra241 CMDQV"). VCMDQ n is queue 1 + n of the
+ * model's smmu_get_cmdq_stats. */
+struct ilab_smmu_drv_cmdqv_info {
+	unsigned vcmdqs, vintfs; /* what PARAM reports; 0: no CMDQV in use */
+	unsigned lvcmdqs;        /* VCMDQs given to VINTF0, the kernel's: vcmdqs / vintfs */
+	unsigned log2size;
+	bool hyp_own;            /* VINTF0.HYP_OWN as read back */
+	const char *why_not;     /* when not in use: why */
+};
+int ilab_smmu_drv_get_cmdqv_info(struct ilab_iommu *iommu, struct ilab_smmu_drv_cmdqv_info *info);
+
+/* The queue CPU `cpu` issues a TLBI_NH_VA to: 0 (the main queue) or 1 + n (ECMDQ n, or with a
+ * CMDQV the VCMDQ n); -EINVAL for a bad argument. */
 int ilab_smmu_drv_cpu_queue(struct ilab_iommu *iommu, unsigned cpu);
 
 struct ilab_smmu_drv_queue_stats {

@@ -58,7 +58,10 @@ struct ilab_testbed_opts {
 					     * rounded up to a power of two, at most 1024),
 					     * consumed one queue at a time (seed 003) */
 	unsigned process_batch;             /* board: commands per model call; 0 = its default */
-	struct ilab_smmu_drv_opts drv;      /* SMMUv3 driver probe options (zero: Linux's) */
+	struct ilab_smmu_drv_opts drv;      /* SMMUv3 driver probe options (zero: Linux's).
+					     * drv.cmdqv: the profile's smmu.cmdqv_* give the
+					     * SMMUs a Tegra241 CMDQV (not with ecmdq_per_cpu);
+					     * ON without one, or with ecmdq_per_cpu, is -EINVAL */
 	struct ilab_intel_iommu_opts vtd_drv; /* VT-d driver probe options (zero: Linux 6.3's) */
 	bool no_driver;                     /* build and start the machine, probe no driver: for
 					     * tests that drive a model's registers directly */

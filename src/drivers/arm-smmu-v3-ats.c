@@ -16,6 +16,12 @@
 
 #define CMDQ_OP_ATC_INV 0x40
 #define ATC_INV_SIZE_ALL 52 /* Size 52: a 2^64-byte span (§4.5.1) */
+
+/* This CPU's queue for ATC invalidations (a Tegra241 VCMDQ takes them). */
+static struct arm_smmu_cmdq *atc_cmdq(struct arm_smmu_device *smmu)
+{
+	return arm_smmu_get_cmdq_for(smmu, CMDQ_OP_ATC_INV);
+}
 #define MAX_ATS_MASTERS 1024
 #define CMDS_PER_ISSUE 64
 
@@ -170,14 +176,14 @@ int arm_smmu_atc_inv_domain(struct arm_smmu_domain *d, uint64_t iova, size_t siz
 			todo[j] = NULL;
 			plat_fetch_add64(&atc_inv_cmds, 1);
 			if (++k == CMDS_PER_ISSUE) {
-				e = arm_smmu_cmdq_issue_cmdlist(smmu, arm_smmu_get_cmdq(smmu), cmds, k,
+				e = arm_smmu_cmdq_issue_cmdlist(smmu, atc_cmdq(smmu), cmds, k,
 								false);
 				if (e && !err)
 					err = e;
 				k = 0;
 			}
 		}
-		e = arm_smmu_cmdq_issue_cmdlist(smmu, arm_smmu_get_cmdq(smmu), cmds, k, true);
+		e = arm_smmu_cmdq_issue_cmdlist(smmu, atc_cmdq(smmu), cmds, k, true);
 		if (e && !err)
 			err = e;
 	}

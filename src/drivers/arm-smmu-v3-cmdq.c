@@ -246,15 +246,20 @@ int arm_smmu_cmdq_build_cmd(uint64_t cmd[2], const struct arm_smmu_cmdq_ent *ent
 }
 
 static void build_sync_cmd(uint64_t cmd[2], struct arm_smmu_device *smmu,
-			   const struct arm_smmu_queue *q, const struct arm_smmu_ll_queue *l,
+			   const struct arm_smmu_cmdq *cmdq, const struct arm_smmu_ll_queue *l,
 			   uint32_t prod)
 {
+	const struct arm_smmu_queue *q = &cmdq->q;
 	struct arm_smmu_cmdq_ent ent = { .opcode = CMDQ_OP_CMD_SYNC };
 
 	/* MSI polling: the SMMU writes MSIDATA (0) over this very slot when the sync completes. */
 	if (smmu->msipoll)
 		ent.sync.msiaddr = q->base_pa + (uint64_t)q_idx(l, prod) * q->ent_dwords * 8;
 	arm_smmu_cmdq_build_cmd(cmd, &ent);
+	/* A queue that signals nothing (a Tegra241 VCMDQ): CS = SIG_NONE, CONS is polled
+	 * (Linux arm_smmu_cmdq_needs_busy_polling). */
+	if (cmdq->busy_poll)
+		cmd[0] &= ~CMDQ_SYNC_0_CS;
 }
 
 /* ---- the cmdq lock: shared for CMD_SYNC waiters, exclusive to refresh cons -------------- */
@@ -383,10 +388,10 @@ static int cmdq_wait_for_space(struct arm_smmu_device *smmu, struct arm_smmu_cmd
 		llq_set(llq, plat_load64(&cmdq->q.llq));
 		if (queue_has_space(llq, n))
 			return 0;
-		/* A full main queue stopped on an error: nobody else may be waiting to notice. */
+		/* A full queue stopped on an error: nobody else may be waiting to notice. */
 		if (!cmdq->ecmdq && plat_now_ns() >= check) {
 			check = plat_now_ns() + CMDQ_ERR_CHECK_NS;
-			arm_smmu_gerror_handler(smmu);
+			arm_smmu_cmdq_recover(smmu, cmdq);
 		}
 		if (plat_now_ns() >= deadline)
 			return -ETIMEDOUT;
@@ -491,10 +496,11 @@ static int poll_until_consumed(struct arm_smmu_device *smmu, struct arm_smmu_cmd
 		 * here the back-off gives the host CPU to the model thread. */
 		if (++spins > 10) {
 			now = plat_now_ns();
-			/* An ECMDQ's error is seen in each CONS read; the main queue's in GERROR. */
+			/* An ECMDQ's error is seen in each CONS read; the main queue's in GERROR,
+			 * a VCMDQ's in its own GERROR. */
 			if (!cmdq->ecmdq && now >= check) {
 				check = now + CMDQ_ERR_CHECK_NS;
-				if (arm_smmu_gerror_handler(smmu))
+				if (arm_smmu_cmdq_recover(smmu, cmdq))
 					deadline = now + ARM_SMMU_POLL_TIMEOUT_NS;
 			}
 			if (now >= deadline)
@@ -505,6 +511,15 @@ static int poll_until_consumed(struct arm_smmu_device *smmu, struct arm_smmu_cmd
 		}
 		llq->cons = read_hw_cons(smmu, cmdq);
 	}
+}
+
+/* Linux __arm_smmu_cmdq_poll_until_sync: MSI polling unless the queue needs busy polling. */
+static int poll_until_sync(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
+			   struct arm_smmu_ll_queue *llq)
+{
+	if (smmu->msipoll && !cmdq->busy_poll)
+		return poll_until_msi(smmu, cmdq, llq);
+	return poll_until_consumed(smmu, cmdq, llq);
 }
 
 /* ---- insertion (Linux arm_smmu_cmdq_issue_cmdlist) ------------------------------------------ */
@@ -580,7 +595,7 @@ static int cmdq_issue_exclusive(struct arm_smmu_device *smmu, struct arm_smmu_cm
 		uint64_t *ent;
 
 		llq.prod = queue_inc_prod_n(&llq, n);
-		build_sync_cmd(cmd_sync, smmu, &cmdq->q, &llq, llq.prod);
+		build_sync_cmd(cmd_sync, smmu, cmdq, &llq, llq.prod);
 		ent = queue_ent(&cmdq->q, &llq, llq.prod);
 		ent[0] = cmd_sync[0];
 		ent[1] = cmd_sync[1];
@@ -603,8 +618,7 @@ static int cmdq_issue_exclusive(struct arm_smmu_device *smmu, struct arm_smmu_cm
 
 		llq.prod = queue_inc_prod_n(&llq, n); /* our CMD_SYNC */
 		plat_scope_enter(PLAT_SCOPE_CMDQ_SYNC_WAIT);
-		ret = smmu->msipoll ? poll_until_msi(smmu, cmdq, &llq)
-				    : poll_until_consumed(smmu, cmdq, &llq);
+		ret = poll_until_sync(smmu, cmdq, &llq);
 		plat_scope_leave();
 		st = arm_smmu_this_stats(smmu);
 		arm_smmu_stat_add(&st->sync_wait_ns, plat_now_ns() - t0);
@@ -688,7 +702,7 @@ static int issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmd
 		uint64_t *ent;
 
 		prod = queue_inc_prod_n(&llq, n);
-		build_sync_cmd(cmd_sync, smmu, &cmdq->q, &llq, prod);
+		build_sync_cmd(cmd_sync, smmu, cmdq, &llq, prod);
 		ent = queue_ent(&cmdq->q, &llq, prod);
 		ent[0] = cmd_sync[0];
 		ent[1] = cmd_sync[1];
@@ -733,8 +747,7 @@ static int issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmd
 		plat_scope_enter(PLAT_SCOPE_CMDQ_SYNC_WAIT);
 
 		llq.prod = queue_inc_prod_n(&llq, n);
-		ret = smmu->msipoll ? poll_until_msi(smmu, cmdq, &llq)
-				    : poll_until_consumed(smmu, cmdq, &llq);
+		ret = poll_until_sync(smmu, cmdq, &llq);
 		st = arm_smmu_this_stats(smmu);
 		arm_smmu_stat_add(&st->sync_wait_ns, plat_now_ns() - t0);
 		if (ret) {
@@ -770,21 +783,34 @@ int arm_smmu_cmdq_issue_cmd(struct arm_smmu_device *smmu, const struct arm_smmu_
 
 	if (arm_smmu_cmdq_build_cmd(cmd, ent))
 		return arm_smmu_set_error(-EINVAL, "smmuv3: unknown opcode 0x%x", ent->opcode);
-	return arm_smmu_cmdq_issue_cmdlist(smmu, arm_smmu_get_cmdq(smmu), cmd, 1, sync);
+	return arm_smmu_cmdq_issue_cmdlist(smmu, arm_smmu_get_cmdq_for(smmu, ent->opcode), cmd, 1,
+					   sync);
 }
 
 /* ---- batches (Linux arm_smmu_cmdq_batch_*) ----------------------------------------------- */
 
 void arm_smmu_cmdq_batch_init(struct arm_smmu_device *smmu, struct arm_smmu_cmdq_batch *b)
 {
-	/* Bound to this CPU's queue for the whole set: a CMD_SYNC orders its own queue only. */
+	/* Bound to this CPU's queue for the whole set: a CMD_SYNC orders its own queue only. With
+	 * a secondary-queue implementation the queue depends on the first command (Linux 6.12
+	 * arm_smmu_cmdq_batch_init(smmu, cmds, ent)): chosen when it is added. */
 	b->num = 0;
-	b->cmdq = arm_smmu_get_cmdq(smmu);
+	b->cmdq = smmu->impl_ops ? NULL : arm_smmu_get_cmdq(smmu);
 }
 
 void arm_smmu_cmdq_batch_add(struct arm_smmu_device *smmu, struct arm_smmu_cmdq_batch *b,
 			     const struct arm_smmu_cmdq_ent *ent)
 {
+	if (!b->cmdq)
+		b->cmdq = arm_smmu_get_cmdq_for(smmu, ent->opcode);
+	/* A command this queue cannot take: what is batched goes out with its CMD_SYNC, and the
+	 * batch starts again on the queue the command can use (Linux's unsupported_cmd). */
+	if (!arm_smmu_cmdq_supports(b->cmdq, ent->opcode)) {
+		if (b->num)
+			arm_smmu_cmdq_issue_cmdlist(smmu, b->cmdq, b->cmds, b->num, true);
+		b->num = 0;
+		b->cmdq = arm_smmu_get_cmdq_for(smmu, ent->opcode);
+	}
 	/* A full batch goes out without a sync; the final submit adds the one CMD_SYNC. */
 	if (b->num == CMDQ_BATCH_ENTRIES) {
 		arm_smmu_cmdq_issue_cmdlist(smmu, b->cmdq, b->cmds, b->num, false);
@@ -799,7 +825,11 @@ void arm_smmu_cmdq_batch_add(struct arm_smmu_device *smmu, struct arm_smmu_cmdq_
 
 int arm_smmu_cmdq_batch_submit(struct arm_smmu_device *smmu, struct arm_smmu_cmdq_batch *b)
 {
-	int ret = arm_smmu_cmdq_issue_cmdlist(smmu, b->cmdq, b->cmds, b->num, true);
+	int ret;
+
+	if (!b->cmdq)
+		b->cmdq = arm_smmu_get_cmdq_for(smmu, CMDQ_OP_CMD_SYNC);
+	ret = arm_smmu_cmdq_issue_cmdlist(smmu, b->cmdq, b->cmds, b->num, true);
 
 	b->num = 0;
 	return ret;
@@ -890,5 +920,7 @@ bool arm_smmu_gerror_handler(struct arm_smmu_device *smmu)
 
 bool arm_smmu_cmdq_recover(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
 {
+	if (cmdq->vcmdq)
+		return tegra241_vcmdq_skip_err(smmu, cmdq);
 	return cmdq->ecmdq ? arm_smmu_ecmdq_skip_err(smmu, cmdq) : arm_smmu_gerror_handler(smmu);
 }

@@ -432,6 +432,8 @@ int ilab_smmu_drv_cpu_queue(struct ilab_iommu *iommu, unsigned cpu)
 
 	if (!smmu || cpu >= plat_cpu_count())
 		return -EINVAL;
+	if (smmu->cmdqv)
+		return tegra241_cmdqv_cpu_queue(smmu, cpu);
 	if (!smmu->cpu_cmdq || cpu >= smmu->nr_cpu_cmdq)
 		return 0;
 	return 1 + (int)smmu->cpu_cmdq[cpu]->index;
@@ -443,10 +445,17 @@ int ilab_smmu_drv_get_queue_stats(struct ilab_iommu *iommu, unsigned qi,
 	struct arm_smmu_device *smmu = to_smmu(iommu);
 	struct arm_smmu_cmdq *cmdq;
 
-	if (!smmu || !st || qi > smmu->nr_ecmdq)
+	if (!smmu || !st)
+		return -EINVAL;
+	if (smmu->cmdqv) /* VCMDQs are shared by CPU number modulo their count */
+		cmdq = qi ? tegra241_cmdqv_queue(smmu, qi - 1) : &smmu->cmdq;
+	else if (qi > smmu->nr_ecmdq)
+		return -EINVAL;
+	else
+		cmdq = qi ? &smmu->ecmdqs[qi - 1] : &smmu->cmdq;
+	if (!cmdq)
 		return -EINVAL;
 	memset(st, 0, sizeof(*st));
-	cmdq = qi ? &smmu->ecmdqs[qi - 1] : &smmu->cmdq;
 	st->cpus = qi ? cmdq->nr_cpus : (smmu->nr_ecmdq ? 0 : plat_cpu_count());
 	st->exclusive = cmdq->exclusive;
 	st->log2size = cmdq->q.max_n_shift;

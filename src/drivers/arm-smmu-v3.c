@@ -188,6 +188,7 @@ static int device_reset(struct arm_smmu_device *smmu)
 
 static void device_free(struct arm_smmu_device *smmu)
 {
+	tegra241_cmdqv_remove(smmu); /* VCMDQs do not depend on CR0 either */
 	arm_smmu_ecmdq_remove(smmu); /* disables them: ECMDQs do not depend on CR0 */
 	arm_smmu_free_strtab(smmu);
 	arm_smmu_cmdq_free(smmu, &smmu->cmdq);
@@ -252,6 +253,8 @@ int ilab_smmu_drv_probe(struct plat_mmio *mmio, struct ilab_mem *mem, int node,
 		err = device_reset(smmu);
 	if (!err) /* after CR1: it is read-only while an ECMDQ is enabled */
 		err = arm_smmu_ecmdq_probe(smmu);
+	if (!err) /* Linux: the implementation's device_reset, at the end of the SMMU's */
+		err = tegra241_cmdqv_probe(smmu);
 	if (err)
 		goto fail;
 
@@ -345,10 +348,16 @@ void ilab_smmu_drv_clear_stats(struct ilab_iommu *iommu)
 int ilab_smmu_drv_issue_cmds(struct ilab_iommu *iommu, const uint64_t *cmds, unsigned n, bool sync)
 {
 	struct arm_smmu_device *smmu = to_smmu(iommu);
+	struct arm_smmu_cmdq *cmdq;
 
 	if (!smmu || (n && !cmds))
 		return -EINVAL;
-	return arm_smmu_cmdq_issue_cmdlist(smmu, arm_smmu_get_cmdq(smmu), cmds, n, sync);
+	/* The queue the first command's opcode gets; a secondary queue only if it takes them all. */
+	cmdq = arm_smmu_get_cmdq_for(smmu, n ? (unsigned)(cmds[0] & 0xFF) : CMDQ_OP_CMD_SYNC);
+	for (unsigned i = 0; i < n; i++)
+		if (!arm_smmu_cmdq_supports(cmdq, (unsigned)(cmds[2 * i] & 0xFF)))
+			cmdq = &smmu->cmdq;
+	return arm_smmu_cmdq_issue_cmdlist(smmu, cmdq, cmds, n, sync);
 }
 
 void ilab_smmu_drv_build_tlbi_va(uint64_t cmd[2], uint16_t asid, uint64_t iova)

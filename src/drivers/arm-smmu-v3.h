@@ -317,6 +317,11 @@ struct arm_smmu_cmdq {
 	plat_word64 st_entries;  /* entries made visible to the SMMU (CMD_SYNCs included) */
 	plat_word64 st_prod_writes; /* PROD register writes (batches) */
 	_Alignas(PLAT_CACHELINE) plat_word32 lock; /* int: >0 shared holders, INT_MIN exclusive */
+	/* Tegra241 VCMDQ only (tegra241-cmdqv.c): CMD_SYNC with CS = SIG_NONE and CONS polling
+	 * (busy_poll), the commands it takes (supports; NULL: all), errors in its own GERROR. */
+	bool vcmdq, busy_poll;
+	bool (*supports)(unsigned opcode);
+	uint64_t vcmdq_regs;     /* its page0 (CONS, PROD, CONFIG, STATUS, GERROR, GERRORN) */
 	/* ECMDQ only (arm-smmu-v3-ecmdq.c); all zero for SMMU_CMDQ. */
 	_Alignas(PLAT_CACHELINE) bool ecmdq;
 	bool exclusive;          /* one CPU's alone: the uncontended insertion path */
@@ -350,6 +355,14 @@ struct arm_smmu_strtab_l1 {
 	uint64_t *l2;
 };
 
+struct arm_smmu_device;
+/* An implementation's hooks (Linux struct arm_smmu_impl_ops): NULL for a plain SMMU. */
+struct arm_smmu_impl_ops {
+	/* The calling CPU's queue for a command of this opcode, or NULL: the main queue. */
+	struct arm_smmu_cmdq *(*get_secondary_cmdq)(struct arm_smmu_device *smmu, unsigned opcode);
+	void (*device_remove)(struct arm_smmu_device *smmu);
+};
+
 struct arm_smmu_device {
 	struct ilab_iommu iommu;
 	struct plat_mmio *mmio;
@@ -372,6 +385,10 @@ struct arm_smmu_device {
 	unsigned nr_cpu_cmdq;    /* entries of cpu_cmdq: plat_cpu_count() at probe */
 	unsigned ecmdq_hw;       /* ECMDQs the SMMU has (IDR6), used or not */
 	const char *ecmdq_why;   /* why ECMDQs are not used (NULL when they are) */
+	/* Tegra241 CMDQV (tegra241-cmdqv.c): its hooks and state, NULL when not in use. */
+	const struct arm_smmu_impl_ops *impl_ops;
+	struct tegra241_cmdqv *cmdqv;
+	const char *cmdqv_why;   /* why the CMDQV is not used (NULL when it is) */
 	/* The GERROR handler runs on whichever waiter notices an error first; one at a time.
 	 * Unlocked as allocated (zeroed) and named on first use, so that a run without errors
 	 * has the statistics it had before the handler existed. */
@@ -514,6 +531,40 @@ static inline struct arm_smmu_cmdq *arm_smmu_get_cmdq(struct arm_smmu_device *sm
 		return &smmu->cmdq;
 	return smmu->cpu_cmdq[cpu];
 }
+
+/* Can this queue take a command of this opcode (Linux arm_smmu_cmdq_supports_cmd)? */
+static inline bool arm_smmu_cmdq_supports(const struct arm_smmu_cmdq *cmdq, unsigned opcode)
+{
+	return !cmdq->supports || cmdq->supports(opcode);
+}
+
+/* The queue for a command of this opcode (Linux arm_smmu_get_cmdq(smmu, ent)): the
+ * implementation's secondary queue for this CPU if it has one that takes the command, else
+ * this CPU's ECMDQ or the main queue. */
+static inline struct arm_smmu_cmdq *arm_smmu_get_cmdq_for(struct arm_smmu_device *smmu,
+							  unsigned opcode)
+{
+	if (smmu->impl_ops && smmu->impl_ops->get_secondary_cmdq) {
+		struct arm_smmu_cmdq *q = smmu->impl_ops->get_secondary_cmdq(smmu, opcode);
+
+		return q ? q : &smmu->cmdq;
+	}
+	return arm_smmu_get_cmdq(smmu);
+}
+
+/* tegra241-cmdqv.c */
+/* After device_reset (Linux's impl device_reset): find the CMDQV at opts.cmdqv_offset, enable
+ * it and VINTF0 with its VCMDQs, and hook get_secondary_cmdq. Returns 0 also when there is no
+ * CMDQV or opts.cmdqv is off (cmdqv_why says why); -ENODEV only when opts.cmdqv demands one. */
+int tegra241_cmdqv_probe(struct arm_smmu_device *smmu);
+void tegra241_cmdqv_remove(struct arm_smmu_device *smmu);
+/* A VCMDQ's GERROR differs from GERRORN: skip an illegal command (it becomes a CS_NONE
+ * CMD_SYNC), retry an aborted read, acknowledge. True if a command was skipped. */
+bool tegra241_vcmdq_skip_err(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq);
+/* For the public queries: CPU cpu's VCMDQ for a TLBI_NH_VA (1 + n, 0: the main queue), and
+ * VINTF0's VCMDQ n (NULL beyond them). */
+int tegra241_cmdqv_cpu_queue(struct arm_smmu_device *smmu, unsigned cpu);
+struct arm_smmu_cmdq *tegra241_cmdqv_queue(struct arm_smmu_device *smmu, unsigned n);
 
 /* arm-smmu-v3-ste.c */
 void arm_smmu_make_abort_ste(uint64_t *ste);

@@ -158,9 +158,7 @@ static void prod_written(struct board_smmuv3 *bs, unsigned qi, uint32_t prod)
 {
 	struct board_sim_track *tr = &bs->sim;
 	struct board_cmdq_track *q = &tr->q[qi];
-	uint64_t base = smmu_mmio_read(bs->smmu, qi ? tr->ecmdq_off + (qi - 1) * tr->ecmdq_stride +
-						       SMMU_ECMDQ_REG_BASE
-						     : SMMU_REG_CMDQ_BASE, 8);
+	uint64_t base = smmu_mmio_read(bs->smmu, smmu_cmdq_base_reg(bs->smmu, qi), 8);
 	unsigned log2 = (unsigned)(base & 0x1f);
 	uint32_t m = (2u << log2) - 1;
 	uint32_t delta = ((prod & m) - q->last_prod) & m;
@@ -199,6 +197,8 @@ static int prod_reg_queue(const struct board_smmuv3 *bs, uint64_t off)
 
 	if (off == SMMU_REG_CMDQ_PROD)
 		return 0;
+	if (smmu_cmdqv_offset(bs->smmu)) /* a Tegra241 VCMDQ's, through either aperture */
+		return smmu_cmdq_prod_reg_queue(bs->smmu, off);
 	if (tr->nq < 2 || off < tr->ecmdq_off)
 		return -1;
 	rel = off - tr->ecmdq_off;
@@ -536,7 +536,15 @@ static int smmuv3_create(struct ilab_iommu_unit *u, const char **why)
 static int smmuv3_probe(struct ilab_iommu_unit *u, struct plat_mmio *mmio, const void *drv_opts,
 			struct ilab_iommu **out, const char **why)
 {
-	int rc = ilab_smmu_drv_probe(mmio, u->mem, u->node, drv_opts, out);
+	const struct board_smmuv3 *bs = u->model;
+	struct ilab_smmu_drv_opts o = { 0 };
+	int rc;
+
+	/* Firmware's description of the unit: where its Tegra241 CMDQV is (ACPI NVDA200C). */
+	if (drv_opts)
+		o = *(const struct ilab_smmu_drv_opts *)drv_opts;
+	o.cmdqv_offset = smmu_cmdqv_offset(bs->smmu);
+	rc = ilab_smmu_drv_probe(mmio, u->mem, u->node, &o, out);
 
 	if (rc)
 		*why = ilab_smmu_drv_strerror();

@@ -72,7 +72,8 @@ static json_t *queue_json(const struct smmu_queue_stats *qs)
 			 jint(qs->cerror_abt));
 }
 
-/* SMMU_CMDQ as "cmdq"; the ECMDQs (if the model has any) summed in "ecmdqs", with how many
+/* SMMU_CMDQ as "cmdq"; the ECMDQs (if the model has any) summed in "ecmdqs" (Tegra241
+ * VCMDQs in "vcmdqs"), with how many
  * of them consumed at least one command. One scratch buffer: the stats are 2 KiB each. */
 static void queues_json(json_t *o, struct smmu *m)
 {
@@ -101,7 +102,7 @@ static void queues_json(json_t *o, struct smmu *m)
 
 		json_object_set_new(e, "queues", jint(n - 1));
 		json_object_set_new(e, "queues_used", jint(used));
-		json_object_set_new(o, "ecmdqs", e);
+		json_object_set_new(o, smmu_cmdqv_offset(m) ? "vcmdqs" : "ecmdqs", e);
 	}
 	free(qs);
 }

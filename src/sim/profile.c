@@ -296,6 +296,33 @@ static int parse_readahead(struct pctx *c, const yaml_node_t *v, const char *key
 	return 0;
 }
 
+/* smmu.cmdqv_vcmdqs (1..128) and cmdqv_vintfs (1..64): powers of two, as the PARAM
+ * register's log2 fields give them. */
+static int parse_pow2(struct pctx *c, const yaml_node_t *v, const char *key, void *dst,
+		      uint64_t max)
+{
+	const char *t = ilab_yaml_scalar(v);
+	uint64_t *out = dst, x = 0;
+
+	for (const char *p = t; t && *p && x <= max; p++)
+		x = *p >= '0' && *p <= '9' ? x * 10 + (uint64_t)(*p - '0') : max + 1;
+	if (!t || !*t || !ilab_yaml_is_plain(v) || !x || x > max || (x & (x - 1)))
+		return perr(c, v, "%s: expected a power of two from 1 to %llu, got '%s'", key,
+			    (unsigned long long)max, t ? t : "");
+	*out = x;
+	return 0;
+}
+
+static int parse_vcmdqs(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	return parse_pow2(c, v, key, dst, 128);
+}
+
+static int parse_vintfs(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	return parse_pow2(c, v, key, dst, 64);
+}
+
 static int parse_smmu(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
 	struct ilab_profile *p = dst;
@@ -311,9 +338,18 @@ static int parse_smmu(struct pctx *c, const yaml_node_t *v, const char *key, voi
 		{ "range_invalidation", false, parse_bool, &p->smmu_ril, false },
 		{ "cmd_readahead_entries", false, parse_readahead, &p->smmu_cmd_readahead, false },
 		{ "sync_waits_all_queues", false, parse_bool, &p->smmu_sync_all_queues, false },
+		{ "cmdqv_vcmdqs", false, parse_vcmdqs, &p->smmu_cmdqv_vcmdqs, false },
+		{ "cmdqv_vintfs", false, parse_vintfs, &p->smmu_cmdqv_vintfs, false },
 	};
+	int rc = parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
 
-	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
+	if (!rc && !p->smmu_cmdqv_vcmdqs != !p->smmu_cmdqv_vintfs)
+		return perr(c, v, "%s: cmdqv_vcmdqs and cmdqv_vintfs go together", key);
+	if (!rc && p->smmu_cmdqv_vintfs > p->smmu_cmdqv_vcmdqs)
+		return perr(c, v, "%s: cmdqv_vintfs (%llu) exceeds cmdqv_vcmdqs (%llu): every VINTF "
+			    "needs a VCMDQ", key, (unsigned long long)p->smmu_cmdqv_vintfs,
+			    (unsigned long long)p->smmu_cmdqv_vcmdqs);
+	return rc;
 }
 
 /* vtd: what a VT-d unit's work costs beyond its memory accesses (board_vtd.c reads each). */

@@ -63,6 +63,10 @@ void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ila
 		       scfg->ecmdq_count < TB_ECMDQ_MAX)
 			scfg->ecmdq_count *= 2;
 		scfg->ecmdq_parallel = false;
+	} else if (p && p->smmu_cmdqv_vcmdqs) {
+		/* the machine's Tegra241 CMDQV (an SMMU here has it or ECMDQs, not both) */
+		scfg->cmdqv_vcmdqs = (unsigned)p->smmu_cmdqv_vcmdqs;
+		scfg->cmdqv_vintfs = (unsigned)p->smmu_cmdqv_vintfs;
 	}
 	/* RIL is mandatory from SMMUv3.2 (IHI 0070 §6.3.4), so a machine without it is v3.1; with
 	 * ECMDQs (v3.3) the SMMU has RIL and the driver is told not to use it (ilab_testbed_up). */
@@ -154,6 +158,13 @@ int ilab_testbed_up(struct ilab_testbed *tb, const struct ilab_testbed_opts *o, 
 	if (!o->native && !o->profile)
 		return ilab_errf(err, errlen, -EINVAL, "testbed: simulation needs a profile");
 	tb->profile = o->profile;
+	if (o->ecmdq_per_cpu && o->drv.cmdqv == ILAB_SMMU_CMDQV_ON)
+		return ilab_errf(err, errlen, -EINVAL, "testbed: ecmdq and cmdqv both on: an SMMU "
+				 "has ECMDQs (SMMUv3.3) or a Tegra241 CMDQV, not both");
+	if (o->drv.cmdqv == ILAB_SMMU_CMDQV_ON && (!o->profile || !o->profile->smmu_cmdqv_vcmdqs))
+		return ilab_errf(err, errlen, -EINVAL, "testbed: cmdqv on, but the profile's SMMU "
+				 "has no CMDQV (%s sets no smmu.cmdqv_vcmdqs)",
+				 o->profile ? o->profile->name : "no profile");
 	if ((ret = ilab_testbed_load_topology(tb, o, err, errlen)) ||
 	    (ret = testbed_sim_plat(tb, o, err, errlen)))
 		return ret;

@@ -517,3 +517,29 @@ void smmu_cmdqv_write(struct smmu *s, uint64_t off, uint32_t val)
 	else if (rel < CMDQV_VCMDQ_PAGE0)
 		config_page_write(s, (uint32_t)rel, val);
 }
+
+/* ---- for hosts ------------------------------------------------------------------------------ */
+
+uint64_t smmu_cmdq_base_reg(const struct smmu *s, unsigned q)
+{
+	if (!q || q >= s->ncmdq)
+		return SMMU_REG_CMDQ_BASE;
+	if (s->cmdqv)
+		return SMMU_ECMDQ_CP_OFFSET + CMDQV_VCMDQ_PAGE1 + CMDQV_VCMDQ_STRIDE * (q - 1) +
+		       VCMDQ_BASE;
+	return smmu_ecmdq_offset(s, q - 1) + SMMU_ECMDQ_REG_BASE;
+}
+
+int smmu_cmdq_prod_reg_queue(struct smmu *s, uint64_t off)
+{
+	unsigned reg;
+	struct smmu_cmdq *q;
+
+	if (off == SMMU_REG_CMDQ_PROD)
+		return 0;
+	if (s->cmdqv) {
+		q = smmu_cmdqv_vcmdq_at(s, off, &reg);
+		return q && reg == VCMDQ_PROD ? (int)q->index : -1;
+	}
+	return -1; /* ECMDQs: the board computes theirs from smmu_ecmdq_offset */
+}
