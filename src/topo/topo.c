@@ -286,7 +286,7 @@ static int load_spec(const char *spec, struct ilab_topo **out, char *err, size_t
 	if (looks_like_file(spec))
 		return topo_load_hwloc_xml(spec, out, err, errlen);
 	return topo_fail(err, errlen, ENOENT,
-			 "%s: unknown topology (expected kunpeng920, a100-2node, icelake-2s-a100, host, an hwloc XML file or synthetic:<description>)",
+			 "%s: unknown topology (expected kunpeng920, a100-2node, icelake-2s-a100, grace, host, an hwloc XML file or synthetic:<description>)",
 			 spec);
 }
 

@@ -1,4 +1,5 @@
-/* topo_preset.c — the built-in machines ("kunpeng920", "a100-2node", "icelake-2s-a100") as
+/* topo_preset.c — the built-in machines ("kunpeng920", "a100-2node", "icelake-2s-a100",
+ * "grace") as
  * plain tables.
  * Not a parser: hwloc sources live in topo_hwloc.c. Where each fact comes from is in
  * docs/topology.md; tests/topo checks the kunpeng920 table against the hwloc XML it summarises.
@@ -123,6 +124,26 @@ static const struct preset_device icx_devices[] = {
 	{ "nic6", ILAB_DEV_NIC, 3, RID(0xd4, 0, 0) }, { "nic7", ILAB_DEV_NIC, 3, RID(0xd5, 0, 0) },
 };
 
+/* NVIDIA Grace CPU Superchip: two Grace CPUs of 72 Neoverse V2 cores, one NUMA node each
+ * (NVIDIA Grace Performance Tuning Guide; "one Grace CPU = one NUMA node"). SLIT 10/40: what
+ * numactl reports on a Grace Superchip (assumption from published `numactl -H` listings; the
+ * profile gives its costs by latency, not from the SLIT). Each Grace CPU has several SMMUv3s
+ * (one per PCIe root complex, each with a Tegra241 CMDQV); modelled: one per socket, with one
+ * root port and one PCIe NIC behind it (a simplification; the bus numbers are illustrative). */
+static const int grace_package[] = { 0, 1 };
+static const unsigned grace_slit[] = {
+	10, 40,
+	40, 10,
+};
+static const int grace_smmu_node[] = { 0, 1 };
+static const struct preset_rootport grace_rootports[] = {
+	{ "n0-rp0", 0, 0 }, { "n1-rp0", 1, 1 },
+};
+static const struct preset_device grace_devices[] = {
+	{ "nic0", ILAB_DEV_NIC, 0, RID(0x01, 0, 0) },
+	{ "nic1", ILAB_DEV_NIC, 1, RID(0x81, 0, 0) },
+};
+
 static const struct preset presets[] = {
 	{ "kunpeng920", 4, 32, kp920_package, kp920_slit, kp920_smmu_node,
 	  ARRAY_SIZE(kp920_smmu_node), kp920_rootports, ARRAY_SIZE(kp920_rootports),
@@ -133,6 +154,9 @@ static const struct preset presets[] = {
 	{ "icelake-2s-a100", 2, 32, icx_package, icx_slit, icx_dmar_node,
 	  ARRAY_SIZE(icx_dmar_node), icx_rootports, ARRAY_SIZE(icx_rootports),
 	  icx_devices, ARRAY_SIZE(icx_devices), "vtd", "dmar" },
+	{ "grace", 2, 72, grace_package, grace_slit, grace_smmu_node,
+	  ARRAY_SIZE(grace_smmu_node), grace_rootports, ARRAY_SIZE(grace_rootports),
+	  grace_devices, ARRAY_SIZE(grace_devices), NULL, NULL },
 };
 
 static const struct preset *find_preset(const char *name)
