@@ -59,6 +59,8 @@ struct ilab_mechanisms {
 	enum ilab_domain_lookup lookup;
 	bool map_pages;                 /* seed 002 */
 	bool ecmdq;                     /* seed 003 */
+	bool cmdqv;                     /* the machine's Tegra241 CMDQV used (off: Linux's
+					 * disable_cmdqv; the profile must have one for on) */
 	enum ilab_dma_mode mode;
 	bool vfio_attach_group_by_node; /* seed 004 */
 	enum ilab_intel_nid intel_iommu_nid; /* seed 004 on VT-d machines only */
@@ -134,6 +136,9 @@ struct ilab_scenario {
 	char plot_x[ILAB_SCN_KEY_MAX];
 	char plot_xlabel[ILAB_SCN_NAME_MAX];
 	bool plot_logx, plot_logy;
+	/* plot.y: the metric drawn for cases without reference figures (predictions nobody has
+	 * measured): iommulab's values alone, no published points. "" = such cases not drawn. */
+	char plot_y[ILAB_SCN_KEY_MAX];
 	unsigned nr_cases;
 	struct ilab_case *cases;
 	unsigned nr_effects;

@@ -64,7 +64,7 @@ static int too_long(double seconds, const char *work, char *msg, size_t msglen)
 /* The mechanisms a workload's set-up reads; any other set away from its default would be
  * ignored in silence, and the case would measure something other than it says. */
 enum { M_CMA = 1, M_MODE = 2, M_MAP_PAGES = 4, M_LOOKUP = 8, M_ECMDQ = 16, M_VFIO_NODE = 32,
-       M_INTEL_NID = 64 };
+       M_INTEL_NID = 64, M_CMDQV = 128 };
 
 static int unused_mechanism(const struct ilab_case *c, unsigned used, const char *workload,
 			    char *msg, size_t msglen)
@@ -82,6 +82,8 @@ static int unused_mechanism(const struct ilab_case *c, unsigned used, const char
 		key = "lookup", val = ilab_domain_lookup_name(m->lookup);
 	else if (!(used & M_ECMDQ) && m->ecmdq)
 		key = "ecmdq", val = "on";
+	else if (!(used & M_CMDQV) && m->cmdqv)
+		key = "cmdqv", val = "on";
 	else if (!(used & M_VFIO_NODE) && m->vfio_attach_group_by_node)
 		key = "vfio_attach_group_by_node", val = "on";
 	else if (!(used & M_INTEL_NID) && m->intel_iommu_nid != ILAB_INTEL_NID_MECH_MAINLINE)
@@ -187,7 +189,10 @@ int ilab_case_check_map_bench(const struct ilab_case *c, const struct ilab_topo 
 	char work[96];
 	int ret;
 
-	if ((ret = unused_mechanism(c, M_CMA | M_MODE | M_MAP_PAGES | M_LOOKUP,
+	if (c->mech.ecmdq && c->mech.cmdqv)
+		return refuse(msg, msglen, "ecmdq: on and cmdqv: on: an SMMU has ECMDQs (SMMUv3.3) "
+			      "or a Tegra241 CMDQV, not both");
+	if ((ret = unused_mechanism(c, M_CMA | M_MODE | M_MAP_PAGES | M_LOOKUP | M_ECMDQ | M_CMDQV,
 				    "dma_map_benchmark", msg, msglen)) ||
 	    (ret = ilab_workload_map_bench_check(c, topo, msg, msglen)) ||
 	    (ret = check_smmu_device(c, topo, msg, msglen)))

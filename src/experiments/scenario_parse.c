@@ -240,7 +240,8 @@ static int parse_mechanisms(struct sctx *c, const yaml_node_t *map, const char *
 			    struct ilab_mechanisms *m)
 {
 	static const char *const keys[] = { "cma", "lookup", "map_pages", "ecmdq", "mode",
-					    "vfio_attach_group_by_node", "intel_iommu_nid", NULL };
+					    "vfio_attach_group_by_node", "intel_iommu_nid", "cmdqv",
+					    NULL };
 	yaml_node_t *v[MAX_KEYS];
 	int ret, i;
 
@@ -260,6 +261,8 @@ static int parse_mechanisms(struct sctx *c, const yaml_node_t *map, const char *
 		ret = get_onoff(c, v[5], "vfio_attach_group_by_node", &m->vfio_attach_group_by_node);
 	if (!ret && v[6] && !(ret = get_choice(c, v[6], "intel_iommu_nid", intel_nid_names, &i)))
 		m->intel_iommu_nid = (enum ilab_intel_nid)i;
+	if (!ret && v[7])
+		ret = get_onoff(c, v[7], "cmdqv", &m->cmdqv);
 	return ret;
 }
 
@@ -466,7 +469,7 @@ static int parse_tolerance(struct sctx *c, struct ilab_scenario *s, const yaml_n
 
 static int parse_plot(struct sctx *c, struct ilab_scenario *s, const yaml_node_t *map)
 {
-	static const char *const keys[] = { "x", "xlabel", "logx", "logy", NULL };
+	static const char *const keys[] = { "x", "xlabel", "logx", "logy", "y", NULL };
 	yaml_node_t *v[MAX_KEYS];
 	int ret;
 
@@ -485,6 +488,13 @@ static int parse_plot(struct sctx *c, struct ilab_scenario *s, const yaml_node_t
 		return ret;
 	if (v[3] && (ret = get_onoff(c, v[3], "logy", &s->plot_logy)))
 		return ret;
+	if (v[4]) {
+		if ((ret = get_ident(c, v[4], "y", s->plot_y, sizeof(s->plot_y))))
+			return ret;
+		if (!ilab_workload_metric_find(s->workload, s->plot_y))
+			return serr(c, v[4], "y: '%s' is not a metric of workload '%s'", s->plot_y,
+				    s->workload->name);
+	}
 	return 0;
 }
 
@@ -587,9 +597,11 @@ static int parse_root(struct sctx *c, struct ilab_scenario *s, const yaml_node_t
 		return ret;
 	if ((ret = get_text(c, v[K_SEED], "seed", s->seed, sizeof(s->seed))))
 		return ret;
-	if (strlen(s->seed) != 3 || strspn(s->seed, "0123456789") != 3)
-		return serr(c, v[K_SEED], "seed: expected three digits (the seed file's number), got '%s'",
-			    s->seed);
+	/* "none": a scenario that reproduces no seed (its cases are predictions only) */
+	if (strcmp(s->seed, "none") &&
+	    (strlen(s->seed) != 3 || strspn(s->seed, "0123456789") != 3))
+		return serr(c, v[K_SEED], "seed: expected three digits (the seed file's number) or "
+			    "none, got '%s'", s->seed);
 	if ((ret = get_line(c, v[K_TITLE], "title", s->title, sizeof(s->title))))
 		return ret;
 	if (v[K_DESC] && (ret = get_text(c, v[K_DESC], "description", s->description,
@@ -758,6 +770,18 @@ static int check_profile(const char *path, struct ilab_scenario **out, char *err
 		ret = check_param_nodes(path, s, s->cases[i].params, s->cases[i].nr_params,
 					s->cases[i].line, ilab_topo_nr_nodes(topo),
 					ilab_topo_name(topo), err, errlen);
+	/* cmdqv: on needs a machine whose SMMU has one (the profile's smmu.cmdqv_vcmdqs) */
+	for (unsigned i = 0; !ret && i < s->nr_cases; i++) {
+		struct ilab_case eff;
+
+		ilab_case_effective(s, &s->cases[i], 0, &eff);
+		if (eff.mech.cmdqv && !prof->smmu_cmdqv_vcmdqs) {
+			snprintf(err, errlen, "%s:%u:1: case '%s': cmdqv: on, but profile %s's SMMU "
+				 "has no Tegra241 CMDQV (no smmu.cmdqv_vcmdqs)", path,
+				 s->cases[i].line, s->cases[i].label, prof->name);
+			ret = -EINVAL;
+		}
+	}
 	for (unsigned i = 0; !ret && s->workload->check && i < s->nr_cases; i++)
 		for (int quick = 0; !ret && quick <= (s->nr_quick > 0); quick++) {
 			struct ilab_case eff;

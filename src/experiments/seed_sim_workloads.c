@@ -34,6 +34,8 @@ static void env_cfg(const struct ilab_scenario *s, const struct ilab_case *c,
 								 : ILAB_ENV_STRICT,
 		.map_pages = c->mech.map_pages,
 		.lookup_refcount = c->mech.lookup == ILAB_LOOKUP_REFCOUNT,
+		.ecmdq = c->mech.ecmdq,
+		.cmdqv = c->mech.cmdqv,
 	};
 }
 

@@ -26,6 +26,8 @@ struct ilab_sim_env_cfg {
 	enum ilab_sim_env_mode mode;
 	bool map_pages;       /* dma-iommu uses map_pages/unmap_pages */
 	bool lookup_refcount; /* refcounted domain lookup (before seed 001's patch) */
+	bool ecmdq;           /* the SMMU has one ECMDQ per CPU and the driver uses them */
+	bool cmdqv;           /* the driver uses the machine's Tegra241 CMDQV (else it is off) */
 };
 
 /* Build it. Returns 0 and *out, or a negative errno with a one-line cause in err (-EINVAL for

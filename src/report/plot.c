@@ -51,10 +51,23 @@ static void put_quoted(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+/* A case without reference figures is drawn by plot.y's metric alone (iommulab's value). */
+static const struct ilab_figure *unreferenced(const struct ilab_scenario_result *r, unsigned i)
+{
+	const struct ilab_scenario *s = r->scenario;
+
+	if (s->cases[i].nr_refs || !s->plot_y[0])
+		return NULL;
+	return ilab_case_result_find(&r->cases[i], s->plot_y);
+}
+
 static bool has_ours(const struct ilab_scenario_result *r)
 {
 	const struct ilab_scenario *s = r->scenario;
 
+	for (unsigned i = 0; i < s->nr_cases; i++)
+		if (unreferenced(r, i))
+			return true;
 	for (unsigned i = 0; i < s->nr_cases; i++)
 		for (unsigned j = 0; j < s->cases[i].nr_refs; j++) {
 			struct ilab_comparison c;
@@ -66,13 +79,22 @@ static bool has_ours(const struct ilab_scenario_result *r)
 	return false;
 }
 
-static void collect_axes(const struct ilab_scenario *s, struct plot_axes *ax)
+static void collect_axes(const struct ilab_scenario_result *r, struct plot_axes *ax)
 {
+	const struct ilab_scenario *s = r->scenario;
+
 	memset(ax, 0, sizeof(*ax));
 	for (unsigned i = 0; i < s->nr_cases; i++) {
 		const struct ilab_case *k = &s->cases[i];
+		const struct ilab_figure *fig = unreferenced(r, i);
 
 		index_of(ax->series, &ax->nr_series, MAX_SERIES, k->series);
+		if (fig) {
+			unsigned m = index_of(ax->metric, &ax->nr_metrics, MAX_METRICS, s->plot_y);
+
+			if (m < MAX_METRICS)
+				ax->unit[m] = fig->unit;
+		}
 		for (unsigned j = 0; j < k->nr_refs; j++) {
 			unsigned m = index_of(ax->metric, &ax->nr_metrics, MAX_METRICS,
 					      k->refs[j].metric);
@@ -83,16 +105,26 @@ static void collect_axes(const struct ilab_scenario *s, struct plot_axes *ax)
 }
 
 static void write_block(FILE *f, const struct ilab_scenario_result *r,
-			const struct plot_axes *ax, unsigned m, unsigned sr, bool *any)
+			const struct plot_axes *ax, unsigned m, unsigned sr, bool *any, bool *refs)
 {
 	const struct ilab_scenario *s = r->scenario;
 
-	*any = false;
+	*any = *refs = false;
 	for (unsigned i = 0; i < s->nr_cases; i++) {
 		const struct ilab_case *k = &s->cases[i];
+		const struct ilab_figure *fig = unreferenced(r, i);
 
 		if (strcmp(k->series, ax->series[sr]) != 0)
 			continue;
+		if (fig && strcmp(s->plot_y, ax->metric[m]) == 0) {
+			/* no published figure: NaN in its column, only our line is drawn */
+			if (!*any)
+				fprintf(f, "$m%us%u << EOD\n", m, sr);
+			*any = true;
+			fprintf(f, "%.17g NaN %.17g \"%s\"\n",
+				s->plot_x[0] ? ilab_case_param(k, s->plot_x, NAN) : (double)i,
+				fig->value, k->label);
+		}
 		for (unsigned j = 0; j < k->nr_refs; j++) {
 			struct ilab_comparison c;
 			double x;
@@ -101,7 +133,7 @@ static void write_block(FILE *f, const struct ilab_scenario_result *r,
 				continue;
 			if (!*any)
 				fprintf(f, "$m%us%u << EOD\n", m, sr);
-			*any = true;
+			*any = *refs = true;
 			ilab_compare(s, &k->refs[j], &r->cases[i], &c);
 			x = s->plot_x[0] ? ilab_case_param(k, s->plot_x, NAN) : (double)i;
 			fprintf(f, "%.17g %.17g ", x, k->refs[j].value);
@@ -120,10 +152,10 @@ static int write_script(FILE *f, const struct ilab_scenario_result *r, const cha
 {
 	const struct ilab_scenario *s = r->scenario;
 	struct plot_axes ax;
-	bool have[MAX_METRICS][MAX_SERIES];
+	bool have[MAX_METRICS][MAX_SERIES], refs[MAX_METRICS][MAX_SERIES];
 	char title[512];
 
-	collect_axes(s, &ax);
+	collect_axes(r, &ax);
 	fprintf(f, "# %s.gp — written by `iommulab run` from results of scenario %s.\n", s->name,
 		s->name);
 	fputs("# Points: the seed's published figures. Lines: iommulab's. Re-render: gnuplot <this file>\n",
@@ -140,10 +172,14 @@ static int write_script(FILE *f, const struct ilab_scenario_result *r, const cha
 		fputs("set logscale y\n", f);
 	for (unsigned m = 0; m < ax.nr_metrics; m++)
 		for (unsigned sr = 0; sr < ax.nr_series; sr++)
-			write_block(f, r, &ax, m, sr, &have[m][sr]);
+			write_block(f, r, &ax, m, sr, &have[m][sr], &refs[m][sr]);
 
-	snprintf(title, sizeof(title), "seed %s — %s%s", s->seed, s->title,
-		 r->quick ? " (quick run)" : "");
+	if (strcmp(s->seed, "none"))
+		snprintf(title, sizeof(title), "seed %s — %s%s", s->seed, s->title,
+			 r->quick ? " (quick run)" : "");
+	else
+		snprintf(title, sizeof(title), "%s (predictions)%s", s->title,
+			 r->quick ? " (quick run)" : "");
 	fprintf(f, "set multiplot layout 1,%u title ", ax.nr_metrics ? ax.nr_metrics : 1);
 	put_quoted(f, title);
 	fputc('\n', f);
@@ -163,16 +199,20 @@ static int write_script(FILE *f, const struct ilab_scenario_result *r, const cha
 
 			if (!have[m][sr])
 				continue;
-			snprintf(name, sizeof(name), "seed%s%s", ax.series[sr][0] ? ": " : "",
-				 ax.series[sr]);
-			fprintf(f, "%s$m%us%u using %s%s with points pt 7 ps 1.3 lc %u title ",
-				first ? "" : ", \\\n     ", m, sr, xcol,
-				s->plot_x[0] ? ":2" : "", sr + 1);
-			put_quoted(f, name);
+			if (refs[m][sr]) { /* the published points, when there are any */
+				snprintf(name, sizeof(name), "seed%s%s",
+					 ax.series[sr][0] ? ": " : "", ax.series[sr]);
+				fprintf(f, "%s$m%us%u using %s%s with points pt 7 ps 1.3 lc %u title ",
+					first ? "" : ", \\\n     ", m, sr, xcol,
+					s->plot_x[0] ? ":2" : "", sr + 1);
+				put_quoted(f, name);
+				first = false;
+			}
 			snprintf(name, sizeof(name), "iommulab%s%s", ax.series[sr][0] ? ": " : "",
 				 ax.series[sr]);
-			fprintf(f, ", \\\n     $m%us%u using 1:3 with linespoints pt 6 lc %u title ",
-				m, sr, sr + 1);
+			fprintf(f, "%s$m%us%u using %s with linespoints pt 6 lc %u title ",
+				first ? "" : ", \\\n     ", m, sr,
+				s->plot_x[0] || refs[m][sr] ? "1:3" : "1:3:xtic(4)", sr + 1);
 			put_quoted(f, name);
 			first = false;
 		}

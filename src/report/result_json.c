@@ -45,6 +45,9 @@ static json_t *mechanisms_json(const struct ilab_mechanisms *m, bool *ok)
 	put(o, "lookup", json_string(ilab_domain_lookup_name(m->lookup)), ok);
 	put(o, "map_pages", json_boolean(m->map_pages), ok);
 	put(o, "ecmdq", json_boolean(m->ecmdq), ok);
+	/* left out when off, so results from before it existed stay as they were */
+	if (m->cmdqv)
+		put(o, "cmdqv", json_true(), ok);
 	put(o, "mode", json_string(ilab_dma_mode_name(m->mode)), ok);
 	put(o, "vfio_attach_group_by_node", json_boolean(m->vfio_attach_group_by_node), ok);
 	/* VT-d machines only: left out at its default, so other results stay as they were */

@@ -49,9 +49,18 @@ static void fill_row(const struct ilab_scenario *s, const struct ilab_case *k,
 
 	snprintf(row->cell[0], CELL, "%s", k->label);
 	if (!ref) {
-		snprintf(row->cell[1], CELL, DASH);
+		/* the scenario's plot.y metric, iommulab's alone: a prediction nobody measured */
+		const struct ilab_figure *fig = s->plot_y[0] ? ilab_case_result_find(cr, s->plot_y)
+							     : NULL;
+
+		snprintf(row->cell[1], CELL, "%s", fig ? fig->metric : DASH);
 		snprintf(row->cell[2], CELL, "(no published figure)");
-		snprintf(row->cell[3], CELL, DASH);
+		if (fig) {
+			ilab_report_format_number(fig->value, num, sizeof(num));
+			snprintf(row->cell[3], CELL, "%s %s", num, fig->unit);
+		} else {
+			snprintf(row->cell[3], CELL, DASH);
+		}
 		snprintf(row->cell[4], CELL, DASH);
 		snprintf(row->cell[5], CELL, DASH);
 		snprintf(row->cell[6], CELL, "%s", cr->status == ILAB_CASE_OK ? "ran" : cr->message);
@@ -186,7 +195,10 @@ int ilab_report_table(const struct ilab_scenario_result *r, FILE *f)
 		}
 	}
 
-	fprintf(f, "seed %s — %s\n", s->seed, s->title);
+	if (strcmp(s->seed, "none"))
+		fprintf(f, "seed %s — %s\n", s->seed, s->title);
+	else /* predictions only: no seed, no published figure */
+		fprintf(f, "%s (predictions, no published figures)\n", s->title);
 	fprintf(f, "scenario %s, profile %s, engine %s, workload %s%s", s->name,
 		r->profile[0] ? r->profile : s->profile, ilab_engine_kind_name(s->engine),
 		s->workload ? s->workload->name : "?", r->quick ? " (quick)" : "");

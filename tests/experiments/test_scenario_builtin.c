@@ -59,9 +59,18 @@ static void assert_figure(const struct ilab_case *c, const char *metric, double 
 
 static void test_builtin_scenarios_are_found_and_parse(void **state)
 {
-	static const char *const names[] = { "seed000-cmdsync", "seed001-domain-lookup",
-					     "seed002-map-pages", "seed003-ecmdq",
-					     "seed004-vfio-numa", "whatif-seed004-smmuv3" };
+	/* in file-name order; each with its seed and its machine's profile. One profile per
+	 * machine: seed 004's host is the 2-socket x86 A100 server with VT-d; its what-if runs on
+	 * the SMMUv3 2-node A100 machine; the CMDQV scenario reproduces no seed (Grace). */
+	static const struct { const char *name, *seed, *profile; } want_scn[] = {
+		{ "cmdqv-scaling", "none", "grace" },
+		{ "seed000-cmdsync", "000", "kunpeng920" },
+		{ "seed001-domain-lookup", "001", "kunpeng920" },
+		{ "seed002-map-pages", "002", "kunpeng920" },
+		{ "seed003-ecmdq", "003", "kunpeng920" },
+		{ "seed004-vfio-numa", "004", "icelake-2s-a100" },
+		{ "whatif-seed004-smmuv3", "004", "a100-2node" },
+	};
 	char **paths, err[1024];
 	int n;
 
@@ -70,26 +79,22 @@ static void test_builtin_scenarios_are_found_and_parse(void **state)
 	n = ilab_scenario_builtin_list(&paths, err, sizeof(err));
 	if (n < 0)
 		fail_msg("%s", err);
-	assert_int_equal(n, 6);
+	assert_int_equal(n, (int)(sizeof(want_scn) / sizeof(want_scn[0])));
 	for (int i = 0; i < n; i++) {
 		struct ilab_scenario *s;
-		char want[16];
 
-		assert_non_null(strstr(paths[i], names[i]));
+		assert_non_null(strstr(paths[i], want_scn[i].name));
 		if (ilab_scenario_load(paths[i], &s, err, sizeof(err)) < 0)
 			fail_msg("%s", err);
-		assert_string_equal(s->name, names[i]);
-		snprintf(want, sizeof(want), "%03d", i < 5 ? i : 4);
-		assert_string_equal(s->seed, want);
-		/* One profile per machine: seed 004's host is the 2-socket x86 A100 server with
-		 * VT-d; its what-if runs on the SMMUv3 2-node A100 machine. */
-		assert_string_equal(s->profile, i == 4 ? "icelake-2s-a100" :
-				    i == 5 ? "a100-2node" : "kunpeng920");
-		/* the patch's nid rule in every case of seed 004 (VT-d), Linux's on the what-if */
+		assert_string_equal(s->name, want_scn[i].name);
+		assert_string_equal(s->seed, want_scn[i].seed);
+		assert_string_equal(s->profile, want_scn[i].profile);
+		/* the patch's nid rule in every case of seed 004 (VT-d), Linux's elsewhere */
 		for (unsigned k = 0; k < s->nr_cases; k++)
 			assert_int_equal(s->cases[k].mech.intel_iommu_nid,
-					 i == 4 ? ILAB_INTEL_NID_MECH_UNIT_ON_ATTACH :
-					 ILAB_INTEL_NID_MECH_MAINLINE);
+					 !strcmp(s->name, "seed004-vfio-numa")
+						 ? ILAB_INTEL_NID_MECH_UNIT_ON_ATTACH
+						 : ILAB_INTEL_NID_MECH_MAINLINE);
 		assert_int_equal(s->engine, ILAB_ENGINE_KIND_SIM);
 		/* The bounds. */
 		assert_true(s->tol_calibration == 0.10 && s->tol_prediction == 0.25);
@@ -348,7 +353,7 @@ static void test_each_builtin_runs_quick_without_failure(void **state)
 
 	(void)state;
 	n = ilab_scenario_builtin_list(&paths, err, sizeof(err));
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 7);
 	for (int i = 0; i < n; i++) {
 		struct ilab_scenario *s;
 		struct ilab_scenario_result *r;
