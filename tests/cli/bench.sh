@@ -52,6 +52,24 @@ assert u["driver"]["iotlb_psi"] >= 100 and u["driver"]["qi_submits"] >= 100, u["
 ' || { echo "FAIL: icelake-2s-a100: VT-d strict bench JSON"; fail=1; }
 fi
 "$BIN" bench --help | grep -q -- '--ecmdq on|off' || { echo "FAIL: bench --help does not show --ecmdq"; fail=1; }
+"$BIN" bench --help | grep -q -- '--cmdqv on|off' || { echo "FAIL: bench --help does not show --cmdqv"; fail=1; }
+check_usage --engine sim --cmdqv on --iterations 1              # kunpeng920's SMMU has no CMDQV
+check_usage --engine sim --profile grace --cmdqv on --ecmdq off --iterations 1  # one or the other
+check_usage --cmdqv off --iterations 1                          # natively: no profile, no CMDQV
+check_usage --engine sim --profile grace --cmdqv yes --iterations 1
+out=$("$BIN" bench --engine sim --profile grace --device nic0 -n 0 -t 4 --iterations 20 --cmdqv on --json) ||
+	{ echo "FAIL: grace --cmdqv on bench exit $?"; fail=1; }
+if have python3 "the CMDQV bench JSON's content"; then
+printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["config"]["cmdqv"] == "on", d["config"]
+u = d["smmu"]
+# every unmap TLBI and its sync went through the VCMDQs; the main queue had only set-up commands
+assert u["vcmdqs"]["queues_used"] == 2, u["vcmdqs"]
+assert u["vcmdqs"]["commands"] >= 2 * 4 * 20, u["vcmdqs"]
+' || { echo "FAIL: grace --cmdqv on bench JSON"; fail=1; }
+fi
 check_usage --smmu 9                          # kunpeng920 has 4 SMMUs
 check_usage --smmu 2 --device sas0 --iterations 1  # sas0 is behind SMMU 0
 check_usage -s 1 --duration-ms 5              # one of them would silently win

@@ -92,6 +92,14 @@ static const struct expect expected[] = {
 	  "profile: topology a100-2node has no NVMe device" },
 	{ "bad-fio-mechanism.yaml", 8, 1,
 	  "mechanisms: ecmdq: on has no effect on workload fio, which does not model it" },
+	{ "bad-cmdqv-no-hw.yaml", 8, 1,
+	  "case 'a': cmdqv: on, but profile kunpeng920's SMMU has no Tegra241 CMDQV" },
+	{ "bad-cmdqv-and-ecmdq.yaml", 8, 1,
+	  "case 'a' on grace: ecmdq: on and cmdqv: on: an SMMU has ECMDQs (SMMUv3.3) or a "
+	  "Tegra241 CMDQV, not both" },
+	{ "bad-cmdqv-unused.yaml", 8, 1,
+	  "mechanisms: cmdqv: on has no effect on workload cmdsync_latency" },
+	{ "bad-plot-y.yaml", 7, 12, "y: 'latency' is not a metric of workload 'dma_map_benchmark'" },
 	{ "bad-iterations-hours.yaml", 9, 1,
 	  "iterations: 1000000000 CMD_SYNCs would take about 17 minutes of host time (more than the "
 	  "10 minutes a case may take)" },

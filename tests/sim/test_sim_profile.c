@@ -117,6 +117,14 @@ static void smmu_queue_keys_are_read_and_checked(void **state)
 		{ "  sync_waits_all_queues: true\n  sync_waits_all_queues: false\n", "bad.yaml:11:3",
 		  "given twice" },
 		{ "  sync_wait_all_queues: true\n", "bad.yaml:10:3", "unknown key" },
+		/* the Tegra241 CMDQV's counts: powers of two, VINTFs at most the VCMDQs */
+		{ "  cmdqv_vcmdqs: 12\n  cmdqv_vintfs: 1\n", "bad.yaml:10:17",
+		  "power of two from 1 to 128, got '12'" },
+		{ "  cmdqv_vcmdqs: 256\n  cmdqv_vintfs: 1\n", "bad.yaml:10:17", "got '256'" },
+		{ "  cmdqv_vintfs: 128\n  cmdqv_vcmdqs: 128\n", "bad.yaml:10:17", "from 1 to 64" },
+		{ "  cmdqv_vcmdqs: 4\n  cmdqv_vintfs: 8\n", "bad.yaml:7:3",
+		  "cmdqv_vintfs (8) exceeds cmdqv_vcmdqs (4)" },
+		{ "  cmdqv_vcmdqs: 4\n", "bad.yaml:7:3", "go together" },
 	};
 	struct ilab_profile p;
 	char text[1024], err[256];
@@ -126,6 +134,11 @@ static void smmu_queue_keys_are_read_and_checked(void **state)
 			 0);
 	assert_int_equal(p.smmu_cmd_readahead, 64);
 	assert_int_equal(p.smmu_sync_all_queues, 0);
+	assert_int_equal(p.smmu_cmdqv_vcmdqs, 0); /* no CMDQV unless the profile says */
+	snprintf(text, sizeof(text), "%s  cmdqv_vcmdqs: 128\n  cmdqv_vintfs: 64\n", head);
+	assert_int_equal(ilab_profile_parse(text, strlen(text), "t.yaml", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.smmu_cmdqv_vcmdqs, 128);
+	assert_int_equal(p.smmu_cmdqv_vintfs, 64);
 	snprintf(text, sizeof(text), "%s  cmd_readahead_entries: 1\n  sync_waits_all_queues: true\n",
 		 head);
 	assert_int_equal(ilab_profile_parse(text, strlen(text), "t.yaml", &p, err, sizeof(err)), 0);
