@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include <iommulab/iommu.h>
+#include <iommulab/iova.h>
 #include <iommulab/mem.h>
 
 #ifdef __cplusplus
@@ -39,6 +40,13 @@ enum ilab_dma_lookup {
 /* Flush-queue constants (Linux IOVA_DEFAULT_FQ_SIZE / IOVA_DEFAULT_FQ_TIMEOUT). */
 #define ILAB_DMA_FQ_SIZE 256u
 #define ILAB_DMA_FQ_TIMEOUT_NS (10ull * 1000 * 1000)
+
+/* Which flush queue a DMA_FQ domain uses (Linux >= 6.7, "iommu/dma: Allow a single FQ in
+ * addition to per-CPU FQs"). */
+enum ilab_dma_fq_kind {
+	ILAB_DMA_FQ_PERCPU = 0, /* one ring per CPU, each under its own lock (Linux's default) */
+	ILAB_DMA_FQ_SINGLE,     /* one ring shared by all CPUs under one lock */
+};
 /* Linux dma_get_max_seg_size() default when a device sets none. */
 #define ILAB_DMA_MAX_SEG_SIZE 65536u
 /* Linux MSI_IOVA_BASE / MSI_IOVA_LENGTH: the software-MSI window SMMUv3 reserves in every DMA
@@ -58,6 +66,8 @@ struct ilab_dma_options {
 	unsigned fq_size;              /* entries per CPU, power of two >= 2 */
 	uint64_t fq_timeout_ns;
 	uint32_t max_seg_size;         /* DMA segment merge limit for map_sg */
+	enum ilab_dma_fq_kind fq_kind; /* lazy: per-CPU rings (default) or one shared ring */
+	enum ilab_iova_depot_mode iova_depot; /* IOVA rcache depot policy (default LIST) */
 };
 void ilab_dma_options_default(struct ilab_dma_options *o);
 

@@ -70,6 +70,8 @@ struct ilab_smmu_drv_opts {
 	uint64_t cmdqv_offset;  /* where the CMDQV's registers are in the MMIO window, as firmware
 				 * (ACPI NVDA200C) says; 0: no CMDQV. The board fills it in. */
 	unsigned cmdqv_log2;    /* entries of each VCMDQ, log2; 0: 12 (Linux asks for 19) */
+	bool cmdq_fair_lock;    /* the cmdq shared/exclusive lock as Linux since 2026-01 ("Improve
+				 * CMDQ lock fairness and efficiency"); false: as before */
 };
 
 /* Probe the SMMU behind `mmio` (registers as in smmuv3.h), allocate its tables and queues with

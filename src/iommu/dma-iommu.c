@@ -691,7 +691,9 @@ int ilab_dma_configure(struct ilab_dev *dev, const struct ilab_dma_options *o)
 	if (!dd)
 		return ilab_iommu_set_error(-ENODEV, "configure: device not set up for DMA");
 	if (!o || o->lookup > ILAB_DMA_LOOKUP_REFCOUNT || o->fq_size < 2 ||
-	    (o->fq_size & (o->fq_size - 1)) || !o->fq_timeout_ns || o->max_seg_size < 512)
+	    (o->fq_size & (o->fq_size - 1)) || !o->fq_timeout_ns || o->max_seg_size < 512 ||
+	    o->fq_kind != ILAB_DMA_FQ_PERCPU ||
+	    (o->iova_depot != ILAB_IOVA_DEPOT_LIST && o->iova_depot != ILAB_IOVA_DEPOT_FIXED32))
 		return ilab_iommu_set_error(-EINVAL, "configure: bad option");
 	d = ilab_iommu_get_dma_domain(dev);
 	c = d ? d->iova_cookie : NULL;
@@ -705,6 +707,7 @@ int ilab_dma_configure(struct ilab_dev *dev, const struct ilab_dma_options *o)
 						    dev->name);
 		c->use_map_pages = o->use_map_pages;
 		ilab_iova_set_fast_free_check(&c->iovad, o->check_iova_free);
+		ilab_iova_set_depot_mode(&c->iovad, o->iova_depot);
 		if (d->type == ILAB_DOMAIN_DMA_FQ &&
 		    (o->fq_size != dd->opts.fq_size || o->fq_timeout_ns != dd->opts.fq_timeout_ns ||
 		     o->fq_timer != dd->opts.fq_timer)) {
