@@ -33,6 +33,14 @@ struct bench_opts {
 	bool map_pages;
 	bool fq_timer;
 	bool fq_timer_set; /* given on the command line: only lazy mode has a flush queue */
+	enum ilab_dma_fq_kind fq_kind; /* --fq percpu|single */
+	unsigned fq_size;              /* --fq-size: 0 = the kind's (256 / 32768) */
+	unsigned fq_timeout_ms;        /* --fq-timeout-ms: 0 = the kind's (10 / 1000) */
+	const char *fq_opt;            /* the first flush-queue option given (for its error) */
+	enum ilab_iova_depot_mode iova_depot; /* --iova-depot list|fixed32 */
+	bool iova_depot_set;
+	bool cmdq_fair_lock;           /* --cmdq-lock fair|shared */
+	bool cmdq_lock_set;
 	enum ilab_dma_lookup lookup;
 	enum ilab_cma_mode cma;
 	const char *topology;
@@ -130,6 +138,11 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "iterations", required_argument, NULL, 'I' },
 		{ "ecmdq", required_argument, NULL, 'Q' },
 		{ "cmdqv", required_argument, NULL, 'V' },
+		{ "fq", required_argument, NULL, 'K' },
+		{ "fq-size", required_argument, NULL, 'Z' },
+		{ "fq-timeout-ms", required_argument, NULL, 'O' },
+		{ "iova-depot", required_argument, NULL, 'H' },
+		{ "cmdq-lock", required_argument, NULL, 'G' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "breakdown", no_argument, NULL, 'B' },
 		{ "trace", required_argument, NULL, 'W' },
@@ -208,6 +221,47 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 			} else
 				return cli_usage_error("bench", "--fq-timer must be agent or unmap, "
 						       "not '%s'", optarg);
+			break;
+		case 'K':
+			if (!strcmp(optarg, "percpu") || !strcmp(optarg, "single"))
+				o->fq_kind = !strcmp(optarg, "single") ? ILAB_DMA_FQ_SINGLE
+								      : ILAB_DMA_FQ_PERCPU;
+			else
+				return cli_usage_error("bench", "--fq must be percpu or single, not "
+						       "'%s'", optarg);
+			o->fq_opt = o->fq_opt ? o->fq_opt : "--fq";
+			break;
+		case 'Z': {
+			long n;
+
+			NUM(opt, "--fq-size", 2, 1L << 20, n);
+			if (n & (n - 1))
+				return cli_usage_error("bench", "--fq-size must be a power of two "
+						       "(the ring's index is masked), not %ld", n);
+			o->fq_size = (unsigned)n;
+			o->fq_opt = o->fq_opt ? o->fq_opt : "--fq-size";
+			break;
+		}
+		case 'O':
+			NUM(opt, "--fq-timeout-ms", 1, 60000, o->fq_timeout_ms);
+			o->fq_opt = o->fq_opt ? o->fq_opt : "--fq-timeout-ms";
+			break;
+		case 'H':
+			if (!strcmp(optarg, "list") || !strcmp(optarg, "fixed32"))
+				o->iova_depot = !strcmp(optarg, "list") ? ILAB_IOVA_DEPOT_LIST
+									: ILAB_IOVA_DEPOT_FIXED32;
+			else
+				return cli_usage_error("bench", "--iova-depot must be list or fixed32, "
+						       "not '%s'", optarg);
+			o->iova_depot_set = true;
+			break;
+		case 'G':
+			if (!strcmp(optarg, "fair") || !strcmp(optarg, "shared"))
+				o->cmdq_fair_lock = !strcmp(optarg, "fair");
+			else
+				return cli_usage_error("bench", "--cmdq-lock must be shared or fair, "
+						       "not '%s'", optarg);
+			o->cmdq_lock_set = true;
 			break;
 		case 'L':
 			if (!strcmp(optarg, "refcount"))
@@ -321,6 +375,12 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	if (o->fq_timer_set && o->type != ILAB_DOMAIN_DMA_FQ)
 		return cli_usage_error("bench", "--fq-timer needs --mode lazy (only lazy mode has a "
 				       "flush queue and its timer)");
+	if (o->fq_opt && o->type != ILAB_DOMAIN_DMA_FQ)
+		return cli_usage_error("bench", "%s needs --mode lazy (only lazy mode has a flush "
+				       "queue)", o->fq_opt);
+	if (o->iova_depot_set && o->type == ILAB_DOMAIN_IDENTITY)
+		return cli_usage_error("bench", "--iova-depot needs --mode strict or lazy (a "
+				       "passthrough device allocates no IOVA)");
 	if (o->lengths & (o->lengths - 1))
 		return cli_usage_error("bench", "give one of -s, --duration-ms and --iterations");
 	if (o->cmdqv >= 0 && o->engine != PLAT_ENGINE_SIM)
@@ -330,6 +390,32 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		return cli_usage_error("bench", "--cmdqv on with --ecmdq: an SMMU has ECMDQs "
 				       "(SMMUv3.3) or a Tegra241 CMDQV, not both");
 	return 0;
+}
+
+/* The flush-queue and IOVA options as dma-iommu takes them: the kind brings Linux's size and
+ * timeout for it, then --fq-size / --fq-timeout-ms override them. */
+static void bench_dma_options(const struct bench_opts *o, struct ilab_dma_options *d)
+{
+	ilab_dma_options_default(d);
+	d->use_map_pages = o->map_pages;
+	d->lookup = o->lookup;
+	d->fq_timer = o->fq_timer;
+	ilab_dma_options_set_fq_kind(d, o->fq_kind);
+	if (o->fq_size)
+		d->fq_size = o->fq_size;
+	if (o->fq_timeout_ms)
+		d->fq_timeout_ns = (uint64_t)o->fq_timeout_ms * 1000000ull;
+	d->iova_depot = o->iova_depot;
+}
+
+static const char *fq_kind_name(enum ilab_dma_fq_kind k)
+{
+	return k == ILAB_DMA_FQ_SINGLE ? "single" : "percpu";
+}
+
+static const char *depot_name(enum ilab_iova_depot_mode m)
+{
+	return m == ILAB_IOVA_DEPOT_FIXED32 ? "fixed32" : "list";
 }
 
 /* The default device: the NIC on node 2 (kunpeng920's), else the first NIC, else the first
@@ -384,7 +470,8 @@ static json_t *swiotlb_json(const struct ilab_swiotlb_stats *sw)
 			 (json_int_t)sw->unmaps, "used", (json_int_t)sw->used);
 }
 
-static void print_json(const struct bench_opts *o, const char *devname, unsigned smmu,
+static void print_json(const struct bench_opts *o, const struct ilab_dma_options *d,
+		       const char *devname, unsigned smmu,
 		       const struct ilab_map_bench_result *r, const struct ilab_dma_stats *st,
 		       struct ilab_board *board, const struct ilab_sim *sim,
 		       const struct ilab_profile *prof, const struct ilab_swiotlb_stats *sw)
@@ -425,6 +512,12 @@ static void print_json(const struct bench_opts *o, const char *devname, unsigned
 	if (cfg) {
 		json_object_set_new(cfg, "engine", json_string(sim ? "sim" : "native"));
 		json_object_set_new(cfg, "iterations", jint(c->iterations));
+		json_object_set_new(cfg, "fq", json_string(fq_kind_name(d->fq_kind)));
+		json_object_set_new(cfg, "fq_size", jint(d->fq_size));
+		json_object_set_new(cfg, "fq_timeout_ns", jint(d->fq_timeout_ns));
+		json_object_set_new(cfg, "iova_depot", json_string(depot_name(d->iova_depot)));
+		json_object_set_new(cfg, "cmdq_lock", json_string(o->cmdq_fair_lock ? "fair"
+										  : "shared"));
 		json_object_set_new(cfg, "ecmdq", o->ecmdq < 0 ? json_string("none")
 							       : json_string(o->ecmdq ? "on" : "off"));
 		if (o->cmdqv >= 0) /* only when given: older outputs stay as they were */
@@ -449,7 +542,8 @@ static void print_json(const struct bench_opts *o, const char *devname, unsigned
 	json_decref(root);
 }
 
-static void print_text(const struct bench_opts *o, const char *devname, unsigned smmu,
+static void print_text(const struct bench_opts *o, const struct ilab_dma_options *d,
+		       const char *devname, unsigned smmu,
 		       const struct ilab_map_bench_result *r, const struct ilab_dma_stats *st)
 {
 	ilab_map_bench_print_tool(stdout, &o->cfg, r);
@@ -459,6 +553,13 @@ static void print_text(const struct bench_opts *o, const char *devname, unsigned
 	       o->lookup == ILAB_DMA_LOOKUP_REFCOUNT ? "refcount" : "direct",
 	       o->cma == ILAB_CMA_PERNUMA ? "pernuma" : "global", o->topology,
 	       o->ecmdq < 0 ? "none" : o->ecmdq ? "on" : "off");
+	/* only when asked for: the line above is what scripts and docs already parse */
+	if (o->fq_opt || o->iova_depot_set || o->cmdq_lock_set)
+		printf("iommulab: fq %s, fq-size %u, fq-timeout %llu ms, iova-depot %s, "
+		       "cmdq-lock %s\n", o->type == ILAB_DOMAIN_DMA_FQ ? fq_kind_name(d->fq_kind)
+								       : "none",
+		       d->fq_size, (unsigned long long)(d->fq_timeout_ns / 1000000),
+		       depot_name(d->iova_depot), o->cmdq_fair_lock ? "fair" : "shared");
 	printf("map latency(ns): avg %.1f stddev %.1f min %llu max %llu\n", r->map_ns,
 	       r->map_stddev_ns, (unsigned long long)r->map_ns_min,
 	       (unsigned long long)r->map_ns_max);
@@ -547,6 +648,7 @@ static int bench_up(struct bench_opts *o, const struct ilab_profile *prof,
 		 * default, used when the machine has one */
 		.drv.cmdqv = o->cmdqv < 0 ? ILAB_SMMU_CMDQV_AUTO
 			     : o->cmdqv ? ILAB_SMMU_CMDQV_ON : ILAB_SMMU_CMDQV_OFF,
+		.drv.cmdq_fair_lock = o->cmdq_fair_lock,
 	};
 	char err[512];
 	int ret;
@@ -642,10 +744,7 @@ int cmd_bench(int argc, char **argv)
 		dev = NULL;
 		goto out;
 	}
-	ilab_dma_options_default(&dopts);
-	dopts.use_map_pages = o.map_pages;
-	dopts.lookup = o.lookup;
-	dopts.fq_timer = o.fq_timer;
+	bench_dma_options(&o, &dopts);
 	ret = ilab_dma_configure(dev, &dopts);
 	if (ret) {
 		fprintf(stderr, "%s bench: %s\n", CLI_PROG, ilab_iommu_strerror());
@@ -663,10 +762,10 @@ int cmd_bench(int argc, char **argv)
 	ilab_dma_stats(dev, &st);
 	have_swiotlb = ilab_dma_swiotlb_stats(dev, &sw) == 0;
 	if (o.json) {
-		print_json(&o, td->name, td->smmu, &res, &st, tb.board, tb.sim, prof,
+		print_json(&o, &dopts, td->name, td->smmu, &res, &st, tb.board, tb.sim, prof,
 			   have_swiotlb ? &sw : NULL);
 	} else {
-		print_text(&o, td->name, td->smmu, &res, &st);
+		print_text(&o, &dopts, td->name, td->smmu, &res, &st);
 		if (have_swiotlb)
 			print_swiotlb(&sw);
 		if (tb.sim) {

@@ -42,11 +42,16 @@ enum ilab_dma_lookup {
 #define ILAB_DMA_FQ_TIMEOUT_NS (10ull * 1000 * 1000)
 
 /* Which flush queue a DMA_FQ domain uses (Linux >= 6.7, "iommu/dma: Allow a single FQ in
- * addition to per-CPU FQs"). */
+ * addition to per-CPU FQs"; "iommu/dma: Use a large flush queue and timeout for
+ * shadow_on_flush" gives the single queue Linux's IOVA_SINGLE_FQ_SIZE / _TIMEOUT below and
+ * picks it only for IOMMUs that set shadow_on_flush, s390 and virtio-iommu-like ones whose
+ * flush re-syncs a shadow table; SMMUv3 and VT-d keep the per-CPU queues on every kernel). */
 enum ilab_dma_fq_kind {
 	ILAB_DMA_FQ_PERCPU = 0, /* one ring per CPU, each under its own lock (Linux's default) */
 	ILAB_DMA_FQ_SINGLE,     /* one ring shared by all CPUs under one lock */
 };
+#define ILAB_DMA_FQ_SINGLE_SIZE 32768u
+#define ILAB_DMA_FQ_SINGLE_TIMEOUT_NS (1000ull * 1000 * 1000)
 /* Linux dma_get_max_seg_size() default when a device sets none. */
 #define ILAB_DMA_MAX_SEG_SIZE 65536u
 /* Linux MSI_IOVA_BASE / MSI_IOVA_LENGTH: the software-MSI window SMMUv3 reserves in every DMA
@@ -63,13 +68,17 @@ struct ilab_dma_options {
 	bool fq_timer;                 /* lazy: a timer agent flushes fq_timeout_ns after the
 					* first unmap on an idle queue (Linux's timer); false: the
 					* unmaps check the deadline themselves (see flush_queue.c) */
-	unsigned fq_size;              /* entries per CPU, power of two >= 2 */
+	unsigned fq_size;              /* entries per ring (per CPU, or of the single
+					* ring), power of two >= 2 */
 	uint64_t fq_timeout_ns;
 	uint32_t max_seg_size;         /* DMA segment merge limit for map_sg */
 	enum ilab_dma_fq_kind fq_kind; /* lazy: per-CPU rings (default) or one shared ring */
 	enum ilab_iova_depot_mode iova_depot; /* IOVA rcache depot policy (default LIST) */
 };
 void ilab_dma_options_default(struct ilab_dma_options *o);
+/* Choose the flush queue kind with Linux's size and timeout for it (256 entries and 10 ms per
+ * CPU; 32768 entries and 1 s for the single queue). */
+void ilab_dma_options_set_fq_kind(struct ilab_dma_options *o, enum ilab_dma_fq_kind kind);
 
 /* Set the options of a probed device (and of its DMA domain: map-pages, flush queue size and
  * timer). Call while the device has no mapping. Returns 0, -EINVAL (bad option), -ENODEV (not

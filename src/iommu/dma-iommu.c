@@ -49,6 +49,15 @@ struct dma_dev {
 		STAT_INC_AT(s_, field);                                                       \
 	} while (0)
 
+void ilab_dma_options_set_fq_kind(struct ilab_dma_options *o, enum ilab_dma_fq_kind kind)
+{
+	bool single = kind == ILAB_DMA_FQ_SINGLE;
+
+	o->fq_kind = kind;
+	o->fq_size = single ? ILAB_DMA_FQ_SINGLE_SIZE : ILAB_DMA_FQ_SIZE;
+	o->fq_timeout_ns = single ? ILAB_DMA_FQ_SINGLE_TIMEOUT_NS : ILAB_DMA_FQ_TIMEOUT_NS;
+}
+
 void ilab_dma_options_default(struct ilab_dma_options *o)
 {
 	*o = (struct ilab_dma_options){
@@ -579,7 +588,8 @@ static int cookie_fq_setup(struct ilab_iommu_domain *d, const struct ilab_dma_op
 	c->fq = NULL;
 	if (d->type != ILAB_DOMAIN_DMA_FQ)
 		return 0;
-	return ilab_fq_create(o->fq_size, o->fq_timeout_ns, o->fq_timer, &fq_ops, d, &c->fq);
+	return ilab_fq_create(o->fq_size, o->fq_timeout_ns, o->fq_timer,
+			      o->fq_kind == ILAB_DMA_FQ_SINGLE, &fq_ops, d, &c->fq);
 }
 
 int ilab_dma_domain_init(struct ilab_iommu_domain *d)
@@ -692,7 +702,7 @@ int ilab_dma_configure(struct ilab_dev *dev, const struct ilab_dma_options *o)
 		return ilab_iommu_set_error(-ENODEV, "configure: device not set up for DMA");
 	if (!o || o->lookup > ILAB_DMA_LOOKUP_REFCOUNT || o->fq_size < 2 ||
 	    (o->fq_size & (o->fq_size - 1)) || !o->fq_timeout_ns || o->max_seg_size < 512 ||
-	    o->fq_kind != ILAB_DMA_FQ_PERCPU ||
+	    (o->fq_kind != ILAB_DMA_FQ_PERCPU && o->fq_kind != ILAB_DMA_FQ_SINGLE) ||
 	    (o->iova_depot != ILAB_IOVA_DEPOT_LIST && o->iova_depot != ILAB_IOVA_DEPOT_FIXED32))
 		return ilab_iommu_set_error(-EINVAL, "configure: bad option");
 	d = ilab_iommu_get_dma_domain(dev);
@@ -710,7 +720,7 @@ int ilab_dma_configure(struct ilab_dev *dev, const struct ilab_dma_options *o)
 		ilab_iova_set_depot_mode(&c->iovad, o->iova_depot);
 		if (d->type == ILAB_DOMAIN_DMA_FQ &&
 		    (o->fq_size != dd->opts.fq_size || o->fq_timeout_ns != dd->opts.fq_timeout_ns ||
-		     o->fq_timer != dd->opts.fq_timer)) {
+		     o->fq_timer != dd->opts.fq_timer || o->fq_kind != dd->opts.fq_kind)) {
 			ret = cookie_fq_setup(d, o);
 			if (ret)
 				return ilab_iommu_set_error(ret, "configure: flush queue (%d)", ret);

@@ -14,6 +14,12 @@
  * FQ_CHECK_EVERY-th entry a CPU queues: cheaper natively (no polling thread competing for the
  * host's cores), but then the window is bounded only while unmaps keep coming; an idle device
  * keeps its last stale entries until its next unmaps or a full ring.
+ *
+ * The single queue (Linux >= 6.7, for IOMMUs whose invalidation shadows the page table, where a
+ * flush costs so much that it should be rare: 32768 entries, 1 s): one ring shared by every
+ * CPU under its one lock instead of one ring per CPU. Each queue then takes the shared lock and
+ * its cache line, but a flush happens only when the whole ring is full, so the flush count per
+ * unmap no longer grows with the number of CPUs.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,8 +43,9 @@ struct fq_ring {
 };
 
 struct ilab_fq {
-	void *rings;             /* per-CPU struct fq_ring + size entries */
-	unsigned size, mask, nr_cpus;
+	void *rings;             /* per-CPU struct fq_ring + size entries; NULL if single */
+	struct fq_ring *single;  /* the one ring of a single queue; NULL if per-CPU */
+	unsigned size, mask, nr_rings;
 	uint64_t timeout_ns;
 	const struct ilab_fq_ops *ops;
 	void *ctx;
@@ -50,9 +57,15 @@ struct ilab_fq {
 	plat_word64 flushes, full_flushes, timeouts;
 };
 
-static struct fq_ring *ring_of(struct ilab_fq *fq, unsigned cpu)
+/* Ring number i (0 .. nr_rings - 1). */
+static struct fq_ring *ring_of(struct ilab_fq *fq, unsigned i)
 {
-	return plat_percpu_ptr(fq->rings, cpu);
+	return fq->single ? fq->single : plat_percpu_ptr(fq->rings, i);
+}
+
+static struct fq_ring *this_ring(struct ilab_fq *fq)
+{
+	return fq->single ? fq->single : plat_this_cpu_ptr(fq->rings);
 }
 
 static bool ring_full(const struct ilab_fq *fq, const struct fq_ring *r)
@@ -90,8 +103,8 @@ static void fq_flush_iotlb(struct ilab_fq *fq)
 
 static void reclaim_all(struct ilab_fq *fq)
 {
-	for (unsigned cpu = 0; cpu < fq->nr_cpus; cpu++) {
-		struct fq_ring *r = ring_of(fq, cpu);
+	for (unsigned i = 0; i < fq->nr_rings; i++) {
+		struct fq_ring *r = ring_of(fq, i);
 
 		plat_spin_lock(&r->lock);
 		ring_reclaim(fq, r);
@@ -116,7 +129,7 @@ static void fq_check_deadline(struct ilab_fq *fq)
 
 void ilab_fq_queue(struct ilab_fq *fq, uint64_t pfn, uint64_t pages)
 {
-	struct fq_ring *r = plat_this_cpu_ptr(fq->rings);
+	struct fq_ring *r = this_ring(fq);
 
 	plat_scope_enter(PLAT_SCOPE_FQ_QUEUE);
 	/* The PTE clears must be visible before this entry can be seen as flushable. */
@@ -193,9 +206,18 @@ static void fq_timeout(struct ilab_fq *fq)
 
 /* ---- life cycle ------------------------------------------------------------------------ */
 
-int ilab_fq_create(unsigned size, uint64_t timeout_ns, bool timer, const struct ilab_fq_ops *ops,
-		   void *ctx, struct ilab_fq **out)
+static void fq_free_rings(struct ilab_fq *fq)
 {
+	if (fq->single)
+		free(fq->single);
+	else
+		plat_percpu_free(fq->rings);
+}
+
+int ilab_fq_create(unsigned size, uint64_t timeout_ns, bool timer, bool single,
+		   const struct ilab_fq_ops *ops, void *ctx, struct ilab_fq **out)
+{
+	size_t ring_size = sizeof(struct fq_ring) + size * sizeof(struct fq_entry);
 	struct ilab_fq *fq;
 	int ret;
 
@@ -210,21 +232,26 @@ int ilab_fq_create(unsigned size, uint64_t timeout_ns, bool timer, const struct 
 	fq->timeout_ns = timeout_ns;
 	fq->ops = ops;
 	fq->ctx = ctx;
-	fq->nr_cpus = plat_cpu_count();
-	fq->rings = plat_percpu_alloc(sizeof(struct fq_ring) + size * sizeof(struct fq_entry));
-	if (!fq->rings) {
+	if (single) {
+		fq->nr_rings = 1;
+		fq->single = plat_zalloc_array(1, ring_size);
+	} else {
+		fq->nr_rings = plat_cpu_count();
+		fq->rings = plat_percpu_alloc(ring_size);
+	}
+	if (!fq->single && !fq->rings) {
 		free(fq);
 		return -ENOMEM;
 	}
-	for (unsigned cpu = 0; cpu < fq->nr_cpus; cpu++)
-		plat_spin_init(&ring_of(fq, cpu)->lock, "fq.lock");
+	for (unsigned i = 0; i < fq->nr_rings; i++)
+		plat_spin_init(&ring_of(fq, i)->lock, single ? "fq.single.lock" : "fq.lock");
 	plat_track(&fq->flush_start_cnt, "fq.flush_start_cnt");
 	plat_track(&fq->flush_finish_cnt, "fq.flush_finish_cnt");
 	plat_track(&fq->timer_on, "fq.timer_on");
 	if (timer) {
 		ret = plat_agent_start("fq-timer", -1, fq_timer_fn, fq, &fq->timer);
 		if (ret) {
-			plat_percpu_free(fq->rings);
+			fq_free_rings(fq);
 			free(fq);
 			return ret;
 		}
@@ -242,7 +269,7 @@ void ilab_fq_destroy(struct ilab_fq *fq)
 		plat_agent_stop(fq->timer, &fq->deadline);
 	}
 	ilab_fq_drain(fq);
-	plat_percpu_free(fq->rings);
+	fq_free_rings(fq);
 	free(fq);
 }
 
@@ -251,8 +278,8 @@ void ilab_fq_stats(struct ilab_fq *fq, struct ilab_fq_stats *st)
 	*st = (struct ilab_fq_stats){ 0 };
 	if (!fq)
 		return;
-	for (unsigned cpu = 0; cpu < fq->nr_cpus; cpu++) {
-		struct fq_ring *r = ring_of(fq, cpu);
+	for (unsigned i = 0; i < fq->nr_rings; i++) {
+		struct fq_ring *r = ring_of(fq, i);
 
 		plat_spin_lock(&r->lock);
 		st->queued += r->queued;

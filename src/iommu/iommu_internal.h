@@ -11,7 +11,7 @@
 /* Record the message returned by ilab_iommu_strerror() for this thread; returns err. */
 int ilab_iommu_set_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- flush queue (flush_queue.c): Linux dma-iommu's per-CPU deferred-invalidation rings --- */
+/* ---- flush queue (flush_queue.c): Linux dma-iommu's deferred-invalidation rings ------------ */
 
 struct ilab_fq;
 
@@ -25,10 +25,11 @@ struct ilab_fq_stats {
 	uint64_t queued, flushes, full_flushes, timeouts, freed;
 };
 
-/* size: entries per CPU (power of two >= 2); timeout_ns > 0; with timer, an agent flushes
- * timeout_ns after the first entry is queued on an idle timer. Returns 0 or -errno. */
-int ilab_fq_create(unsigned size, uint64_t timeout_ns, bool timer, const struct ilab_fq_ops *ops,
-		   void *ctx, struct ilab_fq **out);
+/* size: entries per ring (power of two >= 2); timeout_ns > 0; with timer, an agent flushes
+ * timeout_ns after the first entry is queued on an idle timer; single: one ring shared by all
+ * CPUs instead of one per CPU. Returns 0 or -errno. */
+int ilab_fq_create(unsigned size, uint64_t timeout_ns, bool timer, bool single,
+		   const struct ilab_fq_ops *ops, void *ctx, struct ilab_fq **out);
 /* Flush and free everything, stop the timer, free the queue. */
 void ilab_fq_destroy(struct ilab_fq *fq);
 /* Defer the free of [pfn, pfn + pages) until the next flush has completed. */

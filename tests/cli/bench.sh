@@ -195,4 +195,46 @@ assert r["avg_map_100ns"] * 100 <= r["map_ns"] + 1, r
 assert d["stats"]["refcount_lookups"] == 2 * r["loops"], d["stats"]
 ' || { echo "FAIL: json content"; fail=1; }
 fi
+# flush-queue and IOVA options (issue 21): bad values and options outside lazy mode exit 2
+check_usage --mode lazy --fq shared
+check_usage --mode lazy --fq-size 3            # not a power of two
+check_usage --mode lazy --fq-size 1
+check_usage --mode lazy --fq-timeout-ms 0
+check_usage --fq single --iterations 1         # strict (the default) has no flush queue
+check_usage --mode strict --fq-size 64 --iterations 1
+check_usage --mode passthrough --iova-depot list --iterations 1
+check_usage --iova-depot magazines
+check_usage --cmdq-lock ticket
+out=$("$BIN" bench --mode strict --fq-timeout-ms 5 2>&1 >/dev/null)
+case $out in *"--fq-timeout-ms needs --mode lazy"*) ;; *) echo "FAIL: --fq-timeout-ms in strict: '$out'"; fail=1;; esac
+out=$("$BIN" bench --mode lazy --fq-size 48 2>&1 >/dev/null)
+case $out in *"power of two"*) ;; *) echo "FAIL: --fq-size 48: '$out'"; fail=1;; esac
+# single 16-entry ring (holds 15), unmap-checked 1 s deadline (never reached here): the 16th
+# entry finds it full and flushes, emptying it, then the 31st, ...: (queued - 1) / 15 flushes,
+# all of them full ones; the kind brings Linux's 1 s
+fqj=$("$BIN" bench --engine sim --mode lazy --fq single --fq-size 16 --fq-timer unmap \
+	--iova-depot fixed32 --cmdq-lock fair -t 2 --iterations 60 --json) ||
+	{ echo "FAIL: --fq single run rc $?"; fail=1; }
+pcj=$("$BIN" bench --engine sim --mode lazy -t 2 --iterations 60 --json) ||
+	{ echo "FAIL: lazy per-CPU run rc $?"; fail=1; }
+if have python3 "the flush-queue options' JSON"; then
+python3 - "$fqj" "$pcj" <<'PY' || { echo "FAIL: flush-queue options JSON"; fail=1; }
+import json, sys
+s = json.loads(sys.argv[1]); p = json.loads(sys.argv[2])
+c = s["config"]
+assert (c["fq"], c["fq_size"], c["fq_timeout_ns"], c["iova_depot"], c["cmdq_lock"]) == \
+	("single", 16, 10**9, "fixed32", "fair"), c
+st = s["stats"]
+assert st["fq_queued"] >= 120 and st["fq_flushes"] == st["fq_full_flushes"] == \
+	(st["fq_queued"] - 1) // 15, st
+c = p["config"]
+assert (c["fq"], c["fq_size"], c["fq_timeout_ns"], c["iova_depot"], c["cmdq_lock"]) == \
+	("percpu", 256, 10**7, "list", "shared"), c
+# two CPUs, 256-entry rings (255 each): fewer than 255 unmaps per CPU never fill one
+assert p["stats"]["fq_full_flushes"] == 0, p["stats"]
+PY
+fi
+out=$("$BIN" bench --engine sim --mode lazy --fq single -t 2 --iterations 20 --breakdown) &&
+	echo "$out" | grep -q '^iommulab: fq single, fq-size 32768, fq-timeout 1000 ms, iova-depot list' ||
+	{ echo "FAIL: --fq single --breakdown: '$out'"; fail=1; }
 exit $fail

@@ -3,7 +3,8 @@
  * domain; a scatterlist becomes one contiguous IOVA range; passthrough is the identity (or a
  * bounce beyond the mask);
  * coherent memory lives on the device's node; the PCI 32-bit-first policy; the old per-page
- * map path; a lazy unmap keeps the IOVA out of circulation until the flush.
+ * map path; a lazy unmap keeps the IOVA out of circulation until the flush; the single flush
+ * queue is one ring for every CPU, per-CPU queues one ring each.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "iommu/dma_test_util.h"
+#include "support/skip.h"
 
 static struct tu T;
 
@@ -425,6 +427,105 @@ static void lazy_unmap_defers_the_free(void **state)
 	ilab_mem_free_pages(T.mem, pa, 0);
 }
 
+struct on_cpu {
+	struct ilab_dev *dev;
+	ilab_pa_t pa;
+	unsigned n;
+};
+
+static void map_unmap_n(unsigned idx, void *arg)
+{
+	struct on_cpu *w = arg;
+
+	(void)idx;
+	for (unsigned i = 0; i < w->n; i++)
+		ilab_dma_unmap_single(w->dev, ilab_dma_map_single(w->dev, w->pa, 4096,
+								  ILAB_DMA_BIDIRECTIONAL),
+				      4096, ILAB_DMA_BIDIRECTIONAL);
+}
+
+/* n map+unmap pairs as CPU cpu (one plat thread, so the flush queue sees that CPU). */
+static void unmaps_on(struct ilab_dev *d, ilab_pa_t pa, int cpu, unsigned n)
+{
+	struct on_cpu w = { .dev = d, .pa = pa, .n = n };
+
+	assert_int_equal(plat_run_threads(1, &cpu, map_unmap_n, &w), 0);
+}
+
+/* An 8-entry ring holds 7 entries. Per-CPU: 7 unmaps on CPU 0 and 7 on CPU 1 fill two rings
+ * and flush nothing. Single: the same 7 fill the one ring, and CPU 1's first unmap finds it
+ * full and flushes, freeing all 7 of CPU 0's entries. */
+static void fq_kind_run(enum ilab_dma_fq_kind kind, uint64_t *flushes, uint64_t *freed)
+{
+	struct ilab_dev d;
+	struct ilab_dma_options o;
+	struct ilab_dma_stats st;
+	ilab_pa_t pa = tu_buffer(&T, 0, 0, 15);
+
+	probe(&d, kind == ILAB_DMA_FQ_SINGLE ? "single" : "percpu", 23, ILAB_DOMAIN_DMA_FQ);
+	ilab_dma_options_default(&o);
+	o.fq_timer = false;
+	o.fq_kind = kind;
+	o.fq_size = 8;
+	assert_int_equal(ilab_dma_configure(&d, &o), 0);
+	unmaps_on(&d, pa, 0, 7);
+	unmaps_on(&d, pa, 1, 7);
+	assert_int_equal(ilab_dma_stats(&d, &st), 0);
+	assert_int_equal(st.fq_queued, 14);
+	*flushes = st.fq_full_flushes;
+	*freed = st.fq_freed;
+	ilab_iommu_release_device(&d);
+	ilab_mem_free_pages(T.mem, pa, 0);
+}
+
+static void single_fq_is_one_ring_for_all_cpus(void **state)
+{
+	struct ilab_dma_options o;
+	uint64_t flushes, freed;
+
+	(void)state;
+	if (plat_cpu_count() < 2)
+		ILAB_SKIP("one CPU: per-CPU and single flush queues are the same ring");
+	fq_kind_run(ILAB_DMA_FQ_PERCPU, &flushes, &freed);
+	assert_int_equal(flushes, 0);
+	assert_int_equal(freed, 0);
+	fq_kind_run(ILAB_DMA_FQ_SINGLE, &flushes, &freed);
+	assert_int_equal(flushes, 1);
+	assert_int_equal(freed, 7);
+	/* Linux's constants for each kind (dma-iommu.c IOVA_{DEFAULT,SINGLE}_FQ_{SIZE,TIMEOUT}) */
+	ilab_dma_options_default(&o);
+	assert_int_equal(o.fq_kind, ILAB_DMA_FQ_PERCPU);
+	assert_int_equal(o.iova_depot, ILAB_IOVA_DEPOT_LIST);
+	ilab_dma_options_set_fq_kind(&o, ILAB_DMA_FQ_SINGLE);
+	assert_int_equal(o.fq_size, 32768);
+	assert_int_equal(o.fq_timeout_ns, 1000000000ull);
+	ilab_dma_options_set_fq_kind(&o, ILAB_DMA_FQ_PERCPU);
+	assert_int_equal(o.fq_size, 256);
+	assert_int_equal(o.fq_timeout_ns, 10000000ull);
+}
+
+static void bad_fq_and_depot_options_are_refused(void **state)
+{
+	struct ilab_dev d;
+	struct ilab_dma_options o;
+
+	(void)state;
+	probe(&d, "badfq", 24, ILAB_DOMAIN_DMA_FQ);
+	ilab_dma_options_default(&o);
+	o.fq_kind = (enum ilab_dma_fq_kind)2;
+	assert_int_equal(ilab_dma_configure(&d, &o), -EINVAL);
+	ilab_dma_options_default(&o);
+	o.iova_depot = (enum ilab_iova_depot_mode)2;
+	assert_int_equal(ilab_dma_configure(&d, &o), -EINVAL);
+	ilab_dma_options_set_fq_kind(&o, ILAB_DMA_FQ_SINGLE);
+	o.iova_depot = ILAB_IOVA_DEPOT_FIXED32;
+	o.fq_size = 3 * 1024;
+	assert_int_equal(ilab_dma_configure(&d, &o), -EINVAL);
+	o.fq_size = 4096;
+	assert_int_equal(ilab_dma_configure(&d, &o), 0);
+	ilab_iommu_release_device(&d);
+}
+
 static void bad_calls_do_not_crash(void **state)
 {
 	struct ilab_dev d, unprobed;
@@ -473,6 +574,8 @@ int main(void)
 		cmocka_unit_test(pci_devices_get_32bit_iovas_first),
 		cmocka_unit_test(per_page_map_path_gives_the_same_result),
 		cmocka_unit_test(lazy_unmap_defers_the_free),
+		cmocka_unit_test(single_fq_is_one_ring_for_all_cpus),
+		cmocka_unit_test(bad_fq_and_depot_options_are_refused),
 		cmocka_unit_test(bad_calls_do_not_crash),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

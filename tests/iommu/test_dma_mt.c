@@ -1,5 +1,6 @@
 /* test_dma_mt.c — dma-iommu under real threads: every host CPU maps and unmaps at once (strict
- * with direct and refcounted lookup, lazy with the flush-queue timer) and each mapping
+ * with direct and refcounted lookup, lazy with the flush-queue timer, per-CPU or single) and
+ * each mapping
  * translates to its own thread's buffer; in lazy mode the stale-translation window after an
  * unmap is measured and must end within the flush timeout (plus scheduling margin).
  */
@@ -65,7 +66,8 @@ static void worker(unsigned idx, void *arg)
 	}
 }
 
-static void run_all_cpus(enum ilab_domain_type type, enum ilab_dma_lookup lookup)
+static void run_all_cpus_fq(enum ilab_domain_type type, enum ilab_dma_lookup lookup,
+			    enum ilab_dma_fq_kind fq_kind, enum ilab_iova_depot_mode depot)
 {
 	struct ilab_dev d;
 	struct ilab_dma_options o;
@@ -80,6 +82,10 @@ static void run_all_cpus(enum ilab_domain_type type, enum ilab_dma_lookup lookup
 	ilab_dma_options_default(&o);
 	o.lookup = lookup;
 	o.check_iova_free = true;
+	/* the single ring small enough to fill many times: full flushes under its shared lock */
+	if (fq_kind == ILAB_DMA_FQ_SINGLE)
+		o.fq_kind = fq_kind, o.fq_size = 64;
+	o.iova_depot = depot;
 	assert_int_equal(ilab_dma_configure(&d, &o), 0);
 	for (unsigned i = 0; i < n; i++)
 		assert_int_not_equal(r.buf[i] = tu_buffer(&T, 0, 2, 40 + i), 0);
@@ -94,6 +100,9 @@ static void run_all_cpus(enum ilab_domain_type type, enum ilab_dma_lookup lookup
 	assert_int_equal(st.map_errors + st.unmap_errors, 0);
 	if (type == ILAB_DOMAIN_DMA_FQ) {
 		assert_int_equal(st.fq_queued, (uint64_t)n * ITERS);
+		/* a 64-entry ring holds 63: at least one flush per 63 unmaps, whatever the timer did */
+		if (fq_kind == ILAB_DMA_FQ_SINGLE)
+			assert_true(st.fq_flushes >= (uint64_t)n * ITERS / 63);
 		assert_int_equal(st.fq_freed, st.fq_queued);
 		assert_int_equal(st.iotlb_syncs, 0);
 	} else {
@@ -104,6 +113,11 @@ static void run_all_cpus(enum ilab_domain_type type, enum ilab_dma_lookup lookup
 	ilab_iommu_release_device(&d);
 	for (unsigned i = 0; i < n; i++)
 		ilab_mem_free_pages(T.mem, r.buf[i], 2);
+}
+
+static void run_all_cpus(enum ilab_domain_type type, enum ilab_dma_lookup lookup)
+{
+	run_all_cpus_fq(type, lookup, ILAB_DMA_FQ_PERCPU, ILAB_IOVA_DEPOT_LIST);
 }
 
 static void concurrent_strict_direct(void **state)
@@ -122,6 +136,14 @@ static void concurrent_lazy(void **state)
 {
 	(void)state;
 	run_all_cpus(ILAB_DOMAIN_DMA_FQ, ILAB_DMA_LOOKUP_DIRECT);
+}
+
+/* every CPU queues on the one ring: its lock, the full flushes, the fixed depot */
+static void concurrent_lazy_single_fq(void **state)
+{
+	(void)state;
+	run_all_cpus_fq(ILAB_DOMAIN_DMA_FQ, ILAB_DMA_LOOKUP_DIRECT, ILAB_DMA_FQ_SINGLE,
+			ILAB_IOVA_DEPOT_FIXED32);
 }
 
 static uint64_t now_ns(void)
@@ -180,6 +202,7 @@ int main(void)
 		cmocka_unit_test(concurrent_strict_direct),
 		cmocka_unit_test(concurrent_strict_refcount),
 		cmocka_unit_test(concurrent_lazy),
+		cmocka_unit_test(concurrent_lazy_single_fq),
 		cmocka_unit_test(lazy_stale_window_is_bounded_by_the_timeout),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
