@@ -12,6 +12,8 @@
  * of the producers it gathered are written; the owner writes the PROD register once for the
  * whole batch and hands over through owner_prod. CMD_SYNC waiters hold a shared lock so that
  * the queue cannot wrap twice under them; the exclusive side only refreshes cons from hardware.
+ * The lock comes in two versions (opts.cmdq_fair_lock), before and since Linux's 2026 change
+ * "iommu/arm-smmu-v3: Improve CMDQ lock fairness and efficiency": see "the cmdq lock" below.
  *
  * The same object is an ECMDQ (arm-smmu-v3-ecmdq.c, reference §6): a shared ECMDQ runs this
  * algorithm with PROD.EN|ERRACK in its PROD writes; an ECMDQ that is one CPU's alone takes the
@@ -159,6 +161,7 @@ int arm_smmu_cmdq_init(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
 		return arm_smmu_set_error(-ENOMEM, "smmuv3: no memory for the valid bitmap");
 	plat_store32(&cmdq->owner_prod, 0);
 	plat_store32(&cmdq->lock, 0);
+	cmdq->fair_lock = smmu->opts.cmdq_fair_lock;
 	for (unsigned i = 0; i < cmdq->valid_words; i++)
 		plat_store64(&cmdq->valid_map[i], 0);
 	plat_stat_set64(&cmdq->st_entries, 0);
@@ -262,7 +265,21 @@ static void build_sync_cmd(uint64_t cmd[2], struct arm_smmu_device *smmu,
 		cmd[0] &= ~CMDQ_SYNC_0_CS;
 }
 
-/* ---- the cmdq lock: shared for CMD_SYNC waiters, exclusive to refresh cons -------------- */
+/* ---- the cmdq lock: shared for CMD_SYNC waiters, exclusive to refresh cons --------------
+ *
+ * One int: > 0 shared holders, INT_MIN (+ N) exclusive (with N shared lockers waiting). A
+ * CMD_SYNC issuer takes it shared, after reserving its slots and before marking them valid;
+ * a producer waiting for space near a full queue tries it exclusive to read CONS.
+ *
+ * Before 2026 (fair_lock false): the exclusive unlock stores 0, wiping the N increments of the
+ * waiting shared lockers, which must then win a cmpxchg from a non-negative value against
+ * every space waiter's exclusive trylock (cmpxchg 0 -> INT_MIN). Near a full queue there is a
+ * stream of such trylocks, so a shared locker may lose again and again; while it waits its
+ * slots stay invalid, the batch owner cannot ring the doorbell, the queue cannot drain, and
+ * more producers pile up waiting for space: the soft lockups the change reports.
+ * Since (fair_lock true): the exclusive unlock clears only the sign bit, so the waiters'
+ * increments become the shared count at once (they hold the lock, an exclusive trylock fails
+ * until they release it), and a shared locker just waits for the value to turn positive. */
 
 static bool lock_nonneg(uint64_t v, void *arg)
 {
@@ -270,12 +287,24 @@ static bool lock_nonneg(uint64_t v, void *arg)
 	return (int32_t)(uint32_t)v >= 0;
 }
 
+static bool lock_positive(uint64_t v, void *arg)
+{
+	(void)arg;
+	return (int32_t)(uint32_t)v > 0;
+}
+
 static void cmdq_shared_lock(struct arm_smmu_cmdq *cmdq)
 {
-	/* An exclusive holder set INT_MIN: our increment keeps the value negative and is wiped by
-	 * its unlock, so only then do we need the cmpxchg loop. */
+	/* An exclusive holder set INT_MIN: our increment keeps the value negative. */
 	if ((int32_t)plat_fetch_add32(&cmdq->lock, 1) >= 0)
 		return;
+	plat_stat_add64(&cmdq->st_lock_shared_waits, 1);
+	if (cmdq->fair_lock) {
+		/* the unlock keeps our increment: we hold the lock once the sign bit is gone */
+		plat_poll(&cmdq->lock, 4, lock_positive, NULL, 0);
+		return;
+	}
+	/* the unlock wiped our increment: take the lock again, racing the trylocks */
 	for (;;) {
 		uint32_t v;
 
@@ -304,12 +333,18 @@ static bool cmdq_exclusive_trylock(struct arm_smmu_cmdq *cmdq)
 {
 	uint32_t zero = 0;
 
-	return plat_cmpxchg32(&cmdq->lock, &zero, (uint32_t)INT32_MIN);
+	if (!plat_cmpxchg32(&cmdq->lock, &zero, (uint32_t)INT32_MIN))
+		return false;
+	plat_stat_add64(&cmdq->st_lock_exclusive, 1);
+	return true;
 }
 
 static void cmdq_exclusive_unlock(struct arm_smmu_cmdq *cmdq)
 {
-	plat_store32(&cmdq->lock, 0);
+	if (cmdq->fair_lock)
+		plat_fetch_and32(&cmdq->lock, (uint32_t)INT32_MAX); /* clear the sign bit only */
+	else
+		plat_store32(&cmdq->lock, 0);
 }
 
 /* Linux does WRITE_ONCE(llq.cons): a 32-bit store into half of the word others cmpxchg. With

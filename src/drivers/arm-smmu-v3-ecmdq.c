@@ -464,5 +464,7 @@ int ilab_smmu_drv_get_queue_stats(struct ilab_iommu *iommu, unsigned qi,
 	st->errors = plat_stat_read64(&cmdq->st_errors);
 	st->err_ill = plat_stat_read64(&cmdq->st_err_ill);
 	st->err_abt = plat_stat_read64(&cmdq->st_err_abt);
+	st->lock_exclusive = plat_stat_read64(&cmdq->st_lock_exclusive);
+	st->lock_shared_waits = plat_stat_read64(&cmdq->st_lock_shared_waits);
 	return 0;
 }

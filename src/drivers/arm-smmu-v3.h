@@ -325,6 +325,7 @@ struct arm_smmu_cmdq {
 	/* ECMDQ only (arm-smmu-v3-ecmdq.c); all zero for SMMU_CMDQ. */
 	_Alignas(PLAT_CACHELINE) bool ecmdq;
 	bool exclusive;          /* one CPU's alone: the uncontended insertion path */
+	bool fair_lock;          /* opts.cmdq_fair_lock: the lock as Linux since 2026-01 */
 	unsigned index;          /* ECMDQ n */
 	unsigned nr_cpus;        /* CPUs assigned to it */
 	uint64_t regs;           /* offset of its register group (BASE) in the MMIO window */
@@ -340,6 +341,9 @@ struct arm_smmu_cmdq {
 	plat_word32 legacy_sync_nr, legacy_prev_op;
 	uint32_t *legacy_sync_count; /* MSI target (host view); allocated on first use */
 	ilab_pa_t legacy_sync_count_pa;
+	/* the lock's counters (plat_stat: exact in simulation, approximate natively), in this
+	 * line's spare bytes so that the struct's layout does not move */
+	plat_word64 st_lock_exclusive, st_lock_shared_waits;
 	_Alignas(PLAT_CACHELINE) int dummy;
 };
 
