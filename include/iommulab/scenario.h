@@ -51,6 +51,11 @@ enum ilab_dma_mode { ILAB_MODE_STRICT = 0, ILAB_MODE_LAZY, ILAB_MODE_PASSTHROUGH
 enum ilab_intel_nid { ILAB_INTEL_NID_MECH_MAINLINE = 0, ILAB_INTEL_NID_MECH_UNIT_ON_ATTACH,
 		      ILAB_INTEL_NID_MECH_HINT };
 
+/* dma-iommu's flush queue (dma_iommu.h enum ilab_dma_fq_kind, same order) and IOVA depot
+ * (iova.h enum ilab_iova_depot_mode, same order); issue 21. */
+enum ilab_fq_mech { ILAB_FQ_MECH_PERCPU = 0, ILAB_FQ_MECH_SINGLE };
+enum ilab_depot_mech { ILAB_DEPOT_MECH_LIST = 0, ILAB_DEPOT_MECH_FIXED32 };
+
 /* The switches a case turns on. The zero value is Linux before any of the seed patches:
  * one global CMA area, refcounted domain lookup, per-page map/unmap, one command queue, strict
  * invalidation, one VFIO domain for every group. */
@@ -64,6 +69,9 @@ struct ilab_mechanisms {
 	enum ilab_dma_mode mode;
 	bool vfio_attach_group_by_node; /* seed 004 */
 	enum ilab_intel_nid intel_iommu_nid; /* seed 004 on VT-d machines only */
+	enum ilab_fq_mech fq;           /* lazy mode's flush queue: per-CPU (default) or single */
+	enum ilab_depot_mech iova_depot; /* default list (Linux >= 6.7) */
+	bool cmdq_fair_lock;            /* SMMUv3 cmdq lock since Linux's 2026 fairness change */
 };
 
 struct ilab_param {
@@ -173,6 +181,8 @@ const char *ilab_cma_policy_name(enum ilab_cma_policy p);   /* "global", "pernum
 const char *ilab_domain_lookup_name(enum ilab_domain_lookup l); /* "refcount", "direct" */
 const char *ilab_dma_mode_name(enum ilab_dma_mode m);       /* "strict", "lazy", "passthrough" */
 const char *ilab_intel_nid_name(enum ilab_intel_nid n);  /* "mainline", "unit_on_attach", "hint" */
+const char *ilab_fq_mech_name(enum ilab_fq_mech f);        /* "percpu", "single" */
+const char *ilab_depot_mech_name(enum ilab_depot_mech d);  /* "list", "fixed32" */
 const char *ilab_ref_kind_name(enum ilab_ref_kind k);       /* "undecided", "calibration", ... */
 const char *ilab_ref_relation_name(enum ilab_ref_relation r); /* "eq", "gt", "lt" */
 

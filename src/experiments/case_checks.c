@@ -64,7 +64,7 @@ static int too_long(double seconds, const char *work, char *msg, size_t msglen)
 /* The mechanisms a workload's set-up reads; any other set away from its default would be
  * ignored in silence, and the case would measure something other than it says. */
 enum { M_CMA = 1, M_MODE = 2, M_MAP_PAGES = 4, M_LOOKUP = 8, M_ECMDQ = 16, M_VFIO_NODE = 32,
-       M_INTEL_NID = 64, M_CMDQV = 128 };
+       M_INTEL_NID = 64, M_CMDQV = 128, M_FQ = 256, M_DEPOT = 512, M_CMDQ_LOCK = 1024 };
 
 static int unused_mechanism(const struct ilab_case *c, unsigned used, const char *workload,
 			    char *msg, size_t msglen)
@@ -88,6 +88,12 @@ static int unused_mechanism(const struct ilab_case *c, unsigned used, const char
 		key = "vfio_attach_group_by_node", val = "on";
 	else if (!(used & M_INTEL_NID) && m->intel_iommu_nid != ILAB_INTEL_NID_MECH_MAINLINE)
 		key = "intel_iommu_nid", val = ilab_intel_nid_name(m->intel_iommu_nid);
+	else if (!(used & M_FQ) && m->fq != ILAB_FQ_MECH_PERCPU)
+		key = "fq", val = ilab_fq_mech_name(m->fq);
+	else if (!(used & M_DEPOT) && m->iova_depot != ILAB_DEPOT_MECH_LIST)
+		key = "iova_depot", val = ilab_depot_mech_name(m->iova_depot);
+	else if (!(used & M_CMDQ_LOCK) && m->cmdq_fair_lock)
+		key = "cmdq_lock", val = "fair";
 	if (!key)
 		return 0;
 	return refuse(msg, msglen, "mechanisms: %s: %s has no effect on workload %s, which does "
@@ -182,6 +188,27 @@ int ilab_case_check_cmdsync(const struct ilab_case *c, const struct ilab_topo *t
 	return too_long(iters * CMDSYNC_S, work, msg, msglen);
 }
 
+/* The flush queue exists only in lazy mode, and its ring index is masked: a size is a power of
+ * two (0: the kind's, 256 or 32768). A passthrough device allocates no IOVA. */
+static int check_map_bench_fq(const struct ilab_case *c, char *msg, size_t msglen)
+{
+	unsigned size = (unsigned)ilab_case_param(c, "fq_size", 0);
+	bool lazy = c->mech.mode == ILAB_MODE_LAZY;
+
+	if (!lazy && c->mech.fq != ILAB_FQ_MECH_PERCPU)
+		return refuse(msg, msglen, "mechanisms: fq: %s needs mode: lazy (only lazy mode has "
+			      "a flush queue)", ilab_fq_mech_name(c->mech.fq));
+	if (!lazy && (size || ilab_case_param(c, "fq_timeout_ms", 0)))
+		return refuse(msg, msglen, "params: fq_size and fq_timeout_ms need mode: lazy (only "
+			      "lazy mode has a flush queue)");
+	if (size && (size < 2 || (size & (size - 1))))
+		return refuse(msg, msglen, "params: fq_size: %u is not a power of two >= 2", size);
+	if (c->mech.mode == ILAB_MODE_PASSTHROUGH && c->mech.iova_depot != ILAB_DEPOT_MECH_LIST)
+		return refuse(msg, msglen, "mechanisms: iova_depot needs mode: strict or lazy (a "
+			      "passthrough device allocates no IOVA)");
+	return 0;
+}
+
 int ilab_case_check_map_bench(const struct ilab_case *c, const struct ilab_topo *topo,
 			      char *msg, size_t msglen)
 {
@@ -192,8 +219,9 @@ int ilab_case_check_map_bench(const struct ilab_case *c, const struct ilab_topo 
 	if (c->mech.ecmdq && c->mech.cmdqv)
 		return refuse(msg, msglen, "ecmdq: on and cmdqv: on: an SMMU has ECMDQs (SMMUv3.3) "
 			      "or a Tegra241 CMDQV, not both");
-	if ((ret = unused_mechanism(c, M_CMA | M_MODE | M_MAP_PAGES | M_LOOKUP | M_ECMDQ | M_CMDQV,
-				    "dma_map_benchmark", msg, msglen)) ||
+	if ((ret = unused_mechanism(c, M_CMA | M_MODE | M_MAP_PAGES | M_LOOKUP | M_ECMDQ | M_CMDQV |
+				    M_FQ | M_DEPOT | M_CMDQ_LOCK, "dma_map_benchmark", msg, msglen)) ||
+	    (ret = check_map_bench_fq(c, msg, msglen)) ||
 	    (ret = ilab_workload_map_bench_check(c, topo, msg, msglen)) ||
 	    (ret = check_smmu_device(c, topo, msg, msglen)))
 		return ret;

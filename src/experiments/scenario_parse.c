@@ -221,6 +221,9 @@ static const char *const cma_names[] = { "global", "pernuma", NULL };
 static const char *const lookup_names[] = { "refcount", "direct", NULL };
 static const char *const mode_names[] = { "strict", "lazy", "passthrough", NULL };
 static const char *const intel_nid_names[] = { "mainline", "unit_on_attach", "hint", NULL };
+static const char *const fq_names[] = { "percpu", "single", NULL };
+static const char *const depot_names[] = { "list", "fixed32", NULL };
+static const char *const cmdq_lock_names[] = { "shared", "fair", NULL };
 static const char *const kind_names[] = { "undecided", "calibration", "prediction", NULL };
 static const char *const relation_names[] = { "eq", "gt", "lt", NULL };
 
@@ -231,6 +234,8 @@ const char *ilab_cma_policy_name(enum ilab_cma_policy p) { return NAME_OF(cma_na
 const char *ilab_domain_lookup_name(enum ilab_domain_lookup l) { return NAME_OF(lookup_names, l); }
 const char *ilab_dma_mode_name(enum ilab_dma_mode m) { return NAME_OF(mode_names, m); }
 const char *ilab_intel_nid_name(enum ilab_intel_nid n) { return NAME_OF(intel_nid_names, n); }
+const char *ilab_fq_mech_name(enum ilab_fq_mech f) { return NAME_OF(fq_names, f); }
+const char *ilab_depot_mech_name(enum ilab_depot_mech d) { return NAME_OF(depot_names, d); }
 const char *ilab_ref_kind_name(enum ilab_ref_kind k) { return NAME_OF(kind_names, k); }
 const char *ilab_ref_relation_name(enum ilab_ref_relation r) { return NAME_OF(relation_names, r); }
 
@@ -241,7 +246,7 @@ static int parse_mechanisms(struct sctx *c, const yaml_node_t *map, const char *
 {
 	static const char *const keys[] = { "cma", "lookup", "map_pages", "ecmdq", "mode",
 					    "vfio_attach_group_by_node", "intel_iommu_nid", "cmdqv",
-					    NULL };
+					    "fq", "iova_depot", "cmdq_lock", NULL };
 	yaml_node_t *v[MAX_KEYS];
 	int ret, i;
 
@@ -263,6 +268,12 @@ static int parse_mechanisms(struct sctx *c, const yaml_node_t *map, const char *
 		m->intel_iommu_nid = (enum ilab_intel_nid)i;
 	if (!ret && v[7])
 		ret = get_onoff(c, v[7], "cmdqv", &m->cmdqv);
+	if (!ret && v[8] && !(ret = get_choice(c, v[8], "fq", fq_names, &i)))
+		m->fq = (enum ilab_fq_mech)i;
+	if (!ret && v[9] && !(ret = get_choice(c, v[9], "iova_depot", depot_names, &i)))
+		m->iova_depot = (enum ilab_depot_mech)i;
+	if (!ret && v[10] && !(ret = get_choice(c, v[10], "cmdq_lock", cmdq_lock_names, &i)))
+		m->cmdq_fair_lock = i == 1;
 	return ret;
 }
 

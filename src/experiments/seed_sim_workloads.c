@@ -36,6 +36,11 @@ static void env_cfg(const struct ilab_scenario *s, const struct ilab_case *c,
 		.lookup_refcount = c->mech.lookup == ILAB_LOOKUP_REFCOUNT,
 		.ecmdq = c->mech.ecmdq,
 		.cmdqv = c->mech.cmdqv,
+		.fq_single = c->mech.fq == ILAB_FQ_MECH_SINGLE,
+		.fq_size = (unsigned)ilab_case_param(c, "fq_size", 0),
+		.fq_timeout_ns = (uint64_t)ilab_case_param(c, "fq_timeout_ms", 0) * 1000000ull,
+		.iova_depot_fixed32 = c->mech.iova_depot == ILAB_DEPOT_MECH_FIXED32,
+		.cmdq_fair_lock = c->mech.cmdq_fair_lock,
 	};
 }
 
@@ -83,7 +88,8 @@ int ilab_workload_map_bench_run(const struct ilab_scenario *s, const struct ilab
 	ret = ilab_sim_env_map_bench(e, (unsigned)ilab_case_param(c, "threads", 1),
 				     (unsigned)ilab_case_param(c, "granule", 1),
 				     (uint64_t)ilab_case_param(c, "iterations", 100),
-				     (int)ilab_case_param(c, "node", 2), &mr, err, errlen);
+				     (int)ilab_case_param(c, "node", 2),
+				     (unsigned)ilab_case_param(c, "dma_trans_ns", 0), &mr, err, errlen);
 	if (!ret)
 		ret = ilab_case_result_add(r, "map_latency", "us", mr.map_us);
 	if (!ret)

@@ -90,6 +90,7 @@ int ilab_sim_env_up(const struct ilab_sim_env_cfg *cfg, struct ilab_sim_env **ou
 	to.ecmdq_per_cpu = cfg->ecmdq;
 	to.drv.ecmdq = cfg->ecmdq ? ILAB_SMMU_ECMDQ_ON : ILAB_SMMU_ECMDQ_OFF;
 	to.drv.cmdqv = cfg->cmdqv ? ILAB_SMMU_CMDQV_ON : ILAB_SMMU_CMDQV_OFF;
+	to.drv.cmdq_fair_lock = cfg->cmdq_fair_lock;
 	ret = ilab_testbed_up(&e->tb, &to, err, errlen);
 	if (ret)
 		goto fail;
@@ -112,6 +113,13 @@ int ilab_sim_env_up(const struct ilab_sim_env_cfg *cfg, struct ilab_sim_env **ou
 	ilab_dma_options_default(&dopts);
 	dopts.use_map_pages = cfg->map_pages;
 	dopts.lookup = cfg->lookup_refcount ? ILAB_DMA_LOOKUP_REFCOUNT : ILAB_DMA_LOOKUP_DIRECT;
+	ilab_dma_options_set_fq_kind(&dopts, cfg->fq_single ? ILAB_DMA_FQ_SINGLE
+							  : ILAB_DMA_FQ_PERCPU);
+	if (cfg->fq_size)
+		dopts.fq_size = cfg->fq_size;
+	if (cfg->fq_timeout_ns)
+		dopts.fq_timeout_ns = cfg->fq_timeout_ns;
+	dopts.iova_depot = cfg->iova_depot_fixed32 ? ILAB_IOVA_DEPOT_FIXED32 : ILAB_IOVA_DEPOT_LIST;
 	ret = ilab_dma_configure(e->dev, &dopts);
 	if (ret) {
 		env_err(err, errlen, ret, "DMA set-up", ilab_iommu_strerror());
@@ -154,8 +162,8 @@ int ilab_sim_env_cmdq_node(const struct ilab_sim_env *e)
 }
 
 int ilab_sim_env_map_bench(struct ilab_sim_env *e, unsigned threads, unsigned granule,
-			   uint64_t iterations, int node, struct ilab_sim_env_map_result *r,
-			   char *err, size_t errlen)
+			   uint64_t iterations, int node, unsigned dma_trans_ns,
+			   struct ilab_sim_env_map_result *r, char *err, size_t errlen)
 {
 	struct ilab_map_bench_cfg cfg;
 	struct ilab_map_bench_result res;
@@ -170,6 +178,7 @@ int ilab_sim_env_map_bench(struct ilab_sim_env *e, unsigned threads, unsigned gr
 	cfg.iterations = iterations;
 	cfg.warmup = 2; /* page tables allocated, IOVA caches filled, queue lines in place */
 	cfg.node = node;
+	cfg.dma_trans_ns = dma_trans_ns;
 	ilab_smmu_drv_clear_stats(e->iommu);
 	ret = ilab_map_bench_run(e->dev, ilab_board_mem(e->tb.board), &cfg, &res, err, errlen);
 	if (!ret) {

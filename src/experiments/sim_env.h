@@ -28,6 +28,11 @@ struct ilab_sim_env_cfg {
 	bool lookup_refcount; /* refcounted domain lookup (before seed 001's patch) */
 	bool ecmdq;           /* the SMMU has one ECMDQ per CPU and the driver uses them */
 	bool cmdqv;           /* the driver uses the machine's Tegra241 CMDQV (else it is off) */
+	bool fq_single;       /* lazy: one flush queue for all CPUs (Linux >= 6.7 option) */
+	unsigned fq_size;     /* lazy: entries per ring; 0 = the kind's (256 / 32768) */
+	uint64_t fq_timeout_ns; /* lazy: 0 = the kind's (10 ms / 1 s) */
+	bool iova_depot_fixed32; /* the <= 6.6 IOVA depot; else the list (>= 6.7) */
+	bool cmdq_fair_lock;  /* SMMUv3 driver: the cmdq lock since the 2026 fairness change */
 };
 
 /* Build it. Returns 0 and *out, or a negative errno with a one-line cause in err (-EINVAL for
@@ -59,8 +64,8 @@ struct ilab_sim_env_map_result {
 	uint64_t cmpxchg_retries, issues;
 };
 int ilab_sim_env_map_bench(struct ilab_sim_env *e, unsigned threads, unsigned granule,
-			   uint64_t iterations, int node, struct ilab_sim_env_map_result *r,
-			   char *err, size_t errlen);
+			   uint64_t iterations, int node, unsigned dma_trans_ns,
+			   struct ilab_sim_env_map_result *r, char *err, size_t errlen);
 
 
 

@@ -66,6 +66,9 @@ static const struct ilab_workload_param dma_map_params[] = {
 	{ "node", 0, 0, NODE_MAX, true, "node whose CPUs run the threads (dma_map_benchmark -n)", true },
 	{ "smmu_node", 2, 0, NODE_MAX, true, "node of the SMMU the benchmark device sits behind", true },
 	{ "global_cma_node", 0, 0, NODE_MAX, true, "node of the one global CMA area (cma: global)", true },
+	{ "dma_trans_ns", 0, 0, 1e7, true, "dma_map_benchmark -x: delay between map and unmap, ns", false },
+	{ "fq_size", 0, 0, 1 << 20, true, "lazy: flush-queue entries per ring (0: 256 per CPU, 32768 single)", false },
+	{ "fq_timeout_ms", 0, 0, 60000, true, "lazy: flush-queue timeout, ms (0: 10 per CPU, 1000 single)", false },
 	{ NULL, 0, 0, 0, false, NULL, false },
 };
 static const struct ilab_workload_metric dma_map_metrics[] = {

@@ -53,6 +53,13 @@ static json_t *mechanisms_json(const struct ilab_mechanisms *m, bool *ok)
 	/* VT-d machines only: left out at its default, so other results stay as they were */
 	if (m->intel_iommu_nid != ILAB_INTEL_NID_MECH_MAINLINE)
 		put(o, "intel_iommu_nid", json_string(ilab_intel_nid_name(m->intel_iommu_nid)), ok);
+	/* issue 21's switches: likewise only when set */
+	if (m->fq != ILAB_FQ_MECH_PERCPU)
+		put(o, "fq", json_string(ilab_fq_mech_name(m->fq)), ok);
+	if (m->iova_depot != ILAB_DEPOT_MECH_LIST)
+		put(o, "iova_depot", json_string(ilab_depot_mech_name(m->iova_depot)), ok);
+	if (m->cmdq_fair_lock)
+		put(o, "cmdq_lock", json_string("fair"), ok);
 	return o;
 }
 

@@ -376,6 +376,36 @@ static void test_each_builtin_runs_quick_without_failure(void **state)
 	free(paths);
 }
 
+/* The options scenario (issue 21, not a built-in): its switches reach the cases. */
+static void test_fq_iova_options_scenario(void **state)
+{
+	char err[1024];
+	struct ilab_scenario *s;
+	const struct ilab_case *c;
+
+	(void)state;
+	if (ilab_scenario_load(ILAB_TESTDATA "/../../scenarios/options/fq-iova.yaml", &s, err,
+			       sizeof(err)) < 0)
+		fail_msg("%s", err);
+	c = find_case(s, "t1-strict");
+	assert_int_equal(c->mech.mode, ILAB_MODE_STRICT);
+	assert_int_equal(c->mech.fq, ILAB_FQ_MECH_PERCPU);
+	c = find_case(s, "t8-single-fixed32");
+	assert_int_equal(c->mech.mode, ILAB_MODE_LAZY);
+	assert_int_equal(c->mech.fq, ILAB_FQ_MECH_SINGLE);
+	assert_int_equal(c->mech.iova_depot, ILAB_DEPOT_MECH_FIXED32);
+	assert_false(c->mech.cmdq_fair_lock);
+	assert_true(ilab_case_param(c, "fq_size", -1) == 0);
+	c = find_case(s, "t32-single1k-list");
+	assert_true(ilab_case_param(c, "fq_size", 0) == 1024);
+	assert_int_equal(c->mech.iova_depot, ILAB_DEPOT_MECH_LIST);
+	c = find_case(s, "t32-x20us-single-list");
+	assert_true(ilab_case_param(c, "dma_trans_ns", 0) == 20000);
+	assert_string_equal(ilab_fq_mech_name(ILAB_FQ_MECH_SINGLE), "single");
+	assert_string_equal(ilab_depot_mech_name(ILAB_DEPOT_MECH_FIXED32), "fixed32");
+	ilab_scenario_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_datadir_override),
 		cmocka_unit_test(test_inheritance_and_quick),
 		cmocka_unit_test(test_each_builtin_runs_quick_without_failure),
+		cmocka_unit_test(test_fq_iova_options_scenario),
 	};
 	unsetenv("IOMMULAB_DATADIR");
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -100,6 +100,11 @@ static const struct expect expected[] = {
 	{ "bad-cmdqv-unused.yaml", 8, 1,
 	  "mechanisms: cmdqv: on has no effect on workload cmdsync_latency" },
 	{ "bad-plot-y.yaml", 7, 12, "y: 'latency' is not a metric of workload 'dma_map_benchmark'" },
+	{ "bad-fq-strict.yaml", 9, 1, "mechanisms: fq: single needs mode: lazy" },
+	{ "bad-fq-size.yaml", 8, 1, "params: fq_size: 3000 is not a power of two >= 2" },
+	{ "bad-fq-kind.yaml", 6, 31, "fq: 'global' is not one of percpu|single" },
+	{ "bad-fq-unused.yaml", 9, 1,
+	  "mechanisms: iova_depot: fixed32 has no effect on workload cmdsync_latency" },
 	{ "bad-iterations-hours.yaml", 9, 1,
 	  "iterations: 1000000000 CMD_SYNCs would take about 17 minutes of host time (more than the "
 	  "10 minutes a case may take)" },
