@@ -181,6 +181,7 @@ struct ilab_smmu_drv_queue_stats {
 	uint64_t err_ill, err_abt; /* of which CERROR_ILL (command skipped), CERROR_ABT (retried) */
 	uint64_t lock_exclusive;   /* the cmdq lock taken exclusive (to read CONS near full) */
 	uint64_t lock_shared_waits; /* a CMD_SYNC issuer found it held exclusive and waited */
+	uint64_t lock_shared_wait_ns, lock_shared_wait_max_ns; /* ... how long: sum, longest */
 };
 /* Counters of queue q (0 = main, 1 + n = ECMDQ n); -EINVAL for a bad queue. */
 int ilab_smmu_drv_get_queue_stats(struct ilab_iommu *iommu, unsigned q,

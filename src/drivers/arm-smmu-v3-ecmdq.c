@@ -466,5 +466,7 @@ int ilab_smmu_drv_get_queue_stats(struct ilab_iommu *iommu, unsigned qi,
 	st->err_abt = plat_stat_read64(&cmdq->st_err_abt);
 	st->lock_exclusive = plat_stat_read64(&cmdq->st_lock_exclusive);
 	st->lock_shared_waits = plat_stat_read64(&cmdq->st_lock_shared_waits);
+	st->lock_shared_wait_ns = plat_stat_read64(&cmdq->st_lock_shared_wait_ns);
+	st->lock_shared_wait_max_ns = plat_stat_read64(&cmdq->st_lock_shared_wait_max_ns);
 	return 0;
 }

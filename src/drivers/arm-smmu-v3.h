@@ -345,6 +345,7 @@ struct arm_smmu_cmdq {
 	 * line's spare bytes so that the struct's layout does not move */
 	plat_word64 st_lock_exclusive, st_lock_shared_waits;
 	_Alignas(PLAT_CACHELINE) int dummy;
+	plat_word64 st_lock_shared_wait_ns, st_lock_shared_wait_max_ns; /* dummy's spare bytes */
 };
 
 struct arm_smmu_cmdq_batch {
