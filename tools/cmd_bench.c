@@ -624,6 +624,11 @@ static int load_profile(struct bench_opts *o, struct ilab_profile *prof)
 			"(no smmu.cmdqv_vcmdqs; profiles/grace.yaml has one)\n", CLI_PROG, prof->name);
 		return CLI_EXIT_USAGE;
 	}
+	if (o->cmdq_lock_set && strcmp(prof->iommu_arch, "smmuv3")) {
+		fprintf(stderr, "%s bench: --cmdq-lock: profile %s has iommu: %s (the lock is the "
+			"SMMUv3 driver's command queue's)\n", CLI_PROG, prof->name, prof->iommu_arch);
+		return CLI_EXIT_USAGE;
+	}
 	if (!o->topology_set)
 		o->topology = prof->topology;
 	return 0;

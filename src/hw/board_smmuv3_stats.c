@@ -123,6 +123,19 @@ static json_t *model_json(struct smmu *m)
 			 jint(ms.ats_refused), "atc_invs", jint(ms.atc_invs));
 }
 
+/* The main queue's lock (docs/smmuv3-driver.md: its two versions). */
+static json_t *lock_json(struct ilab_iommu *iommu)
+{
+	struct ilab_smmu_drv_queue_stats qs;
+
+	if (ilab_smmu_drv_get_queue_stats(iommu, 0, &qs))
+		return json_object();
+	return json_pack("{s:o,s:o,s:o,s:o}", "exclusive", jint(qs.lock_exclusive), "shared_waits",
+			 jint(qs.lock_shared_waits), "shared_wait_ns",
+			 jint(qs.lock_shared_wait_ns), "shared_wait_max_ns",
+			 jint(qs.lock_shared_wait_max_ns));
+}
+
 static json_t *driver_json(struct ilab_iommu *iommu)
 {
 	struct ilab_smmu_drv_stats *ds = calloc(1, sizeof(*ds));
@@ -135,6 +148,8 @@ static json_t *driver_json(struct ilab_iommu *iommu)
 			      "cmpxchg_retries", jint(ds->cmpxchg_retries), "queue_full_waits",
 			      jint(ds->queue_full_waits), "by_opcode",
 			      opcodes_json(ds->by_opcode));
+	if (o)
+		json_object_set_new(o, "cmdq_lock", lock_json(iommu));
 	free(ds);
 	return o;
 }

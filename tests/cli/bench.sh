@@ -232,8 +232,15 @@ assert (c["fq"], c["fq_size"], c["fq_timeout_ns"], c["iova_depot"], c["cmdq_lock
 	("percpu", 256, 10**7, "list", "shared"), c
 # two CPUs, 256-entry rings (255 each): fewer than 255 unmaps per CPU never fill one
 assert p["stats"]["fq_full_flushes"] == 0, p["stats"]
+# the main queue's lock counters, in both versions
+for d in (s, p):
+	assert set(d["smmu"]["driver"]["cmdq_lock"]) == \
+		{"exclusive", "shared_waits", "shared_wait_ns", "shared_wait_max_ns"}, d["smmu"]["driver"]
 PY
 fi
+out=$("$BIN" bench --engine sim --iommu vtd --cmdq-lock fair -t 1 --iterations 1 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q -- '--cmdq-lock: profile icelake-2s-a100 has iommu: vtd' ||
+	{ echo "FAIL: --cmdq-lock on VT-d: rc $rc, '$out'"; fail=1; }
 out=$("$BIN" bench --engine sim --mode lazy --fq single -t 2 --iterations 20 --breakdown) &&
 	echo "$out" | grep -q '^iommulab: fq single, fq-size 32768, fq-timeout 1000 ms, iova-depot list' ||
 	{ echo "FAIL: --fq single --breakdown: '$out'"; fail=1; }
