@@ -293,24 +293,6 @@ static bool lock_positive(uint64_t v, void *arg)
 	return (int32_t)(uint32_t)v > 0;
 }
 
-static void cmdq_shared_lock_slow(struct arm_smmu_cmdq *cmdq);
-
-static void cmdq_shared_lock(struct arm_smmu_cmdq *cmdq)
-{
-	uint64_t t0, waited;
-
-	/* An exclusive holder set INT_MIN: our increment keeps the value negative. */
-	if ((int32_t)plat_fetch_add32(&cmdq->lock, 1) >= 0)
-		return;
-	t0 = plat_now_ns();
-	cmdq_shared_lock_slow(cmdq);
-	waited = plat_now_ns() - t0;
-	plat_stat_add64(&cmdq->st_lock_shared_waits, 1);
-	plat_stat_add64(&cmdq->st_lock_shared_wait_ns, waited);
-	if (waited > plat_stat_read64(&cmdq->st_lock_shared_wait_max_ns))
-		plat_stat_set64(&cmdq->st_lock_shared_wait_max_ns, waited);
-}
-
 static void cmdq_shared_lock_slow(struct arm_smmu_cmdq *cmdq)
 {
 	if (cmdq->fair_lock) {
@@ -327,6 +309,22 @@ static void cmdq_shared_lock_slow(struct arm_smmu_cmdq *cmdq)
 		if ((int32_t)v >= 0 && plat_cmpxchg32(&cmdq->lock, &v, v + 1))
 			return;
 	}
+}
+
+static void cmdq_shared_lock(struct arm_smmu_cmdq *cmdq)
+{
+	uint64_t t0, waited;
+
+	/* An exclusive holder set INT_MIN: our increment keeps the value negative. */
+	if ((int32_t)plat_fetch_add32(&cmdq->lock, 1) >= 0)
+		return;
+	t0 = plat_now_ns();
+	cmdq_shared_lock_slow(cmdq);
+	waited = plat_now_ns() - t0;
+	plat_stat_add64(&cmdq->st_lock_shared_waits, 1);
+	plat_stat_add64(&cmdq->st_lock_shared_wait_ns, waited);
+	if (waited > plat_stat_read64(&cmdq->st_lock_shared_wait_max_ns))
+		plat_stat_set64(&cmdq->st_lock_shared_wait_max_ns, waited);
 }
 
 static void cmdq_shared_unlock(struct arm_smmu_cmdq *cmdq)
