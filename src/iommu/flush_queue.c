@@ -114,8 +114,9 @@ static void reclaim_all(struct ilab_fq *fq)
 
 static void fq_timeout(struct ilab_fq *fq);
 
-/* Without a timer agent, the deadline is checked on every FQ_CHECK_EVERY-th queued entry of a
- * CPU (a clock read on each would cost more than the rest of the unmap). */
+/* Without a timer agent, the deadline is checked on every FQ_CHECK_EVERY-th entry queued on a
+ * ring, a CPU's or the single one (a clock read on each would cost more than the rest of the
+ * unmap). */
 #define FQ_CHECK_EVERY 32
 
 static void fq_check_deadline(struct ilab_fq *fq)
@@ -130,6 +131,7 @@ static void fq_check_deadline(struct ilab_fq *fq)
 void ilab_fq_queue(struct ilab_fq *fq, uint64_t pfn, uint64_t pages)
 {
 	struct fq_ring *r = this_ring(fq);
+	uint64_t queued;
 
 	plat_scope_enter(PLAT_SCOPE_FQ_QUEUE);
 	/* The PTE clears must be visible before this entry can be seen as flushable. */
@@ -147,14 +149,14 @@ void ilab_fq_queue(struct ilab_fq *fq, uint64_t pfn, uint64_t pages)
 		.counter = plat_load64(&fq->flush_start_cnt),
 	};
 	r->tail = (r->tail + 1) & fq->mask;
-	r->queued++;
+	queued = ++r->queued; /* read under the lock: the single ring's is every CPU's */
 	plat_count_add(PLAT_COUNT_FQ_DEPTH, 1);
 	plat_spin_unlock(&r->lock);
 
 	/* Arm the timer unless it is already on; reading first avoids bouncing the line. */
 	if (!plat_load_relaxed32(&fq->timer_on) && !plat_xchg32(&fq->timer_on, 1))
 		plat_store64(&fq->deadline, plat_now_ns() + fq->timeout_ns);
-	else if (!fq->timer && (r->queued & (FQ_CHECK_EVERY - 1)) == 0)
+	else if (!fq->timer && (queued & (FQ_CHECK_EVERY - 1)) == 0)
 		fq_check_deadline(fq);
 	plat_scope_leave();
 }
