@@ -4,6 +4,7 @@
 #ifndef ILAB_TOOLS_CLI_H
 #define ILAB_TOOLS_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #ifndef ILAB_VERSION
@@ -52,6 +53,13 @@ int cmd_topo(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_fio(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+
+/* sweep and merge: write a sweep result (and its plots, next to it when plot); returns a CLI
+ * exit code after saying what it wrote (tools/cmd_sweep.c). */
+struct json_t;
+int cli_sweep_save(const char *cmd, const struct json_t *doc, const char *out, bool plot);
 
 #endif /* ILAB_TOOLS_CLI_H */

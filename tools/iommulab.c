@@ -45,6 +45,16 @@ static const struct cli_command commands[] = {
 	  "  --ioengine=sim, --direct=1, --group_reporting: accepted, as the model is\n"
 	  "  --json             print JSON, with the simulator's statistics\n"
 	  "  -h, --help         show this help\n" },
+	{ "sweep", cmd_sweep, "sweep FILE.yaml [-j N] [--shard I/N] [-o OUT.json] [--no-plot]",
+	  "run a grid of cases over scenario, mechanism and profile parameters (docs/sweep.md)",
+	  "  (see 'iommulab sweep --help')\n" },
+	{ "merge", cmd_merge, "merge OUT.json SHARD.json... [--no-plot]",
+	  "merge the shard files of one sweep into its result file and plots",
+	  "  OUT.json          the merged result; plots OUT-<axis>.png (and OUT-heatmap.png)\n"
+	  "  SHARD.json        files of `iommulab sweep --shard I/N`: one sweep, every case once\n"
+	  "  --no-plot         no plots\n"
+	  "  -h, --help        show this help\n"
+	  "Shards of another sweep, overlapping or missing cases: exit 2.\n" },
 	{ "help", cmd_help, "help [command]", "show help for iommulab or one command", "" },
 };
 

@@ -205,6 +205,20 @@ int ilab_profile_resolve(const char *what, char *path, size_t len, char *err, si
 /* ilab_profile_resolve, then ilab_profile_load: the profile a user named. Returns 0, or the
  * first step's error with its message in err. */
 int ilab_profile_open(const char *what, struct ilab_profile *prof, char *err, size_t errlen);
+/* One value of a profile replaced (iommulab sweep's profile.* axes): key is a dot path
+ * ("smmu.tlbi_sync_ns"), value its text; quoted: the value is a string (as "100" in YAML). */
+#define ILAB_PROFILE_OVERRIDE_KEY_MAX 128
+struct ilab_profile_override {
+	const char *key;
+	const char *value;
+	bool quoted;
+};
+/* The profile text with the nr overrides applied, as new YAML text in *out (malloc'd, length
+ * *outlen). A key whose sections do not exist, or that names a section, is an error (-EINVAL,
+ * err says which); a missing last key is added. The values are not checked here: parse the
+ * result with ilab_profile_parse, which applies a profile file's checks to them. */
+int ilab_profile_override(const char *text, size_t len, const struct ilab_profile_override *o,
+			  unsigned nr, char **out, size_t *outlen, char *err, size_t errlen);
 /* A named compute charge (profile "compute:" section), or dflt when the profile has none. */
 uint64_t ilab_profile_compute_ns(const struct ilab_profile *prof, const char *name,
 				 uint64_t dflt);

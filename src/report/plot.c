@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "iommulab/report.h"
+#include "report/gnuplot.h"
 #include "util/atomic_file.h"
 
 extern char **environ;
@@ -223,7 +224,7 @@ static int write_script(FILE *f, const struct ilab_scenario_result *r, const cha
 }
 
 /* The gnuplot to run: $IOMMULAB_GNUPLOT, else `gnuplot` found in PATH. */
-static bool find_gnuplot(char *buf, size_t len)
+bool ilab_gnuplot_find(char *buf, size_t len)
 {
 	const char *env = getenv("IOMMULAB_GNUPLOT"), *path = getenv("PATH");
 
@@ -295,8 +296,8 @@ static bool png_complete(const char *path)
 }
 
 /* Render script into png through a temporary file next to it, renamed when complete. */
-static int render(const char *prog, const char *script, const char *png, char *msg,
-		  size_t msglen)
+int ilab_gnuplot_render(const char *prog, const char *script, const char *png, char *msg,
+			size_t msglen)
 {
 	char tmp[ILAB_SCN_PATH_MAX + 100];
 	int ret;
@@ -343,13 +344,13 @@ int ilab_report_plot(const struct ilab_scenario_result *r, const char *dir, char
 	ret = ilab_afile_commit(&a, msg, msglen);
 	if (ret)
 		return ret;
-	if (!find_gnuplot(prog, sizeof(prog))) {
+	if (!ilab_gnuplot_find(prog, sizeof(prog))) {
 		snprintf(msg, msglen,
 			 "warning: gnuplot not found, no %s (the script is %s: run gnuplot on it)", png,
 			 script);
 		return 1;
 	}
-	ret = render(prog, script, png, msg, msglen);
+	ret = ilab_gnuplot_render(prog, script, png, msg, msglen);
 	if (ret)
 		return ret;
 	snprintf(msg, msglen, "%s", png);

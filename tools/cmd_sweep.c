@@ -1,0 +1,393 @@
+/* cmd_sweep.c — `iommulab sweep FILE.yaml`: load and check a sweep (src/experiments/sweep*),
+ * run its cases (or one shard's) in forked worker processes, -j at a time, with a progress bar
+ * and an ETA on a terminal (a line per case otherwise), and write the result file (and, for a
+ * whole sweep, its plots). Each case runs in its own child: a fresh process whose result
+ * depends on nothing run before it, and whose crash fails one case, not the sweep.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "experiments/sweep.h"
+#include "report/sweep_result.h"
+#include "util/atomic_file.h"
+
+#define ERRLEN 2048
+#define JOBS_MAX 1024
+
+/* What a worker sends back through its pipe: one write of less than PIPE_BUF. */
+struct wire {
+	unsigned index;
+	int status;
+	char message[256];
+	unsigned nr_figures;
+	struct ilab_figure figures[ILAB_SCN_MAX_FIGURES];
+};
+
+struct worker {
+	pid_t pid;
+	int fd;
+	unsigned k;
+	double start;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void print_help(FILE *f)
+{
+	fprintf(f,
+		"usage: %s sweep FILE.yaml [-j N] [--shard I/N] [-o OUT.json] [--no-plot]\n"
+		"run every case of a sweep's grid (docs/sweep.md) and write one result file\n"
+		"  -j, --jobs N      cases run at once, each in its own process (default: the\n"
+		"                    host's CPUs)\n"
+		"  --shard I/N       run only the cases k with k mod N = I (0 <= I < N) and write a\n"
+		"                    shard file for `%s merge`\n"
+		"  -o, --out FILE    the result file (default results/sweep-<name>.json, or\n"
+		"                    results/sweep-<name>.shard-I-of-N.json); plots go next to it\n"
+		"  --no-plot         no plots\n"
+		"  -h, --help        show this help\n"
+		"A bad sweep file: file:line:column: message, exit 2, before anything runs. A case\n"
+		"that fails is recorded as failed and the exit status is 1.\n",
+		CLI_PROG, CLI_PROG);
+}
+
+static int parse_shard(const char *arg, unsigned *i, unsigned *n)
+{
+	char *end;
+	unsigned long a, b;
+
+	errno = 0;
+	if (*arg < '0' || *arg > '9')
+		return -1;
+	a = strtoul(arg, &end, 10);
+	if (errno || *end != '/' || end[1] < '1' || end[1] > '9')
+		return -1;
+	b = strtoul(end + 1, &end, 10);
+	if (errno || *end || b > ILAB_SWEEP_MAX_CASES || a >= b)
+		return -1;
+	*i = (unsigned)a;
+	*n = (unsigned)b;
+	return 0;
+}
+
+/* The child: run case k, send the result, exit. */
+static void __attribute__((noreturn)) run_child(const struct ilab_sweep *sw, unsigned k, int fd)
+{
+	struct ilab_case_result r;
+	struct wire w = { .index = k };
+
+	ilab_sweep_run_case(sw, k, &r);
+	w.status = (int)r.status;
+	snprintf(w.message, sizeof(w.message), "%s", r.message);
+	w.nr_figures = r.nr_figures;
+	memcpy(w.figures, r.figures, sizeof(w.figures));
+	_exit(write(fd, &w, sizeof(w)) == (ssize_t)sizeof(w) ? 0 : 1);
+}
+
+static int start(const struct ilab_sweep *sw, unsigned k, struct worker *wk)
+{
+	int p[2];
+
+	if (pipe(p) != 0)
+		return -errno;
+	fflush(NULL); /* the child must not write the parent's buffered output again */
+	wk->pid = fork();
+	if (wk->pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -errno;
+	}
+	if (wk->pid == 0) {
+		close(p[0]);
+		run_child(sw, k, p[1]);
+	}
+	close(p[1]);
+	wk->fd = p[0];
+	wk->k = k;
+	wk->start = now();
+	return 0;
+}
+
+/* The finished child's result into r. */
+static void collect(struct worker *wk, int st, struct ilab_case_result *r)
+{
+	struct wire w;
+	ssize_t n;
+
+	memset(r, 0, sizeof(*r));
+	do
+		n = read(wk->fd, &w, sizeof(w));
+	while (n < 0 && errno == EINTR);
+	close(wk->fd);
+	r->host_seconds = now() - wk->start;
+	if (n == (ssize_t)sizeof(w) && w.index == wk->k && w.nr_figures <= ILAB_SCN_MAX_FIGURES) {
+		r->status = (enum ilab_case_status)w.status;
+		memcpy(r->message, w.message, sizeof(r->message));
+		r->message[sizeof(r->message) - 1] = '\0';
+		r->nr_figures = w.nr_figures;
+		memcpy(r->figures, w.figures, sizeof(r->figures));
+		return;
+	}
+	r->status = ILAB_CASE_FAILED;
+	if (WIFSIGNALED(st))
+		snprintf(r->message, sizeof(r->message), "the worker process died (signal %d)",
+			 WTERMSIG(st));
+	else
+		snprintf(r->message, sizeof(r->message), "the worker process sent no result "
+			 "(exit status %d)", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+struct progress {
+	bool tty;
+	unsigned done, total;
+	double t0;
+};
+
+static void show(struct progress *p, const struct ilab_sweep *sw, unsigned k,
+		 const struct ilab_case_result *r)
+{
+	double el = now() - p->t0, eta = el / p->done * (p->total - p->done);
+
+	if (p->tty) {
+		char bar[31];
+		unsigned fill = p->done * 30 / p->total;
+
+		memset(bar, '#', fill);
+		memset(bar + fill, '.', 30 - fill);
+		bar[30] = '\0';
+		fprintf(stderr, "\r%s sweep: [%s] %u/%u cases, %.0f s, ETA %.0f s   ", CLI_PROG,
+			bar, p->done, p->total, el, eta);
+		if (r->status == ILAB_CASE_FAILED)
+			fprintf(stderr, "\n%s sweep: case %u FAILED: %s\n", CLI_PROG, k, r->message);
+		if (p->done == p->total)
+			fputc('\n', stderr);
+	} else {
+		fprintf(stderr, "[%s %u/%u] case %u:", sw->name, p->done, p->total, k);
+		for (unsigned a = 0; a < sw->nr_axes; a++)
+			fprintf(stderr, " %s=%s", sw->axes[a].path,
+				sw->axes[a].values[ilab_sweep_value_index(sw, k, a)].text);
+		if (r->status == ILAB_CASE_OK)
+			fprintf(stderr, ": done (%.2f s; ETA %.0f s)\n", r->host_seconds, eta);
+		else
+			fprintf(stderr, ": FAILED: %s\n", r->message);
+	}
+	fflush(stderr);
+}
+
+/* Run the cases k = shard, shard + count ... into res[k]; returns 0 or a negative errno. */
+static int run_cases(const struct ilab_sweep *sw, unsigned shard, unsigned count,
+		     unsigned jobs, struct ilab_case_result *res)
+{
+	struct worker *wk = calloc(jobs, sizeof(*wk));
+	struct progress p = { .tty = isatty(2), .t0 = now() };
+	unsigned next = shard, running = 0;
+	int ret = 0;
+
+	if (!wk)
+		return -ENOMEM;
+	for (unsigned k = shard; k < sw->nr_cases; k += count)
+		p.total++;
+	while (next < sw->nr_cases || running) {
+		unsigned j;
+		int st;
+		pid_t pid;
+
+		if (!ret && next < sw->nr_cases && running < jobs) {
+			for (j = 0; wk[j].pid; j++)
+				;
+			ret = start(sw, next, &wk[j]);
+			if (!ret) {
+				running++;
+				next += count;
+			}
+			continue;
+		}
+		if (ret && !running)
+			break;
+		pid = waitpid(-1, &st, 0);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0) {
+			ret = -errno;
+			break;
+		}
+		for (j = 0; j < jobs && wk[j].pid != pid; j++)
+			;
+		if (j == jobs)
+			continue;
+		collect(&wk[j], st, &res[wk[j].k]);
+		p.done++;
+		show(&p, sw, wk[j].k, &res[wk[j].k]);
+		wk[j].pid = 0;
+		running--;
+	}
+	free(wk);
+	return ret;
+}
+
+/* The result file can be written there: found before the cases run, not after. */
+static int check_out(const char *out, bool make_results)
+{
+	char probe[ILAB_SCN_PATH_MAX + 64];
+	int ret;
+
+	if (make_results)
+		mkdir("results", 0777);
+	ret = ilab_afile_tmpname(out, probe, sizeof(probe));
+	if (ret)
+		return cli_usage_error("sweep", "-o %s: cannot write there: %s", out,
+				       strerror(-ret));
+	unlink(probe);
+	return CLI_EXIT_OK;
+}
+
+/* OUT.json -> OUT: the plots' base name */
+static void plot_base(const char *out, char *base, size_t len)
+{
+	size_t n = strlen(out);
+
+	snprintf(base, len, "%.*s", (int)(n > 5 && !strcmp(out + n - 5, ".json") ? n - 5 : n),
+		 out);
+}
+
+/* Save doc to out and, when plot, draw it. Returns a CLI exit code. */
+int cli_sweep_save(const char *cmd, const json_t *doc, const char *out, bool plot)
+{
+	char err[ERRLEN], base[ILAB_SCN_PATH_MAX];
+	int pr;
+
+	if (ilab_sweep_doc_save(doc, out, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s %s: %s\n", CLI_PROG, cmd, err);
+		return CLI_EXIT_FAIL;
+	}
+	if (!plot) {
+		fprintf(stderr, "%s %s: wrote %s\n", CLI_PROG, cmd, out);
+		return CLI_EXIT_OK;
+	}
+	plot_base(out, base, sizeof(base));
+	pr = ilab_sweep_plot(doc, base, err, sizeof(err));
+	if (pr < 0) {
+		fprintf(stderr, "%s %s: wrote %s; plot: %s\n", CLI_PROG, cmd, out, err);
+		return CLI_EXIT_FAIL;
+	}
+	fprintf(stderr, "%s %s: wrote %s%s%s\n", CLI_PROG, cmd, out, pr == 0 ? " and " : "; ",
+		err);
+	return CLI_EXIT_OK;
+}
+
+static int sweep_write(const struct ilab_sweep *sw, const struct ilab_case_result *res,
+		       unsigned shard, unsigned count, const char *out, bool plot)
+{
+	json_t *cases = json_array(), *header = ilab_sweep_header_json(sw), *doc;
+	int ret;
+
+	for (unsigned k = shard; k < sw->nr_cases; k += count ? count : 1)
+		json_array_append_new(cases, ilab_sweep_case_json(sw, k, &res[k]));
+	doc = ilab_sweep_doc(header, cases, shard, count);
+	ret = cli_sweep_save("sweep", doc, out, plot && !count);
+	json_decref(doc);
+	json_decref(header);
+	return ret;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "shard", required_argument, NULL, 'S' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "no-plot", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned jobs = cpus > 0 ? (unsigned)cpus : 1, shard = 0, count = 0;
+	const char *out = NULL;
+	char err[ERRLEN], defout[ILAB_SCN_PATH_MAX + 64];
+	struct ilab_case_result *res;
+	struct ilab_sweep *sw;
+	bool plot = true;
+	int opt, ret;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":j:o:h", opts, NULL)) != -1) {
+		char *end;
+		unsigned long j;
+
+		switch (opt) {
+		case 'j':
+			errno = 0;
+			j = strtoul(optarg, &end, 10);
+			if (*optarg < '1' || *optarg > '9' || errno || *end || j > JOBS_MAX)
+				return cli_usage_error("sweep", "-j must be a whole number from 1 to "
+						       "%d, not '%s'", JOBS_MAX, optarg);
+			jobs = (unsigned)j;
+			break;
+		case 'S':
+			if (parse_shard(optarg, &shard, &count))
+				return cli_usage_error("sweep", "--shard must be I/N with 0 <= I < N "
+						       "<= %d, not '%s'", ILAB_SWEEP_MAX_CASES,
+						       optarg);
+			break;
+		case 'o': out = optarg; break;
+		case 'N': plot = false; break;
+		case 'h':
+			print_help(stdout);
+			return CLI_EXIT_OK;
+		default:
+			return cli_bad_option("sweep", opt, argc, argv);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("sweep", optind == argc ? "no sweep file given"
+							       : "one sweep file at a time");
+	if (out && !*out)
+		return cli_usage_error("sweep", "-o needs a file name");
+	if (ilab_sweep_load(argv[optind], &sw, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return CLI_EXIT_USAGE;
+	}
+	if (!out) {
+		if (count)
+			snprintf(defout, sizeof(defout), "results/sweep-%s.shard-%u-of-%u.json",
+				 sw->name, shard, count);
+		else
+			snprintf(defout, sizeof(defout), "results/sweep-%s.json", sw->name);
+	}
+	ret = check_out(out ? out : defout, !out);
+	res = ret == CLI_EXIT_OK ? calloc(sw->nr_cases, sizeof(*res)) : NULL;
+	if (ret == CLI_EXIT_OK && !res)
+		ret = CLI_EXIT_FAIL;
+	if (ret == CLI_EXIT_OK) {
+		int r = run_cases(sw, shard, count ? count : 1, jobs, res);
+
+		if (r < 0) {
+			fprintf(stderr, "%s sweep: cannot run the cases: %s\n", CLI_PROG,
+				strerror(-r));
+			ret = CLI_EXIT_FAIL;
+		}
+	}
+	if (ret == CLI_EXIT_OK)
+		ret = sweep_write(sw, res, shard, count, out ? out : defout, plot);
+	for (unsigned k = shard; ret == CLI_EXIT_OK && k < sw->nr_cases; k += count ? count : 1)
+		if (res[k].status == ILAB_CASE_FAILED)
+			ret = CLI_EXIT_FAIL;
+	free(res);
+	ilab_sweep_free(sw);
+	return ret;
+}
