@@ -226,6 +226,8 @@ static int case_profile(const struct ilab_sweep *sw, const unsigned *idx, char *
 						 msg, msglen) : 0;
 	ret = ilab_profile_override(sw->profile_text, sw->profile_len, o, n, text, len, msg,
 				    msglen);
+	if (ret == -EINVAL)
+		ret = -ENOENT; /* the path's fault, not the value's */
 	if (!ret && prof) {
 		ret = ilab_profile_parse(*text, *len, "@", prof, pmsg, sizeof(pmsg));
 		if (ret)
@@ -481,6 +483,20 @@ static int parse_axis(struct wctx *c, struct ilab_sweep *sw, const yaml_node_t *
 			    "profile.SECTION.KEY", ax->path);
 	if (!*ax->name)
 		return werr(c, v[0], "param: '%s' names nothing after its prefix", ax->path);
+	if (ax->kind == ILAB_SWEEP_PARAM || ax->kind == ILAB_SWEEP_MECH) {
+		struct ilab_case k = sw->scn->cases[0];
+		char msg[512];
+
+		/* a known name takes its base value back: only an unknown name fails here */
+		if (ax->kind == ILAB_SWEEP_PARAM &&
+		    set_param(&k, sw->scn->workload, ax->name, "0", false, msg, sizeof(msg)) &&
+		    strstr(msg, "unknown") == msg)
+			return werr(c, v[0], "param: %s", msg);
+		if (ax->kind == ILAB_SWEEP_MECH &&
+		    set_mech(&k.mech, ax->name, "", msg, sizeof(msg)) &&
+		    strstr(msg, "unknown") == msg)
+			return werr(c, v[0], "param: %s", msg);
+	}
 	for (struct ilab_sweep_axis *o = sw->axes; o < ax; o++)
 		if (!strcmp(o->path, ax->path))
 			return werr(c, v[0], "param: %s is already an axis (line %u)", ax->path,
@@ -622,7 +638,11 @@ static int check_values(const struct ilab_sweep *sw, char *err, size_t errlen)
 				ret = case_profile(sw, idx, &text, &len, prof, msg, sizeof(msg));
 			else
 				ret = build_case(sw, idx, &k, &bad, msg, sizeof(msg));
-			if (ret)
+			/* a path the profile does not have is the path's error, not its value's */
+			if (ret == -ENOENT || (ret && strstr(msg, "unknown key")))
+				ret = ilab_errf(err, errlen, -EINVAL, "%s:%u:%u: %s: %s", sw->file,
+						ax->line, ax->column, ax->path, msg);
+			else if (ret)
 				ret = value_err(sw, ax, &ax->values[i], msg, err, errlen);
 			else if (ax->kind == ILAB_SWEEP_PROFILE)
 				free(text);
