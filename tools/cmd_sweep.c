@@ -51,7 +51,7 @@ static double now(void)
 static void print_help(FILE *f)
 {
 	fprintf(f,
-		"usage: %s sweep FILE.yaml [-j N] [--shard I/N] [-o OUT.json] [--no-plot]\n"
+		"usage: %s sweep FILE.yaml [-j N] [--shard I/N] [-o OUT.json] [--no-plot] [--check]\n"
 		"run every case of a sweep's grid (docs/sweep.md) and write one result file\n"
 		"  -j, --jobs N      cases run at once, each in its own process (default: the\n"
 		"                    host's CPUs)\n"
@@ -60,6 +60,8 @@ static void print_help(FILE *f)
 		"  -o, --out FILE    the result file (default results/sweep-<name>.json, or\n"
 		"                    results/sweep-<name>.shard-I-of-N.json); plots go next to it\n"
 		"  --no-plot         no plots\n"
+		"  --check           check the sweep file, print its number of cases and its\n"
+		"                    hash, run nothing\n"
 		"  -h, --help        show this help\n"
 		"A bad sweep file: file:line:column: message, exit 2, before anything runs. A case\n"
 		"that fails is recorded as failed and the exit status is 1.\n",
@@ -312,6 +314,7 @@ int cmd_sweep(int argc, char **argv)
 		{ "shard", required_argument, NULL, 'S' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "no-plot", no_argument, NULL, 'N' },
+		{ "check", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -321,7 +324,7 @@ int cmd_sweep(int argc, char **argv)
 	char err[ERRLEN], defout[ILAB_SCN_PATH_MAX + 64];
 	struct ilab_case_result *res;
 	struct ilab_sweep *sw;
-	bool plot = true;
+	bool plot = true, check = false;
 	int opt, ret;
 
 	opterr = 0;
@@ -346,6 +349,7 @@ int cmd_sweep(int argc, char **argv)
 			break;
 		case 'o': out = optarg; break;
 		case 'N': plot = false; break;
+		case 'C': check = true; break;
 		case 'h':
 			print_help(stdout);
 			return CLI_EXIT_OK;
@@ -361,6 +365,11 @@ int cmd_sweep(int argc, char **argv)
 	if (ilab_sweep_load(argv[optind], &sw, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		return CLI_EXIT_USAGE;
+	}
+	if (check) {
+		printf("%s: %u cases, %s\n", sw->name, sw->nr_cases, sw->hash);
+		ilab_sweep_free(sw);
+		return CLI_EXIT_OK;
 	}
 	if (!out) {
 		if (count)

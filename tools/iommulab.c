@@ -45,7 +45,7 @@ static const struct cli_command commands[] = {
 	  "  --ioengine=sim, --direct=1, --group_reporting: accepted, as the model is\n"
 	  "  --json             print JSON, with the simulator's statistics\n"
 	  "  -h, --help         show this help\n" },
-	{ "sweep", cmd_sweep, "sweep FILE.yaml [-j N] [--shard I/N] [-o OUT.json] [--no-plot]",
+	{ "sweep", cmd_sweep, "sweep FILE.yaml [-j N] [--shard I/N] [-o OUT.json] [--no-plot] [--check]",
 	  "run a grid of cases over scenario, mechanism and profile parameters (docs/sweep.md)",
 	  "  (see 'iommulab sweep --help')\n" },
 	{ "merge", cmd_merge, "merge OUT.json SHARD.json... [--no-plot]",
