@@ -33,7 +33,7 @@ static yaml_node_pair_t *find_pair(yaml_document_t *doc, int map_id, const char 
 static int set_one(yaml_document_t *doc, const struct ilab_profile_override *o, char *err,
 		   size_t errlen)
 {
-	char path[ILAB_PROFILE_OVERRIDE_KEY_MAX], *save = NULL, *name, *next;
+	char path[ILAB_PROFILE_OVERRIDE_KEY_MAX], *save = NULL, *name, *next, *prev = NULL;
 	yaml_scalar_style_t style = o->quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
 					      : YAML_PLAIN_SCALAR_STYLE;
 	int map_id = 1; /* the root node */
@@ -48,14 +48,15 @@ static int set_one(yaml_document_t *doc, const struct ilab_profile_override *o, 
 
 		next = strtok_r(NULL, ".", &save);
 		if (!map || map->type != YAML_MAPPING_NODE)
-			return ilab_errf(err, errlen, -EINVAL, "profile key '%s': '%s' is not a "
-					 "section of the profile", o->key, name);
+			return ilab_errf(err, errlen, -EINVAL, "profile key '%s': '%s' is a value, "
+					 "not a section", o->key, prev ? prev : "");
 		p = find_pair(doc, map_id, name);
 		if (next && !p)
 			return ilab_errf(err, errlen, -EINVAL, "profile key '%s': the profile has "
 					 "no section '%s'", o->key, name);
 		if (next) {
 			map_id = p->value;
+			prev = name;
 			continue;
 		}
 		if (p && yaml_document_get_node(doc, p->value)->type != YAML_SCALAR_NODE)
