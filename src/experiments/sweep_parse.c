@@ -150,14 +150,15 @@ static const char *nid_name(int i) { return ilab_intel_nid_name(i); }
 static const char *onoff_name(int i) { return i == 0 ? "off" : i == 1 ? "on" : "?"; }
 
 static const char *const mech_keys[] = { "cma", "lookup", "map_pages", "ecmdq", "mode",
-					 "vfio_attach_group_by_node", "intel_iommu_nid", NULL };
+					 "vfio_attach_group_by_node", "intel_iommu_nid", "cmdqv",
+					 NULL };
 
 /* A mechanism from text, with the scenario parser's names (on|off for the switches). */
 static int set_mech(struct ilab_mechanisms *m, const char *name, const char *text, char *msg,
 		    size_t msglen)
 {
 	static const char *(*const fns[])(int) = { cma_name, lookup_name, onoff_name, onoff_name,
-						   mode_name, onoff_name, nid_name };
+						   mode_name, onoff_name, nid_name, onoff_name };
 	char known[128];
 	unsigned i;
 	int v;
@@ -167,7 +168,7 @@ static int set_mech(struct ilab_mechanisms *m, const char *name, const char *tex
 	if (!mech_keys[i])
 		return ilab_errf(msg, msglen, -EINVAL, "unknown mechanism '%s' (known: cma, "
 				 "lookup, map_pages, ecmdq, mode, vfio_attach_group_by_node, "
-				 "intel_iommu_nid)", name);
+				 "intel_iommu_nid, cmdqv)", name);
 	v = choice(fns[i], text, known, sizeof(known));
 	if (v < 0 && fns[i] == onoff_name) /* YAML's booleans, as the scenario parser takes */
 		v = !strcmp(text, "true") ? 1 : !strcmp(text, "false") ? 0 : -1;
@@ -180,7 +181,8 @@ static int set_mech(struct ilab_mechanisms *m, const char *name, const char *tex
 	case 3: m->ecmdq = v; break;
 	case 4: m->mode = (enum ilab_dma_mode)v; break;
 	case 5: m->vfio_attach_group_by_node = v; break;
-	default: m->intel_iommu_nid = (enum ilab_intel_nid)v; break;
+	case 6: m->intel_iommu_nid = (enum ilab_intel_nid)v; break;
+	default: m->cmdqv = v; break;
 	}
 	return 0;
 }
@@ -440,7 +442,7 @@ static int base_workload(struct wctx *c, struct ilab_sweep *sw, yaml_node_t *wl_
 		return ret;
 	snprintf(s->name, sizeof(s->name), "%s", sw->name);
 	snprintf(s->path, sizeof(s->path), "%s", sw->file);
-	snprintf(s->seed, sizeof(s->seed), "000");
+	snprintf(s->seed, sizeof(s->seed), "none"); /* reproduces no seed */
 	snprintf(s->title, sizeof(s->title), "%s", sw->name);
 	s->engine = ILAB_ENGINE_KIND_SIM;
 	s->tol_calibration = ILAB_TOL_CALIBRATION;
@@ -675,6 +677,9 @@ static int check_on_machine(const struct ilab_sweep *sw, const struct ilab_case 
 
 	if (w->check_profile && w->check_profile(prof, msg, msglen))
 		return -EINVAL;
+	if (k->mech.cmdqv && !prof->smmu_cmdqv_vcmdqs)
+		return ilab_errf(msg, msglen, -EINVAL, "cmdqv: on, but profile %s's SMMU has no "
+				 "Tegra241 CMDQV (no smmu.cmdqv_vcmdqs)", prof->name);
 	for (unsigned i = 0; i < k->nr_params; i++) {
 		const struct ilab_workload_param *spec = ilab_workload_param_find(w,
 										   k->params[i].name);

@@ -184,6 +184,10 @@ check_file "e.yaml:6:3: grid: more than 4096 cases (4352 so far)" "${AX}params.t
   - param: params.iterations
     values: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]
 "
+check_file "case 1 (mechanisms.cmdqv=on): cmdqv: on, but profile kunpeng920's SMMU has no" \
+	"${AX}mechanisms.cmdqv
+    values: [off, on]
+"
 # a case its machine cannot run: named, before anything runs
 check_file "case 1 (params.threads=64): threads: 64, but node 0 has 32 CPUs" \
 	"${AX}params.threads
