@@ -173,6 +173,12 @@ int ilab_scenario_parse(const char *text, size_t len, const char *name,
 			struct ilab_scenario **out, char *err, size_t errlen);
 void ilab_scenario_free(struct ilab_scenario *s);
 
+/* Set mechanism name ("mode", "fq" ...) from its scenario-file text ("lazy"; on|off for the
+ * switches). 0, or -EINVAL with msg: "unknown mechanism ..." for a name, else the value's
+ * fault ("'x' is not one of a|b"). */
+int ilab_mechanism_set(struct ilab_mechanisms *m, const char *name, const char *value,
+		       char *msg, size_t msglen);
+
 /* A case's parameter, or dflt when it has none. */
 double ilab_case_param(const struct ilab_case *c, const char *name, double dflt);
 

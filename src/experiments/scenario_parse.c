@@ -277,6 +277,60 @@ static int parse_mechanisms(struct sctx *c, const yaml_node_t *map, const char *
 	return ret;
 }
 
+/* One mechanism from its text, with the names parse_mechanisms takes (keep the two in step):
+ * for iommulab sweep's mechanisms.* axes, which have no YAML node of a scenario to report at. */
+int ilab_mechanism_set(struct ilab_mechanisms *m, const char *name, const char *value,
+		       char *msg, size_t msglen)
+{
+	static const char *const onoff[] = { "off", "on", "false", "true", NULL };
+	static const struct {
+		const char *key;
+		const char *const *names;
+	} tbl[] = {
+		{ "cma", cma_names }, { "lookup", lookup_names }, { "map_pages", onoff },
+		{ "ecmdq", onoff }, { "mode", mode_names }, { "vfio_attach_group_by_node", onoff },
+		{ "intel_iommu_nid", intel_nid_names }, { "cmdqv", onoff }, { "fq", fq_names },
+		{ "iova_depot", depot_names }, { "cmdq_lock", cmdq_lock_names },
+	};
+	const size_t nr = sizeof(tbl) / sizeof(tbl[0]);
+	char known[256] = "";
+	size_t k, off = 0;
+	int i;
+
+	for (k = 0; k < nr && strcmp(tbl[k].key, name); k++)
+		;
+	if (k == nr) {
+		for (size_t j = 0; j < nr; j++)
+			off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s",
+						j ? ", " : "", tbl[j].key);
+		snprintf(msg, msglen, "unknown mechanism '%s' (known: %s)", name, known);
+		return -EINVAL;
+	}
+	for (i = 0; tbl[k].names[i] && strcmp(tbl[k].names[i], value); i++)
+		;
+	if (!tbl[k].names[i]) {
+		for (int j = 0; tbl[k].names[j] && (tbl[k].names != onoff || j < 2); j++)
+			off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s",
+						j ? "|" : "", tbl[k].names[j]);
+		snprintf(msg, msglen, "'%s' is not one of %s", value, known);
+		return -EINVAL;
+	}
+	switch (k) {
+	case 0: m->cma = (enum ilab_cma_policy)i; break;
+	case 1: m->lookup = (enum ilab_domain_lookup)i; break;
+	case 2: m->map_pages = i & 1; break;
+	case 3: m->ecmdq = i & 1; break;
+	case 4: m->mode = (enum ilab_dma_mode)i; break;
+	case 5: m->vfio_attach_group_by_node = i & 1; break;
+	case 6: m->intel_iommu_nid = (enum ilab_intel_nid)i; break;
+	case 7: m->cmdqv = i & 1; break;
+	case 8: m->fq = (enum ilab_fq_mech)i; break;
+	case 9: m->iova_depot = (enum ilab_depot_mech)i; break;
+	default: m->cmdq_fair_lock = i == 1; break;
+	}
+	return 0;
+}
+
 static void known_params(const struct ilab_workload *w, char *buf, size_t sz)
 {
 	size_t off = 0;

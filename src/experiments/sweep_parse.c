@@ -128,65 +128,6 @@ static int set_param(struct ilab_case *k, const struct ilab_workload *w, const c
 	return 0;
 }
 
-/* The index of text among the names fn(0), fn(1) ... (until "?"), or -1 with the list. */
-static int choice(const char *(*fn)(int), const char *text, char *known, size_t len)
-{
-	size_t off = 0;
-
-	known[0] = '\0';
-	for (int i = 0; strcmp(fn(i), "?"); i++) {
-		if (!strcmp(fn(i), text))
-			return i;
-		off += (size_t)snprintf(known + off, off < len ? len - off : 0, "%s%s",
-					i ? "|" : "", fn(i));
-	}
-	return -1;
-}
-
-static const char *cma_name(int i) { return ilab_cma_policy_name(i); }
-static const char *lookup_name(int i) { return ilab_domain_lookup_name(i); }
-static const char *mode_name(int i) { return ilab_dma_mode_name(i); }
-static const char *nid_name(int i) { return ilab_intel_nid_name(i); }
-static const char *onoff_name(int i) { return i == 0 ? "off" : i == 1 ? "on" : "?"; }
-
-static const char *const mech_keys[] = { "cma", "lookup", "map_pages", "ecmdq", "mode",
-					 "vfio_attach_group_by_node", "intel_iommu_nid", "cmdqv",
-					 NULL };
-
-/* A mechanism from text, with the scenario parser's names (on|off for the switches). */
-static int set_mech(struct ilab_mechanisms *m, const char *name, const char *text, char *msg,
-		    size_t msglen)
-{
-	static const char *(*const fns[])(int) = { cma_name, lookup_name, onoff_name, onoff_name,
-						   mode_name, onoff_name, nid_name, onoff_name };
-	char known[128];
-	unsigned i;
-	int v;
-
-	for (i = 0; mech_keys[i] && strcmp(mech_keys[i], name); i++)
-		;
-	if (!mech_keys[i])
-		return ilab_errf(msg, msglen, -EINVAL, "unknown mechanism '%s' (known: cma, "
-				 "lookup, map_pages, ecmdq, mode, vfio_attach_group_by_node, "
-				 "intel_iommu_nid, cmdqv)", name);
-	v = choice(fns[i], text, known, sizeof(known));
-	if (v < 0 && fns[i] == onoff_name) /* YAML's booleans, as the scenario parser takes */
-		v = !strcmp(text, "true") ? 1 : !strcmp(text, "false") ? 0 : -1;
-	if (v < 0)
-		return ilab_errf(msg, msglen, -EINVAL, "'%s' is not one of %s", text, known);
-	switch (i) {
-	case 0: m->cma = (enum ilab_cma_policy)v; break;
-	case 1: m->lookup = (enum ilab_domain_lookup)v; break;
-	case 2: m->map_pages = v; break;
-	case 3: m->ecmdq = v; break;
-	case 4: m->mode = (enum ilab_dma_mode)v; break;
-	case 5: m->vfio_attach_group_by_node = v; break;
-	case 6: m->intel_iommu_nid = (enum ilab_intel_nid)v; break;
-	default: m->cmdqv = v; break;
-	}
-	return 0;
-}
-
 /* "@:12:3: message" (the profile parser's message about generated text) -> "message" */
 static const char *strip_position(const char *msg)
 {
@@ -261,7 +202,7 @@ static int build_case(const struct ilab_sweep *sw, const unsigned *idx, struct i
 			ret = set_param(c, sw->scn->workload, ax->name, v->text, v->quoted, msg,
 					msglen);
 		else if (ax->kind == ILAB_SWEEP_MECH)
-			ret = set_mech(&c->mech, ax->name, v->text, msg, msglen);
+			ret = ilab_mechanism_set(&c->mech, ax->name, v->text, msg, msglen);
 	}
 	return ret;
 }
@@ -368,7 +309,7 @@ static int parse_base_map(struct wctx *c, struct ilab_sweep *sw, const yaml_node
 			return werr(c, key ? vn : kn, "expected 'name: value'");
 		ret = params ? set_param(k, sw->scn->workload, key, val, !ilab_yaml_is_plain(vn),
 					 msg, sizeof(msg))
-			     : set_mech(&k->mech, key, val, msg, sizeof(msg));
+			     : ilab_mechanism_set(&k->mech, key, val, msg, sizeof(msg));
 		if (ret)
 			return werr(c, ret && (strstr(msg, "unknown") == msg) ? kn : vn, "%s: %s",
 				    key, msg);
@@ -495,7 +436,7 @@ static int parse_axis(struct wctx *c, struct ilab_sweep *sw, const yaml_node_t *
 		    strstr(msg, "unknown") == msg)
 			return werr(c, v[0], "param: %s", msg);
 		if (ax->kind == ILAB_SWEEP_MECH &&
-		    set_mech(&k.mech, ax->name, "", msg, sizeof(msg)) &&
+		    ilab_mechanism_set(&k.mech, ax->name, "", msg, sizeof(msg)) &&
 		    strstr(msg, "unknown") == msg)
 			return werr(c, v[0], "param: %s", msg);
 	}
