@@ -65,6 +65,13 @@ struct ilab_profile_nic {
 	uint64_t ats_outstanding;    /* ATS requests in flight per DMA direction */
 	uint64_t atc_entries;        /* the NIC's Address Translation Cache: entries ... */
 	uint64_t atc_ways;           /* ... and ways */
+	/* the netperf model's transmit and latency path (src/workloads/netperf.c): all or none */
+	uint64_t tx_skb_ns;          /* stack CPU cost per sent skb (send call to the doorbell) */
+	uint64_t tx_clean_ns;        /* CPU cost per TX completion reaped (skb freed) */
+	uint64_t irq_ns;             /* one NIC interrupt: entry, NAPI schedule, exit */
+	uint64_t nic_tx_ns;          /* doorbell to the first bit on the wire */
+	uint64_t nic_rx_ns;          /* last bit in to the completion written */
+	uint64_t wire_ns;            /* one way, cable and switch, to the peer */
 };
 
 /* The machine's NVMe drive and the block stack that drives it (profile "nvme:" section,

@@ -493,6 +493,20 @@ static int check_nic(struct pctx *c, const yaml_node_t *v, const char *key,
 	bool ats = n->payload_mbps || n->ats_round_trip_ns || n->ats_outstanding ||
 		   n->atc_entries || n->atc_ways;
 
+	bool np = n->tx_skb_ns || n->tx_clean_ns || n->irq_ns || n->nic_tx_ns || n->nic_rx_ns ||
+		  n->wire_ns;
+
+	if (np && (!n->tx_skb_ns || !n->tx_clean_ns || !n->irq_ns || !n->nic_tx_ns ||
+		   !n->nic_rx_ns || !n->wire_ns))
+		return perr(c, v, "%s: the netperf path needs tx_skb_ns, tx_clean_ns, irq_ns, "
+			    "nic_tx_ns, nic_rx_ns and wire_ns", key);
+	if (np && !rx)
+		return perr(c, v, "%s: the netperf path needs the receive stack too (rx_buffer_ns, "
+			    "rx_copy_mbps)", key);
+	if (n->tx_skb_ns > 10000000 || n->tx_clean_ns > 10000000 || n->irq_ns > 10000000 ||
+	    n->nic_tx_ns > 10000000 || n->nic_rx_ns > 10000000 || n->wire_ns > 10000000)
+		return perr(c, v, "%s: a netperf path cost beyond the model's range (at most "
+			    "10000000 ns)", key);
 	if (rx && (!n->rx_buffer_ns || !n->rx_copy_mbps))
 		return perr(c, v, "%s: the receive stack needs both rx_buffer_ns and rx_copy_mbps",
 			    key);
@@ -532,6 +546,12 @@ static int parse_nic(struct pctx *c, const yaml_node_t *v, const char *key, void
 		{ "ats_outstanding", false, parse_positive, &n->ats_outstanding, false },
 		{ "atc_entries", false, parse_positive, &n->atc_entries, false },
 		{ "atc_ways", false, parse_positive, &n->atc_ways, false },
+		{ "tx_skb_ns", false, parse_positive, &n->tx_skb_ns, false },
+		{ "tx_clean_ns", false, parse_positive, &n->tx_clean_ns, false },
+		{ "irq_ns", false, parse_positive, &n->irq_ns, false },
+		{ "nic_tx_ns", false, parse_positive, &n->nic_tx_ns, false },
+		{ "nic_rx_ns", false, parse_positive, &n->nic_rx_ns, false },
+		{ "wire_ns", false, parse_positive, &n->wire_ns, false },
 	};
 	int rc = parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
 

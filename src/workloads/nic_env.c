@@ -65,10 +65,41 @@ static int nic_from_profile(const struct ilab_profile *p, struct ilab_nic_cfg *c
 	return 0;
 }
 
-int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cfg_in,
+/* The seeds' run on the machine: the NIC model with the profile's rates and costs. */
+struct nic_run_arg {
+	const struct ilab_nic_env *e;
+	const struct ilab_nic_cfg *cfg;
+	struct ilab_nic_result *res;
+};
+
+static int nic_run(struct ilab_board *board, struct ilab_dev *dev,
+		   const struct ilab_profile *prof, void *arg, char *err, size_t errlen)
+{
+	struct nic_run_arg *a = arg;
+	struct ilab_nic_cfg cfg = *a->cfg;
+	int ret = 0;
+
+	if (a->e->nic_from_profile)
+		ret = nic_from_profile(prof, &cfg, err, errlen);
+	return ret ? ret : ilab_nic_run(board, dev, &cfg, a->res, err, errlen);
+}
+
+int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cfg,
 		     struct ilab_nic_result *res, char **stats_json, char *err, size_t errlen)
 {
-	struct ilab_nic_cfg cfg_buf, *cfg = &cfg_buf;
+	struct nic_run_arg a = { .e = e, .cfg = cfg, .res = res };
+
+	if (stats_json)
+		*stats_json = NULL;
+	if (!cfg)
+		return snprintf(err, errlen, "no NIC configuration"), -EINVAL;
+	return ilab_nic_env_run_fn(e, false, nic_run, &a, stats_json, NULL, err, errlen);
+}
+
+int ilab_nic_env_run_fn(const struct ilab_nic_env *e, bool need_nic, ilab_nic_env_fn fn,
+			void *arg, char **stats_json, struct ilab_nic_env_info *info, char *err,
+			size_t errlen)
+{
 	struct ilab_profile *prof = plat_zalloc_array(1, sizeof(*prof));
 	struct ilab_testbed tb = { 0 };
 	struct ilab_testbed_opts to = { .seed = e->seed, .cma = ILAB_CMA_GLOBAL };
@@ -80,26 +111,31 @@ int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cf
 
 	if (stats_json)
 		*stats_json = NULL;
-	if (!cfg_in) {
-		free(prof);
-		return snprintf(err, errlen, "no NIC configuration"), -EINVAL;
-	}
-	cfg_buf = *cfg_in;
 	if (!prof)
 		return snprintf(err, errlen, "out of memory"), -ENOMEM;
 	ret = ilab_profile_open(e->profile, prof, err, errlen);
 	if (!ret && e->nic_from_profile)
-		ret = nic_from_profile(prof, cfg, err, errlen);
+		ret = ilab_nic_env_profile_check(prof, err, errlen);
 	to.profile = prof;
 	if (!ret)
 		ret = ilab_testbed_load_topology(&tb, &to, err, errlen);
 	if (ret)
 		goto out;
 	td = pick_nic(tb.topo, e->nic_node);
-	if (!td) {
-		ilab_topo_explain_no_device(tb.topo, NULL, err, errlen); /* it has none at all */
+	if (!td || (need_nic && td->kind != ILAB_DEV_NIC)) {
+		if (td)
+			snprintf(err, errlen, "topology %s has no NIC device",
+				 ilab_topo_name(tb.topo));
+		else
+			ilab_topo_explain_no_device(tb.topo, NULL, err, errlen); /* none at all */
 		ret = -EINVAL;
 		goto out;
+	}
+	if (info) {
+		snprintf(info->profile, sizeof(info->profile), "%s", prof->name);
+		snprintf(info->device, sizeof(info->device), "%s", td->name);
+		info->node = td->node;
+		info->iommu = (unsigned)td->smmu;
 	}
 	to.smmu_mask = 1ull << td->smmu;
 	if (e->cma_pernuma)
@@ -140,7 +176,7 @@ int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cf
 			goto out;
 		}
 	}
-	ret = ilab_nic_run(tb.board, dev, cfg, res, err, errlen);
+	ret = fn(tb.board, dev, prof, arg, err, errlen);
 	if (ret && *ilab_testbed_sim_error(&tb)) {
 		size_t l = strlen(err);
 

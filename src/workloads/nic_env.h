@@ -35,6 +35,30 @@ struct ilab_nic_env {
 int ilab_nic_env_run(const struct ilab_nic_env *e, const struct ilab_nic_cfg *cfg,
 		     struct ilab_nic_result *res, char **stats_json, char *err, size_t errlen);
 
+/* What the machine used, for the netperf command's output. */
+struct ilab_nic_env_info {
+	char profile[64];
+	char device[48];
+	int node;                 /* the NIC's node */
+	unsigned iommu;           /* its IOMMU unit */
+};
+
+/* A run on the machine once the NIC is probed in the mode: the board, the device, the
+ * profile that built them. Returns 0 or a negative errno with err set. */
+struct ilab_board;
+struct ilab_dev;
+struct ilab_profile;
+typedef int (*ilab_nic_env_fn)(struct ilab_board *board, struct ilab_dev *dev,
+			       const struct ilab_profile *prof, void *arg, char *err,
+			       size_t errlen);
+
+/* The same machine for any run on its NIC (ilab_nic_env_run is this with the receive model):
+ * need_nic refuses a topology without a NIC (-EINVAL, "topology X has no NIC device") where
+ * the seeds' run would take another device. info (may be NULL) receives what was used. */
+int ilab_nic_env_run_fn(const struct ilab_nic_env *e, bool need_nic, ilab_nic_env_fn fn,
+			void *arg, char **stats_json, struct ilab_nic_env_info *info, char *err,
+			size_t errlen);
+
 /* Does the profile describe the receive stack nic_from_profile needs? 0, or -EINVAL with a
  * one-line reason naming the profile. */
 struct ilab_profile;
