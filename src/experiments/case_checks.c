@@ -17,6 +17,7 @@
 #include "experiments/sim_env.h"
 #include "iommulab/allreduce.h"
 #include "iommulab/nic.h"
+#include "iommulab/netperf.h"
 #include "iommulab/nvme.h"
 #include "iommulab/topo.h"
 
@@ -33,6 +34,7 @@
 #define NIC_RX_S 1.0e-6    /* one process for one simulated us: 128 x 20 ms take 1.5 s */
 #define NIC_TPUT_S 30e-6   /* one queue for one simulated us at full CPU load: 28 us */
 #define ALLREDUCE_S 0.5e-9 /* one byte of message per node per allreduce: 0.35-0.45 s/GiB */
+#define NETPERF_S 2.0e-6   /* one stream for one simulated us, 64-byte sends (the busiest) */
 #define FIO_JOB_S 1.0e-6   /* one fio job for one simulated us at iodepth 32: 8 x 22 ms take 0.06 s */
 
 /* A case estimated to run longer than this is refused (with the estimate): the built-in
@@ -387,4 +389,34 @@ int ilab_case_check_fio(const struct ilab_case *c, const struct ilab_topo *topo,
 	snprintf(work, sizeof(work), "%u fio jobs for %.0f simulated us", jobs, us);
 	return too_long(jobs * us * FIO_JOB_S * (depth > 32 ? depth / 32.0 : 1), work, msg,
 			msglen);
+}
+
+/* netperf: the machine has a NIC (the one on nic_node, else its first), a CPU per stream,
+ * sizes that fit the model (RR: one TSO skb each way). */
+int ilab_case_check_netperf(const struct ilab_case *c, const struct ilab_topo *topo,
+			    char *msg, size_t msglen)
+{
+	unsigned queues = param_u(c, "queues", 1), test = param_u(c, "test", 0);
+	double us = ilab_case_param(c, "duration_us", 2000) + ilab_case_param(c, "warmup_us", 200);
+	char work[128];
+	bool nic = false;
+	int ret;
+
+	if ((ret = unused_mechanism(c, M_MODE, "netperf", msg, msglen)))
+		return ret;
+	for (unsigned i = 0; i < ilab_topo_nr_devices(topo); i++)
+		nic |= ilab_topo_device(topo, i)->kind == ILAB_DEV_NIC;
+	if (!nic)
+		return refuse(msg, msglen, "topology %s has no NIC device: netperf needs one",
+			      ilab_topo_name(topo));
+	if (queues > ilab_topo_nr_cpus(topo))
+		return refuse(msg, msglen, "queues: %u need a CPU each; %s has %u", queues,
+			      ilab_topo_name(topo), ilab_topo_nr_cpus(topo));
+	if (test == ILAB_NETPERF_RR &&
+	    (ilab_case_param(c, "req_bytes", 1) > ILAB_NETPERF_TSO_BYTES ||
+	     ilab_case_param(c, "rsp_bytes", 1) > ILAB_NETPERF_TSO_BYTES))
+		return refuse(msg, msglen, "req_bytes and rsp_bytes must be at most %u (one TSO "
+			      "skb each way)", ILAB_NETPERF_TSO_BYTES);
+	snprintf(work, sizeof(work), "%u netperf streams for %.0f simulated us", queues, us);
+	return too_long(queues * us * NETPERF_S, work, msg, msglen);
 }

@@ -22,6 +22,8 @@ int ilab_case_check_nic_throughput(const struct ilab_case *c, const struct ilab_
 				   char *msg, size_t msglen);
 int ilab_case_check_allreduce(const struct ilab_case *c, const struct ilab_topo *topo,
 			      char *msg, size_t msglen);
+int ilab_case_check_netperf(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
+			    size_t msglen);
 int ilab_case_check_fio(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
 			size_t msglen);
 

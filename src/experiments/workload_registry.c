@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "iommulab/allreduce.h"
+#include "iommulab/netperf.h"
 #include "iommulab/nic.h"
 #include "iommulab/nvme.h"
 #include "iommulab/scenario.h"
@@ -137,6 +138,29 @@ static const struct ilab_workload_metric fio_metrics[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* netperf on the machine's NIC: one queue pair and CPU per stream (the IOMMU mode is the
+ * case's mechanisms: mode). test is netperf's -t as a code. The NIC's, the wire's and the
+ * stacks' constants are the profile's nic: section. */
+static const struct ilab_workload_param netperf_params[] = {
+	{ "test", 0, 0, 2, true, "netperf -t: 0 TCP_STREAM (send), 1 TCP_MAERTS (receive), 2 TCP_RR", false },
+	{ "queues", 1, 1, ILAB_NETPERF_MAX_QUEUES, true, "streams, one NIC queue pair and CPU each", false },
+	{ "send_bytes", 16384, 1, ILAB_NETPERF_MAX_MSG, true, "STREAM/MAERTS: bytes per send (netperf -m)", false },
+	{ "req_bytes", 1, 1, ILAB_NETPERF_TSO_BYTES, true, "RR: request size (netperf -r req,rsp)", false },
+	{ "rsp_bytes", 1, 1, ILAB_NETPERF_TSO_BYTES, true, "RR: response size", false },
+	{ "ring_size", 64, 2, 4096, true, "TX descriptors and RX buffers per queue", false },
+	{ "duration_us", 2000, 1, 1e7, false, "netperf -l: simulated time measured, µs", false },
+	{ "warmup_us", 200, 0, 1e7, false, "simulated traffic before the measurement, µs", false },
+	{ "nic_node", 2, 0, NODE_MAX, true, "use the NIC on this node (else the machine's first)", false },
+	{ NULL, 0, 0, 0, false, NULL, false },
+};
+static const struct ilab_workload_metric netperf_metrics[] = {
+	{ "throughput", "Gbit/s", "STREAM/MAERTS: TCP payload delivered per second, all streams" },
+	{ "tps", "transactions/s", "RR: transactions per second, all streams" },
+	{ "lat_p50", "us", "RR: transaction latency, 50th percentile" },
+	{ "lat_p99", "us", "RR: transaction latency, 99th percentile" },
+	{ NULL, NULL, NULL },
+};
+
 static const struct ilab_workload builtin[] = {
 	{ "cmdsync_latency", ilab_workload_cmdsync_run,
 	  "latency of one CMD_SYNC into an empty command queue", NULL, cmdsync_params,
@@ -155,6 +179,10 @@ static const struct ilab_workload builtin[] = {
 	{ "fio", ilab_workload_fio, "fio on the machine's NVMe: IOPS and completion latency",
 	  NULL, fio_params, fio_metrics, true, ilab_case_check_fio,
 	  ilab_workload_fio_check_profile },
+	{ "netperf", ilab_workload_netperf,
+	  "netperf on the machine's NIC: TCP_STREAM/MAERTS throughput, TCP_RR latency", NULL,
+	  netperf_params, netperf_metrics, true, ilab_case_check_netperf,
+	  ilab_workload_netperf_check_profile },
 };
 
 #define NR_BUILTIN (sizeof(builtin) / sizeof(builtin[0]))

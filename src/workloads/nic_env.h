@@ -64,4 +64,13 @@ int ilab_nic_env_run_fn(const struct ilab_nic_env *e, bool need_nic, ilab_nic_en
 struct ilab_profile;
 int ilab_nic_env_profile_check(const struct ilab_profile *p, char *err, size_t errlen);
 
+/* netperf on the machine (netperf_env.c): the cfg's NIC and stack constants from the
+ * profile, then ilab_netperf_run; a topology without a NIC is refused. e->nic_from_profile
+ * is not read (netperf always takes the profile's). */
+struct ilab_netperf_cfg;
+struct ilab_netperf_result;
+int ilab_netperf_env_run(const struct ilab_nic_env *e, const struct ilab_netperf_cfg *cfg,
+			 struct ilab_netperf_result *res, char **stats_json,
+			 struct ilab_nic_env_info *info, char *err, size_t errlen);
+
 #endif /* ILAB_WORKLOADS_NIC_ENV_H */

@@ -1,0 +1,114 @@
+/* netperf.h — the netperf-like network workload on the NIC model: TCP_STREAM (this host
+ * sends), TCP_MAERTS (the peer sends, this host receives: the receive model of nic.h) and
+ * TCP_RR (one request out, one response in, per stream), over one NIC queue pair and CPU
+ * per stream, in the simulator. Every skb's pieces are mapped through dma-iommu on transmit
+ * and unmapped on its TX completion; receive buffers are unmapped and mapped again on
+ * receive. The peer is a second host like this one without an IOMMU cost.
+ * It is not a TCP: no congestion or flow control, no ACKs, no retransmission (docs/netperf.md).
+ */
+#ifndef IOMMULAB_NETPERF_H
+#define IOMMULAB_NETPERF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ilab_board;
+struct ilab_dev;
+struct ilab_scenario;
+struct ilab_case;
+struct ilab_case_result;
+struct ilab_topo;
+struct ilab_profile;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Ethernet MTU 1500: IPv4 20 + TCP 20 + timestamps 12 leave an MSS of 1448 bytes. */
+#define ILAB_NETPERF_MTU 1500u
+#define ILAB_NETPERF_MSS 1448u
+/* The skb's linear part on transmit: Ethernet 14 + IPv4 20 + TCP with timestamps 32. */
+#define ILAB_NETPERF_HDR_BYTES 66u
+/* TSO: an skb holds at most GSO_MAX_SIZE (65536) bytes with its headers, a whole number of
+ * segments: (65536 - 66) / 1448 = 45 segments, 65160 payload bytes. */
+#define ILAB_NETPERF_TSO_SEGS 45u
+#define ILAB_NETPERF_TSO_BYTES (ILAB_NETPERF_TSO_SEGS * ILAB_NETPERF_MSS)
+/* tcp_sendmsg copies payload into the socket's page fragment: order-3 (32 KiB) pages
+ * (SKB_FRAG_PAGE_ORDER); a piece of payload that crosses a page is two fragments. */
+#define ILAB_NETPERF_FRAG_PAGE 32768u
+/* Fragments of one skb: its linear part and at most this many page fragments. */
+#define ILAB_NETPERF_MAX_FRAGS 4u
+#define ILAB_NETPERF_MAX_QUEUES 256u
+#define ILAB_NETPERF_MAX_MSG (1u << 20)
+
+enum ilab_netperf_test { ILAB_NETPERF_STREAM = 0, ILAB_NETPERF_MAERTS, ILAB_NETPERF_RR };
+
+struct ilab_netperf_cfg {
+	enum ilab_netperf_test test;
+	unsigned queues;           /* streams, one queue pair and one CPU each */
+	unsigned send_bytes;       /* STREAM/MAERTS: bytes per send call (netperf -m) */
+	unsigned req_bytes;        /* RR: request and response sizes (netperf -r) */
+	unsigned rsp_bytes;
+	unsigned ring_size;        /* TX descriptors (skbs) per queue; RX buffers per queue */
+	uint64_t duration_ns;      /* measured window, after the warm-up */
+	uint64_t warmup_ns;
+	/* the NIC, the wire and the stacks: the profile's nic: section */
+	double link_gbps;
+	double rx_completions_mps; /* MAERTS: receive buffers the NIC completes, M/s */
+	uint64_t tx_skb_ns, tx_clean_ns, irq_ns, nic_tx_ns, nic_rx_ns, wire_ns;
+	uint64_t rx_buffer_ns, copy_mbps;
+};
+
+struct ilab_netperf_result {
+	uint64_t window_ns;
+	uint64_t bytes;            /* STREAM/MAERTS: payload delivered within the window */
+	double gbps;               /* bytes x 8 / window */
+	uint64_t transactions;     /* RR: completed within the window */
+	double tps;
+	uint64_t lat_p50_ns, lat_p99_ns, lat_min_ns, lat_max_ns; /* RR, nearest rank */
+	double lat_mean_ns;
+	uint64_t skbs, segments, tx_maps, tx_unmaps, rx_buffers, interrupts;
+	double cpu_busy;           /* mean over the streams' CPUs of time not waiting, whole run */
+	uint64_t dma_faults, map_errors;
+};
+
+/* The pure arithmetic of transmit (the unit tests check it by hand):
+ * skbs one send call of `bytes` becomes (TSO-sized pieces), */
+unsigned ilab_netperf_skbs(unsigned bytes);
+/* wire segments of an skb of `payload` bytes (TSO: MSS-sized; at least one), */
+unsigned ilab_netperf_segments(unsigned payload);
+/* its fragments (linear part + page fragments) when its payload starts `offset` bytes into
+ * the socket's page-fragment stream, */
+unsigned ilab_netperf_frags(uint64_t offset, unsigned payload);
+/* and the ns its segments take on a link of gbps (frames with headers, preamble and gap). */
+double ilab_netperf_wire_ns(unsigned payload, double gbps);
+/* The per-byte copy at copy_mbps, rounded to the ns (0 MB/s: free). */
+uint64_t ilab_netperf_copy_ns(uint64_t bytes, uint64_t copy_mbps);
+/* The peer's time from a request's last bit in to its response's first bit out: this host's
+ * receive and send path without an IOMMU (nic_rx + irq + rx_buffer + copy + tx_skb + copy +
+ * nic_tx). */
+uint64_t ilab_netperf_peer_ns(const struct ilab_netperf_cfg *c);
+
+/* Fill the cfg's NIC and stack constants from the profile's nic: section; -EINVAL with a
+ * one-line reason when the profile lacks the netperf path. */
+int ilab_netperf_from_profile(const struct ilab_profile *p, struct ilab_netperf_cfg *c,
+			      char *err, size_t errlen);
+int ilab_netperf_profile_check(const struct ilab_profile *p, char *err, size_t errlen);
+
+/* Run the test on `dev` (probed, its DMA configured) of `board`: 0, -EINVAL (bad cfg),
+ * -ENOMEM, -EIO (DMA faults or map errors). */
+int ilab_netperf_run(struct ilab_board *board, struct ilab_dev *dev,
+		     const struct ilab_netperf_cfg *cfg, struct ilab_netperf_result *res,
+		     char *err, size_t errlen);
+
+/* The scenario workload `netperf` and its checks (workload_registry.c). */
+int ilab_workload_netperf(const struct ilab_scenario *s, const struct ilab_case *c,
+			  struct ilab_case_result *r, char *err, size_t errlen);
+int ilab_workload_netperf_check_profile(const struct ilab_profile *prof, char *msg,
+					size_t msglen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IOMMULAB_NETPERF_H */

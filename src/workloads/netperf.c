@@ -1,0 +1,766 @@
+/* netperf.c — netperf's TCP_STREAM, TCP_MAERTS and TCP_RR on the NIC model
+ * (include/iommulab/netperf.h). Simulator only. TCP_MAERTS is the receive model of nic.c
+ * (the seeds' code, unchanged) with the profile's constants; this file adds transmit and the
+ * request-response loop. Not the machine's set-up (nic_env.c) nor the scenario glue
+ * (netperf_experiments.c).
+ *
+ * Transmit, per skb (the CPU thread of the stream's queue): tx_skb_ns and the copy of its
+ * payload into the socket's page fragments, then dma_map_single of the linear part (the
+ * headers) and of each page fragment (ilab_netperf_frags), the descriptors, the doorbell (a
+ * tracked store). The NIC's queue agent reads each fragment by DMA through the IOMMU, sends
+ * the skb's TSO segments at the queue's share of the line rate and writes the completion;
+ * the CPU reaps completions (tx_clean_ns and an unmap per fragment) before building the next
+ * skb, and waits for one (an interrupt, irq_ns) when the ring is full.
+ *
+ * TCP_RR, per stream: one transaction at a time. The CPU sends the request as above; the
+ * NIC reads it (its DMA inside nic_tx_ns from the doorbell), sends it (wire time), writes
+ * the TX completion; the request crosses the wire (wire_ns), the peer turns it round
+ * (ilab_netperf_peer_ns), the response comes back (wire_ns and its wire time); the NIC
+ * writes it by DMA into the next posted receive buffer (inside nic_rx_ns) and raises the
+ * interrupt. The CPU: irq_ns, the TX completion (tx_clean_ns, unmaps), the receive buffer's
+ * unmap, rx_buffer_ns and the copy of the response, the buffer mapped again and posted. The
+ * transaction's latency is from the send call to the end of that work.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iommulab/board.h>
+#include <iommulab/dma_iommu.h>
+#include <iommulab/nic.h>
+#include <iommulab/netperf.h>
+#include <iommulab/plat.h>
+#include <iommulab/sim.h>
+
+#define FRAG_PAGES 4u       /* order-3 pages a stream's page-fragment stream cycles through */
+#define HDR_SLOT 128u       /* bytes of header area per TX descriptor (the skb head) */
+
+/* ---- the arithmetic ------------------------------------------------------------------------ */
+
+unsigned ilab_netperf_skbs(unsigned bytes)
+{
+	return bytes ? (bytes + ILAB_NETPERF_TSO_BYTES - 1) / ILAB_NETPERF_TSO_BYTES : 1;
+}
+
+unsigned ilab_netperf_segments(unsigned payload)
+{
+	return payload ? (payload + ILAB_NETPERF_MSS - 1) / ILAB_NETPERF_MSS : 1;
+}
+
+unsigned ilab_netperf_frags(uint64_t offset, unsigned payload)
+{
+	if (!payload)
+		return 1; /* the headers alone */
+	return 1 + (unsigned)((offset + payload - 1) / ILAB_NETPERF_FRAG_PAGE -
+			      offset / ILAB_NETPERF_FRAG_PAGE);
+}
+
+double ilab_netperf_wire_ns(unsigned payload, double gbps)
+{
+	unsigned segs = ilab_netperf_segments(payload);
+	double bytes = (double)payload + segs * (double)(ILAB_NIC_TCPIP_HEADERS +
+						     ILAB_NIC_WIRE_OVERHEAD);
+
+	return gbps > 0 ? bytes * 8 / gbps : 0;
+}
+
+uint64_t ilab_netperf_copy_ns(uint64_t bytes, uint64_t copy_mbps)
+{
+	return copy_mbps ? (bytes * 1000 + copy_mbps / 2) / copy_mbps : 0;
+}
+
+uint64_t ilab_netperf_peer_ns(const struct ilab_netperf_cfg *c)
+{
+	return c->nic_rx_ns + c->irq_ns + c->rx_buffer_ns +
+	       ilab_netperf_copy_ns(c->req_bytes, c->copy_mbps) + c->tx_skb_ns +
+	       ilab_netperf_copy_ns(c->rsp_bytes, c->copy_mbps) + c->nic_tx_ns;
+}
+
+/* ---- state ----------------------------------------------------------------------------------- */
+
+struct np_skb {
+	ilab_pa_t pa[ILAB_NETPERF_MAX_FRAGS];
+	ilab_dma_addr_t dma[ILAB_NETPERF_MAX_FRAGS];
+	uint32_t len[ILAB_NETPERF_MAX_FRAGS];
+	unsigned nfrags, payload;
+};
+
+struct np_queue {
+	/* CPU -> NIC: skbs posted; NIC -> CPU: skbs completed */
+	_Alignas(PLAT_CACHELINE) plat_word32 tx_tail;
+	_Alignas(PLAT_CACHELINE) plat_word32 tx_done;
+	/* CPU -> NIC: receive buffers posted; NIC -> CPU: receive buffers filled */
+	_Alignas(PLAT_CACHELINE) plat_word32 rx_tail;
+	_Alignas(PLAT_CACHELINE) plat_word32 rx_head;
+	_Alignas(PLAT_CACHELINE) unsigned index;
+	int cpu;
+	struct plat_agent *agent;
+	struct np_skb *tx;
+	ilab_pa_t hdr_pa, frag_pa[FRAG_PAGES];
+	ilab_pa_t *rx_pa;
+	ilab_dma_addr_t *rx_dma;
+	unsigned hdr_order, rx_order, nr_frag_pages, nr_rx;
+	bool has_hdr;
+	int setup_failed;
+	/* CPU private */
+	uint64_t frag_off, tx_maps, tx_unmaps, map_errors, interrupts, rx_buffers;
+	uint64_t transactions, *lat, nlat, cap_lat;
+	uint64_t t_begin, t_end, idle_ns;
+	bool lat_oom;
+	/* NIC private */
+	uint64_t bytes, skbs, segments, faults, dropped;
+};
+
+struct np {
+	struct ilab_board *board;
+	struct ilab_dev *dev;
+	const struct ilab_netperf_cfg *cfg;
+	unsigned unit;
+	double queue_gbps;     /* a queue's share of the line */
+	size_t rx_bytes;       /* an RR receive buffer: the response and its headers */
+	uint64_t start_ns, win_lo, win_hi;
+	struct np_queue *q;
+	void *scratch;         /* what the NIC reads and writes */
+};
+
+static unsigned order_of(size_t bytes)
+{
+	unsigned o = 0;
+
+	while (((size_t)ILAB_PAGE_SIZE << o) < bytes)
+		o++;
+	return o;
+}
+
+/* ---- set-up and tear-down, on each stream's CPU ------------------------------------------ */
+
+static void queue_setup(unsigned idx, void *arg)
+{
+	struct np *n = arg;
+	struct np_queue *q = &n->q[idx];
+	struct ilab_mem *mem = ilab_board_mem(n->board);
+	int node = plat_this_node();
+
+	q->hdr_order = order_of((size_t)n->cfg->ring_size * HDR_SLOT);
+	if (ilab_mem_alloc_pages(mem, node, q->hdr_order, &q->hdr_pa))
+		goto nomem;
+	q->has_hdr = true;
+	for (; q->nr_frag_pages < FRAG_PAGES; q->nr_frag_pages++)
+		if (ilab_mem_alloc_pages(mem, node, order_of(ILAB_NETPERF_FRAG_PAGE),
+					 &q->frag_pa[q->nr_frag_pages]))
+			goto nomem;
+	if (n->cfg->test != ILAB_NETPERF_RR)
+		return;
+	q->rx_order = order_of(n->rx_bytes);
+	for (; q->nr_rx < n->cfg->ring_size; q->nr_rx++) {
+		unsigned i = q->nr_rx;
+
+		if (ilab_mem_alloc_pages(mem, node, q->rx_order, &q->rx_pa[i]))
+			goto nomem;
+		q->rx_dma[i] = ilab_dma_map_single(n->dev, q->rx_pa[i], n->rx_bytes,
+						   ILAB_DMA_FROM_DEVICE);
+		if (ilab_dma_mapping_error(q->rx_dma[i])) {
+			ilab_mem_free_pages(mem, q->rx_pa[i], q->rx_order);
+			q->setup_failed = -EIO;
+			return;
+		}
+	}
+	plat_store32(&q->rx_tail, n->cfg->ring_size);
+	return;
+nomem:
+	q->setup_failed = -ENOMEM;
+}
+
+static void tx_unmap(struct np *n, struct np_queue *q, struct np_skb *s)
+{
+	for (unsigned f = 0; f < s->nfrags; f++) {
+		ilab_dma_unmap_single(n->dev, s->dma[f], s->len[f], ILAB_DMA_TO_DEVICE);
+		q->tx_unmaps++;
+	}
+	s->nfrags = 0;
+}
+
+static void queue_teardown(unsigned idx, void *arg)
+{
+	struct np *n = arg;
+	struct np_queue *q = &n->q[idx];
+	struct ilab_mem *mem = ilab_board_mem(n->board);
+
+	for (unsigned i = 0; i < n->cfg->ring_size; i++)
+		tx_unmap(n, q, &q->tx[i]);
+	for (unsigned i = 0; i < q->nr_rx; i++) {
+		ilab_dma_unmap_single(n->dev, q->rx_dma[i], n->rx_bytes, ILAB_DMA_FROM_DEVICE);
+		ilab_mem_free_pages(mem, q->rx_pa[i], q->rx_order);
+	}
+	for (unsigned i = 0; i < q->nr_frag_pages; i++)
+		ilab_mem_free_pages(mem, q->frag_pa[i], order_of(ILAB_NETPERF_FRAG_PAGE));
+	if (q->has_hdr)
+		ilab_mem_free_pages(mem, q->hdr_pa, q->hdr_order);
+	q->nr_rx = q->nr_frag_pages = 0;
+	q->has_hdr = false;
+}
+
+/* ---- the CPU side ------------------------------------------------------------------------- */
+
+struct seen_arg {
+	uint32_t seen;
+};
+
+static bool word_moved(uint64_t v, void *arg)
+{
+	return (uint32_t)v != ((struct seen_arg *)arg)->seen;
+}
+
+/* Build skb `slot` of `payload` bytes: the stack's cost, the copy into the page fragments,
+ * a map of the headers and of each fragment. False when a map failed (nothing left mapped). */
+static bool tx_build(struct np *n, struct np_queue *q, unsigned slot, unsigned payload)
+{
+	const struct ilab_netperf_cfg *c = n->cfg;
+	struct np_skb *s = &q->tx[slot];
+	unsigned left = payload, nf = 1;
+
+	plat_charge_ns(c->tx_skb_ns + ilab_netperf_copy_ns(payload, c->copy_mbps));
+	s->payload = payload;
+	s->nfrags = 0;
+	s->pa[0] = q->hdr_pa + (ilab_pa_t)slot * HDR_SLOT;
+	s->len[0] = ILAB_NETPERF_HDR_BYTES;
+	for (; left; nf++) { /* at most 3 page fragments: payload <= 65160 */
+		uint64_t in_page = q->frag_off % ILAB_NETPERF_FRAG_PAGE;
+		unsigned room = ILAB_NETPERF_FRAG_PAGE - (unsigned)in_page;
+		unsigned len = left < room ? left : room;
+
+		s->pa[nf] = q->frag_pa[(q->frag_off / ILAB_NETPERF_FRAG_PAGE) % FRAG_PAGES] +
+			    in_page;
+		s->len[nf] = len;
+		q->frag_off += len;
+		left -= len;
+	}
+	for (unsigned f = 0; f < nf; f++) {
+		s->dma[f] = ilab_dma_map_single(n->dev, s->pa[f], s->len[f], ILAB_DMA_TO_DEVICE);
+		if (ilab_dma_mapping_error(s->dma[f])) {
+			q->map_errors++;
+			tx_unmap(n, q, s);
+			return false;
+		}
+		s->nfrags = f + 1;
+		q->tx_maps++;
+	}
+	return true;
+}
+
+/* Reap the TX completions the NIC has written: tx_clean_ns and the unmaps per skb. */
+static uint32_t tx_reap(struct np *n, struct np_queue *q, uint32_t reaped)
+{
+	uint32_t done = plat_load32(&q->tx_done);
+
+	for (; reaped != done; reaped++) {
+		plat_charge_ns(n->cfg->tx_clean_ns);
+		tx_unmap(n, q, &q->tx[reaped % n->cfg->ring_size]);
+	}
+	return reaped;
+}
+
+/* Wait for `w` to move from `seen` (the interrupt), up to the window's end: false at the end. */
+static bool wait_irq(struct np *n, struct np_queue *q, plat_word32 *w, uint32_t seen)
+{
+	struct seen_arg a = { seen };
+	uint64_t now = plat_now_ns();
+
+	if (now >= n->win_hi || plat_poll(w, 4, word_moved, &a, n->win_hi - now)) {
+		q->idle_ns += plat_now_ns() - now;
+		return false;
+	}
+	q->idle_ns += plat_now_ns() - now;
+	plat_charge_ns(n->cfg->irq_ns);
+	q->interrupts++;
+	return true;
+}
+
+static void stream_cpu(unsigned idx, void *arg)
+{
+	struct np *n = arg;
+	struct np_queue *q = &n->q[idx];
+	const struct ilab_netperf_cfg *c = n->cfg;
+	uint32_t posted = 0, reaped = 0;
+	unsigned left = 0;
+
+	q->t_begin = plat_now_ns();
+	while (plat_now_ns() < n->win_hi) {
+		unsigned piece;
+
+		reaped = tx_reap(n, q, reaped);
+		if (posted - reaped == c->ring_size) {
+			if (!wait_irq(n, q, &q->tx_done, posted - c->ring_size))
+				break;
+			continue;
+		}
+		if (!left)
+			left = c->send_bytes; /* the next send call */
+		piece = left < ILAB_NETPERF_TSO_BYTES ? left : ILAB_NETPERF_TSO_BYTES;
+		left -= piece;
+		if (!tx_build(n, q, posted % c->ring_size, piece))
+			continue; /* dropped: the send is lost, the stream goes on */
+		plat_store32(&q->tx_tail, ++posted);
+	}
+	q->t_end = plat_now_ns();
+}
+
+static void record(struct np_queue *q, uint64_t lat)
+{
+	if (q->nlat == q->cap_lat) {
+		uint64_t cap = q->cap_lat ? q->cap_lat * 2 : 1024;
+		uint64_t *l = realloc(q->lat, cap * sizeof(*l));
+
+		if (!l) {
+			q->lat_oom = true;
+			return;
+		}
+		q->lat = l;
+		q->cap_lat = cap;
+	}
+	q->lat[q->nlat++] = lat;
+}
+
+static void rr_cpu(unsigned idx, void *arg)
+{
+	struct np *n = arg;
+	struct np_queue *q = &n->q[idx];
+	const struct ilab_netperf_cfg *c = n->cfg;
+	uint32_t posted = 0, reaped = 0, rx_seen = 0, rx_posted = c->ring_size;
+
+	q->t_begin = plat_now_ns();
+	while (plat_now_ns() < n->win_hi) {
+		uint64_t t0 = plat_now_ns(), t1;
+		unsigned b;
+
+		if (!tx_build(n, q, posted % c->ring_size, c->req_bytes))
+			continue;
+		plat_store32(&q->tx_tail, ++posted);
+		if (!wait_irq(n, q, &q->rx_head, rx_seen))
+			break;
+		reaped = tx_reap(n, q, reaped);
+		b = rx_seen++ % c->ring_size;
+		ilab_dma_unmap_single(n->dev, q->rx_dma[b], n->rx_bytes, ILAB_DMA_FROM_DEVICE);
+		plat_charge_ns(c->rx_buffer_ns + ilab_netperf_copy_ns(c->rsp_bytes, c->copy_mbps));
+		q->rx_dma[b] = ilab_dma_map_single(n->dev, q->rx_pa[b], n->rx_bytes,
+						   ILAB_DMA_FROM_DEVICE);
+		if (ilab_dma_mapping_error(q->rx_dma[b])) {
+			q->map_errors++;
+			break; /* the ring would shrink; the run reports -EIO */
+		}
+		q->rx_buffers++;
+		plat_store32(&q->rx_tail, ++rx_posted);
+		t1 = plat_now_ns();
+		if (t1 >= n->win_lo && t1 < n->win_hi) {
+			q->transactions++;
+			record(q, t1 - t0);
+		}
+	}
+	q->t_end = plat_now_ns();
+}
+
+/* ---- the NIC side: one agent per queue ------------------------------------------------------ */
+
+struct agent_arg {
+	struct np *n;
+	struct np_queue *q;
+};
+
+static void sleep_until(uint64_t t)
+{
+	uint64_t now = plat_now_ns();
+
+	if (now < t)
+		plat_sleep_ns(t - now);
+}
+
+/* The NIC reads skb `s` by DMA: its descriptors, then each fragment through the IOMMU. */
+static void nic_fetch(struct np *n, struct np_queue *q, const struct np_skb *s)
+{
+	plat_mem_access(n->dev->node, 16 * s->nfrags, false); /* the descriptors */
+	for (unsigned f = 0; f < s->nfrags; f++)
+		if (ilab_board_dma_read(n->board, n->unit, n->dev->sid, 0, false, s->dma[f],
+					n->scratch, s->len[f], NULL))
+			q->faults++;
+}
+
+static void count_tx(struct np *n, struct np_queue *q, const struct np_skb *s)
+{
+	uint64_t now = plat_now_ns();
+
+	if (now < n->win_lo || now >= n->win_hi)
+		return;
+	q->bytes += s->payload;
+	q->skbs++;
+	q->segments += ilab_netperf_segments(s->payload);
+}
+
+/* Wait for the CPU to post skb number `taken`; false when asked to stop. */
+static bool nic_wait_tx(struct plat_agent *agent, struct np_queue *q, uint32_t taken)
+{
+	struct seen_arg a = { taken };
+
+	while (plat_load32(&q->tx_tail) == taken)
+		if (plat_agent_should_stop(agent) || plat_poll(&q->tx_tail, 4, word_moved, &a, 0))
+			return false;
+	return true;
+}
+
+static void stream_nic(struct plat_agent *agent, void *arg)
+{
+	struct agent_arg *a = arg;
+	struct np *n = a->n;
+	struct np_queue *q = a->q;
+	uint64_t link_free = 0;
+	uint32_t taken = 0;
+
+	while (!plat_agent_should_stop(agent) && nic_wait_tx(agent, q, taken)) {
+		const struct np_skb *s = &q->tx[taken % n->cfg->ring_size];
+		uint64_t now;
+
+		nic_fetch(n, q, s);
+		now = plat_now_ns();
+		link_free = (link_free > now ? link_free : now) +
+			    (uint64_t)(ilab_netperf_wire_ns(s->payload, n->queue_gbps) + 0.5);
+		sleep_until(link_free);
+		count_tx(n, q, s);
+		plat_store32(&q->tx_done, ++taken);
+	}
+}
+
+static void rr_nic(struct plat_agent *agent, void *arg)
+{
+	struct agent_arg *a = arg;
+	struct np *n = a->n;
+	struct np_queue *q = a->q;
+	const struct ilab_netperf_cfg *c = n->cfg;
+	uint64_t back = 2 * c->wire_ns + ilab_netperf_peer_ns(c) +
+			(uint64_t)(ilab_netperf_wire_ns(c->rsp_bytes, c->link_gbps) + 0.5);
+	uint32_t taken = 0, rx_taken = 0;
+
+	while (!plat_agent_should_stop(agent) && nic_wait_tx(agent, q, taken)) {
+		const struct np_skb *s = &q->tx[taken % c->ring_size];
+		uint64_t t = plat_now_ns();
+
+		nic_fetch(n, q, s);
+		sleep_until(t + c->nic_tx_ns);
+		plat_sleep_ns((uint64_t)(ilab_netperf_wire_ns(s->payload, c->link_gbps) + 0.5));
+		count_tx(n, q, s);
+		plat_store32(&q->tx_done, ++taken);
+		plat_sleep_ns(back);
+		if (plat_load32(&q->rx_tail) == rx_taken) {
+			q->dropped++; /* no buffer posted: the response is lost */
+			continue;
+		}
+		t = plat_now_ns();
+		if (ilab_board_dma_write(n->board, n->unit, n->dev->sid, 0, false,
+					 q->rx_dma[rx_taken % c->ring_size], n->scratch,
+					 n->rx_bytes, NULL))
+			q->faults++;
+		sleep_until(t + c->nic_rx_ns);
+		plat_store32(&q->rx_head, ++rx_taken);
+	}
+}
+
+/* ---- the run ---------------------------------------------------------------------------- */
+
+static int check(const struct ilab_netperf_cfg *c, char *err, size_t errlen)
+{
+#define BAD(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
+	if (!c)
+		return BAD("no netperf configuration");
+	if ((unsigned)c->test > ILAB_NETPERF_RR)
+		return BAD("unknown test %d", (int)c->test);
+	if (c->queues < 1 || c->queues > ILAB_NETPERF_MAX_QUEUES)
+		return BAD("queues must be 1..%u, not %u", ILAB_NETPERF_MAX_QUEUES, c->queues);
+	if (c->queues > plat_cpu_count())
+		return BAD("%u queues need as many CPUs; the machine has %u", c->queues,
+			   plat_cpu_count());
+	if (c->test != ILAB_NETPERF_RR && (c->send_bytes < 1 || c->send_bytes > ILAB_NETPERF_MAX_MSG))
+		return BAD("the send size must be 1..%u bytes, not %u", ILAB_NETPERF_MAX_MSG,
+			   c->send_bytes);
+	if (c->test == ILAB_NETPERF_RR &&
+	    (c->req_bytes < 1 || c->req_bytes > ILAB_NETPERF_TSO_BYTES || c->rsp_bytes < 1 ||
+	     c->rsp_bytes > ILAB_NETPERF_TSO_BYTES))
+		return BAD("request and response sizes must be 1..%u bytes (one TSO skb), not "
+			   "%u,%u", ILAB_NETPERF_TSO_BYTES, c->req_bytes, c->rsp_bytes);
+	if (c->ring_size < 2 || c->ring_size > 4096)
+		return BAD("ring_size must be 2..4096, not %u", c->ring_size);
+	if (!(c->link_gbps > 0))
+		return BAD("the NIC needs a line rate");
+	if (!c->duration_ns)
+		return BAD("duration must be > 0");
+	return 0;
+#undef BAD
+}
+
+/* TCP_MAERTS: the peer sends, this host receives: the receive model, its packets the wire's
+ * (a send below the MSS is one packet; above, MTU frames the NIC aggregates into 64 KiB
+ * buffers as in seed 003). */
+static int run_maerts(struct ilab_board *board, struct ilab_dev *dev,
+		      const struct ilab_netperf_cfg *c, struct ilab_netperf_result *res,
+		      char *err, size_t errlen)
+{
+	unsigned payload = c->send_bytes < ILAB_NETPERF_MSS ? c->send_bytes : ILAB_NETPERF_MSS;
+	struct ilab_nic_cfg nc = {
+		.queues = c->queues, .link_gbps = c->link_gbps,
+		.max_buffers_mps = c->rx_completions_mps,
+		.packet_bytes = payload + ILAB_NIC_TCPIP_HEADERS, .ring_size = c->ring_size,
+		.stack_buffer_ns = c->rx_buffer_ns, .copy_mbps = c->copy_mbps,
+		.duration_ns = c->duration_ns, .warmup_ns = c->warmup_ns,
+	};
+	struct ilab_nic_result nr;
+	int ret;
+
+	if (nc.packet_bytes < 64)
+		nc.packet_bytes = 64; /* Ethernet's minimum frame: the payload is padded */
+	nc.frames_per_buffer = payload == ILAB_NETPERF_MSS ? 65536 / nc.packet_bytes : 1;
+	ret = ilab_nic_run(board, dev, &nc, &nr, err, errlen);
+	if (ret)
+		return ret;
+	res->window_ns = nr.window_ns;
+	res->bytes = nr.frames * (uint64_t)payload;
+	res->gbps = res->bytes * 8.0 / (double)nr.window_ns;
+	res->segments = nr.frames;
+	res->rx_buffers = nr.buffers;
+	res->cpu_busy = -1; /* the receive model does not measure it */
+	return 0;
+}
+
+static uint64_t percentile(const uint64_t *v, uint64_t nv, double q)
+{
+	uint64_t rank = (uint64_t)(q * (double)nv + 0.999999999);
+
+	if (!nv)
+		return 0;
+	return v[(rank ? rank : 1) - 1];
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int collect(struct np *n, struct ilab_netperf_result *res, char *err, size_t errlen)
+{
+	const struct ilab_netperf_cfg *c = n->cfg;
+	uint64_t nv = 0, k = 0, *all;
+	double sum = 0;
+
+	res->window_ns = c->duration_ns;
+	for (unsigned i = 0; i < c->queues; i++) {
+		struct np_queue *q = &n->q[i];
+
+		res->bytes += q->bytes;
+		res->skbs += q->skbs;
+		res->segments += q->segments;
+		res->tx_maps += q->tx_maps;
+		res->tx_unmaps += q->tx_unmaps;
+		res->rx_buffers += q->rx_buffers;
+		res->interrupts += q->interrupts;
+		res->transactions += q->transactions;
+		res->dma_faults += q->faults;
+		res->map_errors += q->map_errors;
+		if (q->t_end > q->t_begin)
+			res->cpu_busy += 1.0 - (double)q->idle_ns / (double)(q->t_end - q->t_begin);
+		nv += q->nlat;
+		if (q->lat_oom)
+			return snprintf(err, errlen, "out of memory for latencies"), -ENOMEM;
+	}
+	res->cpu_busy /= c->queues;
+	res->gbps = res->bytes * 8.0 / (double)res->window_ns;
+	res->tps = res->transactions * 1e9 / (double)res->window_ns;
+	if (!nv)
+		return 0;
+	all = malloc(nv * sizeof(*all));
+	if (!all)
+		return snprintf(err, errlen, "out of memory"), -ENOMEM;
+	for (unsigned i = 0; i < c->queues; i++)
+		for (uint64_t m = 0; m < n->q[i].nlat; m++) {
+			all[k++] = n->q[i].lat[m];
+			sum += (double)n->q[i].lat[m];
+		}
+	qsort(all, nv, sizeof(*all), cmp_u64);
+	res->lat_min_ns = all[0];
+	res->lat_max_ns = all[nv - 1];
+	res->lat_mean_ns = sum / (double)nv;
+	res->lat_p50_ns = percentile(all, nv, 0.50);
+	res->lat_p99_ns = percentile(all, nv, 0.99);
+	free(all);
+	return 0;
+}
+
+/* Queue i's CPU: the NIC node's CPUs in order, then the machine's others from CPU 0 (nic.c's
+ * placement). */
+static void pick_cpus(unsigned nq, int node, int *cpus)
+{
+	unsigned k = 0, on_node = node >= 0 ? plat_node_cpu_count((unsigned)node) : 0;
+
+	for (unsigned i = 0; i < on_node && k < nq; i++)
+		cpus[k++] = plat_node_cpu((unsigned)node, i);
+	for (unsigned cpu = 0; cpu < plat_cpu_count() && k < nq; cpu++)
+		if (node < 0 || plat_cpu_node(cpu) != node)
+			cpus[k++] = (int)cpu;
+}
+
+static int alloc_queues(struct np *n, unsigned nq)
+{
+	size_t bytes = (nq * sizeof(*n->q) + PLAT_CACHELINE - 1) / PLAT_CACHELINE * PLAT_CACHELINE;
+
+	n->q = aligned_alloc(PLAT_CACHELINE, bytes);
+	if (!n->q)
+		return -ENOMEM;
+	memset(n->q, 0, nq * sizeof(*n->q));
+	for (unsigned i = 0; i < nq; i++) {
+		struct np_queue *q = &n->q[i];
+
+		q->index = i;
+		q->tx = plat_zalloc_array(n->cfg->ring_size, sizeof(*q->tx));
+		q->rx_pa = plat_zalloc_array(n->cfg->ring_size, sizeof(*q->rx_pa));
+		q->rx_dma = plat_zalloc_array(n->cfg->ring_size, sizeof(*q->rx_dma));
+		if (!q->tx || !q->rx_pa || !q->rx_dma)
+			return -ENOMEM;
+		plat_track(&q->tx_tail, "netperf.txq.tail");
+		plat_track(&q->tx_done, "netperf.txq.done");
+		plat_track(&q->rx_tail, "netperf.rxq.tail");
+		plat_track(&q->rx_head, "netperf.rxq.head");
+	}
+	return 0;
+}
+
+static void free_queues(struct np *n, unsigned nq)
+{
+	for (unsigned i = 0; n->q && i < nq; i++) {
+		free(n->q[i].tx);
+		free(n->q[i].rx_pa);
+		free(n->q[i].rx_dma);
+		free(n->q[i].lat);
+	}
+	free(n->q);
+}
+
+static int run_queues(struct np *n, int *cpus, struct agent_arg *aa, char *err, size_t errlen)
+{
+	const struct ilab_netperf_cfg *c = n->cfg;
+	bool rr = c->test == ILAB_NETPERF_RR;
+	int ret;
+
+	n->start_ns = plat_now_ns();
+	n->win_lo = n->start_ns + c->warmup_ns;
+	n->win_hi = n->win_lo + c->duration_ns;
+	for (unsigned i = 0; i < c->queues; i++) {
+		aa[i] = (struct agent_arg){ .n = n, .q = &n->q[i] };
+		ret = plat_agent_start(rr ? "netperf.rr" : "netperf.txq", n->dev->node,
+				       rr ? rr_nic : stream_nic, &aa[i], &n->q[i].agent);
+		if (ret) {
+			snprintf(err, errlen, "cannot start the NIC's queue agents (%d)", ret);
+			goto stop;
+		}
+	}
+	ret = plat_run_threads(c->queues, cpus, rr ? rr_cpu : stream_cpu, n);
+	if (ret)
+		snprintf(err, errlen, "cannot run %u threads (%d)", c->queues, ret);
+stop:
+	for (unsigned i = 0; i < c->queues; i++)
+		if (n->q[i].agent)
+			plat_agent_stop(n->q[i].agent, &n->q[i].tx_tail);
+	return ret;
+}
+
+int ilab_netperf_run(struct ilab_board *board, struct ilab_dev *dev,
+		     const struct ilab_netperf_cfg *cfg, struct ilab_netperf_result *res,
+		     char *err, size_t errlen)
+{
+	struct np n = { .board = board, .dev = dev, .cfg = cfg };
+	struct agent_arg *aa = NULL;
+	int *cpus = NULL, ret, unit;
+
+	if (!board || !dev || !res)
+		return snprintf(err, errlen, "no board, device or result"), -EINVAL;
+	ret = check(cfg, err, errlen);
+	if (ret)
+		return ret;
+	memset(res, 0, sizeof(*res));
+	if (cfg->test == ILAB_NETPERF_MAERTS)
+		return run_maerts(board, dev, cfg, res, err, errlen);
+	unit = ilab_board_dev_iommu(board, dev);
+	if (unit < 0)
+		return snprintf(err, errlen, "device %s is not behind a modelled IOMMU", dev->name),
+		       -EINVAL;
+	n.unit = (unsigned)unit;
+	n.queue_gbps = cfg->link_gbps / cfg->queues;
+	n.rx_bytes = cfg->rsp_bytes + ILAB_NETPERF_HDR_BYTES;
+	cpus = plat_zalloc_array(cfg->queues, sizeof(*cpus));
+	aa = plat_zalloc_array(cfg->queues, sizeof(*aa));
+	n.scratch = plat_zalloc_array(1, ILAB_NETPERF_TSO_BYTES + 2 * ILAB_NETPERF_FRAG_PAGE);
+	if (!cpus || !aa || !n.scratch || alloc_queues(&n, cfg->queues)) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	pick_cpus(cfg->queues, dev->node, cpus);
+	ret = plat_run_threads(cfg->queues, cpus, queue_setup, &n);
+	for (unsigned i = 0; !ret && i < cfg->queues; i++)
+		if (n.q[i].setup_failed) {
+			ret = n.q[i].setup_failed;
+			snprintf(err, errlen, "queue %u: cannot %s its buffers", i,
+				 ret == -ENOMEM ? "allocate" : "map");
+		}
+	if (!ret)
+		ret = run_queues(&n, cpus, aa, err, errlen);
+	if (!ret)
+		ret = collect(&n, res, err, errlen);
+	if (!ret && (res->dma_faults || res->map_errors)) {
+		ret = -EIO;
+		snprintf(err, errlen, "%llu NIC DMAs faulted, %llu maps failed",
+			 (unsigned long long)res->dma_faults, (unsigned long long)res->map_errors);
+	}
+	if (plat_run_threads(cfg->queues, cpus, queue_teardown, &n) && !ret) {
+		ret = -EIO;
+		snprintf(err, errlen, "cannot tear the queues down");
+	}
+out:
+	free_queues(&n, cfg->queues);
+	free(cpus);
+	free(aa);
+	free(n.scratch);
+	return ret;
+}
+
+/* ---- from the profile ------------------------------------------------------------------ */
+
+int ilab_netperf_profile_check(const struct ilab_profile *p, char *err, size_t errlen)
+{
+	const struct ilab_profile_nic *n = &p->nic;
+
+	if (n->tx_skb_ns && n->rx_buffer_ns && n->link_gbps)
+		return 0; /* the loader saw to the rest of the group */
+	snprintf(err, errlen, "profile %s describes no netperf path: its nic: section needs "
+		 "link_gbps, the receive stack (rx_buffer_ns, rx_copy_mbps) and tx_skb_ns, "
+		 "tx_clean_ns, irq_ns, nic_tx_ns, nic_rx_ns, wire_ns (docs/netperf.md)", p->name);
+	return -EINVAL;
+}
+
+int ilab_netperf_from_profile(const struct ilab_profile *p, struct ilab_netperf_cfg *c,
+			      char *err, size_t errlen)
+{
+	const struct ilab_profile_nic *n = &p->nic;
+	int ret = ilab_netperf_profile_check(p, err, errlen);
+
+	if (ret)
+		return ret;
+	c->link_gbps = (double)n->link_gbps;
+	c->rx_completions_mps = (double)n->rx_completions_kps / 1000.0;
+	c->tx_skb_ns = n->tx_skb_ns;
+	c->tx_clean_ns = n->tx_clean_ns;
+	c->irq_ns = n->irq_ns;
+	c->nic_tx_ns = n->nic_tx_ns;
+	c->nic_rx_ns = n->nic_rx_ns;
+	c->wire_ns = n->wire_ns;
+	c->rx_buffer_ns = n->rx_buffer_ns;
+	c->copy_mbps = n->rx_copy_mbps;
+	return 0;
+}
