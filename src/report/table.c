@@ -40,9 +40,11 @@ static const char *relation_prefix(enum ilab_ref_relation r)
 	return r == ILAB_REL_GT ? "> " : r == ILAB_REL_LT ? "< " : "";
 }
 
+/* One row: a published figure (ref) and ours; or, for a case without any, the scenario's
+ * plot.y figure, or without plot.y one of the figures the case reported (own). */
 static void fill_row(const struct ilab_scenario *s, const struct ilab_case *k,
 		     const struct ilab_case_result *cr, const struct ilab_reference *ref,
-		     struct row *row)
+		     const struct ilab_figure *own, struct row *row)
 {
 	struct ilab_comparison c;
 	char num[64];
@@ -53,8 +55,10 @@ static void fill_row(const struct ilab_scenario *s, const struct ilab_case *k,
 		const struct ilab_figure *fig = s->plot_y[0] ? ilab_case_result_find(cr, s->plot_y)
 							     : NULL;
 
-		snprintf(row->cell[1], CELL, "%s", fig ? fig->metric : DASH);
 		snprintf(row->cell[2], CELL, "(no published figure)");
+		if (own)
+			fig = own; /* no plot.y: each figure the case reported, a row each */
+		snprintf(row->cell[1], CELL, "%s", fig ? fig->metric : DASH);
 		if (fig) {
 			ilab_report_format_number(fig->value, num, sizeof(num));
 			snprintf(row->cell[3], CELL, "%s %s", num, fig->unit);
@@ -173,7 +177,8 @@ int ilab_report_table(const struct ilab_scenario_result *r, FILE *f)
 	struct row *rows;
 
 	for (unsigned i = 0; i < s->nr_cases; i++)
-		nr += s->cases[i].nr_refs ? s->cases[i].nr_refs : 1;
+		nr += s->cases[i].nr_refs ? s->cases[i].nr_refs
+		      : !s->plot_y[0] && r->cases[i].nr_figures ? r->cases[i].nr_figures : 1;
 	rows = calloc(nr ? nr : 1, sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
@@ -181,10 +186,16 @@ int ilab_report_table(const struct ilab_scenario_result *r, FILE *f)
 	for (unsigned i = 0; i < s->nr_cases; i++) {
 		const struct ilab_case *k = &s->cases[i];
 
-		if (!k->nr_refs)
-			fill_row(s, k, &r->cases[i], NULL, &rows[nr++]);
+		const struct ilab_case_result *cr = &r->cases[i];
+
+		bool each = !k->nr_refs && !s->plot_y[0] && cr->nr_figures;
+
+		if (!k->nr_refs && !each)
+			fill_row(s, k, cr, NULL, NULL, &rows[nr++]);
+		for (unsigned j = 0; each && j < cr->nr_figures; j++)
+			fill_row(s, k, cr, NULL, &cr->figures[j], &rows[nr++]);
 		for (unsigned j = 0; j < k->nr_refs; j++)
-			fill_row(s, k, &r->cases[i], &k->refs[j], &rows[nr++]);
+			fill_row(s, k, cr, &k->refs[j], NULL, &rows[nr++]);
 	}
 	for (int c = 0; c < NR_COLS; c++) {
 		width[c] = display_width(head[c]);
