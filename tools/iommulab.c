@@ -55,6 +55,20 @@ static const struct cli_command commands[] = {
 	  "  --no-plot         no plots\n"
 	  "  -h, --help        show this help\n"
 	  "Shards of another sweep, overlapping or missing cases: exit 2.\n" },
+	{ "netperf", cmd_netperf, "netperf [-t TCP_STREAM|TCP_MAERTS|TCP_RR] [-l SECONDS] [--iommu-mode=strict|lazy|passthrough] [--queues=N] [--profile=NAME|FILE] [--seed=N] [--json] [-- -m SIZE | -r REQ,RSP]",
+	  "run netperf's TCP tests on the machine's NIC in the simulator (docs/netperf.md)",
+	  "  -t TEST            TCP_STREAM (this host sends), TCP_MAERTS (it receives) or\n"
+	  "                     TCP_RR (request/response latency) (TCP_STREAM)\n"
+	  "  -l SECONDS         simulated time measured, at most 10 (0.02), after 200 us\n"
+	  "  --iommu-mode=M     strict, lazy or passthrough (strict)\n"
+	  "  --queues=N         streams, one NIC queue pair and CPU each (1; at most 256)\n"
+	  "  --profile=P        machine profile with a NIC and the nic: netperf keys (kunpeng920)\n"
+	  "  --seed=N           simulator seed (1)\n"
+	  "  --json             print JSON, with the simulator's statistics\n"
+	  "  -h, --help         show this help\n"
+	  "  test options, after --:\n"
+	  "  -m SIZE            TCP_STREAM/TCP_MAERTS: bytes per send: 64, 16K, 64K (16K)\n"
+	  "  -r REQ[,RSP]       TCP_RR: request and response bytes, at most 65160 (1,1)\n" },
 	{ "help", cmd_help, "help [command]", "show help for iommulab or one command", "" },
 };
 

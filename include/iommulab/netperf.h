@@ -68,7 +68,9 @@ struct ilab_netperf_result {
 	double tps;
 	uint64_t lat_p50_ns, lat_p99_ns, lat_min_ns, lat_max_ns; /* RR, nearest rank */
 	double lat_mean_ns;
-	uint64_t skbs, segments, tx_maps, tx_unmaps, rx_buffers, interrupts;
+	uint64_t skbs, segments;   /* sent within the window */
+	uint64_t tx_skbs;          /* built over the whole run; their maps and unmaps: */
+	uint64_t tx_maps, tx_unmaps, rx_buffers, interrupts;
 	double cpu_busy;           /* mean over the streams' CPUs of time not waiting, whole run */
 	uint64_t dma_faults, map_errors;
 };

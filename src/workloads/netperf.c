@@ -52,7 +52,7 @@ unsigned ilab_netperf_frags(uint64_t offset, unsigned payload)
 {
 	if (!payload)
 		return 1; /* the headers alone */
-	return 1 + (unsigned)((offset + payload - 1) / ILAB_NETPERF_FRAG_PAGE -
+	return 2 + (unsigned)((offset + payload - 1) / ILAB_NETPERF_FRAG_PAGE -
 			      offset / ILAB_NETPERF_FRAG_PAGE);
 }
 
@@ -104,7 +104,7 @@ struct np_queue {
 	bool has_hdr;
 	int setup_failed;
 	/* CPU private */
-	uint64_t frag_off, tx_maps, tx_unmaps, map_errors, interrupts, rx_buffers;
+	uint64_t frag_off, tx_skbs, tx_maps, tx_unmaps, map_errors, interrupts, rx_buffers;
 	uint64_t transactions, *lat, nlat, cap_lat;
 	uint64_t t_begin, t_end, idle_ns;
 	bool lat_oom;
@@ -246,6 +246,7 @@ static bool tx_build(struct np *n, struct np_queue *q, unsigned slot, unsigned p
 		s->nfrags = f + 1;
 		q->tx_maps++;
 	}
+	q->tx_skbs++;
 	return true;
 }
 
@@ -557,6 +558,7 @@ static int collect(struct np *n, struct ilab_netperf_result *res, char *err, siz
 		res->bytes += q->bytes;
 		res->skbs += q->skbs;
 		res->segments += q->segments;
+		res->tx_skbs += q->tx_skbs;
 		res->tx_maps += q->tx_maps;
 		res->tx_unmaps += q->tx_unmaps;
 		res->rx_buffers += q->rx_buffers;
@@ -711,16 +713,17 @@ int ilab_netperf_run(struct ilab_board *board, struct ilab_dev *dev,
 		}
 	if (!ret)
 		ret = run_queues(&n, cpus, aa, err, errlen);
+	/* torn down before the count: the skbs still in flight are unmapped too */
+	if (plat_run_threads(cfg->queues, cpus, queue_teardown, &n) && !ret) {
+		ret = -EIO;
+		snprintf(err, errlen, "cannot tear the queues down");
+	}
 	if (!ret)
 		ret = collect(&n, res, err, errlen);
 	if (!ret && (res->dma_faults || res->map_errors)) {
 		ret = -EIO;
 		snprintf(err, errlen, "%llu NIC DMAs faulted, %llu maps failed",
 			 (unsigned long long)res->dma_faults, (unsigned long long)res->map_errors);
-	}
-	if (plat_run_threads(cfg->queues, cpus, queue_teardown, &n) && !ret) {
-		ret = -EIO;
-		snprintf(err, errlen, "cannot tear the queues down");
 	}
 out:
 	free_queues(&n, cfg->queues);

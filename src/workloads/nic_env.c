@@ -123,7 +123,7 @@ int ilab_nic_env_run_fn(const struct ilab_nic_env *e, bool need_nic, ilab_nic_en
 		goto out;
 	td = pick_nic(tb.topo, e->nic_node);
 	if (!td || (need_nic && td->kind != ILAB_DEV_NIC)) {
-		if (td)
+		if (need_nic)
 			snprintf(err, errlen, "topology %s has no NIC device",
 				 ilab_topo_name(tb.topo));
 		else

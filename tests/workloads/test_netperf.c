@@ -1,0 +1,354 @@
+/* test_netperf.c — the netperf workload on the simulated kunpeng920: transmit arithmetic by
+ * hand (fragments per skb, TSO segments and skbs), maps and unmaps per fragment through the
+ * model, TCP_RR's latency in passthrough against the sum of the profile's path constants
+ * (computed here), strict slower than passthrough for small packets, TCP_MAERTS under the
+ * line, the scenario netperf-modes and the load-time refusals (no NIC, no netperf path).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "iommulab/netperf.h"
+#include "iommulab/scenario.h"
+#include "iommulab/sim.h"
+#include "workloads/nic_env.h"
+
+/* ---- by hand -------------------------------------------------------------------------------- */
+
+static void test_frags_per_skb(void **state)
+{
+	(void)state;
+	/* the linear part, plus one fragment per 32 KiB page the payload touches */
+	assert_int_equal(ilab_netperf_frags(0, 0), 1);
+	assert_int_equal(ilab_netperf_frags(0, 64), 2);
+	assert_int_equal(ilab_netperf_frags(32704, 64), 2);  /* ends exactly at the page end */
+	assert_int_equal(ilab_netperf_frags(32705, 64), 3);  /* 63 + 1 bytes */
+	assert_int_equal(ilab_netperf_frags(0, 32768), 2);
+	assert_int_equal(ilab_netperf_frags(1, 32768), 3);
+	assert_int_equal(ilab_netperf_frags(0, 65160), 3);   /* 32768 + 32392 */
+	assert_int_equal(ilab_netperf_frags(32000, 65160), 4); /* 768 + 32768 + 31624 */
+}
+
+static void test_tso_segments_and_skbs(void **state)
+{
+	(void)state;
+	/* GSO_MAX_SIZE 65536 with 66 bytes of headers: whole MSS segments of 1500 - 52 */
+	assert_int_equal(ILAB_NETPERF_MSS, 1500 - 20 - 20 - 12);
+	assert_int_equal(ILAB_NETPERF_TSO_SEGS, (65536 - 66) / 1448);
+	assert_int_equal(ILAB_NETPERF_TSO_BYTES, 45 * 1448);
+	assert_int_equal(ilab_netperf_segments(1), 1);
+	assert_int_equal(ilab_netperf_segments(1448), 1);
+	assert_int_equal(ilab_netperf_segments(1449), 2);
+	assert_int_equal(ilab_netperf_segments(16384), 12); /* 11 x 1448 = 15928 < 16384 */
+	assert_int_equal(ilab_netperf_segments(65160), 45);
+	assert_int_equal(ilab_netperf_skbs(64), 1);
+	assert_int_equal(ilab_netperf_skbs(65160), 1);
+	assert_int_equal(ilab_netperf_skbs(65161), 2);
+	assert_int_equal(ilab_netperf_skbs(65536), 2);
+	assert_int_equal(ilab_netperf_skbs(1 << 20), 17); /* 16 x 65160 = 1042560 < 1048576 */
+	/* 45 frames of 1448 + 52 + 38 bytes at 200 Gbit/s */
+	assert_float_equal(ilab_netperf_wire_ns(65160, 200), 45 * 1538 * 8 / 200.0, 1e-9);
+}
+
+/* ---- through the model ---------------------------------------------------------------------- */
+
+static struct ilab_profile prof;
+
+static int load_profile(void **state)
+{
+	char err[512];
+
+	(void)state;
+	if (ilab_profile_open("kunpeng920", &prof, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static struct ilab_nic_env env(enum ilab_nic_env_mode mode)
+{
+	return (struct ilab_nic_env){ .profile = "kunpeng920", .seed = 1, .nic_node = 2,
+				      .mode = mode, .map_pages = true };
+}
+
+static struct ilab_netperf_cfg cfg(enum ilab_netperf_test test, unsigned queues)
+{
+	return (struct ilab_netperf_cfg){ .test = test, .queues = queues, .send_bytes = 64,
+					  .req_bytes = 1, .rsp_bytes = 1, .ring_size = 64,
+					  .duration_ns = 1000000, .warmup_ns = 100000 };
+}
+
+static void run_ok(enum ilab_nic_env_mode mode, const struct ilab_netperf_cfg *c,
+		   struct ilab_netperf_result *r)
+{
+	struct ilab_nic_env e = env(mode);
+	char err[600] = "";
+	int rc = ilab_netperf_env_run(&e, c, r, NULL, NULL, err, sizeof(err));
+
+	if (rc)
+		fail_msg("netperf run: %d %s", rc, err);
+	assert_int_equal(r->dma_faults, 0);
+	assert_int_equal(r->map_errors, 0);
+}
+
+/* 64-byte sends never cross a 32 KiB page (512 x 64): two maps per skb, the headers and one
+ * fragment; every map is unmapped by the end. */
+static void test_tx_maps_two_per_small_skb(void **state)
+{
+	struct ilab_netperf_cfg c = cfg(ILAB_NETPERF_STREAM, 1);
+	struct ilab_netperf_result r;
+
+	(void)state;
+	run_ok(ILAB_NIC_ENV_STRICT, &c, &r);
+	assert_true(r.tx_skbs > 10);
+	assert_int_equal(r.tx_maps, 2 * r.tx_skbs);
+	assert_int_equal(r.tx_unmaps, r.tx_maps);
+	assert_int_equal(r.segments, r.skbs); /* one segment each */
+}
+
+/* Full TSO skbs of 65160 bytes from one page-fragment stream starting at offset 0: skb k
+ * covers [k x 65160, (k + 1) x 65160) and is mapped once for its headers and once per 32 KiB
+ * page that range touches. */
+static void test_tx_maps_per_fragment_of_tso_skbs(void **state)
+{
+	struct ilab_netperf_cfg c = cfg(ILAB_NETPERF_STREAM, 1);
+	struct ilab_netperf_result r;
+	uint64_t want = 0;
+
+	(void)state;
+	c.send_bytes = 65160;
+	run_ok(ILAB_NIC_ENV_LAZY, &c, &r);
+	assert_true(r.tx_skbs > 10);
+	for (uint64_t k = 0; k < r.tx_skbs; k++) {
+		uint64_t first = k * 65160, last = first + 65160 - 1;
+
+		want += 1 + (last / 32768 - first / 32768 + 1);
+	}
+	assert_int_equal(r.tx_maps, want);
+	assert_int_equal(r.tx_unmaps, want);
+	assert_int_equal(r.segments, 45 * r.skbs); /* TSO: 45 MSS segments each */
+}
+
+static uint64_t copy_ns(uint64_t bytes)
+{
+	return (bytes * 1000 + prof.nic.rx_copy_mbps / 2) / prof.nic.rx_copy_mbps;
+}
+
+static uint64_t wire(uint64_t payload)
+{
+	/* one frame: payload + IPv4/TCP/timestamps 52 + Ethernet, preamble and gap 38 bytes */
+	return (uint64_t)((payload + 52 + 38) * 8.0 / (double)prof.nic.link_gbps + 0.5);
+}
+
+/* TCP_RR in passthrough is the sum of the path: this host's send, the NIC, the wire, the
+ * peer (the same path back without an IOMMU), the wire, the NIC, this host's receive; the
+ * maps are dma-direct's. Besides, the model hands four words between the CPU and the NIC
+ * agent per transaction (doorbell, TX completion, RX buffer posted, RX completion), each
+ * written by one side and re-read by the other on the NIC's node: eight cache-line
+ * transfers, and 0.1 % of the sum for where the simulator homes those lines (a few ns).
+ * Any path constant left out or charged twice (the smallest is tx_clean_ns, 300 ns) falls
+ * outside. */
+static void test_rr_passthrough_is_the_sum_of_the_path(void **state)
+{
+	static const unsigned sizes[][2] = { { 1, 1 }, { 200, 4000 } };
+
+	(void)state;
+	for (unsigned i = 0; i < 2; i++) {
+		struct ilab_netperf_cfg c = cfg(ILAB_NETPERF_RR, 1);
+		struct ilab_netperf_result r;
+		const struct ilab_profile_nic *n = &prof.nic;
+		uint64_t req = sizes[i][0], rsp = sizes[i][1], xfer, sum;
+		uint64_t dmap = ilab_profile_compute_ns(&prof, "dma_direct_map_ns", 0);
+		uint64_t dunmap = ilab_profile_compute_ns(&prof, "dma_direct_unmap_ns", 0);
+		uint64_t peer = n->nic_rx_ns + n->irq_ns + n->rx_buffer_ns + copy_ns(req) +
+				n->tx_skb_ns + copy_ns(rsp) + n->nic_tx_ns;
+
+		assert_int_equal(ilab_profile_dist_ns(&prof, ILAB_DIST_TRANSFER, 10, &xfer), 0);
+		c.req_bytes = (unsigned)req;
+		c.rsp_bytes = (unsigned)rsp;
+		sum = n->tx_skb_ns + copy_ns(req) + 2 * dmap	/* send: headers + 1 fragment */
+		      + n->nic_tx_ns + wire(req) + n->wire_ns	/* out */
+		      + peer + n->wire_ns + wire(rsp)		/* back */
+		      + n->nic_rx_ns + n->irq_ns		/* received */
+		      + n->tx_clean_ns + 2 * dunmap		/* the request's completion */
+		      + dunmap + n->rx_buffer_ns + copy_ns(rsp) + dmap; /* the response */
+		run_ok(ILAB_NIC_ENV_PASSTHROUGH, &c, &r);
+		assert_true(r.transactions > 10);
+		if (r.lat_p50_ns < sum || r.lat_p50_ns > sum + 8 * xfer + sum / 1000)
+			fail_msg("%llu,%llu: p50 %llu ns, the path's sum %llu (+ at most %llu)",
+				 (unsigned long long)req, (unsigned long long)rsp,
+				 (unsigned long long)r.lat_p50_ns, (unsigned long long)sum,
+				 (unsigned long long)(8 * xfer + sum / 1000));
+		assert_int_equal(r.lat_p99_ns, r.lat_p50_ns); /* nothing varies */
+	}
+}
+
+/* Small packets: every skb's maps and unmaps are on the CPU's path, strict's with an
+ * invalidation and a sync each. */
+static void test_strict_slower_than_passthrough_small_packets(void **state)
+{
+	struct ilab_netperf_cfg c = cfg(ILAB_NETPERF_STREAM, 2);
+	struct ilab_netperf_result s, l, p;
+
+	(void)state;
+	run_ok(ILAB_NIC_ENV_STRICT, &c, &s);
+	run_ok(ILAB_NIC_ENV_LAZY, &c, &l);
+	run_ok(ILAB_NIC_ENV_PASSTHROUGH, &c, &p);
+	assert_true(s.gbps < l.gbps && l.gbps < p.gbps);
+	c = cfg(ILAB_NETPERF_RR, 1);
+	run_ok(ILAB_NIC_ENV_STRICT, &c, &s);
+	run_ok(ILAB_NIC_ENV_PASSTHROUGH, &c, &p);
+	assert_true(s.lat_p50_ns > p.lat_p50_ns);
+	assert_true(s.tps < p.tps);
+}
+
+/* Receive (the peer sends): MTU frames, LRO buffers; under the line's goodput. */
+static void test_maerts_under_the_line(void **state)
+{
+	struct ilab_netperf_cfg c = cfg(ILAB_NETPERF_MAERTS, 2);
+	struct ilab_netperf_result r;
+
+	(void)state;
+	c.send_bytes = 65536;
+	run_ok(ILAB_NIC_ENV_STRICT, &c, &r);
+	assert_true(r.gbps > 1);
+	assert_true(r.gbps < prof.nic.link_gbps * 1448.0 / 1538.0);
+	assert_true(r.rx_buffers > 0);
+}
+
+static void test_bad_configurations(void **state)
+{
+	struct ilab_nic_env e = env(ILAB_NIC_ENV_STRICT);
+	struct ilab_netperf_cfg c = cfg(ILAB_NETPERF_RR, 1);
+	struct ilab_netperf_result r;
+	char err[600];
+
+	(void)state;
+	c.rsp_bytes = 65161;
+	assert_int_equal(ilab_netperf_env_run(&e, &c, &r, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "request and response sizes must be 1..65160"));
+	c = cfg(ILAB_NETPERF_STREAM, 0);
+	assert_int_equal(ilab_netperf_env_run(&e, &c, &r, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "queues must be 1..256"));
+	c = cfg(ILAB_NETPERF_STREAM, 1);
+	e.profile = "a100-2node"; /* NICs, but its nic: section has no netperf path */
+	assert_int_equal(ilab_netperf_env_run(&e, &c, &r, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "profile a100-2node describes no netperf path"));
+}
+
+/* ---- the scenario workload ------------------------------------------------------------------ */
+
+static const struct ilab_figure *fig(const struct ilab_scenario_result *res,
+				     const struct ilab_scenario *s, const char *label,
+				     const char *metric)
+{
+	for (unsigned i = 0; i < res->nr_cases; i++)
+		if (!strcmp(s->cases[i].label, label))
+			return ilab_case_result_find(&res->cases[i], metric);
+	return NULL;
+}
+
+static void test_scenario_netperf_modes(void **state)
+{
+	static const char *const modes[] = { "strict", "lazy", "passthrough" };
+	struct ilab_scenario *s = NULL;
+	struct ilab_scenario_result *res = NULL;
+	char err[1024], label[64];
+
+	(void)state;
+	if (ilab_scenario_load(ILAB_TESTDATA "/../../scenarios/netperf-modes.yaml", &s, err,
+			       sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(ilab_scenario_run(s, &(struct ilab_run_options){ .quick = true }, &res,
+					   err, sizeof(err)), 0);
+	assert_int_equal(res->nr_cases, 12);
+	for (unsigned i = 0; i < res->nr_cases; i++)
+		if (res->cases[i].status != ILAB_CASE_OK)
+			fail_msg("%s: %s", s->cases[i].label, res->cases[i].message);
+	/* TX and RX, small and large, in every mode */
+	for (unsigned m = 0; m < 3; m++) {
+		static const char *const tput[] = { "tx64", "tx64k", "rx64k" };
+
+		for (unsigned t = 0; t < 3; t++) {
+			const struct ilab_figure *f;
+
+			snprintf(label, sizeof(label), "%s-%s", tput[t], modes[m]);
+			f = fig(res, s, label, "throughput");
+			assert_non_null(f);
+			assert_true(f->value > 0);
+		}
+		snprintf(label, sizeof(label), "rr1-%s", modes[m]);
+		assert_non_null(fig(res, s, label, "tps"));
+		assert_non_null(fig(res, s, label, "lat_p99"));
+	}
+	assert_true(fig(res, s, "rr1-strict", "lat_p50")->value >
+		    fig(res, s, "rr1-passthrough", "lat_p50")->value);
+	assert_true(fig(res, s, "tx64-strict", "throughput")->value <
+		    fig(res, s, "tx64-passthrough", "throughput")->value);
+	ilab_scenario_result_free(res);
+	ilab_scenario_free(s);
+}
+
+/* A scenario whose machine has no NIC is refused when it is loaded. */
+static void test_scenario_without_a_nic_refused_at_load(void **state)
+{
+	char dir[] = "/tmp/ilab-netperf-XXXXXX", cwd[1024], line[512], src[1024];
+	struct ilab_scenario *s = NULL;
+	FILE *in, *out;
+	int rc;
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chdir(dir), 0);
+	snprintf(src, sizeof(src), "%s/../../profiles/kunpeng920.yaml", ILAB_TESTDATA);
+	in = fopen(src, "r");
+	out = fopen("nonic.yaml", "w");
+	assert_true(in && out);
+	while (fgets(line, sizeof(line), in))
+		fputs(strncmp(line, "topology:", 9) ? line
+			: "topology: \"synthetic:pack:2 numa:2 pu:2\"\n", out);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+	out = fopen("s.yaml", "w");
+	assert_non_null(out);
+	fprintf(out, "name: t\nseed: \"022\"\ntitle: \"t\"\nprofile: nonic.yaml\n"
+		     "workload: { type: netperf }\ncases:\n  - label: a\n");
+	assert_int_equal(fclose(out), 0);
+	rc = ilab_scenario_load("s.yaml", &s, line, sizeof(line));
+	ilab_scenario_free(s);
+	unlink("s.yaml");
+	unlink("nonic.yaml");
+	assert_int_equal(chdir(cwd), 0);
+	rmdir(dir);
+	assert_int_equal(rc, -EINVAL);
+	if (!strstr(line, "has no NIC device: netperf needs one"))
+		fail_msg("%s", line);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_frags_per_skb),
+		cmocka_unit_test(test_tso_segments_and_skbs),
+		cmocka_unit_test(test_tx_maps_two_per_small_skb),
+		cmocka_unit_test(test_tx_maps_per_fragment_of_tso_skbs),
+		cmocka_unit_test(test_rr_passthrough_is_the_sum_of_the_path),
+		cmocka_unit_test(test_strict_slower_than_passthrough_small_packets),
+		cmocka_unit_test(test_maerts_under_the_line),
+		cmocka_unit_test(test_bad_configurations),
+		cmocka_unit_test(test_scenario_netperf_modes),
+		cmocka_unit_test(test_scenario_without_a_nic_refused_at_load),
+	};
+
+	return cmocka_run_group_tests(tests, load_profile, NULL);
+}

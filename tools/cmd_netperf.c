@@ -1,0 +1,338 @@
+/* cmd_netperf.c — `iommulab netperf`: netperf's TCP_STREAM, TCP_MAERTS and TCP_RR on the
+ * machine's NIC in the simulator, in one IOMMU mode, with netperf's option names (-t, -l,
+ * and after `--` the test's -m or -r) and netperf's figures in simulated time.
+ * Not the model (src/workloads/netperf.c) nor the machine's set-up (netperf_env.c): this
+ * parses options and prints.
+ */
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iommulab/netperf.h>
+
+#include "workloads/nic_env.h"
+
+struct np_opts {
+	struct ilab_netperf_cfg cfg;
+	struct ilab_nic_env env;
+	bool json;
+	bool m_set, r_set;
+};
+
+static const char *const test_names[] = { "TCP_STREAM", "TCP_MAERTS", "TCP_RR" };
+
+#define USAGE(...) cli_usage_error("netperf", __VA_ARGS__)
+
+/* netperf's sizes: a number with an optional k/K or m/M (powers of 1024). */
+static int parse_size(const char *s, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long long v, mul = 1;
+
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		mul = 1024, end++;
+	else if (*end == 'm' || *end == 'M')
+		mul = 1024 * 1024, end++;
+	if (*end || v == 0 || v > max / mul)
+		return -1;
+	*out = (unsigned)(v * mul);
+	return 0;
+}
+
+/* -l: seconds of simulated time, a decimal number up to 10 (netperf's negative lengths,
+ * counts of transactions or bytes, are not supported). */
+static int parse_length(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v;
+
+	if (!isdigit((unsigned char)s[0]) && s[0] != '.')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !(v > 0) || v > 10)
+		return -1;
+	*ns = (uint64_t)(v * 1e9 + 0.5);
+	return *ns ? 0 : -1;
+}
+
+static int parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+enum { O_MODE = 256, O_QUEUES, O_PROFILE, O_SEED, O_JSON, O_HELP };
+
+static int parse_global(int opt, struct np_opts *o)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case 't':
+		for (unsigned i = 0; i < 3; i++)
+			if (!strcmp(optarg, test_names[i])) {
+				o->cfg.test = (enum ilab_netperf_test)i;
+				return 0;
+			}
+		return USAGE("-t must be TCP_STREAM, TCP_MAERTS or TCP_RR, not '%s'", optarg);
+	case 'l':
+		if (parse_length(optarg, &o->cfg.duration_ns))
+			return USAGE("-l must be a test length in seconds, above 0 and at most 10 "
+				     "(0.02), not '%s'", optarg);
+		return 0;
+	case O_MODE:
+		if (!strcmp(optarg, "strict"))
+			o->env.mode = ILAB_NIC_ENV_STRICT;
+		else if (!strcmp(optarg, "lazy"))
+			o->env.mode = ILAB_NIC_ENV_LAZY;
+		else if (!strcmp(optarg, "passthrough"))
+			o->env.mode = ILAB_NIC_ENV_PASSTHROUGH;
+		else
+			return USAGE("--iommu-mode must be strict, lazy or passthrough, not '%s'",
+				     optarg);
+		return 0;
+	case O_QUEUES:
+		if (parse_count(optarg, 1, ILAB_NETPERF_MAX_QUEUES, &v))
+			return USAGE("--queues must be a number in 1..%u, not '%s'",
+				     ILAB_NETPERF_MAX_QUEUES, optarg);
+		o->cfg.queues = (unsigned)v;
+		return 0;
+	case O_PROFILE:
+		if (!*optarg)
+			return USAGE("--profile needs a profile name or file");
+		o->env.profile = optarg;
+		return 0;
+	case O_SEED:
+		if (parse_count(optarg, 0, UINT64_MAX, &o->env.seed))
+			return USAGE("--seed must be a number, not '%s'", optarg);
+		return 0;
+	case O_JSON:
+		o->json = true;
+		return 0;
+	default:
+		return -2;
+	}
+}
+
+/* After `--`: the test's own options, netperf's -m (send size) and -r (request,response). */
+static int parse_test(int argc, char **argv, struct np_opts *o)
+{
+	int opt;
+
+	optind = 0; /* glibc: start a new scan */
+	while ((opt = getopt(argc, argv, "+:m:r:")) != -1) {
+		switch (opt) {
+		case 'm':
+			if (parse_size(optarg, ILAB_NETPERF_MAX_MSG, &o->cfg.send_bytes))
+				return USAGE("-m must be a send size of 1 byte to 1M (64, 16K), not "
+					     "'%s'", optarg);
+			o->m_set = true;
+			break;
+		case 'r': {
+			char req[32], *comma;
+
+			snprintf(req, sizeof(req), "%s", optarg);
+			comma = strchr(req, ',');
+			if (comma)
+				*comma++ = '\0';
+			if (parse_size(req, ILAB_NETPERF_TSO_BYTES, &o->cfg.req_bytes) ||
+			    (comma && *comma && parse_size(comma, ILAB_NETPERF_TSO_BYTES,
+							   &o->cfg.rsp_bytes)))
+				return USAGE("-r must be REQ[,RSP], sizes of 1 to %u bytes (one TSO "
+					     "skb), not '%s'", ILAB_NETPERF_TSO_BYTES, optarg);
+			if (!comma || !*comma)
+				o->cfg.rsp_bytes = o->cfg.req_bytes; /* netperf: -r 64 is 64,64 */
+			o->r_set = true;
+			break;
+		}
+		case ':':
+			return USAGE("test option '-%c' needs a value", optopt);
+		default:
+			return USAGE("unknown test option '-%c' (after --: -m SIZE for TCP_STREAM "
+				     "and TCP_MAERTS, -r REQ,RSP for TCP_RR)", optopt);
+		}
+	}
+	if (optind < argc)
+		return USAGE("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct np_opts *o)
+{
+	static const struct option opts[] = {
+		{ "iommu-mode", required_argument, NULL, O_MODE },
+		{ "queues", required_argument, NULL, O_QUEUES },
+		{ "profile", required_argument, NULL, O_PROFILE },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->cfg.test = ILAB_NETPERF_STREAM; /* netperf's default test */
+	o->cfg.queues = 1;
+	o->cfg.send_bytes = 16384;         /* netperf's usual -m on Linux: the socket buffer */
+	o->cfg.req_bytes = o->cfg.rsp_bytes = 1;
+	o->cfg.ring_size = 64;
+	o->cfg.duration_ns = 20000000ull;  /* 20 ms of simulated time */
+	o->cfg.warmup_ns = 200000ull;
+	o->env.profile = "kunpeng920";
+	o->env.seed = 1;
+	o->env.nic_node = 2;
+	o->env.mode = ILAB_NIC_ENV_STRICT;
+	o->env.map_pages = true;
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "+:t:l:h", opts, NULL)) != -1) {
+		if (opt == 'h' || opt == O_HELP) {
+			cli_print_command_help(cli_find_command("netperf"), stdout);
+			return -1;
+		}
+		ret = parse_global(opt, o);
+		if (ret == -2)
+			return cli_bad_option("netperf", opt, argc, argv);
+		if (ret)
+			return ret;
+	}
+	if (optind < argc && strcmp(argv[optind - 1], "--"))
+		return USAGE("unexpected argument '%s' (test options go after --)", argv[optind]);
+	if (optind < argc) {
+		ret = parse_test(argc - optind + 1, argv + optind - 1, o);
+		if (ret)
+			return ret;
+	}
+	if (o->m_set && o->cfg.test == ILAB_NETPERF_RR)
+		return USAGE("-m is a TCP_STREAM and TCP_MAERTS option; TCP_RR takes -r REQ,RSP");
+	if (o->r_set && o->cfg.test != ILAB_NETPERF_RR)
+		return USAGE("-r is a TCP_RR option; %s takes -m SIZE", test_names[o->cfg.test]);
+	o->env.nic_from_profile = false;
+	return 0;
+}
+
+static const char *mode_name(enum ilab_nic_env_mode m)
+{
+	return m == ILAB_NIC_ENV_LAZY ? "lazy" : m == ILAB_NIC_ENV_PASSTHROUGH ? "passthrough"
+									   : "strict";
+}
+
+static void print_text(const struct np_opts *o, const struct ilab_nic_env_info *in,
+		       const struct ilab_netperf_result *r)
+{
+	const struct ilab_netperf_cfg *c = &o->cfg;
+	double secs = r->window_ns / 1e9;
+
+	printf("MIGRATED %s TEST (simulated) to %s (node %d, iommu unit %u): iommu=%s, "
+	       "%u queue%s, profile %s, seed %llu\n", test_names[c->test], in->device, in->node,
+	       in->iommu, mode_name(o->env.mode), c->queues, c->queues == 1 ? "" : "s",
+	       in->profile, (unsigned long long)o->env.seed);
+	if (c->test == ILAB_NETPERF_RR) {
+		printf("Request Response Elapsed  Trans.      P50       P99\n");
+		printf("Size    Size     Time     Rate        Latency   Latency\n");
+		printf("bytes   bytes    secs.    per sec     usec      usec\n\n");
+		printf("%-7u %-8u %-8.3f %-11.2f %-9.2f %.2f\n", c->req_bytes, c->rsp_bytes, secs,
+		       r->tps, r->lat_p50_ns / 1e3, r->lat_p99_ns / 1e3);
+	} else {
+		printf("Send     Elapsed  Throughput\n");
+		printf("Message  Time     10^6bits/sec\n");
+		printf("Size     secs.\n");
+		printf("bytes\n\n");
+		printf("%-8u %-8.3f %.2f\n", c->send_bytes, secs, r->gbps * 1e3);
+	}
+	if (c->test == ILAB_NETPERF_MAERTS)
+		printf("rx: %llu buffers, %llu frames; 0 DMAs faulted; simulated time\n",
+		       (unsigned long long)r->rx_buffers, (unsigned long long)r->segments);
+	else
+		printf("tx: %llu skbs, %llu segments in the window; %llu maps, %llu unmaps, %llu "
+		       "interrupts, %llu DMAs faulted, %llu map errors, CPUs busy %.1f%% over the "
+		       "run; simulated time\n",
+		       (unsigned long long)r->skbs, (unsigned long long)r->segments,
+		       (unsigned long long)r->tx_maps, (unsigned long long)r->tx_unmaps,
+		       (unsigned long long)r->interrupts, (unsigned long long)r->dma_faults,
+		       (unsigned long long)r->map_errors, r->cpu_busy * 100);
+}
+
+static void print_json(const struct np_opts *o, const struct ilab_nic_env_info *in,
+		       const struct ilab_netperf_result *r, const char *stats)
+{
+	const struct ilab_netperf_cfg *c = &o->cfg;
+	json_t *root = json_pack(
+		"{s:{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:s,s:s,s:s,s:I},"
+		"s:{s:I,s:I,s:f,s:I,s:f,s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:I}}",
+		"test", "name", test_names[c->test], "queues", (json_int_t)c->queues,
+		"send_bytes", (json_int_t)c->send_bytes, "req_bytes", (json_int_t)c->req_bytes,
+		"rsp_bytes", (json_int_t)c->rsp_bytes, "duration_ns", (json_int_t)c->duration_ns,
+		"warmup_ns", (json_int_t)c->warmup_ns, "iommu_mode", mode_name(o->env.mode),
+		"profile", in->profile, "device", in->device, "seed", (json_int_t)o->env.seed,
+		"result", "window_ns", (json_int_t)r->window_ns, "bytes", (json_int_t)r->bytes,
+		"gbps", r->gbps, "transactions", (json_int_t)r->transactions, "tps", r->tps,
+		"lat_p50_ns", (json_int_t)r->lat_p50_ns, "lat_p99_ns", (json_int_t)r->lat_p99_ns,
+		"lat_min_ns", (json_int_t)r->lat_min_ns, "lat_max_ns", (json_int_t)r->lat_max_ns,
+		"lat_mean_ns", r->lat_mean_ns, "skbs", (json_int_t)r->skbs, "segments",
+		(json_int_t)r->segments, "tx_maps", (json_int_t)r->tx_maps, "tx_unmaps",
+		(json_int_t)r->tx_unmaps, "rx_buffers", (json_int_t)r->rx_buffers, "interrupts",
+		(json_int_t)r->interrupts, "cpu_busy", r->cpu_busy, "dma_faults",
+		(json_int_t)r->dma_faults, "map_errors", (json_int_t)r->map_errors);
+	char *s;
+
+	if (root && stats) {
+		json_t *st = json_loads(stats, 0, NULL);
+
+		if (st)
+			json_object_set_new(root, "stats", st);
+	}
+	s = root ? json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
+	if (s)
+		printf("%s\n", s);
+	free(s);
+	json_decref(root);
+}
+
+int cmd_netperf(int argc, char **argv)
+{
+	struct np_opts o;
+	struct ilab_netperf_result res;
+	struct ilab_nic_env_info info = { 0 };
+	char err[600] = "", *stats = NULL;
+	int ret = parse(argc, argv, &o);
+
+	if (ret)
+		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
+	setenv("HWLOC_HIDE_ERRORS", "2", 0);
+	ret = ilab_netperf_env_run(&o.env, &o.cfg, &res, o.json ? &stats : NULL, &info, err,
+				   sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s netperf: %s\n", CLI_PROG, err);
+		return ret == -EINVAL || ret == -ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+	}
+	if (o.json)
+		print_json(&o, &info, &res, stats);
+	else
+		print_text(&o, &info, &res);
+	free(stats);
+	return CLI_EXIT_OK;
+}
