@@ -1,0 +1,80 @@
+#!/bin/bash
+# netperf.sh — `iommulab netperf`: bad options, a machine without a NIC and a profile without
+# the netperf path are one line + exit 2; short runs print netperf's result lines; the JSON's
+# figures agree with themselves.
+# usage: bash netperf.sh <iommulab binary> <source dir>
+set -u
+BIN=$1
+. "$2/tests/support/cli_lib.sh" # fail, bad, have
+check_usage() { # want-substring args...: must exit 2 with that message on stderr
+	local want=$1 out rc
+	shift
+	out=$("$BIN" netperf "$@" 2>&1 >/dev/null); rc=$?
+	if [ $rc -ne 2 ] || [ "$(printf '%s\n' "$out" | grep -c .)" -gt 2 ]; then
+		bad "netperf $* -> rc $rc, '$out'"
+	elif ! printf '%s' "$out" | grep -qF -- "$want"; then
+		bad "netperf $*: '$out' does not say '$want'"
+	fi
+}
+check_usage "-t must be TCP_STREAM, TCP_MAERTS or TCP_RR, not 'UDP_STREAM'" -t UDP_STREAM
+check_usage "-l must be a test length in seconds" -l 0
+check_usage "-l must be a test length in seconds" -l -5
+check_usage "-l must be a test length in seconds" -l 11
+check_usage "-l must be a test length in seconds" -l 2x
+check_usage "--iommu-mode must be strict, lazy or passthrough, not 'off'" --iommu-mode=off
+check_usage "--iommu-mode must be strict, lazy or passthrough" --iommu-mode off
+check_usage "--queues must be a number in 1..256" --queues=0
+check_usage "--queues must be a number in 1..256" --queues 257
+check_usage "--seed must be a number" --seed=x
+check_usage "unknown option '-x'" -x
+check_usage "unknown option '--frob'" --frob
+check_usage "option '--json' takes no value" --json=1
+check_usage "needs a value" -t
+check_usage "unexpected argument 'foo' (test options go after --)" foo
+check_usage "-m must be a send size of 1 byte to 1M" -- -m 0
+check_usage "-m must be a send size of 1 byte to 1M" -- -m 2M
+check_usage "-m must be a send size of 1 byte to 1M" -- -m 1q
+check_usage "-r must be REQ[,RSP], sizes of 1 to 65160 bytes" -t TCP_RR -- -r 1,70000
+check_usage "-r must be REQ[,RSP]" -t TCP_RR -- -r x
+check_usage "unknown test option '-z'" -- -z 1
+check_usage "test option '-m' needs a value" -- -m
+check_usage "-m is a TCP_STREAM and TCP_MAERTS option" -t TCP_RR -- -m 64
+check_usage "-r is a TCP_RR option; TCP_STREAM takes -m SIZE" -- -r 1,1
+check_usage "unexpected argument 'extra'" -- -m 64 extra
+# machines: a profile whose nic: section has no netperf path; a topology without a NIC
+check_usage "profile a100-2node describes no netperf path" --profile=a100-2node -l 0.0001
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sed 's/^topology: .*/topology: "synthetic:pack:2 numa:2 pu:2"/' "$2/profiles/kunpeng920.yaml" \
+	>"$tmp/nonic.yaml"
+check_usage "topology synthetic:pack:2 numa:2 pu:2 has no NIC device" --profile="$tmp/nonic.yaml" -l 0.0001
+check_usage "missing.yaml: No such file" --profile="$tmp/missing.yaml"
+# runs: netperf's lines
+out=$("$BIN" netperf -t TCP_STREAM -l 0.001 --queues=2 --iommu-mode=lazy -- -m 64K) ||
+	bad "TCP_STREAM run: rc $?"
+printf '%s\n' "$out" | grep -q '^MIGRATED TCP_STREAM TEST (simulated) to nic0 (node 2, iommu unit 2): iommu=lazy, 2 queues, profile kunpeng920, seed 1$' ||
+	bad "TCP_STREAM header: '$out'"
+printf '%s\n' "$out" | grep -Eq '^65536 +0\.001 +[0-9]+\.[0-9]{2}$' || bad "TCP_STREAM result line: '$out'"
+printf '%s\n' "$out" | grep -Eq '^tx: [0-9]+ skbs, [0-9]+ segments in the window; [0-9]+ maps, [0-9]+ unmaps, [0-9]+ interrupts, 0 DMAs faulted, 0 map errors' ||
+	bad "TCP_STREAM tx line: '$out'"
+out=$("$BIN" netperf -t TCP_RR -l 0.001 --iommu-mode=passthrough -- -r 64) || bad "TCP_RR run: rc $?"
+printf '%s\n' "$out" | grep -Eq '^64 +64 +0\.001 +[0-9]+\.[0-9]{2} +[0-9.]+ +[0-9.]+$' ||
+	bad "TCP_RR result line (-r 64 is 64,64): '$out'"
+out=$("$BIN" netperf -t TCP_MAERTS -l 0.0005 --iommu-mode=strict) || bad "TCP_MAERTS run: rc $?"
+printf '%s\n' "$out" | grep -q '^rx: [0-9]* buffers, [0-9]* frames' || bad "TCP_MAERTS rx line: '$out'"
+"$BIN" netperf --help | grep -q -- '-r REQ\[,RSP\]' || bad "netperf --help"
+if have python3 "netperf --json"; then
+	"$BIN" netperf -t TCP_RR -l 0.001 --queues 2 --json -- -r 100,2000 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+t, r = d["test"], d["result"]
+assert t["name"] == "TCP_RR" and t["req_bytes"] == 100 and t["rsp_bytes"] == 2000, t
+assert t["iommu_mode"] == "strict" and t["queues"] == 2, t
+assert r["transactions"] > 0 and r["dma_faults"] == 0 and r["map_errors"] == 0, r
+assert abs(r["tps"] - r["transactions"] * 1e9 / r["window_ns"]) < 1e-6 * r["tps"], r
+assert r["lat_min_ns"] <= r["lat_p50_ns"] <= r["lat_p99_ns"] <= r["lat_max_ns"], r
+assert r["tx_maps"] == r["tx_unmaps"], r
+assert "cpus" in d["stats"], list(d)
+' || bad "netperf --json content"
+fi
+exit $fail
