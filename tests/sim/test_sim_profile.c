@@ -341,6 +341,18 @@ static void bad_nic_sections_are_refused(void **state)
 		{ "nic:\n  link_gbps: 10001\n", "bad.yaml:18:3:", "beyond the model's range" },
 		{ "nic:\n  ats_outstanding: 2\n", "bad.yaml:18:3:",
 		  "ATS model needs payload_mbps, ats_round_trip_ns" },
+		/* netperf's path: all six keys, and only with the receive stack */
+		{ "nic:\n  link_gbps: 200\n  rx_buffer_ns: 5000\n  rx_copy_mbps: 7473\n"
+		  "  tx_skb_ns: 2500\n", "bad.yaml:18:3:",
+		  "the netperf path needs tx_skb_ns, tx_clean_ns, irq_ns, nic_tx_ns, nic_rx_ns and "
+		  "wire_ns" },
+		{ "nic: {link_gbps: 200, tx_skb_ns: 1, tx_clean_ns: 1, irq_ns: 1, nic_tx_ns: 1, "
+		  "nic_rx_ns: 1, wire_ns: 1}\n", "bad.yaml:17:6:",
+		  "the netperf path needs the receive stack too" },
+		{ "nic: {link_gbps: 200, rx_buffer_ns: 1, rx_copy_mbps: 1, tx_skb_ns: 1, "
+		  "tx_clean_ns: 1, irq_ns: 1, nic_tx_ns: 1, nic_rx_ns: 1, wire_ns: 10000001}\n",
+		  "bad.yaml:17:6:", "a netperf path cost beyond the model's range" },
+		{ "nic:\n  wire_ns: 0\n", "bad.yaml:18:12:", "wire_ns: must be at least 1" },
 		{ "nic: {payload_mbps: 1, ats_round_trip_ns: 1, ats_outstanding: 4097, atc_entries: 8, "
 		  "atc_ways: 8}\n", "bad.yaml:17:6:", "ats_outstanding 4097 (at most 4096)" },
 		{ "nic: {payload_mbps: 1, ats_round_trip_ns: 1, ats_outstanding: 1, atc_entries: 8, "
