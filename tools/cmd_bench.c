@@ -1,7 +1,7 @@
-/* cmd_bench.c — `iommulab bench`: the dma_map_benchmark experiment on the modelled board (SMMUv3
- * model in its polling agent, the SMMUv3 driver, the IOMMU core and dma-iommu), natively (real
- * threads) or in the deterministic simulator (--engine sim: fibers, virtual time, a machine
- * profile's costs). Not the experiment itself (src/workloads/map_benchmark.c): this parses
+/* cmd_bench.c — `iommulab bench`: the dma_map_benchmark experiment on the modelled board (each
+ * IOMMU unit's model in its polling agent, SMMUv3 or VT-d as --iommu or the profile says, its
+ * driver, the IOMMU core and dma-iommu), natively (real threads) or in the deterministic
+ * simulator (--engine sim: fibers, virtual time, a machine profile's costs). Not the experiment itself (src/workloads/map_benchmark.c): this parses
  * options, assembles the machine, prints the tool's lines, nanosecond figures and optionally
  * JSON (with the simulator's and the SMMU's statistics).
  */
@@ -356,11 +356,10 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	}
 	if (optind < argc)
 		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
-	if (o->profile && o->engine != PLAT_ENGINE_SIM)
-		return cli_usage_error("bench", "--profile needs --engine sim");
-	if (o->iommu && o->engine != PLAT_ENGINE_SIM)
-		return cli_usage_error("bench", "--iommu needs --engine sim (natively the machine "
-				       "is the topology's, its units SMMUv3)");
+	/* natively a profile only names the machine (its topology and iommu:), with --iommu */
+	if (o->profile && o->engine != PLAT_ENGINE_SIM && !o->iommu)
+		return cli_usage_error("bench", "--profile needs --engine sim (or --iommu, "
+				       "natively: the profile's topology with that architecture)");
 	if (o->breakdown && o->engine != PLAT_ENGINE_SIM)
 		return cli_usage_error("bench", "--breakdown needs --engine sim (only the simulator "
 				       "knows where each CPU's time went)");
@@ -591,7 +590,8 @@ static const char *iommu_machine(const char *arch)
 
 /* --engine sim: the profile (--profile, else the one named after the topology, else --iommu's
  * machine) and, unless --topology was given, the profile's topology; its iommu: must be
- * --iommu's. Errors are one line; bad input exits 2. */
+ * --iommu's. Natively the same with --iommu and no --topology, for the machine's topology
+ * only (a native run charges no profile costs). Errors are one line; bad input exits 2. */
 static int load_profile(struct bench_opts *o, struct ilab_profile *prof)
 {
 	const char *what;
@@ -641,8 +641,9 @@ static int bench_up(struct bench_opts *o, const struct ilab_profile *prof,
 {
 	struct ilab_testbed_opts to = {
 		.native = o->engine != PLAT_ENGINE_SIM,
-		.profile = prof,
+		.profile = o->engine == PLAT_ENGINE_SIM ? prof : NULL,
 		.topology = o->topology,
+		.iommu_arch = o->iommu, /* NULL: the profile's (sim), the topology's (native) */
 		.seed = o->seed,
 		.cma = o->cma,
 		/* --ecmdq on|off: the same SMMUv3.3 with one ECMDQ per CPU; the driver gives each
@@ -715,7 +716,8 @@ int cmd_bench(int argc, char **argv)
 		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
 
 	setenv("HWLOC_HIDE_ERRORS", "2", 0);
-	if (o.engine == PLAT_ENGINE_SIM) {
+	/* natively only --iommu without --topology needs a profile: its machine's topology */
+	if (o.engine == PLAT_ENGINE_SIM || (o.iommu && !o.topology_set)) {
 		prof = calloc(1, sizeof(*prof));
 		if (!prof)
 			return CLI_EXIT_FAIL;

@@ -44,6 +44,9 @@ struct ilab_testbed_opts {
 					     * required in simulation. Its smmu: section
 					     * configures the models in either engine */
 	const char *topology;               /* topology spec; NULL = the profile's */
+	const char *iommu_arch;             /* every unit's architecture ("smmuv3", "vtd");
+					     * NULL = the profile's iommu:, else the
+					     * topology's (natively without a profile) */
 	uint64_t seed;                      /* the simulator's, and the SMMU caches' RANDOM
 					     * replacement policy's */
 	enum ilab_sim_lookahead lookahead;  /* the simulator's (0 = its default) */

@@ -82,7 +82,9 @@ void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ila
 	bo->cma_global_node = o->cma_global_node;
 	bo->iommu_mask = o->iommu_mask;
 	bo->process_batch = o->process_batch;
-	if (p && p->iommu_arch[0])
+	if (o->iommu_arch && o->iommu_arch[0])
+		bo->iommu_arch = o->iommu_arch; /* asked for (natively: no profile to say it) */
+	else if (p && p->iommu_arch[0])
 		bo->iommu_arch = p->iommu_arch; /* the profile's iommu: key, for every unit */
 	if (p) {
 		/* What the model's work costs: every smmu: cost of the profile, here and only
