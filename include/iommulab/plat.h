@@ -504,6 +504,15 @@ enum plat_scope {
 	PLAT_SCOPE_FQ_FLUSH,        /* flush queue: a domain-wide invalidation */
 	PLAT_SCOPE_SPIN_LOCK,       /* plat_spin_lock: taking any spinlock */
 	PLAT_SCOPE_WARMUP,          /* a workload's unmeasured warm-up */
+	/* the Intel VT-d driver's path, named as Linux 6.3's functions */
+	PLAT_SCOPE_INTEL_MAP_PAGES,     /* intel_iommu_map_pages: the second-stage tables */
+	PLAT_SCOPE_INTEL_UNMAP_PAGES,   /* intel_iommu_unmap_pages */
+	PLAT_SCOPE_INTEL_FLUSH_PSI,     /* iommu_flush_iotlb_psi: one unit's range flush */
+	PLAT_SCOPE_INTEL_FLUSH_ALL,     /* intel_flush_iotlb_all: domain-selective, every unit */
+	PLAT_SCOPE_QI_FLUSH_IOTLB,      /* qi_flush_iotlb: an IOTLB invalidation descriptor */
+	PLAT_SCOPE_QI_FLUSH_DEV_IOTLB,  /* qi_flush_dev_iotlb: a device-TLB one */
+	PLAT_SCOPE_QI_SUBMIT_SYNC,      /* qi_submit_sync: queue, IQT, poll the wait status */
+	PLAT_SCOPE_QI_CHECK_FAULT,      /* qi_check_fault: the FSTS read between polls */
 	PLAT_SCOPE_NR
 };
 #define PLAT_SCOPE_LEAVE (-1) /* plat_scope_fn's argument: leave the innermost scope */

@@ -38,6 +38,7 @@ void qi_flush_iotlb(struct intel_iommu *iommu, uint16_t did, uint64_t addr, unsi
 	desc.qw1 = gran == QI_GRAN_PAGE ? QI_IOTLB_ADDR(addr) | QI_IOTLB_IH(ih) |
 					  QI_IOTLB_AM(size_order)
 					: 0;
+	plat_scope_enter(PLAT_SCOPE_QI_FLUSH_IOTLB);
 	if (gran == QI_GRAN_PAGE) {
 		INTEL_STAT_ADD(iommu, psi, 1);
 		if (ih)
@@ -48,6 +49,7 @@ void qi_flush_iotlb(struct intel_iommu *iommu, uint16_t did, uint64_t addr, unsi
 		INTEL_STAT_ADD(iommu, global, 1);
 	}
 	qi_submit_sync(iommu, &desc, 1);
+	plat_scope_leave();
 }
 
 /* qi_flush_dev_iotlb: a device-TLB invalidation for [addr, addr + 2^(12 + mask)): with a mask
@@ -58,6 +60,7 @@ static void qi_flush_dev_iotlb(struct intel_iommu *iommu, uint16_t sid, uint16_t
 {
 	struct qi_desc desc;
 
+	plat_scope_enter(PLAT_SCOPE_QI_FLUSH_DEV_IOTLB);
 	if (mask) {
 		addr |= (1ull << (VTD_PAGE_SHIFT + mask - 1)) - 1;
 		desc.qw1 = QI_DEV_IOTLB_ADDR(addr) | QI_DEV_IOTLB_SIZE;
@@ -70,6 +73,7 @@ static void qi_flush_dev_iotlb(struct intel_iommu *iommu, uint16_t sid, uint16_t
 		   QI_DEV_IOTLB_PFSID(pfsid);
 	INTEL_STAT_ADD(iommu, devtlb, 1);
 	qi_submit_sync(iommu, &desc, 1);
+	plat_scope_leave();
 }
 
 /* __iommu_flush_dev_iotlb: one ATS-enabled device, through its own unit. */
@@ -123,6 +127,7 @@ void iommu_flush_iotlb_psi(struct intel_iommu *iommu, struct dmar_domain *domain
 	uint16_t did = domain_id_iommu(domain, iommu);
 	uint64_t bitmask = aligned_pages - 1;
 
+	plat_scope_enter(PLAT_SCOPE_INTEL_FLUSH_PSI);
 	if (bitmask & pfn) {
 		uint64_t end_pfn = pfn + pages - 1;
 		uint64_t shared_bits = ~(pfn ^ end_pfn) & ~bitmask;
@@ -135,6 +140,7 @@ void iommu_flush_iotlb_psi(struct intel_iommu *iommu, struct dmar_domain *domain
 		qi_flush_iotlb(iommu, did, addr, mask, QI_GRAN_PAGE, ih);
 	if (!cap_caching_mode(iommu->cap) || !map)
 		iommu_flush_dev_iotlb(domain, addr, mask);
+	plat_scope_leave();
 }
 
 /* Each unit of the domain, as intel_iommu_tlb_sync walks iommu_array. */
@@ -173,9 +179,7 @@ void intel_iommu_tlb_sync(void *priv, struct ilab_iotlb_gather *gather)
 	start_pfn = gather->start >> VTD_PAGE_SHIFT;
 	nrpages = (gather->end >> VTD_PAGE_SHIFT) - start_pfn + 1;
 	freed = intel_take_pending_tables(domain, gather->start, gather->end, false);
-	plat_scope_enter(PLAT_SCOPE_TLB_INV_RANGE);
 	intel_domain_flush_range_all_units(domain, start_pfn, nrpages, freed == NULL);
-	plat_scope_leave();
 	intel_free_table_list(domain, freed);
 	ilab_iotlb_gather_init(gather);
 	plat_scope_leave();
@@ -191,6 +195,7 @@ void intel_iommu_flush_iotlb_all(struct ilab_iommu_domain *d)
 
 	if (!domain)
 		return;
+	plat_scope_enter(PLAT_SCOPE_INTEL_FLUSH_ALL);
 	freed = intel_take_pending_tables(domain, 0, UINT64_MAX, true);
 	for (unsigned i = 0; i < INTEL_MAX_UNITS; i++) {
 		struct intel_iommu *iommu =
@@ -203,4 +208,5 @@ void intel_iommu_flush_iotlb_all(struct ilab_iommu_domain *d)
 			iommu_flush_dev_iotlb(domain, 0, MAX_AGAW_PFN_WIDTH);
 	}
 	intel_free_table_list(domain, freed);
+	plat_scope_leave();
 }

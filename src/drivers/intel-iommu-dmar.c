@@ -184,6 +184,7 @@ int qi_submit_sync(struct intel_iommu *iommu, struct qi_desc *desc, unsigned cou
 
 	if (!qi->desc || count + 2 > QI_LENGTH)
 		return -EINVAL;
+	plat_scope_enter(PLAT_SCOPE_QI_SUBMIT_SYNC);
 	plat_spin_lock(&qi->q_lock);
 	while (qi->free_cnt < count + 2) {
 		reclaim_free_desc(qi);
@@ -217,7 +218,9 @@ int qi_submit_sync(struct intel_iommu *iommu, struct qi_desc *desc, unsigned cou
 	plat_mmio_write64(iommu->mmio, DMAR_IQT_REG, (uint64_t)qi->free_head << 4);
 
 	while (status_get(qi, wait_index) != QI_DONE) {
+		plat_scope_enter(PLAT_SCOPE_QI_CHECK_FAULT);
 		rc = qi_check_fault(iommu, index, wait_index);
+		plat_scope_leave();
 		if (rc)
 			break;
 		plat_spin_unlock(&qi->q_lock);
@@ -235,6 +238,7 @@ int qi_submit_sync(struct intel_iommu *iommu, struct qi_desc *desc, unsigned cou
 		status_set(qi, (index + i) % QI_LENGTH, QI_DONE);
 	reclaim_free_desc(qi);
 	plat_spin_unlock(&qi->q_lock);
+	plat_scope_leave();
 	return rc;
 }
 

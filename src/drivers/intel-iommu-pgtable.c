@@ -341,12 +341,12 @@ int intel_iommu_map_pages(void *priv, uint64_t iova, ilab_pa_t paddr, size_t pgs
 	max_addr = iova + size;
 	if (max_addr < iova || max_addr - 1 > d->domain.aperture_end)
 		return -EFAULT;
+	plat_scope_enter(PLAT_SCOPE_INTEL_MAP_PAGES);
 	cur = __atomic_load_n(&d->max_addr, __ATOMIC_RELAXED);
 	while (cur < max_addr &&
 	       !__atomic_compare_exchange_n(&d->max_addr, &cur, max_addr, false, __ATOMIC_RELAXED,
 					    __ATOMIC_RELAXED))
 		;
-	plat_scope_enter(PLAT_SCOPE_PGTABLE_MAP);
 	ret = domain_mapping(d, iova >> VTD_PAGE_SHIFT, paddr >> VTD_PAGE_SHIFT,
 			     size >> VTD_PAGE_SHIFT, attr);
 	plat_scope_leave();
@@ -444,7 +444,7 @@ size_t intel_iommu_unmap_pages(void *priv, uint64_t iova, size_t pgsize, size_t 
 
 	if (!pgsize || !pgcount || (iova & (VTD_PAGE_SIZE - 1)))
 		return 0;
-	plat_scope_enter(PLAT_SCOPE_PGTABLE_UNMAP);
+	plat_scope_enter(PLAT_SCOPE_INTEL_UNMAP_PAGES);
 	ptep = pfn_to_dma_pte(d, iova >> VTD_PAGE_SHIFT, &level, false);
 	if (!ptep || !dma_pte_present(pte_load(ptep))) {
 		plat_scope_leave();

@@ -48,6 +48,14 @@ static const char *const scope_names[PLAT_SCOPE_NR] = {
 	[PLAT_SCOPE_FQ_FLUSH] = "fq_flush",
 	[PLAT_SCOPE_SPIN_LOCK] = "spin_lock",
 	[PLAT_SCOPE_WARMUP] = "warmup",
+	[PLAT_SCOPE_INTEL_MAP_PAGES] = "intel_iommu_map_pages",
+	[PLAT_SCOPE_INTEL_UNMAP_PAGES] = "intel_iommu_unmap_pages",
+	[PLAT_SCOPE_INTEL_FLUSH_PSI] = "iommu_flush_iotlb_psi",
+	[PLAT_SCOPE_INTEL_FLUSH_ALL] = "intel_flush_iotlb_all",
+	[PLAT_SCOPE_QI_FLUSH_IOTLB] = "qi_flush_iotlb",
+	[PLAT_SCOPE_QI_FLUSH_DEV_IOTLB] = "qi_flush_dev_iotlb",
+	[PLAT_SCOPE_QI_SUBMIT_SYNC] = "qi_submit_sync",
+	[PLAT_SCOPE_QI_CHECK_FAULT] = "qi_check_fault",
 };
 
 const char *sim_prof_scope_name(int id)
