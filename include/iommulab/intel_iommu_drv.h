@@ -50,6 +50,13 @@ struct ilab_intel_iommu_opts {
 	uint64_t qi_poll_slice_ns; /* qi_submit_sync: how long one poll of the status word
 				    * waits before FSTS is read again (0: 1000 ns) */
 	uint64_t qi_timeout_ns;    /* give up (-ETIMEDOUT) after this (0: 1 s) */
+	/* Where dmar_fault's reports go (Linux pr_err with "DMAR: "): one line each, without
+	 * the prefix and newline; NULL: stderr, prefixed. They are ratelimited as Linux's: at
+	 * most fault_ratelimit_burst (0: 10) calls pass per fault_ratelimit_ns (0: 5 s). */
+	void (*fault_report)(void *ctx, const char *line);
+	void *fault_report_ctx;
+	unsigned fault_ratelimit_burst;
+	uint64_t fault_ratelimit_ns;
 };
 
 /* Probe the DMAR unit behind `mmio` (registers as in vtd.h): read VER/CAP/ECAP, enable queued
@@ -87,6 +94,10 @@ struct ilab_intel_iommu_stats {
 	uint64_t devtlb_invs;     /* device-TLB invalidate descriptors */
 	uint64_t iqe_recovered;   /* invalidation queue errors seen and cleared */
 	uint64_t faults_handled;  /* fault records read and cleared by the fault handler */
+	uint64_t fault_irqs;      /* fault event interrupts taken (ilab_intel_iommu_fault_irq) */
+	uint64_t fault_overflows; /* handler calls that found FSTS.PFO (records were lost) */
+	uint64_t fault_reports;   /* lines reported (status lines and records) */
+	uint64_t fault_reports_missed; /* ratelimit refusals */
 	uint64_t pgtable_alloc, pgtable_free; /* page-table pages */
 };
 int ilab_intel_iommu_get_stats(struct ilab_iommu *iommu, struct ilab_intel_iommu_stats *st);
@@ -97,10 +108,10 @@ void ilab_intel_iommu_clear_stats(struct ilab_iommu *iommu);
  * it was replaced by the wait descriptor and IQE cleared, as Linux does) or -ETIMEDOUT. */
 int ilab_intel_iommu_qi_submit(struct ilab_iommu *iommu, const uint64_t *descs, unsigned n);
 
-/* The fault handler (Linux dmar_fault): read every pending fault record from FSTS.FRI on,
- * clear each (F), then clear PFO/PPF. Copies up to max records (recs may be NULL) and returns
- * the number handled; *overflow (may be NULL) reports FSTS.PFO. The board calls it from the
- * unit's fault-event interrupt (FEADDR/FEDATA). */
+/* The fault handler (Linux dmar_fault): report FSTS, read every pending fault record from
+ * FSTS.FRI on, clear each (F) and report it, then clear PFO/PPF; reports are ratelimited
+ * (opts). Copies up to max records (recs may be NULL) and returns the number handled;
+ * *overflow (may be NULL) reports FSTS.PFO. */
 struct ilab_intel_fault {
 	uint16_t sid;
 	uint8_t reason;   /* VT-d fault reason (vtd.h enum vtd_fault_reason) */
@@ -109,6 +120,9 @@ struct ilab_intel_fault {
 };
 unsigned ilab_intel_iommu_handle_fault(struct ilab_iommu *iommu, struct ilab_intel_fault *recs,
 				       unsigned max, bool *overflow);
+/* The fault event's interrupt handler: the board calls it when the unit's fault event
+ * message (FEADDR in the x86 interrupt range, FEDATA the vector) arrives. dmar_fault. */
+void ilab_intel_iommu_fault_irq(struct ilab_iommu *iommu);
 
 /* Declare that a probed device has a PCIe ATS capability (Linux info->ats_supported: the PCI
  * capability, the ACPI ATSR/SATC and ECAP.DT) with an invalidate queue depth qdep (0: 32),

@@ -103,6 +103,12 @@ struct ilab_iommu_arch {
 		     struct ilab_iommu **out, const char **why);
 	/* Undo probe: registers only, no commands. */
 	void (*remove)(struct ilab_iommu *iommu);
+
+	/* Optional: the unit's interrupts reach its driver (Linux: the handlers its driver
+	 * requested). The board's agent calls it, outside the model, after the adapter raised
+	 * them with ilab_iommu_unit_raise_irq; `pending` is the OR of the raised bits (the
+	 * adapter's own numbering). Only once the driver is probed (drv), never during remove. */
+	void (*irq)(struct ilab_iommu_unit *u, struct ilab_iommu *drv, uint32_t pending);
 };
 
 /* The registered architecture called name, or NULL. */
@@ -120,6 +126,11 @@ char *ilab_iommu_arch_names(char *buf, size_t len, const char *sep);
  * are charged by the line model and copied. Returns 0, or -1 when pa is not memory. */
 int ilab_iommu_unit_mem_write(const struct ilab_iommu_unit *u, uint64_t pa, const void *buf,
 			      size_t len);
+
+/* An interrupt message from unit u arrived (bits: the adapter's numbering, e.g. which event):
+ * remembered and the unit's agent woken, which hands it to arch->irq. Safe from any host
+ * callback, with the model's lock held: nothing runs here. */
+void ilab_iommu_unit_raise_irq(struct ilab_iommu_unit *u, uint32_t bits);
 
 /* The board's side, for adapters: forward an ATS / device-TLB invalidation from unit u to the
  * handler the board's user registered (ilab_board_set_atc_inv), synchronously. */

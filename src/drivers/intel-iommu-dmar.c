@@ -3,6 +3,7 @@
  * qi_check_fault and reclaim_free_desc, dmar_set_interrupt and dmar_fault, and the GSTS wait
  * (IOMMU_WAIT_OP). It is not the flush policy (intel-iommu-cache.c) nor probe (intel-iommu.c).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,13 +260,90 @@ void intel_dmar_set_interrupt(struct intel_iommu *iommu)
 	ilab_intel_iommu_handle_fault(&iommu->iommu, NULL, 0, NULL);
 }
 
-/* dmar_fault: from FSTS.FRI on, read each fault record whose F is set (the high dword first,
- * as Linux), clear its F, wrap at NFR; then clear PFO (PPF is the OR of the F bits). */
+/* Linux __ratelimit (DEFAULT_RATELIMIT_INTERVAL 5 s, DEFAULT_RATELIMIT_BURST 10): the first
+ * `burst` calls of an interval pass, the others are counted as missed. Under register_lock.
+ * Linux's state is one static of dmar_fault, shared by every unit; here it is the unit's. */
+static bool fault_ratelimit(struct intel_iommu *iommu)
+{
+	struct intel_fault_rs *rs = &iommu->fault_rs;
+	uint64_t interval = iommu->opts.fault_ratelimit_ns ? iommu->opts.fault_ratelimit_ns
+							   : 5000000000ull;
+	unsigned burst = iommu->opts.fault_ratelimit_burst ? iommu->opts.fault_ratelimit_burst : 10;
+	uint64_t now = plat_now_ns();
+
+	if (!rs->started || now - rs->begin > interval) {
+		rs->started = true;
+		rs->begin = now;
+		rs->printed = 0;
+	}
+	if (rs->printed < burst) {
+		rs->printed++;
+		return true;
+	}
+	INTEL_STAT_ADD(iommu, fault_missed, 1);
+	return false;
+}
+
+static void fault_report(struct intel_iommu *iommu, const char *line)
+{
+	INTEL_STAT_ADD(iommu, fault_reports, 1);
+	if (iommu->opts.fault_report)
+		iommu->opts.fault_report(iommu->opts.fault_report_ctx, line);
+	else
+		fprintf(stderr, "DMAR: %s\n", line);
+}
+
+/* Linux dma_remap_fault_reasons: the text of VT-d fault reasons 0h..Dh (§7.1.3). */
+static const char *fault_reason_text(unsigned reason)
+{
+	static const char *const text[] = {
+		"Software",
+		"Present bit in root entry is clear",
+		"Present bit in context entry is clear",
+		"Invalid context entry",
+		"Access beyond MGAW",
+		"PTE Write access is not set",
+		"PTE Read access is not set",
+		"Next page table ptr is invalid",
+		"Root table address invalid",
+		"Context table ptr is invalid",
+		"non-zero reserved fields in RTP",
+		"non-zero reserved fields in CTP",
+		"non-zero reserved fields in PTE",
+		"PCE for translation request specifies blocking",
+	};
+
+	return reason < sizeof(text) / sizeof(text[0]) ? text[reason] : "Unknown";
+}
+
+/* dmar_fault_do_one, legacy mode (no PASID): one line per fault record. */
+static void fault_report_one(struct intel_iommu *iommu, const struct ilab_intel_fault *f)
+{
+	char line[200];
+
+	snprintf(line, sizeof(line), "[%s NO_PASID] Request device [%02x:%02x.%d] fault addr "
+		 "0x%llx [fault reason 0x%02x] %s", f->read ? "DMA Read" : "DMA Write",
+		 f->sid >> 8, (f->sid >> 3) & 0x1f, f->sid & 7, (unsigned long long)f->addr,
+		 f->reason, fault_reason_text(f->reason));
+	fault_report(iommu, line);
+}
+
+/* How many fault records one handler call reads at most: the unit may record new faults while
+ * we clear old ones (Linux loops until it meets a record without F); a bound against a unit
+ * that never stops, far above any NFR (at most 256). */
+#define FAULT_RECORDS_MAX 4096u
+
+/* dmar_fault (the fault event's interrupt handler, also called at set-up): read FSTS and report
+ * it (ratelimited); if PPF, from FSTS.FRI on read each fault record whose F is set (the high
+ * dword first, as Linux), clear its F, report it unless ratelimited, wrap at NFR; then clear
+ * PFO (PPF is the OR of the F bits). As Linux, the ratelimit is asked once per record read,
+ * including the read that ends the loop, and the register lock is dropped around each
+ * report. */
 unsigned ilab_intel_iommu_handle_fault(struct ilab_iommu *iommu_, struct ilab_intel_fault *recs,
 				       unsigned max, bool *overflow)
 {
 	struct intel_iommu *iommu = ilab_intel_iommu_is_ours(iommu_) ? to_intel_iommu(iommu_) : NULL;
-	unsigned reg, index, n = 0;
+	unsigned reg, index, nfr, n = 0;
 	uint32_t fsts;
 
 	if (overflow)
@@ -274,32 +352,58 @@ unsigned ilab_intel_iommu_handle_fault(struct ilab_iommu *iommu_, struct ilab_in
 		return 0;
 	plat_spin_lock(&iommu->register_lock);
 	fsts = plat_mmio_read32(iommu->mmio, DMAR_FSTS_REG);
+	if (fsts & DMA_FSTS_PFO)
+		INTEL_STAT_ADD(iommu, fault_overflows, 1);
 	if (overflow)
 		*overflow = fsts & DMA_FSTS_PFO;
+	if (fsts && fault_ratelimit(iommu)) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "DRHD: handling fault status reg %x", fsts);
+		fault_report(iommu, line);
+	}
 	if (!(fsts & DMA_FSTS_PPF))
 		goto out;
 	index = dma_fsts_fault_record_index(fsts);
 	reg = cap_fault_reg_offset(iommu->cap);
-	for (unsigned seen = 0; seen < cap_num_fault_regs(iommu->cap); seen++) {
-		uint64_t off = reg + (uint64_t)index * PRIMARY_FAULT_REG_LEN;
+	nfr = cap_num_fault_regs(iommu->cap);
+	while (n < FAULT_RECORDS_MAX) {
+		uint64_t off = reg + (uint64_t)(index % nfr) * PRIMARY_FAULT_REG_LEN;
+		bool report = fault_ratelimit(iommu);
 		uint32_t hi = plat_mmio_read32(iommu->mmio, off + 12);
+		struct ilab_intel_fault f;
 
 		if (!(hi & DMA_FRCD_F))
 			break;
-		if (recs && n < max) {
-			recs[n].reason = (uint8_t)dma_frcd_fault_reason(hi);
-			recs[n].read = dma_frcd_type(hi);
-			recs[n].sid = (uint16_t)dma_frcd_source_id(plat_mmio_read32(iommu->mmio,
-										    off + 8));
-			recs[n].addr = plat_mmio_read64(iommu->mmio, off) & ~0xfffull;
-		}
+		f.reason = (uint8_t)dma_frcd_fault_reason(hi);
+		f.read = dma_frcd_type(hi);
+		f.sid = (uint16_t)dma_frcd_source_id(plat_mmio_read32(iommu->mmio, off + 8));
+		f.addr = plat_mmio_read64(iommu->mmio, off) & ~0xfffull;
+		if (recs && n < max)
+			recs[n] = f;
 		plat_mmio_write32(iommu->mmio, off + 12, DMA_FRCD_F);
 		n++;
-		index = (index + 1) % cap_num_fault_regs(iommu->cap);
+		plat_spin_unlock(&iommu->register_lock);
+		if (report)
+			fault_report_one(iommu, &f);
+		index = (index + 1) % nfr;
+		plat_spin_lock(&iommu->register_lock);
 	}
 	INTEL_STAT_ADD(iommu, faults, n);
 	plat_mmio_write32(iommu->mmio, DMAR_FSTS_REG, DMA_FSTS_PFO | DMA_FSTS_PPF);
 out:
 	plat_spin_unlock(&iommu->register_lock);
 	return n;
+}
+
+/* The fault event's interrupt (the board calls it when the unit's fault event message, sent
+ * to FEADDR in the x86 interrupt range, arrives): dmar_fault, counted. */
+void ilab_intel_iommu_fault_irq(struct ilab_iommu *iommu_)
+{
+	struct intel_iommu *iommu = ilab_intel_iommu_is_ours(iommu_) ? to_intel_iommu(iommu_) : NULL;
+
+	if (!iommu)
+		return;
+	INTEL_STAT_ADD(iommu, fault_irqs, 1);
+	ilab_intel_iommu_handle_fault(iommu_, NULL, 0, NULL);
 }

@@ -300,6 +300,10 @@ int ilab_intel_iommu_get_stats(struct ilab_iommu *iommu_, struct ilab_intel_iomm
 		st->devtlb_invs += plat_stat_read64(&p->devtlb);
 		st->iqe_recovered += plat_stat_read64(&p->iqe);
 		st->faults_handled += plat_stat_read64(&p->faults);
+		st->fault_irqs += plat_stat_read64(&p->fault_irqs);
+		st->fault_overflows += plat_stat_read64(&p->fault_overflows);
+		st->fault_reports += plat_stat_read64(&p->fault_reports);
+		st->fault_reports_missed += plat_stat_read64(&p->fault_missed);
 		st->pgtable_alloc += plat_stat_read64(&p->pt_alloc);
 		st->pgtable_free += plat_stat_read64(&p->pt_free);
 	}

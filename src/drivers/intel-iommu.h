@@ -141,6 +141,14 @@ struct q_inval {
 struct intel_iommu_stats_pcpu {
 	plat_word64 qi_submits, descs[16], psi, dsi, global, psi_ih, devtlb, iqe, faults;
 	plat_word64 pt_alloc, pt_free;
+	plat_word64 fault_irqs, fault_overflows, fault_reports, fault_missed;
+};
+
+/* dmar_fault's ratelimit state (Linux struct ratelimit_state), under register_lock. */
+struct intel_fault_rs {
+	bool started;
+	uint64_t begin;               /* plat_now_ns of the interval's start */
+	unsigned printed;
 };
 
 /* One DMAR unit (Linux struct intel_iommu). */
@@ -161,6 +169,7 @@ struct intel_iommu {
 	uint64_t *root_entry;         /* 256 x 16 bytes: lo, hi */
 	ilab_pa_t root_pa;
 	struct q_inval qi;
+	struct intel_fault_rs fault_rs;
 	struct intel_iommu_stats_pcpu *stats; /* plat_percpu_alloc */
 };
 

@@ -109,6 +109,32 @@ static bool doorbell_rang(uint64_t v, void *arg)
 	return (uint32_t)v != w->seen || plat_agent_should_stop(w->agent);
 }
 
+/* Hand the raised interrupts to the driver's handler, if one is registered (else they are
+ * lost, as an interrupt nobody requested). in_irq brackets the handler for board_unit_free_irq. */
+static void unit_irqs(struct board_unit *bu)
+{
+	uint32_t pending;
+	struct ilab_iommu *drv;
+
+	if (!atomic_load_explicit(&bu->irq_pending, memory_order_relaxed))
+		return;
+	atomic_store(&bu->in_irq, 1);
+	drv = atomic_load(&bu->irq_drv);
+	pending = atomic_exchange(&bu->irq_pending, 0);
+	if (drv && pending && bu->unit.arch->irq)
+		bu->unit.arch->irq(&bu->unit, drv, pending);
+	atomic_store(&bu->in_irq, 0);
+}
+
+void ilab_iommu_unit_raise_irq(struct ilab_iommu_unit *u, uint32_t bits)
+{
+	struct board_unit *bu = (struct board_unit *)((char *)u - offsetof(struct board_unit, unit));
+
+	atomic_fetch_or(&bu->irq_pending, bits);
+	atomic_fetch_add_explicit(&bu->doorbell.v, 1, memory_order_release);
+	plat_wrote(&bu->doorbell);
+}
+
 static void unit_agent(struct plat_agent *agent, void *arg)
 {
 	struct board_unit *bu = arg;
@@ -119,6 +145,7 @@ static void unit_agent(struct plat_agent *agent, void *arg)
 		 * look has rung it again, so the poll below cannot miss it. */
 		w.seen = plat_load32(&bu->doorbell);
 		bu->unit.arch->consume(&bu->unit);
+		unit_irqs(bu);
 		if (plat_agent_should_stop(agent))
 			return;
 		plat_poll(&bu->doorbell, 4, doorbell_rang, &w, 0);

@@ -16,6 +16,13 @@ struct board_unit {
 	struct plat_agent *agent;
 	struct ilab_iommu *iommu;    /* the driver instance, once probed */
 	char name[ILAB_TOPO_NAME_MAX];
+	/* interrupts (arch->irq): raised, not yet handed over (C11 atomics, not tracked lines:
+	 * no simulated cost, and the agent reads it every round); the driver they go to, set
+	 * once probed and cleared before remove (Linux request_irq / free_irq); whether the
+	 * agent is inside the handler (remove waits for it to leave) */
+	_Atomic uint32_t irq_pending;
+	_Atomic(struct ilab_iommu *) irq_drv;
+	_Atomic uint32_t in_irq;
 };
 
 struct ilab_board {

@@ -3,6 +3,7 @@
  * their IOMMU. Not a driver (src/drivers/) and not the IOMMU core (groups, attach: src/iommu).
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "hw/board_internal.h"
@@ -32,6 +33,7 @@ int ilab_board_probe_drivers(struct ilab_board *b, const char *arch, const void 
 			probe_why = why;
 			return rc;
 		}
+		atomic_store(&bu->irq_drv, bu->iommu); /* request_irq */
 	}
 	for (unsigned i = 0; i < b->nr_devs; i++)
 		b->devs[i].iommu = b->units[b->dev_unit[i]].iommu;
@@ -53,6 +55,10 @@ void board_remove_iommus(struct ilab_board *b)
 	for (unsigned i = 0; b->units && i < b->nr_units; i++) {
 		if (!b->units[i].iommu)
 			continue;
+		/* free_irq: no handler from now on, and none still running */
+		atomic_store(&b->units[i].irq_drv, NULL);
+		while (atomic_load(&b->units[i].in_irq))
+			plat_yield();
 		b->units[i].unit.arch->remove(b->units[i].iommu); /* registers only: no commands */
 		b->units[i].iommu = NULL;
 	}

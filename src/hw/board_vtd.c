@@ -2,8 +2,10 @@
  * unit (a DMAR unit, src/hw/vtd/) wired to the board's memory (host ops), its register window,
  * its invalidation-queue consumer, the translation of device DMA by source-id (vtd_translate),
  * its statistics and the probe of the VT-d driver (src/drivers/intel-iommu*.c) on it. Not the
- * model, and not the driver. Fault events (FEADDR in the x86 interrupt range) are not delivered
- * to the driver's handler yet: the records stay in the unit until it overflows (PFO).
+ * model, and not the driver. Interrupt messages (the fault event, the invalidation completion
+ * event) addressed to the x86 interrupt range 0xFEE00000-0xFEEFFFFF are interrupts: raised on
+ * the board (ilab_iommu_unit_raise_irq), whose agent then runs the driver's handler (a fault
+ * event: dmar_fault); elsewhere they are the 32-bit memory write that they are on the bus.
  *
  * Timing (simulation): the model's memory accesses (root/context/paging entries, queue
  * descriptors, wait status writes) are charged by the simulator's line model from the fiber
@@ -89,6 +91,26 @@ static void host_wait_status(void *ctx, uint64_t addr, uint32_t data)
 		plat_wrote(va);
 }
 
+/* The x86 interrupt address range (Intel SDM vol. 3 §11.11.1: MSI address 0xFEExxxxx; VT-d
+ * §5.1.1 treats writes there as interrupt requests). */
+#define X86_MSI_BASE 0xfee00000ull
+#define X86_MSI_END 0xfeefffffull
+
+/* Interrupts raised on the board, by event (enum vtd_event). */
+#define VTD_IRQ_BIT(ev) (1u << (ev))
+
+/* An interrupt message (VT-d §5.1.6: a DWORD write of FEDATA/IEDATA to FEADDR/IEADDR). Runs with
+ * the model's lock held: only remember it and wake the agent. */
+static void host_msi(void *ctx, enum vtd_event ev, uint64_t addr, uint32_t data)
+{
+	struct board_vtd *bv = ctx;
+
+	if (addr >= X86_MSI_BASE && addr <= X86_MSI_END)
+		ilab_iommu_unit_raise_irq(bv->unit, VTD_IRQ_BIT(ev));
+	else
+		ilab_iommu_unit_mem_write(bv->unit, addr, &data, sizeof(data));
+}
+
 /* A device-TLB invalidate descriptor: the same ATS Invalidation Request as an SMMU's
  * CMD_ATC_INV, to the devices' model (no PASID in legacy mode). */
 static void host_devtlb_inv(void *ctx, uint16_t sid, uint16_t pfsid, unsigned qdep,
@@ -168,6 +190,7 @@ static void host_desc_exec(void *ctx, uint64_t qw0, uint64_t qw1)
 static const struct vtd_host_ops board_vtd_host_ops = {
 	.mem_read = host_mem_read,
 	.mem_write = host_mem_write,
+	.msi = host_msi,
 	.wait_status = host_wait_status,
 	.devtlb_inv = host_devtlb_inv,
 };
@@ -176,6 +199,7 @@ static const struct vtd_host_ops board_vtd_host_ops = {
 static const struct vtd_host_ops board_vtd_host_ops_sim = {
 	.mem_read = host_mem_read,
 	.mem_write = host_mem_write,
+	.msi = host_msi,
 	.wait_status = host_wait_status,
 	.devtlb_inv = host_devtlb_inv,
 	.desc_exec = host_desc_exec,
@@ -309,8 +333,12 @@ static json_t *driver_json(struct ilab_iommu *drv)
 
 	if (ilab_intel_iommu_get_stats(drv, &st))
 		return json_null();
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "qi_submits",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			 "qi_submits",
 			 (json_int_t)st.qi_submits, "iotlb_psi", (json_int_t)st.iotlb_psi,
+			 "fault_irqs", (json_int_t)st.fault_irqs, "fault_overflows",
+			 (json_int_t)st.fault_overflows, "fault_reports",
+			 (json_int_t)st.fault_reports,
 			 "iotlb_dsi", (json_int_t)st.iotlb_dsi, "iotlb_global",
 			 (json_int_t)st.iotlb_global, "psi_ih", (json_int_t)st.psi_ih,
 			 "devtlb_invs", (json_int_t)st.devtlb_invs, "iqe_recovered",
@@ -393,6 +421,15 @@ static void vtd_unit_remove(struct ilab_iommu *iommu)
 	ilab_intel_iommu_remove(iommu);
 }
 
+/* The driver's interrupt handlers: the fault event's (dmar_fault). Linux 6.3 requests no
+ * interrupt for the invalidation completion event in legacy mode (qi_submit_sync polls). */
+static void vtd_unit_irq(struct ilab_iommu_unit *u, struct ilab_iommu *drv, uint32_t pending)
+{
+	(void)u;
+	if ((pending & VTD_IRQ_BIT(VTD_EVENT_FAULT)) && ilab_intel_iommu_is_ours(drv))
+		ilab_intel_iommu_fault_irq(drv);
+}
+
 const struct ilab_iommu_arch ilab_iommu_arch_vtd = {
 	.name = "vtd",
 	.unit_kind = "DMAR unit",
@@ -408,4 +445,5 @@ const struct ilab_iommu_arch ilab_iommu_arch_vtd = {
 	.stats_json = vtd_unit_stats_json,
 	.probe = vtd_unit_probe,
 	.remove = vtd_unit_remove,
+	.irq = vtd_unit_irq,
 };
