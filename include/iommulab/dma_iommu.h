@@ -54,10 +54,6 @@ enum ilab_dma_fq_kind {
 #define ILAB_DMA_FQ_SINGLE_TIMEOUT_NS (1000ull * 1000 * 1000)
 /* Linux dma_get_max_seg_size() default when a device sets none. */
 #define ILAB_DMA_MAX_SEG_SIZE 65536u
-/* Linux MSI_IOVA_BASE / MSI_IOVA_LENGTH: the software-MSI window SMMUv3 reserves in every DMA
- * domain, so no IOVA is ever handed out there. */
-#define ILAB_MSI_IOVA_BASE 0x8000000ull
-#define ILAB_MSI_IOVA_LENGTH 0x100000ull
 
 /* Options of one device's DMA path. ilab_dma_options_default gives Linux's current choices. */
 struct ilab_dma_options {
@@ -176,8 +172,8 @@ void ilab_dma_flush_queue_drain(struct ilab_dev *dev);
 
 /* ---- used by the IOMMU core (iommu.c) ----------------------------------------------------- */
 
-/* Give a DMA / DMA_FQ domain its cookie (IOVA domain over its aperture and granule, MSI window
- * reserved, flush queue for DMA_FQ). -ENOMEM / -EINVAL; an FQ failure turns the domain into
+/* Give a DMA / DMA_FQ domain its cookie (IOVA domain over its aperture and granule, the
+ * driver's reserved regions (ops->get_resv_regions) kept out, flush queue for DMA_FQ). -ENOMEM / -EINVAL; an FQ failure turns the domain into
  * ILAB_DOMAIN_DMA (strict) and returns 0, as Linux. */
 int ilab_dma_domain_init(struct ilab_iommu_domain *domain);
 void ilab_dma_domain_destroy(struct ilab_iommu_domain *domain);

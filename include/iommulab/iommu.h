@@ -44,6 +44,28 @@ enum ilab_domain_type {
 	ILAB_DOMAIN_DMA_FQ,       /* DMA API, lazy invalidation through a flush queue */
 };
 
+/* A range of IOVA space that a driver says is not ordinary DMA space (Linux struct
+ * iommu_resv_region and enum iommu_resv_type, the kinds iommulab's drivers report). */
+enum ilab_resv_type {
+	ILAB_RESV_MSI = 0,    /* IOMMU_RESV_MSI: the hardware's untranslated MSI range (x86:
+			       * the interrupt range 0xFEE00000-0xFEEFFFFF) */
+	ILAB_RESV_SW_MSI,     /* IOMMU_RESV_SW_MSI: the window software maps MSI doorbells
+			       * into (SMMUv3's MSI_IOVA_BASE) */
+	ILAB_RESV_RESERVED,   /* IOMMU_RESV_RESERVED: never to be mapped */
+};
+
+struct ilab_iommu_resv_region {
+	uint64_t start, length;
+	enum ilab_resv_type type;
+};
+
+#define ILAB_IOMMU_RESV_MAX 8 /* regions one driver reports at most */
+
+/* Linux MSI_IOVA_BASE / MSI_IOVA_LENGTH: the software-MSI window the SMMUv3 driver reports as
+ * its reserved region (get_resv_regions), which dma-iommu keeps out of its DMA domains. */
+#define ILAB_MSI_IOVA_BASE 0x8000000ull
+#define ILAB_MSI_IOVA_LENGTH 0x100000ull
+
 /* What a driver implements for one domain. */
 struct ilab_iommu_domain_ops {
 	int (*attach_dev)(struct ilab_iommu_domain *domain, struct ilab_dev *dev);
@@ -81,6 +103,10 @@ struct ilab_iommu_ops {
 	int (*block_dev)(struct ilab_iommu *iommu, struct ilab_dev *dev);
 	/* Can domains of `a` be attached to devices of `b`? (VFIO's domain sharing test.) */
 	bool (*domain_compatible)(struct ilab_iommu_domain *domain, struct ilab_iommu *other);
+	/* Optional (Linux get_resv_regions): the reserved IOVA regions of dev (NULL: of any
+	 * device behind this IOMMU), at most max into regs; returns how many. */
+	unsigned (*get_resv_regions)(struct ilab_iommu *iommu, struct ilab_dev *dev,
+				     struct ilab_iommu_resv_region *regs, unsigned max);
 };
 
 /* One IOMMU instance (an SMMU), registered by its driver. */
@@ -125,6 +151,10 @@ const char *ilab_iommu_strerror(void);
  * failed, whatever its error: the message says which), -EBUSY (already probed), -ENOMEM, or
  * the driver's error from attaching the default domain, as it is. */
 int ilab_iommu_probe_device(struct ilab_dev *dev, enum ilab_domain_type def_type);
+/* The IOMMU's reserved regions (ops->get_resv_regions; 0 when the driver has none), at most
+ * max (ILAB_IOMMU_RESV_MAX is always enough). dev may be NULL. */
+unsigned ilab_iommu_get_resv_regions(struct ilab_iommu *iommu, struct ilab_dev *dev,
+				     struct ilab_iommu_resv_region *regs, unsigned max);
 /* Undo probe: block the device's DMA, leave its group (freeing the group and its default
  * domain with the last device), release the driver's per-device state. */
 void ilab_iommu_release_device(struct ilab_dev *dev);

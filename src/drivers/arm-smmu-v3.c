@@ -820,6 +820,21 @@ static bool domain_compatible(struct ilab_iommu_domain *domain, struct ilab_iomm
 	       o->ias >= cfg->ias && o->oas >= cfg->oas && o->coherent && d->smmu->coherent;
 }
 
+/* arm_smmu_get_resv_regions: the software-managed MSI window (Linux also adds the firmware's
+ * hardware MSI regions, iommu_dma_get_resv_regions: none on the modelled machines). */
+static unsigned get_resv_regions(struct ilab_iommu *iommu, struct ilab_dev *dev,
+				 struct ilab_iommu_resv_region *regs, unsigned max)
+{
+	(void)iommu;
+	(void)dev;
+	if (!max)
+		return 0;
+	regs[0] = (struct ilab_iommu_resv_region){ .start = ILAB_MSI_IOVA_BASE,
+						   .length = ILAB_MSI_IOVA_LENGTH,
+						   .type = ILAB_RESV_SW_MSI };
+	return 1;
+}
+
 static const struct ilab_iommu_ops arm_smmu_ops = {
 	.name = "arm-smmu-v3",
 	.domain_alloc = domain_alloc,
@@ -827,4 +842,5 @@ static const struct ilab_iommu_ops arm_smmu_ops = {
 	.release_device = release_device,
 	.block_dev = block_dev,
 	.domain_compatible = domain_compatible,
+	.get_resv_regions = get_resv_regions,
 };

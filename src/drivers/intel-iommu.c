@@ -901,6 +901,25 @@ static const struct ilab_iommu_domain_ops intel_domain_ops = {
 	.iova_to_phys = intel_iommu_iova_to_phys,
 };
 
+/* intel_iommu_get_resv_regions: the x86 interrupt range (IOAPIC_RANGE_START..END), which the
+ * unit never translates (VT-d §3.14: requests there are interrupt requests). Linux also adds
+ * the device's RMRRs and, with the floppy workaround, the ISA range: no firmware tables
+ * here. */
+static unsigned get_resv_regions(struct ilab_iommu *iommu, struct ilab_dev *dev,
+				 struct ilab_iommu_resv_region *regs, unsigned max)
+{
+	(void)iommu;
+	(void)dev;
+	if (!max)
+		return 0;
+	regs[0] = (struct ilab_iommu_resv_region){
+		.start = IOAPIC_RANGE_START,
+		.length = IOAPIC_RANGE_END - IOAPIC_RANGE_START + 1,
+		.type = ILAB_RESV_MSI,
+	};
+	return 1;
+}
+
 static const struct ilab_iommu_ops intel_iommu_ops = {
 	.name = "intel-iommu",
 	.domain_alloc = domain_alloc,
@@ -908,4 +927,5 @@ static const struct ilab_iommu_ops intel_iommu_ops = {
 	.release_device = release_device,
 	.block_dev = block_dev,
 	.domain_compatible = domain_compatible,
+	.get_resv_regions = get_resv_regions,
 };

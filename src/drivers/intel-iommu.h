@@ -33,6 +33,10 @@
 #define DMAR_GSTS_REG 0x1c
 #define DMAR_RTADDR_REG 0x20
 #define DMAR_CCMD_REG 0x28
+/* The x86 interrupt address range (Linux IOAPIC_RANGE_START/END): never DMA space. */
+#define IOAPIC_RANGE_START 0xfee00000ull
+#define IOAPIC_RANGE_END 0xfeefffffull
+
 #define DMAR_FSTS_REG 0x34
 #define DMAR_FECTL_REG 0x38
 #define DMAR_FEDATA_REG 0x3c

@@ -592,11 +592,34 @@ static int cookie_fq_setup(struct ilab_iommu_domain *d, const struct ilab_dma_op
 			      o->fq_kind == ILAB_DMA_FQ_SINGLE, &fq_ops, d, &c->fq);
 }
 
+/* One reserved region, where it meets the aperture. Linux's iova_reserve_iommu_regions skips
+ * IOMMU_RESV_SW_MSI in a DMA domain (MSI doorbells are mapped there only in domains with an
+ * MSI cookie, VFIO's; a DMA domain maps them from its IOVA space). iommulab reserves it
+ * too, as it did before the drivers reported their regions: SMMUv3's figures stay as they
+ * were; at most 1 MiB at 128 MiB, far below where 32-bit-first allocations go. */
+static void reserve_region(struct dma_cookie *c, const struct ilab_iommu_domain *d,
+			   const struct ilab_iommu_resv_region *r, uint64_t granule)
+{
+	uint64_t lo = r->start, hi;
+
+	if (!r->length || r->start + r->length - 1 < r->start)
+		return;
+	hi = r->start + r->length - 1;
+	if (lo < d->aperture_start)
+		lo = d->aperture_start;
+	if (hi > d->aperture_end)
+		hi = d->aperture_end;
+	if (lo <= hi)
+		ilab_reserve_iova(&c->iovad, lo / granule, hi / granule);
+}
+
 int ilab_dma_domain_init(struct ilab_iommu_domain *d)
 {
 	struct ilab_dma_options o;
 	struct dma_cookie *c;
-	uint64_t granule, start_pfn, msi_lo, msi_hi;
+	struct ilab_iommu_resv_region resv[ILAB_IOMMU_RESV_MAX];
+	uint64_t granule, start_pfn;
+	unsigned nr_resv;
 	int ret;
 
 	if (!d || !d->pgsize_bitmap || d->iova_cookie)
@@ -616,12 +639,11 @@ int ilab_dma_domain_init(struct ilab_iommu_domain *d)
 		return ret;
 	}
 	ilab_iova_set_fast_free_check(&c->iovad, false);
-	/* The software MSI window is never an IOVA (iommu_dma_get_resv_regions on SMMUv3). */
-	msi_lo = ILAB_MSI_IOVA_BASE / granule;
-	msi_hi = (ILAB_MSI_IOVA_BASE + ILAB_MSI_IOVA_LENGTH - 1) / granule;
-	if (ILAB_MSI_IOVA_BASE >= d->aperture_start &&
-	    ILAB_MSI_IOVA_BASE + ILAB_MSI_IOVA_LENGTH - 1 <= d->aperture_end)
-		ilab_reserve_iova(&c->iovad, msi_lo, msi_hi);
+	/* iova_reserve_iommu_regions: the driver's reserved regions are never IOVAs (VT-d: the
+	 * interrupt range; SMMUv3: its MSI window, see reserve_region). */
+	nr_resv = ilab_iommu_get_resv_regions(d->iommu, NULL, resv, ILAB_IOMMU_RESV_MAX);
+	for (unsigned i = 0; i < nr_resv; i++)
+		reserve_region(c, d, &resv[i], granule);
 	c->stats = plat_percpu_alloc(sizeof(struct dma_pcpu_stats));
 	if (!c->stats) {
 		ilab_iova_domain_destroy(&c->iovad);

@@ -198,6 +198,17 @@ struct ilab_iommu_domain *ilab_iommu_domain_alloc(struct ilab_iommu *iommu,
 	return d;
 }
 
+unsigned ilab_iommu_get_resv_regions(struct ilab_iommu *iommu, struct ilab_dev *dev,
+				     struct ilab_iommu_resv_region *regs, unsigned max)
+{
+	unsigned n;
+
+	if (!iommu || !iommu->ops || !iommu->ops->get_resv_regions || !regs)
+		return 0;
+	n = iommu->ops->get_resv_regions(iommu, dev, regs, max);
+	return n < max ? n : max;
+}
+
 void ilab_iommu_domain_free(struct ilab_iommu_domain *d)
 {
 	if (!d)

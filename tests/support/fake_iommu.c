@@ -212,12 +212,27 @@ static int fk_block_dev(struct ilab_iommu *iommu, struct ilab_dev *dev)
 	return 0;
 }
 
+/* As the SMMUv3 driver it stands in for: the software MSI window. */
+static unsigned fk_get_resv_regions(struct ilab_iommu *iommu, struct ilab_dev *dev,
+				    struct ilab_iommu_resv_region *regs, unsigned max)
+{
+	(void)iommu;
+	(void)dev;
+	if (!max)
+		return 0;
+	regs[0] = (struct ilab_iommu_resv_region){ .start = ILAB_MSI_IOVA_BASE,
+						   .length = ILAB_MSI_IOVA_LENGTH,
+						   .type = ILAB_RESV_SW_MSI };
+	return 1;
+}
+
 static const struct ilab_iommu_ops fk_ops = {
 	.name = "fake-iommu",
 	.domain_alloc = fk_domain_alloc,
 	.probe_device = fk_probe_device,
 	.release_device = fk_release_device,
 	.block_dev = fk_block_dev,
+	.get_resv_regions = fk_get_resv_regions,
 };
 
 int fake_iommu_create(struct ilab_mem *mem, int node, bool no_flush_all, struct fake_iommu **out)
