@@ -109,8 +109,9 @@ static bool doorbell_rang(uint64_t v, void *arg)
 	return (uint32_t)v != w->seen || plat_agent_should_stop(w->agent);
 }
 
-/* Hand the raised interrupts to the driver's handler, if one is registered (else they are
- * lost, as an interrupt nobody requested). in_irq brackets the handler for board_unit_free_irq. */
+/* Hand the raised interrupts to the driver's handler once one is registered (until then they
+ * stay pending, as a latched interrupt: the probe registers it and rings the doorbell).
+ * in_irq brackets the handler for board_remove_iommus. */
 static void unit_irqs(struct board_unit *bu)
 {
 	uint32_t pending;
@@ -120,9 +121,11 @@ static void unit_irqs(struct board_unit *bu)
 		return;
 	atomic_store(&bu->in_irq, 1);
 	drv = atomic_load(&bu->irq_drv);
-	pending = atomic_exchange(&bu->irq_pending, 0);
-	if (drv && pending && bu->unit.arch->irq)
-		bu->unit.arch->irq(&bu->unit, drv, pending);
+	if (drv && bu->unit.arch->irq) {
+		pending = atomic_exchange(&bu->irq_pending, 0);
+		if (pending)
+			bu->unit.arch->irq(&bu->unit, drv, pending);
+	}
 	atomic_store(&bu->in_irq, 0);
 }
 

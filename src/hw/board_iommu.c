@@ -34,6 +34,8 @@ int ilab_board_probe_drivers(struct ilab_board *b, const char *arch, const void 
 			return rc;
 		}
 		atomic_store(&bu->irq_drv, bu->iommu); /* request_irq */
+		if (atomic_load(&bu->irq_pending)) /* raised during probe: the agent takes it now */
+			ilab_iommu_unit_raise_irq(&bu->unit, 0);
 	}
 	for (unsigned i = 0; i < b->nr_devs; i++)
 		b->devs[i].iommu = b->units[b->dev_unit[i]].iommu;
