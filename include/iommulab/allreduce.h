@@ -15,6 +15,8 @@
 extern "C" {
 #endif
 
+struct ilab_kernel_era;
+
 struct ilab_allreduce_cfg {
 	const char *profile;        /* profile name or file; its topology is the machine */
 	uint64_t seed;              /* the simulator's seed (0 = 1) */
@@ -29,6 +31,7 @@ struct ilab_allreduce_cfg {
 	unsigned iterations;        /* allreduces run back to back; algbw is their mean */
 	unsigned hosts;             /* identical hosts in the ring (ranks = hosts x NICs) */
 	uint64_t buffer_bytes;      /* buffer each NIC direction streams through */
+	const struct ilab_kernel_era *kernel; /* the SMMUv3 driver's era; NULL: today's */
 };
 
 struct ilab_allreduce_result {

@@ -69,7 +69,14 @@ struct ilab_dma_options {
 	uint64_t fq_timeout_ns;
 	uint32_t max_seg_size;         /* DMA segment merge limit for map_sg */
 	enum ilab_dma_fq_kind fq_kind; /* lazy: per-CPU rings (default) or one shared ring */
-	enum ilab_iova_depot_mode iova_depot; /* IOVA rcache depot policy (default LIST) */
+	enum ilab_iova_depot_mode iova_depot; /* IOVA rcache depot: LIST (default, >= 6.7) or
+					       * FIXED32 */
+	/* Behaviours that changed between kernel versions (kernel_era.h fills them with the
+	 * fields above; the default is today's): */
+	bool sac_latch;                /* PCI 32-bit-first attempt: true (>= 6.5) gives it up for
+					* the device after its first failure; false: every
+					* allocation tries below 4 GiB first */
+	unsigned iova_mag_size;        /* IOVA magazine: 127 (>= 6.0) or 128 pfns */
 };
 void ilab_dma_options_default(struct ilab_dma_options *o);
 /* Choose the flush queue kind with Linux's size and timeout for it (256 entries and 10 ms per

@@ -44,6 +44,8 @@ struct ilab_io_pgtable_cfg {
 				  * TCR outer-shareable non-cacheable, and every PTE written is
 				  * cleaned to the point of coherency where Linux does it (counted in
 				  * pte_syncs, table_cleans, lines_cleaned; charged in simulation) */
+	bool split_blocks;       /* unmapping part of a block splits it into a table of smaller
+				  * leaves (Linux <= 6.12); false: refused (>= 6.13) */
 	const struct ilab_iommu_flush_ops *tlb; /* may be NULL (no invalidation needed) */
 	void *cookie;            /* passed to tlb ops */
 	struct ilab_mem *mem;    /* where tables live */
@@ -78,7 +80,8 @@ int ilab_io_pgtable_map_pages(struct ilab_io_pgtable *pgt, uint64_t iova, ilab_p
 /* unmap_pages: clear up to pgcount leaves of pgsize (stops at the end of the table, or at an
  * empty entry); returns bytes unmapped. Leaves are recorded with tlb_add_page into gather
  * (unless gather is NULL or queued); removed tables are flushed with tlb_flush_walk at once.
- * Unmapping part of a larger block is refused (returns 0), as in Linux >= 6.13. */
+ * Unmapping part of a larger block is refused (returns 0), as in Linux >= 6.13, unless
+ * cfg.split_blocks: then the block is split as Linux <= 6.12 did (counted in block_splits). */
 size_t ilab_io_pgtable_unmap_pages(struct ilab_io_pgtable *pgt, uint64_t iova, size_t pgsize,
 				   size_t pgcount, struct ilab_iotlb_gather *gather);
 /* The pre-5.15 ops: one walk per page. */
@@ -100,6 +103,7 @@ struct ilab_io_pgtable_stats {
 	uint64_t tables_alloc;   /* table pages allocated (including the pgd) */
 	uint64_t tables_free;
 	uint64_t install_races;  /* tables freed because another CPU installed one first */
+	uint64_t block_splits;   /* blocks replaced by a table on a partial unmap (split_blocks) */
 	/* non-coherent walk only (all 0 when coherent_walk): */
 	uint64_t pte_syncs;      /* PTE runs cleaned after writing (Linux __arm_lpae_sync_pte) */
 	uint64_t table_cleans;   /* new tables cleaned whole (Linux dma_map_single at allocation) */

@@ -36,9 +36,12 @@ struct ilab_iova {
 	bool cached; /* sits in an rcache magazine (only with fast-free checking) */
 };
 
-/* Per-CPU cache: IOVA_RANGE_CACHE_MAX_SIZE = 6 size classes (1..32 pages), 127-pfn magazines. */
+/* Per-CPU cache: IOVA_RANGE_CACHE_MAX_SIZE = 6 size classes (1..32 pages), magazines of
+ * mag_size pfns: ILAB_IOVA_MAG_SIZE (127, Linux >= 6.0) by default, 128 before (set by the
+ * kernel era, kernel_era.h, through ilab_iova_set_mag_size). */
 #define ILAB_IOVA_RANGE_CACHE_MAX_SIZE 6
 #define ILAB_IOVA_MAG_SIZE 127
+#define ILAB_IOVA_MAG_SIZE_MAX 128
 /* Depot policies (Linux history, see docs/iova.md). */
 enum ilab_iova_depot_mode {
 	/* v6.7+: unbounded list of full magazines; a "delayed work" (100 ms) returns one magazine
@@ -68,6 +71,7 @@ struct ilab_iova_domain {
 	struct ilab_iova_rcache *rcaches;   /* [ILAB_IOVA_RANGE_CACHE_MAX_SIZE], NULL = none */
 	void *cpu_rcaches;                  /* plat per-CPU array */
 	enum ilab_iova_depot_mode depot_mode;
+	unsigned mag_size;                  /* pfns per full magazine (2..ILAB_IOVA_MAG_SIZE_MAX) */
 	unsigned nr_cpus;
 	bool check_fast_free; /* validate each free_iova_fast against the tree (default on) */
 	/* statistics protected by iova_rbtree_lock */
@@ -93,7 +97,7 @@ struct ilab_iova_stats {
 	uint64_t cached_pfns[ILAB_IOVA_RANGE_CACHE_MAX_SIZE];    /* ranges held in all caches
 								   * (magazine entries, each of
 								   * 2^class pfns) */
-	uint64_t max_mag_fill;          /* largest magazine size seen (<= ILAB_IOVA_MAG_SIZE) */
+	uint64_t max_mag_fill;          /* largest magazine size seen (<= the domain's mag_size) */
 };
 
 /* Initialise a domain: granule in bytes (power of two, 512 B .. 64 KiB: the IOMMU's smallest
@@ -105,6 +109,9 @@ void ilab_iova_domain_destroy(struct ilab_iova_domain *iovad);
 /* Policy knobs (call before use). */
 void ilab_iova_set_depot_mode(struct ilab_iova_domain *iovad, enum ilab_iova_depot_mode mode);
 void ilab_iova_set_fast_free_check(struct ilab_iova_domain *iovad, bool on);
+/* Magazine size in pfns (2..ILAB_IOVA_MAG_SIZE_MAX). 0, -EINVAL, or -EBUSY when a cache holds
+ * pfns (only an idle domain's magazines may change size). */
+int ilab_iova_set_mag_size(struct ilab_iova_domain *iovad, unsigned pfns);
 
 /* rbtree allocation of size_pfns pfns ending at or below limit_pfn (inclusive, as in Linux);
  * size_aligned aligns pfn_lo to the power of two >= size. NULL if no room (or bad input). */

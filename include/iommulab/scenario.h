@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <iommulab/kernel_era.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -63,6 +65,7 @@ struct ilab_mechanisms {
 	enum ilab_cma_policy cma;
 	enum ilab_domain_lookup lookup;
 	bool map_pages;                 /* seed 002 */
+	bool map_pages_set;             /* the file says map_pages (else the kernel era decides) */
 	bool ecmdq;                     /* seed 003 */
 	bool cmdqv;                     /* the machine's Tegra241 CMDQV used (off: Linux's
 					 * disable_cmdqv; the profile must have one for on) */
@@ -72,6 +75,7 @@ struct ilab_mechanisms {
 	enum ilab_fq_mech fq;           /* lazy mode's flush queue: per-CPU (default) or single */
 	enum ilab_depot_mech iova_depot; /* default list (Linux >= 6.7) */
 	bool cmdq_fair_lock;            /* SMMUv3 cmdq lock since Linux's 2026 fairness change */
+	bool iova_depot_set, cmdq_lock_set; /* the file says them (else the kernel era decides) */
 };
 
 struct ilab_param {
@@ -109,6 +113,10 @@ struct ilab_case {
 	unsigned nr_refs;
 	struct ilab_reference refs[ILAB_SCN_MAX_REFS];
 	unsigned line; /* 1-based line of the case in its file */
+	/* The kernel it runs on: the case's kernel:, else the scenario's; has_kernel false when
+	 * neither says (then today's stack with the mechanisms as written, kernel = latest). */
+	bool has_kernel;
+	struct ilab_kernel_era kernel;
 };
 
 /* A published effect: how one metric changes from case `from` (without the mechanism, or
@@ -181,6 +189,15 @@ int ilab_mechanism_set(struct ilab_mechanisms *m, const char *name, const char *
 
 /* A case's parameter, or dflt when it has none. */
 double ilab_case_param(const struct ilab_case *c, const char *name, double dflt);
+/* Whether the file sets the parameter (scenario or case), not only the workload's default. */
+bool ilab_case_param_set(const struct ilab_case *c, const char *name);
+/* The case's kernel era (latest when it names none) and whether it uses map_pages: as the
+ * mechanisms say when they say it, else as its kernel did (only when the file names one). */
+void ilab_case_kernel(const struct ilab_case *c, struct ilab_kernel_era *era);
+bool ilab_case_map_pages(const struct ilab_case *c);
+/* The same for the IOVA depot and the command-queue lock (kernel_era.h). */
+enum ilab_depot_mech ilab_case_iova_depot(const struct ilab_case *c);
+bool ilab_case_cmdq_fair_lock(const struct ilab_case *c);
 
 const char *ilab_engine_kind_name(enum ilab_engine_kind e); /* "sim", "native" */
 const char *ilab_cma_policy_name(enum ilab_cma_policy p);   /* "global", "pernuma" */

@@ -72,6 +72,8 @@ struct ilab_smmu_drv_opts {
 	unsigned cmdqv_log2;    /* entries of each VCMDQ, log2; 0: 12 (Linux asks for 19) */
 	bool cmdq_fair_lock;    /* the cmdq shared/exclusive lock as Linux since 2026-01 ("Improve
 				 * CMDQ lock fairness and efficiency"); false: as before */
+	bool pgtable_split_blocks; /* io-pgtable cfg.split_blocks: a partial unmap of a block
+				    * splits it (Linux <= 6.12); false: refused (>= 6.13) */
 };
 
 /* Probe the SMMU behind `mmio` (registers as in smmuv3.h), allocate its tables and queues with

@@ -487,6 +487,7 @@ static struct ilab_iommu_domain *domain_alloc(struct ilab_iommu *iommu, enum ila
 	cfg.oas = smmu->oas;
 	/* Linux arm_smmu_domain_finalise: ARM_SMMU_FEAT_COHERENCY, i.e. IDR0.COHACC. */
 	cfg.coherent_walk = smmu->coherent;
+	cfg.split_blocks = smmu->opts.pgtable_split_blocks;
 	cfg.tlb = &arm_smmu_flush_ops;
 	cfg.cookie = d;
 	cfg.mem = smmu->mem;

@@ -260,15 +260,64 @@ static size_t clear_entries(struct ilab_io_pgtable *d, struct ilab_iotlb_gather 
 	return i * size;
 }
 
-static size_t do_unmap(struct ilab_io_pgtable *d, struct ilab_iotlb_gather *gather, uint64_t iova,
-		       size_t size, size_t pgcount)
-{
-	uint64_t *table = d->pgd;
-	ilab_pa_t table_pa = d->pgd_pa;
-	unsigned lvl;
+static size_t unmap_from(struct ilab_io_pgtable *d, struct ilab_iotlb_gather *gather,
+			 uint64_t iova, size_t size, size_t pgcount, unsigned lvl, uint64_t *table,
+			 ilab_pa_t table_pa);
 
-	STAT_ADD(d, walks, 1);
-	for (lvl = d->start_level; lvl < ARM_LPAE_MAX_LEVELS; lvl++) {
+/* Linux <= 6.12 (arm_lpae_split_blk_unmap; cfg.split_blocks): part of the block blk_pte at
+ * ptep (level lvl) is unmapped. The block is replaced by a table of next-level leaves that
+ * map the rest of it; when the unmap is of that next level's size its entries are simply not
+ * written (and go into the gather), else the unmap continues in the new table, which splits
+ * again. Returns the bytes unmapped, 0 if another CPU changed the entry meanwhile. */
+static size_t split_blk_unmap(struct ilab_io_pgtable *d, struct ilab_iotlb_gather *gather,
+			      uint64_t iova, size_t size, size_t pgcount, unsigned lvl,
+			      uint64_t *ptep, ilab_pa_t ptep_pa, uint64_t blk_pte)
+{
+	uint64_t split = block_size(d, lvl + 1), n = lvl_entries(d, lvl + 1);
+	uint64_t blk_start = iova & ~(block_size(d, lvl) - 1);
+	uint64_t attrs = blk_pte & ~(ARM_LPAE_PTE_ADDR_MASK | ARM_LPAE_PTE_TYPE_MASK);
+	uint64_t type = lvl + 1 == ARM_LPAE_MAX_LEVELS - 1 ? ARM_LPAE_PTE_TYPE_PAGE
+							  : ARM_LPAE_PTE_TYPE_BLOCK;
+	uint64_t first = n, count = 0, i, *tbl;
+	ilab_pa_t tbl_pa, blk_pa = pte_addr(blk_pte);
+
+	if (size == split) {
+		first = lvl_idx(d, iova, lvl + 1);
+		count = n - first < pgcount ? n - first : pgcount;
+	}
+	tbl = alloc_table(d, d->tbl_order, &tbl_pa);
+	if (!tbl)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (i < first || i >= first + count)
+			tbl[i] = attrs | type | ((blk_pa + i * split) & ARM_LPAE_PTE_ADDR_MASK);
+	charge(tbl, n * sizeof(uint64_t), true);
+	plat_charge_n(PLAT_CHARGE_PTE_WRITE, n - count);
+	STAT_ADD(d, pte_stores, n - count);
+	sync_pte(d, tbl_pa, n);
+	if (!__atomic_compare_exchange_n(ptep, &blk_pte, (tbl_pa & ARM_LPAE_PTE_ADDR_MASK) |
+					 ARM_LPAE_PTE_TYPE_TABLE, false, __ATOMIC_RELEASE,
+					 __ATOMIC_RELAXED)) {
+		free_table(d, tbl_pa, d->tbl_order);
+		return 0;
+	}
+	charge(ptep, 8, true);
+	sync_pte(d, ptep_pa, 1);
+	STAT_ADD(d, block_splits, 1);
+	if (size != split)
+		return unmap_from(d, gather, iova, size, pgcount, lvl + 1, tbl, tbl_pa);
+	if (gather && !gather->queued)
+		for (i = 0; i < count; i++)
+			add_page(d, gather, blk_start + (first + i) * split, split);
+	return count * split;
+}
+
+/* The unmap walk from table (level lvl) down. */
+static size_t unmap_from(struct ilab_io_pgtable *d, struct ilab_iotlb_gather *gather,
+			 uint64_t iova, size_t size, size_t pgcount, unsigned lvl, uint64_t *table,
+			 ilab_pa_t table_pa)
+{
+	for (; lvl < ARM_LPAE_MAX_LEVELS; lvl++) {
 		uint64_t idx = lvl_idx(d, iova, lvl);
 		uint64_t *ptep = &table[idx];
 		uint64_t pte = pte_load(ptep);
@@ -284,12 +333,24 @@ static size_t do_unmap(struct ilab_io_pgtable *d, struct ilab_iotlb_gather *gath
 				n = pgcount;
 			return clear_entries(d, gather, iova, size, n, lvl, ptep, table_pa + idx * 8);
 		}
-		if (pte_leaf(pte, lvl))
-			return 0; /* part of a larger block: refused, as Linux >= 6.13 */
+		if (pte_leaf(pte, lvl)) {
+			/* part of a larger block: refused (Linux >= 6.13), or split (<= 6.12) */
+			if (!d->cfg.split_blocks)
+				return 0;
+			return split_blk_unmap(d, gather, iova, size, pgcount, lvl, ptep,
+					       table_pa + idx * 8, pte);
+		}
 		table_pa = pte_addr(pte);
 		table = table_va(d, pte);
 	}
 	return 0;
+}
+
+static size_t do_unmap(struct ilab_io_pgtable *d, struct ilab_iotlb_gather *gather, uint64_t iova,
+		       size_t size, size_t pgcount)
+{
+	STAT_ADD(d, walks, 1);
+	return unmap_from(d, gather, iova, size, pgcount, d->start_level, d->pgd, d->pgd_pa);
 }
 
 static bool size_ok(const struct ilab_io_pgtable *d, size_t pgsize)
@@ -607,6 +668,7 @@ void ilab_io_pgtable_stats(struct ilab_io_pgtable *d, struct ilab_io_pgtable_sta
 		st->tables_alloc += __atomic_load_n(&s->tables_alloc, __ATOMIC_RELAXED);
 		st->tables_free += __atomic_load_n(&s->tables_free, __ATOMIC_RELAXED);
 		st->install_races += __atomic_load_n(&s->install_races, __ATOMIC_RELAXED);
+		st->block_splits += __atomic_load_n(&s->block_splits, __ATOMIC_RELAXED);
 		st->pte_syncs += __atomic_load_n(&s->pte_syncs, __ATOMIC_RELAXED);
 		st->table_cleans += __atomic_load_n(&s->table_cleans, __ATOMIC_RELAXED);
 		st->lines_cleaned += __atomic_load_n(&s->lines_cleaned, __ATOMIC_RELAXED);

@@ -256,8 +256,10 @@ static int parse_mechanisms(struct sctx *c, const yaml_node_t *map, const char *
 		m->cma = (enum ilab_cma_policy)i;
 	if (!ret && v[1] && !(ret = get_choice(c, v[1], "lookup", lookup_names, &i)))
 		m->lookup = (enum ilab_domain_lookup)i;
-	if (!ret && v[2])
+	if (!ret && v[2]) {
 		ret = get_onoff(c, v[2], "map_pages", &m->map_pages);
+		m->map_pages_set = true;
+	}
 	if (!ret && v[3])
 		ret = get_onoff(c, v[3], "ecmdq", &m->ecmdq);
 	if (!ret && v[4] && !(ret = get_choice(c, v[4], "mode", mode_names, &i)))
@@ -270,10 +272,14 @@ static int parse_mechanisms(struct sctx *c, const yaml_node_t *map, const char *
 		ret = get_onoff(c, v[7], "cmdqv", &m->cmdqv);
 	if (!ret && v[8] && !(ret = get_choice(c, v[8], "fq", fq_names, &i)))
 		m->fq = (enum ilab_fq_mech)i;
-	if (!ret && v[9] && !(ret = get_choice(c, v[9], "iova_depot", depot_names, &i)))
+	if (!ret && v[9] && !(ret = get_choice(c, v[9], "iova_depot", depot_names, &i))) {
 		m->iova_depot = (enum ilab_depot_mech)i;
-	if (!ret && v[10] && !(ret = get_choice(c, v[10], "cmdq_lock", cmdq_lock_names, &i)))
+		m->iova_depot_set = true;
+	}
+	if (!ret && v[10] && !(ret = get_choice(c, v[10], "cmdq_lock", cmdq_lock_names, &i))) {
 		m->cmdq_fair_lock = i == 1;
+		m->cmdq_lock_set = true;
+	}
 	return ret;
 }
 
@@ -443,11 +449,24 @@ static int parse_reference(struct sctx *c, const yaml_node_t *map, struct ilab_r
 	return 0;
 }
 
+/* kernel: "X.Y" or latest (kernel_era.h). A YAML number such as 5.10 is read as its text. */
+static int parse_kernel(struct sctx *c, const yaml_node_t *v, struct ilab_kernel_era *era)
+{
+	const char *s = ilab_yaml_scalar(v);
+	char msg[160];
+
+	if (!s)
+		return serr(c, v, "kernel: expected a version (X.Y or latest), got %s", node_kind(v));
+	if (ilab_kernel_era_parse(s, era, msg, sizeof(msg)))
+		return serr(c, v, "%s", msg);
+	return 0;
+}
+
 static int parse_case(struct sctx *c, const struct ilab_scenario *s, const yaml_node_t *map,
 		      struct ilab_case *k)
 {
 	static const char *const keys[] = { "!label", "series", "mechanisms", "params",
-					    "reference", NULL };
+					    "reference", "kernel", NULL };
 	yaml_node_t *v[MAX_KEYS];
 	int ret;
 
@@ -466,6 +485,11 @@ static int parse_case(struct sctx *c, const struct ilab_scenario *s, const yaml_
 		return ret;
 	if (v[3] && (ret = parse_params(c, v[3], "case params", k->params, &k->nr_params)))
 		return ret;
+	if (v[5]) {
+		if ((ret = parse_kernel(c, v[5], &k->kernel)))
+			return ret;
+		k->has_kernel = true;
+	}
 	if (v[4]) {
 		const yaml_node_t *seq = v[4];
 
@@ -642,15 +666,18 @@ static int parse_effects(struct sctx *c, struct ilab_scenario *s, const yaml_nod
 }
 
 enum { K_NAME, K_SEED, K_TITLE, K_DESC, K_SOURCE, K_PROFILE, K_ENGINE, K_TOL, K_MECH, K_WORKLOAD,
-       K_PLOT, K_CASES, K_NOTES, K_EFFECTS };
+       K_PLOT, K_CASES, K_NOTES, K_EFFECTS, K_KERNEL };
 
 static int parse_root(struct sctx *c, struct ilab_scenario *s, const yaml_node_t *root)
 {
 	static const char *const keys[] = { "!name", "!seed", "!title", "description", "source",
 					    "!profile", "engine", "tolerance", "mechanisms",
-					    "!workload", "plot", "!cases", "notes", "effects", NULL };
+					    "!workload", "plot", "!cases", "notes", "effects",
+					    "kernel", NULL };
 	yaml_node_t *v[MAX_KEYS];
 	struct ilab_mechanisms mech = { 0 };
+	struct ilab_kernel_era kernel;
+	bool has_kernel = false;
 	struct ilab_param defaults[ILAB_SCN_MAX_PARAMS];
 	unsigned nr_defaults = 0;
 	char notes[ILAB_SCN_TEXT_MAX * 4];
@@ -687,6 +714,11 @@ static int parse_root(struct sctx *c, struct ilab_scenario *s, const yaml_node_t
 		return ret;
 	if (v[K_MECH] && (ret = parse_mechanisms(c, v[K_MECH], "mechanisms", &mech)))
 		return ret;
+	if (v[K_KERNEL]) {
+		if ((ret = parse_kernel(c, v[K_KERNEL], &kernel)))
+			return ret;
+		has_kernel = true;
+	}
 	if ((ret = parse_workload(c, s, v[K_WORKLOAD], defaults, &nr_defaults)))
 		return ret;
 	if (s->engine == ILAB_ENGINE_KIND_NATIVE && s->workload->sim_only)
@@ -716,6 +748,9 @@ static int parse_root(struct sctx *c, struct ilab_scenario *s, const yaml_node_t
 
 		/* The case starts from the scenario's mechanisms and parameters. */
 		k->mech = mech;
+		k->has_kernel = has_kernel;
+		if (has_kernel)
+			k->kernel = kernel;
 		memcpy(k->params, defaults, sizeof(defaults));
 		k->nr_params = nr_defaults;
 		if ((ret = parse_case(c, s, node_at(c, *it), k)))
@@ -937,4 +972,42 @@ double ilab_case_param(const struct ilab_case *c, const char *name, double dflt)
 		if (strcmp(c->params[i].name, name) == 0)
 			return c->params[i].value;
 	return dflt;
+}
+
+bool ilab_case_param_set(const struct ilab_case *c, const char *name)
+{
+	for (unsigned i = 0; c && i < c->nr_params; i++)
+		if (strcmp(c->params[i].name, name) == 0)
+			return c->params[i].line != 0;
+	return false;
+}
+
+void ilab_case_kernel(const struct ilab_case *c, struct ilab_kernel_era *era)
+{
+	if (c->has_kernel)
+		*era = c->kernel;
+	else
+		ilab_kernel_era_latest(era);
+}
+
+bool ilab_case_map_pages(const struct ilab_case *c)
+{
+	if (c->mech.map_pages_set || !c->has_kernel)
+		return c->mech.map_pages;
+	return c->kernel.map_pages;
+}
+
+enum ilab_depot_mech ilab_case_iova_depot(const struct ilab_case *c)
+{
+	if (c->mech.iova_depot_set || !c->has_kernel)
+		return c->mech.iova_depot;
+	return c->kernel.iova_depot == ILAB_IOVA_DEPOT_FIXED32 ? ILAB_DEPOT_MECH_FIXED32
+							       : ILAB_DEPOT_MECH_LIST;
+}
+
+bool ilab_case_cmdq_fair_lock(const struct ilab_case *c)
+{
+	if (c->mech.cmdq_lock_set || !c->has_kernel)
+		return c->mech.cmdq_fair_lock;
+	return c->kernel.cmdq_fair_lock;
 }

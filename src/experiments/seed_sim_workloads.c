@@ -32,15 +32,16 @@ static void env_cfg(const struct ilab_scenario *s, const struct ilab_case *c,
 		.mode = c->mech.mode == ILAB_MODE_LAZY ? ILAB_ENV_LAZY
 			: c->mech.mode == ILAB_MODE_PASSTHROUGH ? ILAB_ENV_PASSTHROUGH
 								 : ILAB_ENV_STRICT,
-		.map_pages = c->mech.map_pages,
+		.map_pages = ilab_case_map_pages(c),
 		.lookup_refcount = c->mech.lookup == ILAB_LOOKUP_REFCOUNT,
 		.ecmdq = c->mech.ecmdq,
 		.cmdqv = c->mech.cmdqv,
 		.fq_single = c->mech.fq == ILAB_FQ_MECH_SINGLE,
 		.fq_size = (unsigned)ilab_case_param(c, "fq_size", 0),
 		.fq_timeout_ns = (uint64_t)ilab_case_param(c, "fq_timeout_ms", 0) * 1000000ull,
-		.iova_depot_fixed32 = c->mech.iova_depot == ILAB_DEPOT_MECH_FIXED32,
-		.cmdq_fair_lock = c->mech.cmdq_fair_lock,
+		.iova_depot_fixed32 = ilab_case_iova_depot(c) == ILAB_DEPOT_MECH_FIXED32,
+		.cmdq_fair_lock = ilab_case_cmdq_fair_lock(c),
+		.kernel = c->has_kernel ? &c->kernel : NULL,
 	};
 }
 

@@ -10,6 +10,7 @@
 
 #include <iommulab/board.h>
 #include <iommulab/dma_iommu.h>
+#include <iommulab/kernel_era.h>
 #include <iommulab/map_benchmark.h>
 #include <iommulab/plat.h>
 #include <iommulab/sim.h>
@@ -87,6 +88,8 @@ int ilab_sim_env_up(const struct ilab_sim_env_cfg *cfg, struct ilab_sim_env **ou
 	to.smmu_mask = 1ull << e->smmu;
 	to.cma = cfg->cma_pernuma ? ILAB_CMA_PERNUMA : ILAB_CMA_GLOBAL;
 	to.cma_global_node = cfg->cma_global_node;
+	if (cfg->kernel)
+		ilab_kernel_era_drv_opts(cfg->kernel, &to.drv);
 	to.ecmdq_per_cpu = cfg->ecmdq;
 	to.drv.ecmdq = cfg->ecmdq ? ILAB_SMMU_ECMDQ_ON : ILAB_SMMU_ECMDQ_OFF;
 	to.drv.cmdqv = cfg->cmdqv ? ILAB_SMMU_CMDQV_ON : ILAB_SMMU_CMDQV_OFF;
@@ -111,6 +114,8 @@ int ilab_sim_env_up(const struct ilab_sim_env_cfg *cfg, struct ilab_sim_env **ou
 	}
 	e->dev_probed = true;
 	ilab_dma_options_default(&dopts);
+	if (cfg->kernel)
+		ilab_kernel_era_dma_opts(cfg->kernel, &dopts);
 	dopts.use_map_pages = cfg->map_pages;
 	dopts.lookup = cfg->lookup_refcount ? ILAB_DMA_LOOKUP_REFCOUNT : ILAB_DMA_LOOKUP_DIRECT;
 	ilab_dma_options_set_fq_kind(&dopts, cfg->fq_single ? ILAB_DMA_FQ_SINGLE

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <iommulab/kernel_era.h>
+
 struct ilab_sim_env;
 
 enum ilab_sim_env_mode { ILAB_ENV_STRICT = 0, ILAB_ENV_LAZY, ILAB_ENV_PASSTHROUGH };
@@ -33,6 +35,9 @@ struct ilab_sim_env_cfg {
 	uint64_t fq_timeout_ns; /* lazy: 0 = the kind's (10 ms / 1 s) */
 	bool iova_depot_fixed32; /* the <= 6.6 IOVA depot; else the list (>= 6.7) */
 	bool cmdq_fair_lock;  /* SMMUv3 driver: the cmdq lock since the 2026 fairness change */
+	/* The kernel's behaviours for the driver and dma-iommu (map_pages above wins);
+	 * NULL: today's (kernel_era.h). */
+	const struct ilab_kernel_era *kernel;
 };
 
 /* Build it. Returns 0 and *out, or a negative errno with a one-line cause in err (-EINVAL for

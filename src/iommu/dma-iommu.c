@@ -69,6 +69,9 @@ void ilab_dma_options_default(struct ilab_dma_options *o)
 		.fq_size = ILAB_DMA_FQ_SIZE,
 		.fq_timeout_ns = ILAB_DMA_FQ_TIMEOUT_NS,
 		.max_seg_size = ILAB_DMA_MAX_SEG_SIZE,
+		.sac_latch = true,
+		.iova_mag_size = ILAB_IOVA_MAG_SIZE,
+		.iova_depot = ILAB_IOVA_DEPOT_LIST,
 	};
 }
 
@@ -140,12 +143,14 @@ static uint64_t alloc_iova(struct dma_cookie *c, struct dma_dev *dd, size_t size
 
 	if (c->domain->aperture_end < dma_limit)
 		dma_limit = c->domain->aperture_end;
-	/* PCI "SAC trick": try below 4 GiB first; once that fails, never again for this device. */
+	/* PCI "SAC trick": try below 4 GiB first; with sac_latch (Linux >= 6.5), once that fails
+	 * never again for this device, else (older kernels) on every allocation. */
 	if (dma_limit > 0xffffffffull && plat_load_relaxed32(&dd->pci_32bit_workaround)) {
 		pfn = ilab_alloc_iova_fast(&c->iovad, len, 0xffffffffull >> shift, false);
 		if (pfn)
 			return pfn << shift;
-		plat_store32(&dd->pci_32bit_workaround, 0);
+		if (dd->opts.sac_latch)
+			plat_store32(&dd->pci_32bit_workaround, 0);
 		STAT_INC(c, dac_fallbacks);
 	}
 	pfn = ilab_alloc_iova_fast(&c->iovad, len, dma_limit >> shift, true);
@@ -725,6 +730,7 @@ int ilab_dma_configure(struct ilab_dev *dev, const struct ilab_dma_options *o)
 	if (!o || o->lookup > ILAB_DMA_LOOKUP_REFCOUNT || o->fq_size < 2 ||
 	    (o->fq_size & (o->fq_size - 1)) || !o->fq_timeout_ns || o->max_seg_size < 512 ||
 	    (o->fq_kind != ILAB_DMA_FQ_PERCPU && o->fq_kind != ILAB_DMA_FQ_SINGLE) ||
+	    o->iova_mag_size < 2 || o->iova_mag_size > ILAB_IOVA_MAG_SIZE_MAX ||
 	    (o->iova_depot != ILAB_IOVA_DEPOT_LIST && o->iova_depot != ILAB_IOVA_DEPOT_FIXED32))
 		return ilab_iommu_set_error(-EINVAL, "configure: bad option");
 	d = ilab_iommu_get_dma_domain(dev);
@@ -740,6 +746,12 @@ int ilab_dma_configure(struct ilab_dev *dev, const struct ilab_dma_options *o)
 		c->use_map_pages = o->use_map_pages;
 		ilab_iova_set_fast_free_check(&c->iovad, o->check_iova_free);
 		ilab_iova_set_depot_mode(&c->iovad, o->iova_depot);
+		if (o->iova_mag_size != c->iovad.mag_size) {
+			ilab_iova_flush_rcaches(&c->iovad); /* magazines of the old size */
+			ret = ilab_iova_set_mag_size(&c->iovad, o->iova_mag_size);
+			if (ret)
+				return ilab_iommu_set_error(ret, "configure: IOVA magazines (%d)", ret);
+		}
 		if (d->type == ILAB_DOMAIN_DMA_FQ &&
 		    (o->fq_size != dd->opts.fq_size || o->fq_timeout_ns != dd->opts.fq_timeout_ns ||
 		     o->fq_timer != dd->opts.fq_timer || o->fq_kind != dd->opts.fq_kind)) {

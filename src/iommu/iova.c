@@ -25,10 +25,14 @@ struct iova_magazine {
 		uint64_t size;             /* while in a CPU's hands */
 		struct iova_magazine *next; /* while in the depot (then it is full) */
 	};
-	uint64_t pfns[ILAB_IOVA_MAG_SIZE];
+	uint64_t pfns[ILAB_IOVA_MAG_SIZE_MAX];
 };
-/* 127 pfns + the header make exactly 1 KiB (Linux commit by Feng Tang, 2022). */
-_Static_assert(sizeof(struct iova_magazine) == 1024, "magazine must be 1 KiB");
+/* Room for the <= 5.19 magazine of 128 pfns; how many are used is the domain's mag_size
+ * (127 from Linux 6.0, Feng Tang's "change IOVA_MAG_SIZE to 127 to save memory", which made
+ * the magazine exactly 1 KiB). Magazines are host memory: the simulator charges the fast
+ * path by name (PLAT_CHARGE_IOVA_*), not by line, so the 8 bytes more change no figure. */
+_Static_assert(sizeof(struct iova_magazine) == 8 * (1 + ILAB_IOVA_MAG_SIZE_MAX),
+	       "magazine: a header and ILAB_IOVA_MAG_SIZE_MAX pfns");
 
 struct iova_cpu_rcache {
 	plat_spinlock lock;
@@ -350,9 +354,9 @@ static struct iova_magazine *iova_magazine_alloc(void)
 	return plat_zalloc_array(1, sizeof(struct iova_magazine));
 }
 
-static bool mag_full(const struct iova_magazine *mag)
+static bool mag_full(const struct ilab_iova_domain *iovad, const struct iova_magazine *mag)
 {
-	return mag->size == ILAB_IOVA_MAG_SIZE;
+	return mag->size == iovad->mag_size;
 }
 
 static bool mag_empty(const struct iova_magazine *mag)
@@ -392,12 +396,13 @@ static void mag_free_pfns(struct ilab_iova_domain *iovad, struct iova_magazine *
 	mag->size = 0;
 }
 
-static struct iova_magazine *depot_pop(struct ilab_iova_rcache *rcache)
+static struct iova_magazine *depot_pop(const struct ilab_iova_domain *iovad,
+				       struct ilab_iova_rcache *rcache)
 {
 	struct iova_magazine *mag = rcache->depot;
 
 	rcache->depot = mag->next;
-	mag->size = ILAB_IOVA_MAG_SIZE;
+	mag->size = iovad->mag_size;
 	rcache->depot_size--;
 	return mag;
 }
@@ -434,7 +439,7 @@ static struct iova_magazine *depot_work_due(struct ilab_iova_domain *iovad,
 	if (rcache->depot_size > iovad->nr_cpus) {
 		rcache->next_reclaim_ns = now + ILAB_IOVA_DEPOT_DELAY_NS; /* the work re-arms */
 		rcache->reclaims++;
-		return depot_pop(rcache);
+		return depot_pop(iovad, rcache);
 	}
 	rcache->next_reclaim_ns = 0;
 	return NULL;
@@ -455,9 +460,9 @@ static bool iova_rcache_insert(struct ilab_iova_domain *iovad, uint64_t pfn, uin
 	rcache = &iovad->rcaches[cls];
 	cpu_rcache = this_cpu_rcache(iovad, cls);
 	plat_spin_lock(&cpu_rcache->lock);
-	if (!mag_full(cpu_rcache->loaded)) {
+	if (!mag_full(iovad, cpu_rcache->loaded)) {
 		can_insert = true;
-	} else if (!mag_full(cpu_rcache->prev)) {
+	} else if (!mag_full(iovad, cpu_rcache->prev)) {
 		struct iova_magazine *t = cpu_rcache->prev;
 
 		cpu_rcache->prev = cpu_rcache->loaded;
@@ -521,7 +526,7 @@ static uint64_t iova_rcache_get(struct ilab_iova_domain *iovad, uint64_t size, u
 		plat_spin_lock(&rcache->lock);
 		if (rcache->depot) {
 			free(cpu_rcache->loaded); /* empty */
-			cpu_rcache->loaded = depot_pop(rcache);
+			cpu_rcache->loaded = depot_pop(iovad, rcache);
 			has_pfn = true;
 		}
 		plat_spin_unlock(&rcache->lock);
@@ -559,7 +564,7 @@ void ilab_iova_flush_rcaches(struct ilab_iova_domain *iovad)
 
 		plat_spin_lock(&rcache->lock);
 		while (rcache->depot) {
-			struct iova_magazine *mag = depot_pop(rcache);
+			struct iova_magazine *mag = depot_pop(iovad, rcache);
 
 			mag_free_pfns(iovad, mag);
 			free(mag);
@@ -580,7 +585,7 @@ unsigned ilab_iova_depot_reclaim(struct ilab_iova_domain *iovad)
 
 		plat_spin_lock(&rcache->lock);
 		if (rcache->depot_size > iovad->nr_cpus) {
-			mag = depot_pop(rcache);
+			mag = depot_pop(iovad, rcache);
 			rcache->reclaims++;
 		}
 		plat_spin_unlock(&rcache->lock);
@@ -732,7 +737,7 @@ static void free_rcaches(struct ilab_iova_domain *iovad)
 			struct ilab_iova_rcache *rcache = &iovad->rcaches[cls];
 
 			while (rcache->depot)
-				free(depot_pop(rcache));
+				free(depot_pop(iovad, rcache));
 		}
 		free(iovad->rcaches);
 		iovad->rcaches = NULL;
@@ -785,6 +790,7 @@ int ilab_iova_domain_init(struct ilab_iova_domain *iovad, uint64_t granule, uint
 	iova_insert_rbtree(&iovad->rbroot, &iovad->anchor);
 	iovad->cached_node = iovad->cached32_node = &iovad->anchor.node;
 	iovad->depot_mode = ILAB_IOVA_DEPOT_LIST;
+	iovad->mag_size = ILAB_IOVA_MAG_SIZE;
 	iovad->check_fast_free = true;
 	return init_rcaches(iovad);
 }
@@ -807,6 +813,23 @@ void ilab_iova_set_depot_mode(struct ilab_iova_domain *iovad, enum ilab_iova_dep
 {
 	if (iovad && (mode == ILAB_IOVA_DEPOT_LIST || mode == ILAB_IOVA_DEPOT_FIXED32))
 		iovad->depot_mode = mode;
+}
+
+int ilab_iova_set_mag_size(struct ilab_iova_domain *iovad, unsigned pfns)
+{
+	struct ilab_iova_stats st;
+
+	if (!iovad || pfns < 2 || pfns > ILAB_IOVA_MAG_SIZE_MAX)
+		return -EINVAL;
+	if (pfns == iovad->mag_size)
+		return 0;
+	/* A magazine filled to the old size would never count as full (or hold too many). */
+	ilab_iova_stats(iovad, &st);
+	for (unsigned cls = 0; cls < ILAB_IOVA_RANGE_CACHE_MAX_SIZE; cls++)
+		if (st.cached_pfns[cls])
+			return -EBUSY;
+	iovad->mag_size = pfns;
+	return 0;
 }
 
 void ilab_iova_set_fast_free_check(struct ilab_iova_domain *iovad, bool on)
@@ -856,7 +879,7 @@ void ilab_iova_stats(struct ilab_iova_domain *iovad, struct ilab_iova_stats *st)
 			st->depot_max[cls] = rcache->depot_max;
 			st->depot_reclaims += rcache->reclaims;
 			for (m = rcache->depot; m; m = m->next)
-				st->cached_pfns[cls] += ILAB_IOVA_MAG_SIZE;
+				st->cached_pfns[cls] += iovad->mag_size;
 			plat_spin_unlock(&rcache->lock);
 		}
 	}

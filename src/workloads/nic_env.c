@@ -142,6 +142,8 @@ int ilab_nic_env_run_fn(const struct ilab_nic_env *e, bool need_nic, ilab_nic_en
 		to.cma = ILAB_CMA_PERNUMA;
 	to.ecmdq_per_cpu = e->ecmdq_hw; /* seed 003's hardware */
 	to.drv.ecmdq = e->ecmdq_use ? ILAB_SMMU_ECMDQ_ON : ILAB_SMMU_ECMDQ_OFF;
+	if (e->kernel)
+		ilab_kernel_era_drv_opts(e->kernel, &to.drv);
 	if (e->cmdq_spinlock) {
 		to.drv.cmdq_mode = ILAB_SMMU_CMDQ_SPINLOCK;
 		to.drv.cmdq_log2 = 8; /* Linux <= 5.3 CMDQ_MAX_SZ_SHIFT */
@@ -168,6 +170,8 @@ int ilab_nic_env_run_fn(const struct ilab_nic_env *e, bool need_nic, ilab_nic_en
 	}
 	if (type != ILAB_DOMAIN_IDENTITY) {
 		ilab_dma_options_default(&dopts);
+		if (e->kernel)
+			ilab_kernel_era_dma_opts(e->kernel, &dopts);
 		dopts.use_map_pages = e->map_pages;
 		dopts.lookup = e->lookup_refcount ? ILAB_DMA_LOOKUP_REFCOUNT : ILAB_DMA_LOOKUP_DIRECT;
 		ret = ilab_dma_configure(dev, &dopts);

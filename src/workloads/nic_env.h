@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <iommulab/kernel_era.h>
 #include <iommulab/nic.h>
 
 enum ilab_nic_env_mode { ILAB_NIC_ENV_STRICT = 0, ILAB_NIC_ENV_LAZY, ILAB_NIC_ENV_PASSTHROUGH };
@@ -23,7 +24,9 @@ struct ilab_nic_env {
 	bool lookup_refcount;
 	bool ecmdq_hw;            /* the SMMU has one ECMDQ per CPU (serial execution) */
 	bool ecmdq_use;           /* ... and the driver uses them */
-	bool cmdq_spinlock;       /* Linux <= 5.3 command queue (and its 256 entries) */
+	bool cmdq_spinlock;       /* Linux <= 5.3 command queue (and its 256 entries); applied
+				   * after the kernel's behaviours */
+	const struct ilab_kernel_era *kernel; /* NULL: today's (kernel_era.h) */
 	/* the NIC's rates and the stack's costs are the profile's nic: section (link_gbps,
 	 * rx_completions_kps, rx_buffer_ns, rx_copy_mbps), not the cfg's */
 	bool nic_from_profile;

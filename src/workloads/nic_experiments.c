@@ -27,10 +27,20 @@ static void env_from_case(const struct ilab_scenario *s, const struct ilab_case 
 	e->mode = c->mech.mode == ILAB_MODE_LAZY ? ILAB_NIC_ENV_LAZY
 		  : c->mech.mode == ILAB_MODE_PASSTHROUGH ? ILAB_NIC_ENV_PASSTHROUGH
 							  : ILAB_NIC_ENV_STRICT;
-	e->map_pages = c->mech.map_pages;
+	e->map_pages = ilab_case_map_pages(c);
 	e->lookup_refcount = c->mech.lookup == ILAB_LOOKUP_REFCOUNT;
+	e->kernel = c->has_kernel ? &c->kernel : NULL;
 	e->ecmdq_use = c->mech.ecmdq;
 	e->nic_from_profile = true;
+}
+
+/* The cmdq_spinlock parameter when the file sets it or names no kernel (then the workload's
+ * default), else the kernel's queue (kernel_era.h). */
+static bool cmdq_spinlock(const struct ilab_case *c, double dflt)
+{
+	if (c->has_kernel && !ilab_case_param_set(c, "cmdq_spinlock"))
+		return false; /* the era's cmdq_mode, applied by nic_env */
+	return ilab_case_param(c, "cmdq_spinlock", dflt) != 0;
 }
 
 static int finish(struct ilab_case_result *r, const char *metric, const char *unit, double v,
@@ -57,7 +67,7 @@ int ilab_workload_nic_rx(const struct ilab_scenario *s, const struct ilab_case *
 	int ret;
 
 	env_from_case(s, c, &e);
-	e.cmdq_spinlock = ilab_case_param(c, "cmdq_spinlock", 1) != 0;
+	e.cmdq_spinlock = cmdq_spinlock(c, 1);
 	cfg.queues = (unsigned)ilab_case_param(c, "processes", 128);
 	cfg.packet_bytes = (unsigned)ilab_case_param(c, "packet_bytes", 64);
 	cfg.frames_per_buffer = 1;
@@ -81,7 +91,7 @@ int ilab_workload_nic_throughput(const struct ilab_scenario *s, const struct ila
 
 	env_from_case(s, c, &e);
 	e.ecmdq_hw = ilab_case_param(c, "ecmdq_hw", 1) != 0;
-	e.cmdq_spinlock = ilab_case_param(c, "cmdq_spinlock", 0) != 0;
+	e.cmdq_spinlock = cmdq_spinlock(c, 0);
 	if (e.ecmdq_use && !e.ecmdq_hw) {
 		snprintf(err, errlen, "ecmdq: on needs ecmdq_hw: 1");
 		return -EINVAL;
