@@ -21,6 +21,7 @@
 #include <iommulab/iommu_arch.h>
 #include <iommulab/sim.h>
 #include <iommulab/dma_iommu.h>
+#include <iommulab/kernel_era.h>
 #include <iommulab/map_benchmark.h>
 #include <iommulab/plat.h>
 #include <iommulab/testbed.h>
@@ -31,6 +32,8 @@ struct bench_opts {
 	struct ilab_map_bench_cfg cfg;
 	enum ilab_domain_type type;
 	bool map_pages;
+	bool map_pages_set; /* --map-pages given: it wins over the kernel's */
+	struct ilab_kernel_era kernel; /* --kernel, default latest */
 	bool fq_timer;
 	bool fq_timer_set; /* given on the command line: only lazy mode has a flush queue */
 	enum ilab_dma_fq_kind fq_kind; /* --fq percpu|single */
@@ -143,6 +146,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "fq-timeout-ms", required_argument, NULL, 'O' },
 		{ "iova-depot", required_argument, NULL, 'H' },
 		{ "cmdq-lock", required_argument, NULL, 'G' },
+		{ "kernel", required_argument, NULL, 'k' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "breakdown", no_argument, NULL, 'B' },
 		{ "trace", required_argument, NULL, 'W' },
@@ -165,6 +169,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	o->seed = 1;
 	o->ecmdq = -1;
 	o->cmdqv = -1;
+	ilab_kernel_era_latest(&o->kernel);
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":t:s:n:b:d:x:g:m:jh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -208,9 +213,10 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 						       "passthrough, not '%s'", optarg);
 			break;
 		case 'P':
-			if (!strcmp(optarg, "on") || !strcmp(optarg, "off"))
+			if (!strcmp(optarg, "on") || !strcmp(optarg, "off")) {
 				o->map_pages = !strcmp(optarg, "on");
-			else
+				o->map_pages_set = true;
+			} else
 				return cli_usage_error("bench", "--map-pages must be on or off, not "
 						       "'%s'", optarg);
 			break;
@@ -333,6 +339,13 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 				return cli_usage_error("bench", "--cmdqv must be on or off, not '%s'",
 						       optarg);
 			break;
+		case 'k': {
+			char msg[160];
+
+			if (ilab_kernel_era_parse(optarg, &o->kernel, msg, sizeof(msg)))
+				return cli_usage_error("bench", "--%s", msg);
+			break;
+		}
 		case 'T': o->topology = optarg; o->topology_set = true; break;
 		case 'S': NUM(opt, "--smmu", 0, 1023, o->smmu); break;
 		case 'D':
@@ -388,6 +401,12 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	if (o->cmdqv == 1 && o->ecmdq >= 0)
 		return cli_usage_error("bench", "--cmdqv on with --ecmdq: an SMMU has ECMDQs "
 				       "(SMMUv3.3) or a Tegra241 CMDQV, not both");
+	if (!o->map_pages_set)
+		o->map_pages = o->kernel.map_pages;
+	if (!o->iova_depot_set)
+		o->iova_depot = o->kernel.iova_depot;
+	if (!o->cmdq_lock_set)
+		o->cmdq_fair_lock = o->kernel.cmdq_fair_lock;
 	return 0;
 }
 
@@ -396,6 +415,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 static void bench_dma_options(const struct bench_opts *o, struct ilab_dma_options *d)
 {
 	ilab_dma_options_default(d);
+	ilab_kernel_era_dma_opts(&o->kernel, d); /* the switches below win */
 	d->use_map_pages = o->map_pages;
 	d->lookup = o->lookup;
 	d->fq_timer = o->fq_timer;
@@ -517,6 +537,7 @@ static void print_json(const struct bench_opts *o, const struct ilab_dma_options
 		json_object_set_new(cfg, "iova_depot", json_string(depot_name(d->iova_depot)));
 		json_object_set_new(cfg, "cmdq_lock", json_string(o->cmdq_fair_lock ? "fair"
 										  : "shared"));
+		json_object_set_new(cfg, "kernel", json_string(o->kernel.name));
 		json_object_set_new(cfg, "ecmdq", o->ecmdq < 0 ? json_string("none")
 							       : json_string(o->ecmdq ? "on" : "off"));
 		if (o->cmdqv >= 0) /* only when given: older outputs stay as they were */
@@ -546,8 +567,9 @@ static void print_text(const struct bench_opts *o, const struct ilab_dma_options
 		       const struct ilab_map_bench_result *r, const struct ilab_dma_stats *st)
 {
 	ilab_map_bench_print_tool(stdout, &o->cfg, r);
-	printf("iommulab: device %s (smmu %u), mode %s, map-pages %s, fq-timer %s, lookup %s, "
-	       "cma %s, topology %s, ecmdq %s\n", devname, smmu, mode_name(o->type),
+	printf("iommulab: device %s (smmu %u), kernel %s, mode %s, map-pages %s, fq-timer %s, "
+	       "lookup %s, cma %s, topology %s, ecmdq %s\n", devname, smmu, o->kernel.name,
+	       mode_name(o->type),
 	       o->map_pages ? "on" : "off", o->fq_timer ? "agent" : "unmap",
 	       o->lookup == ILAB_DMA_LOOKUP_REFCOUNT ? "refcount" : "direct",
 	       o->cma == ILAB_CMA_PERNUMA ? "pernuma" : "global", o->topology,
@@ -654,10 +676,12 @@ static int bench_up(struct bench_opts *o, const struct ilab_profile *prof,
 		 * default, used when the machine has one */
 		.drv.cmdqv = o->cmdqv < 0 ? ILAB_SMMU_CMDQV_AUTO
 			     : o->cmdqv ? ILAB_SMMU_CMDQV_ON : ILAB_SMMU_CMDQV_OFF,
-		.drv.cmdq_fair_lock = o->cmdq_fair_lock,
 	};
 	char err[512];
 	int ret;
+
+	ilab_kernel_era_drv_opts(&o->kernel, &to.drv);
+	to.drv.cmdq_fair_lock = o->cmdq_fair_lock; /* --cmdq-lock, else the kernel's */
 
 	if (ilab_testbed_load_topology(tb, &to, err, sizeof(err))) {
 		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);

@@ -152,6 +152,8 @@ struct ilab_dma_stats {
 	uint64_t fq_freed;                 /* IOVAs freed after their flush */
 	uint64_t iova_cache_hits;          /* from the IOVA allocator: rcache hits */
 	uint64_t iova_cache_misses;
+	uint64_t iova_max_mag_fill;        /* fullest IOVA magazine now (<= iova_mag_size) */
+	uint64_t iova_depot_max;           /* most full magazines a depot held (any class) */
 	uint64_t dac_fallbacks;            /* 32-bit-first attempts given up (>32-bit used) */
 	uint64_t refcount_lookups;         /* domain lookups through the group refcount */
 	uint64_t direct_lookups;

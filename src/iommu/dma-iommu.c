@@ -804,6 +804,10 @@ int ilab_dma_stats(struct ilab_dev *dev, struct ilab_dma_stats *st)
 	ilab_iova_stats(&c->iovad, &is);
 	st->iova_cache_hits = is.cache_hits;
 	st->iova_cache_misses = is.cache_misses;
+	st->iova_max_mag_fill = is.max_mag_fill;
+	for (unsigned cls = 0; cls < ILAB_IOVA_RANGE_CACHE_MAX_SIZE; cls++)
+		if (is.depot_max[cls] > st->iova_depot_max)
+			st->iova_depot_max = is.depot_max[cls];
 	return 0;
 }
 

@@ -702,6 +702,56 @@ static void test_table_lifetime(void **state)
 	ilab_free_io_pgtable(pgt);
 }
 
+/* Linux <= 6.12 (cfg.split_blocks): a partial unmap of a 2M block replaces it by a table of
+ * 4K pages without the unmapped ones; of a 1G block, a table of 2M blocks and one of those
+ * split in turn. Every other byte keeps its translation (checked by the spec walker). */
+static void test_split_blocks_on_partial_unmap(void **state)
+{
+	struct ilab_io_pgtable_cfg cfg = {
+		.pgsize_bitmap = SZ_4K | SZ_2M | SZ_1G, .ias = 48, .oas = 48,
+		.coherent_walk = true, .split_blocks = true, .tlb = &rec_ops, .mem = g_mem,
+	};
+	struct ilab_io_pgtable *pgt = NULL;
+	struct ilab_io_pgtable_stats st;
+	struct rec r = { .bitmap = SZ_4K | SZ_2M | SZ_1G };
+	const uint64_t iova = 4 * SZ_1G, pa = SZ_1G;
+	struct walk w;
+
+	(void)state;
+	cfg.cookie = &r;
+	assert_int_equal(ilab_alloc_io_pgtable(ILAB_ARM_64_LPAE_S1, &cfg, &pgt), 0);
+	/* 2M block: unmap pages 3 and 4 of it */
+	assert_int_equal(map1(pgt, iova, pa, SZ_2M, ILAB_IOMMU_READ), 0);
+	assert_int_equal(ilab_io_pgtable_unmap_pages(pgt, iova + 3 * SZ_4K, SZ_4K, 2, NULL),
+			 2 * SZ_4K);
+	for (uint64_t off = 0; off < SZ_2M; off += SZ_4K) {
+		w = spec_walk(ilab_io_pgtable_cfg(pgt), iova + off + 7);
+		if (off == 3 * SZ_4K || off == 4 * SZ_4K) {
+			assert_false(w.leaf);
+			continue;
+		}
+		assert_true(w.leaf);
+		assert_int_equal(w.level, 3);
+		assert_int_equal(w.oa, pa + off + 7);
+	}
+	ilab_io_pgtable_stats(pgt, &st);
+	assert_int_equal(st.block_splits, 1);
+	/* 1G block: one 4K page out of its second 2M: two splits */
+	assert_int_equal(map1(pgt, 8 * SZ_1G, 0, SZ_1G, ILAB_IOMMU_READ), 0);
+	assert_int_equal(ilab_io_pgtable_unmap_pages(pgt, 8 * SZ_1G + SZ_2M, SZ_4K, 1, NULL),
+			 SZ_4K);
+	assert_int_equal(ilab_io_pgtable_iova_to_phys(pgt, 8 * SZ_1G + SZ_2M), 0);
+	assert_int_equal(ilab_io_pgtable_iova_to_phys(pgt, 8 * SZ_1G + SZ_2M + SZ_4K),
+			 SZ_2M + SZ_4K);
+	w = spec_walk(ilab_io_pgtable_cfg(pgt), 8 * SZ_1G + 5 * SZ_2M);
+	assert_true(w.leaf);
+	assert_int_equal(w.level, 2); /* the rest of the 1G stays 2M blocks */
+	assert_int_equal(w.oa, 5 * SZ_2M);
+	ilab_io_pgtable_stats(pgt, &st);
+	assert_int_equal(st.block_splits, 3);
+	ilab_free_io_pgtable(pgt);
+}
+
 /* map_pages stops at the end of the last-level table: the core loop continues. */
 static void test_run_stops_at_table_end(void **state)
 {
@@ -796,6 +846,7 @@ int main(void)
 		cmocka_unit_test(test_gather_run),
 		cmocka_unit_test(test_table_lifetime),
 		cmocka_unit_test(test_run_stops_at_table_end),
+		cmocka_unit_test(test_split_blocks_on_partial_unmap),
 		cmocka_unit_test(test_tables_on_node),
 		cmocka_unit_test(test_free_returns_pages),
 	};
