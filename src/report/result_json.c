@@ -33,8 +33,9 @@ static void put(json_t *o, const char *k, json_t *v, bool *ok)
 		*ok = false;
 }
 
-static json_t *mechanisms_json(const struct ilab_mechanisms *m, bool *ok)
+static json_t *mechanisms_json(const struct ilab_case *k, bool *ok)
 {
+	const struct ilab_mechanisms *m = &k->mech;
 	json_t *o = json_object();
 
 	if (!o) {
@@ -43,7 +44,7 @@ static json_t *mechanisms_json(const struct ilab_mechanisms *m, bool *ok)
 	}
 	put(o, "cma", json_string(ilab_cma_policy_name(m->cma)), ok);
 	put(o, "lookup", json_string(ilab_domain_lookup_name(m->lookup)), ok);
-	put(o, "map_pages", json_boolean(m->map_pages), ok);
+	put(o, "map_pages", json_boolean(ilab_case_map_pages(k)), ok); /* the kernel's if unset */
 	put(o, "ecmdq", json_boolean(m->ecmdq), ok);
 	/* left out when off, so results from before it existed stay as they were */
 	if (m->cmdqv)
@@ -56,9 +57,9 @@ static json_t *mechanisms_json(const struct ilab_mechanisms *m, bool *ok)
 	/* issue 21's switches: likewise only when set */
 	if (m->fq != ILAB_FQ_MECH_PERCPU)
 		put(o, "fq", json_string(ilab_fq_mech_name(m->fq)), ok);
-	if (m->iova_depot != ILAB_DEPOT_MECH_LIST)
-		put(o, "iova_depot", json_string(ilab_depot_mech_name(m->iova_depot)), ok);
-	if (m->cmdq_fair_lock)
+	if (ilab_case_iova_depot(k) != ILAB_DEPOT_MECH_LIST) /* as run: the kernel's if unset */
+		put(o, "iova_depot", json_string(ilab_depot_mech_name(ilab_case_iova_depot(k))), ok);
+	if (ilab_case_cmdq_fair_lock(k))
 		put(o, "cmdq_lock", json_string("fair"), ok);
 	return o;
 }
@@ -102,7 +103,8 @@ static json_t *case_json(const struct ilab_scenario *s, const struct ilab_case *
 	}
 	put(o, "label", json_string(k->label), ok);
 	put(o, "series", json_string(k->series), ok);
-	put(o, "mechanisms", mechanisms_json(&k->mech, ok), ok);
+	put(o, "mechanisms", mechanisms_json(k, ok), ok);
+	put(o, "kernel", json_string(k->has_kernel ? k->kernel.name : "latest"), ok);
 	for (unsigned i = 0; i < k->nr_params; i++)
 		put(params, k->params[i].name, num(k->params[i].value), ok);
 	put(o, "params", params, ok);

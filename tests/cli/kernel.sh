@@ -60,7 +60,8 @@ out=$("$BIN" bench --engine sim --kernel 5.10 -t 1 --iterations 10 --json)
 echo "$out" | grep -q '"kernel": "5.10"' || bad "bench --json does not name the kernel"
 
 # scenario files: kernel: at scenario and case level, bad ones refused with file:line:column
-sed -e '/^profile:/a kernel: "5.a"' "$SRC/scenarios/seed000-cmdsync.yaml" > "$TMP/bad1.yaml"
+sed 's/^kernel: .*/kernel: "5.a"/' "$SRC/scenarios/seed000-cmdsync.yaml" > "$TMP/bad1.yaml"
+grep -q '^kernel: "5.a"' "$TMP/bad1.yaml" || bad "seed000-cmdsync.yaml has no kernel: line to replace"
 out=$("$BIN" run --quick --out "$TMP/o" "$TMP/bad1.yaml" 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "bad1.yaml:[0-9]*:[0-9]*: kernel: '5.a' is not a version" ||
 	bad "scenario kernel: 5.a: rc $rc, '$out'"
