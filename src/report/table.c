@@ -116,6 +116,25 @@ static const char *effect_verdict_text(enum ilab_effect_verdict v)
 
 /* The published effects, one row each: the seed's change from one case to another, ours, and
  * whether they agree in direction. */
+
+/* The kernel the cases ran as (docs/kernel-eras.md): one name, or "per case". */
+static void print_kernel(FILE *f, const struct ilab_scenario *s)
+{
+	const char *first = NULL;
+
+	for (unsigned i = 0; i < s->nr_cases; i++) {
+		const struct ilab_case *k = &s->cases[i];
+		const char *name = k->has_kernel ? k->kernel.name : "latest";
+
+		if (first && strcmp(first, name)) {
+			fprintf(f, ", kernel per case");
+			return;
+		}
+		first = name;
+	}
+	if (first)
+		fprintf(f, ", kernel %s", first);
+}
 static int effects_table(const struct ilab_scenario_result *r, FILE *f)
 {
 	static const char *const head[NR_ECOLS] = { "effect (from -> to)", "metric", "seed",
@@ -213,6 +232,7 @@ int ilab_report_table(const struct ilab_scenario_result *r, FILE *f)
 	fprintf(f, "scenario %s, profile %s, engine %s, workload %s%s", s->name,
 		r->profile[0] ? r->profile : s->profile, ilab_engine_kind_name(s->engine),
 		s->workload ? s->workload->name : "?", r->quick ? " (quick)" : "");
+	print_kernel(f, s);
 	if (r->repeat > 1)
 		fprintf(f, ", seeds %llu-%llu (mean ± sd)", (unsigned long long)r->seed,
 			(unsigned long long)(r->seed + r->repeat - 1));
