@@ -775,6 +775,10 @@ int cmd_bench(int argc, char **argv)
 		dev = NULL;
 		goto out;
 	}
+	/* The era's per-page path is the SMMUv3 driver's (map_pages came to it in 5.15); the VT-d
+	 * driver here has only map_pages, which it keeps unless --map-pages off asks otherwise. */
+	if (!o.map_pages_set && !o.map_pages && !ilab_dma_has_per_page_path(dev))
+		o.map_pages = true;
 	bench_dma_options(&o, &dopts);
 	ret = ilab_dma_configure(dev, &dopts);
 	if (ret) {

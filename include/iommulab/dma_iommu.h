@@ -89,6 +89,9 @@ void ilab_dma_options_set_fq_kind(struct ilab_dma_options *o, enum ilab_dma_fq_k
 int ilab_dma_configure(struct ilab_dev *dev, const struct ilab_dma_options *o);
 /* The options in force. */
 int ilab_dma_get_options(struct ilab_dev *dev, struct ilab_dma_options *o);
+/* Whether use_map_pages = false is possible: the device's DMA domain has the per-page ops
+ * (true too when there is no DMA domain, where the option is not used). */
+bool ilab_dma_has_per_page_path(struct ilab_dev *dev);
 
 /* Streaming DMA. The returned address is ILAB_DMA_MAPPING_ERROR on failure (errno-style cause
  * in ilab_iommu_strerror). Addresses are simulated physical addresses (mem.h). In a passthrough

@@ -765,6 +765,13 @@ int ilab_dma_configure(struct ilab_dev *dev, const struct ilab_dma_options *o)
 	return 0;
 }
 
+bool ilab_dma_has_per_page_path(struct ilab_dev *dev)
+{
+	struct ilab_iommu_domain *d = ilab_iommu_get_dma_domain(dev);
+
+	return !d || !d->iova_cookie || (d->pt.map && d->pt.unmap);
+}
+
 int ilab_dma_get_options(struct ilab_dev *dev, struct ilab_dma_options *o)
 {
 	struct dma_dev *dd = dma_dev_of(dev);

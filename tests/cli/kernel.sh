@@ -59,6 +59,11 @@ echo "$out" | grep -q 'kernel latest' || bad "bench without --kernel does not sa
 out=$("$BIN" bench --engine sim --kernel 5.10 -t 1 --iterations 10 --json)
 echo "$out" | grep -q '"kernel": "5.10"' || bad "bench --json does not name the kernel"
 
+# VT-d: its driver has only map_pages, which an era before 5.15 leaves it
+out=$("$BIN" bench --engine sim --profile icelake-2s-a100 -t 2 --iterations 50 --kernel 5.10) &&
+	echo "$out" | grep -q 'kernel 5.10, mode strict, map-pages on' ||
+	bad "bench --kernel 5.10 on VT-d: '$out'"
+
 # scenario files: kernel: at scenario and case level, bad ones refused with file:line:column
 sed 's/^kernel: .*/kernel: "5.a"/' "$SRC/scenarios/seed000-cmdsync.yaml" > "$TMP/bad1.yaml"
 grep -q '^kernel: "5.a"' "$TMP/bad1.yaml" || bad "seed000-cmdsync.yaml has no kernel: line to replace"
