@@ -45,8 +45,8 @@ static void set_depot(struct ilab_kernel_era *e, bool after)
 	e->iova_depot = after ? ILAB_IOVA_DEPOT_LIST : ILAB_IOVA_DEPOT_FIXED32;
 }
 
-/* The single queue exists from 6.8, but dma-iommu picks it only for a device whose IOTLB
- * flushes sync shadow tables (s390); an SMMUv3 device keeps the per-CPU queues. */
+/* The single queue exists from 6.7, but dma-iommu picks it only for a device whose IOTLB
+ * flushes sync shadow tables (s390); an SMMUv3 or VT-d device keeps the per-CPU queues. */
 static void set_fq(struct ilab_kernel_era *e, bool after)
 {
 	(void)after;
@@ -85,7 +85,7 @@ static const struct ilab_kernel_change changes[] = {
 	{ "depot", "IOVA depot: unbounded list with delayed reclaim (was 32 magazines)",
 	  V(6, 7), "iommu/iova: Make the rcache depot scale better", set_depot },
 	{ "fq_kind", "single flush queue available (per-CPU queues stay an SMMUv3 device's)",
-	  V(6, 8), "iommu/dma: Allow a single FQ in addition to per-CPU FQs", set_fq },
+	  V(6, 7), "iommu/dma: Allow a single FQ in addition to per-CPU FQs", set_fq },
 	{ "ste_writer", "hitless STE/CD writer (set-up only; not switched)",
 	  V(6, 9), "iommu/arm-smmu-v3: Make STE programming independent of the callers",
 	  set_ste_writer },

@@ -107,7 +107,7 @@ static const struct {
 	{ "mag_size", 600, O_MAG, 128, 127 },
 	{ "sac_latch", 605, O_SAC, 0, 1 },
 	{ "depot", 607, O_DEPOT, ILAB_IOVA_DEPOT_FIXED32, ILAB_IOVA_DEPOT_LIST },
-	{ "fq_kind", 608, -1, 0, 0 },
+	{ "fq_kind", 607, -1, 0, 0 },
 	{ "ste_writer", 609, O_STE, 0, 1 },
 	{ "split", 613, O_SPLIT, 1, 0 },
 	{ "fair_lock", 700, O_FAIR, 0, 1 },
@@ -128,8 +128,17 @@ static void table_has_the_expected_rows(void **state)
 	}
 }
 
+/* Whether some row of release `since` changes observation k. */
+static bool changed_at(unsigned since, int k)
+{
+	for (size_t j = 0; j < sizeof(rows) / sizeof(rows[0]); j++)
+		if (rows[j].since == since && rows[j].changes == k)
+			return true;
+	return false;
+}
+
 /* Across each row's boundary its observation changes from `before` to `after` and no other
- * one changes; between rows nothing changes. */
+ * one changes but those of rows of the same release; between rows nothing changes. */
 static void each_row_changes_only_its_options(void **state)
 {
 	long a[O_NR], b[O_NR];
@@ -142,7 +151,7 @@ static void each_row_changes_only_its_options(void **state)
 			if (k == rows[i].changes) {
 				assert_int_equal(a[k], rows[i].before);
 				assert_int_equal(b[k], rows[i].after);
-			} else {
+			} else if (!changed_at(rows[i].since, k)) {
 				assert_int_equal(a[k], b[k]);
 			}
 		}
