@@ -191,9 +191,8 @@ int ilab_mechanism_set(struct ilab_mechanisms *m, const char *name, const char *
 double ilab_case_param(const struct ilab_case *c, const char *name, double dflt);
 /* Whether the file sets the parameter (scenario or case), not only the workload's default. */
 bool ilab_case_param_set(const struct ilab_case *c, const char *name);
-/* The case's kernel era (latest when it names none) and whether it uses map_pages: as the
- * mechanisms say when they say it, else as its kernel did (only when the file names one). */
-void ilab_case_kernel(const struct ilab_case *c, struct ilab_kernel_era *era);
+/* Whether the case uses map_pages: as the mechanisms say when they say it, else as its kernel
+ * did (c->kernel, when the file names one), else off (the mechanisms' default). */
 bool ilab_case_map_pages(const struct ilab_case *c);
 /* The same for the IOVA depot and the command-queue lock (kernel_era.h). */
 enum ilab_depot_mech ilab_case_iova_depot(const struct ilab_case *c);

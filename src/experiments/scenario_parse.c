@@ -982,14 +982,6 @@ bool ilab_case_param_set(const struct ilab_case *c, const char *name)
 	return false;
 }
 
-void ilab_case_kernel(const struct ilab_case *c, struct ilab_kernel_era *era)
-{
-	if (c->has_kernel)
-		*era = c->kernel;
-	else
-		ilab_kernel_era_latest(era);
-}
-
 bool ilab_case_map_pages(const struct ilab_case *c)
 {
 	if (c->mech.map_pages_set || !c->has_kernel)
