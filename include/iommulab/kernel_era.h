@@ -26,9 +26,6 @@ extern "C" {
 #define ILAB_KERNEL_OLDEST 414u
 #define ILAB_KERNEL_NEWEST 709u
 
-/* The flush queue a lazy domain uses (the FQ branch's enum ilab_dma_fq_kind, same order). */
-enum ilab_kernel_fq { ILAB_KERNEL_FQ_PERCPU = 0, ILAB_KERNEL_FQ_SINGLE };
-
 struct ilab_kernel_era {
 	char name[ILAB_KERNEL_NAME_MAX]; /* as given: "5.10", "latest" */
 	unsigned version;                /* major * 100 + minor; latest: ILAB_KERNEL_NEWEST */
@@ -44,7 +41,8 @@ struct ilab_kernel_era {
 	bool sac_latch;                  /* >= 6.5: the 32-bit-first attempt is given up once */
 	unsigned iova_mag_size;          /* 128 pfns; 127 from 6.0 */
 	enum ilab_iova_depot_mode iova_depot; /* FIXED32 <= 6.6, LIST from 6.7 */
-	enum ilab_kernel_fq fq_kind;     /* PERCPU: an SMMUv3 device's lazy domain, every era */
+	enum ilab_dma_fq_kind fq_kind;   /* PERCPU: an SMMUv3 or VT-d device's lazy domain, every
+					  * era (the single queue, 6.7, is for s390's) */
 	/* Not switched (no timed path; see docs/kernel-eras.md): */
 	bool ste_hitless;                /* >= 6.9: the hitless STE/CD writer (the only one here) */
 };

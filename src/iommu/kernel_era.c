@@ -50,7 +50,7 @@ static void set_depot(struct ilab_kernel_era *e, bool after)
 static void set_fq(struct ilab_kernel_era *e, bool after)
 {
 	(void)after;
-	e->fq_kind = ILAB_KERNEL_FQ_PERCPU;
+	e->fq_kind = ILAB_DMA_FQ_PERCPU;
 }
 
 static void set_ste_writer(struct ilab_kernel_era *e, bool after)
@@ -172,7 +172,7 @@ void ilab_kernel_era_drv_opts(const struct ilab_kernel_era *era, struct ilab_smm
 	o->cmdq_log2 = era->cmdq_log2;
 	o->no_ril = era->no_ril;
 	o->pgtable_split_blocks = era->pgtable_split_blocks;
-	/* era->cmdq_fair_lock: o->cmdq_fair_lock once branch fq's lock lands */
+	o->cmdq_fair_lock = era->cmdq_fair_lock;
 }
 
 void ilab_kernel_era_dma_opts(const struct ilab_kernel_era *era, struct ilab_dma_options *o)
@@ -181,5 +181,7 @@ void ilab_kernel_era_dma_opts(const struct ilab_kernel_era *era, struct ilab_dma
 	o->sac_latch = era->sac_latch;
 	o->iova_mag_size = era->iova_mag_size;
 	o->iova_depot = era->iova_depot;
-	/* era->fq_kind: o->fq_kind once branch fq's single queue lands */
+	/* per-CPU in every era for the devices modelled here: their sizes stay as they are */
+	if (era->fq_kind != o->fq_kind)
+		ilab_dma_options_set_fq_kind(o, era->fq_kind);
 }

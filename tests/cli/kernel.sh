@@ -52,7 +52,15 @@ pair depot DIFFER 6.6 6.7 --mode lazy -t 64 -n -1 --iterations 20000
 pair fq_kind SAME 6.6 6.7 --mode lazy -t 32 -n -1 --iterations 2000 # depot too, unseen here
 pair ste_writer SAME 6.8 6.9 $STRICT16 # set-up only
 pair split SAME 6.12 6.13 $STRICT16    # dma-iommu never unmaps part of a block
-pair fair_lock SAME 6.19 7.0 $STRICT16 # wired when branch fq's lock lands
+pair fair_lock SAME 6.19 7.0 $STRICT16 # starves only near a full queue (test_smmuv3_drv_cmdq_fair)
+# the bench switches win over the kernel's
+pair depot-given SAME 6.6 6.7 --mode lazy -t 64 -n -1 --iterations 20000 --iova-depot list
+out=$("$BIN" bench --engine sim --kernel 6.19 -t 1 --iterations 10 --json)
+echo "$out" | grep -q '"cmdq_lock": "shared"' || bad "bench --kernel 6.19: not the old cmdq lock"
+out=$("$BIN" bench --engine sim -t 1 --iterations 10 --json)
+echo "$out" | grep -q '"cmdq_lock": "fair"' || bad "bench (latest): not the fair cmdq lock"
+out=$("$BIN" bench --engine sim --kernel 6.6 -t 1 --iterations 10 --json)
+echo "$out" | grep -q '"iova_depot": "fixed32"' || bad "bench --kernel 6.6: not the fixed depot"
 pair latest SAME latest 7.0 $STRICT16
 out=$("$BIN" bench --engine sim $STRICT16)
 echo "$out" | grep -q 'kernel latest' || bad "bench without --kernel does not say 'kernel latest'"
