@@ -324,15 +324,15 @@ int ilab_mechanism_set(struct ilab_mechanisms *m, const char *name, const char *
 	switch (k) {
 	case 0: m->cma = (enum ilab_cma_policy)i; break;
 	case 1: m->lookup = (enum ilab_domain_lookup)i; break;
-	case 2: m->map_pages = i & 1; break;
+	case 2: m->map_pages = i & 1; m->map_pages_set = true; break;
 	case 3: m->ecmdq = i & 1; break;
 	case 4: m->mode = (enum ilab_dma_mode)i; break;
 	case 5: m->vfio_attach_group_by_node = i & 1; break;
 	case 6: m->intel_iommu_nid = (enum ilab_intel_nid)i; break;
 	case 7: m->cmdqv = i & 1; break;
 	case 8: m->fq = (enum ilab_fq_mech)i; break;
-	case 9: m->iova_depot = (enum ilab_depot_mech)i; break;
-	default: m->cmdq_fair_lock = i == 1; break;
+	case 9: m->iova_depot = (enum ilab_depot_mech)i; m->iova_depot_set = true; break;
+	default: m->cmdq_fair_lock = i == 1; m->cmdq_lock_set = true; break;
 	}
 	return 0;
 }

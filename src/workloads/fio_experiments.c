@@ -38,6 +38,7 @@ int ilab_workload_fio(const struct ilab_scenario *s, const struct ilab_case *c,
 	char *stats = NULL;
 	int ret;
 
+	e.kernel = c->has_kernel ? &c->kernel : NULL;
 	e.mode = c->mech.mode == ILAB_MODE_LAZY ? ILAB_NVME_ENV_LAZY
 		 : c->mech.mode == ILAB_MODE_PASSTHROUGH ? ILAB_NVME_ENV_PASSTHROUGH
 							 : ILAB_NVME_ENV_STRICT;

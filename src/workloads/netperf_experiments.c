@@ -38,7 +38,9 @@ int ilab_workload_netperf(const struct ilab_scenario *s, const struct ilab_case 
 	e.mode = c->mech.mode == ILAB_MODE_LAZY ? ILAB_NIC_ENV_LAZY
 		 : c->mech.mode == ILAB_MODE_PASSTHROUGH ? ILAB_NIC_ENV_PASSTHROUGH
 							 : ILAB_NIC_ENV_STRICT;
-	e.map_pages = true;
+	/* map_pages as the case's kernel had it (docs/kernel-eras.md), else on, as before */
+	e.kernel = c->has_kernel ? &c->kernel : NULL;
+	e.map_pages = c->has_kernel && !c->mech.map_pages_set ? c->kernel.map_pages : true;
 	cfg.test = (enum ilab_netperf_test)ilab_case_param(c, "test", 0);
 	cfg.queues = (unsigned)ilab_case_param(c, "queues", 1);
 	cfg.send_bytes = (unsigned)ilab_case_param(c, "send_bytes", 16384);

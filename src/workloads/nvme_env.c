@@ -76,7 +76,8 @@ static enum ilab_domain_type domain_type(enum ilab_nvme_env_mode m)
 
 /* The drive on the board, probed in the mode, its DMA options Linux's. */
 static int probe(struct ilab_testbed *tb, const struct ilab_device *td,
-		 enum ilab_nvme_env_mode mode, struct ilab_dev **out, char *err, size_t errlen)
+		 enum ilab_nvme_env_mode mode, const struct ilab_kernel_era *kernel,
+		 struct ilab_dev **out, char *err, size_t errlen)
 {
 	enum ilab_domain_type type = domain_type(mode);
 	struct ilab_dma_options dopts;
@@ -93,6 +94,10 @@ static int probe(struct ilab_testbed *tb, const struct ilab_device *td,
 	if (type == ILAB_DOMAIN_IDENTITY)
 		return 0;
 	ilab_dma_options_default(&dopts);
+	if (kernel)
+		ilab_kernel_era_dma_opts(kernel, &dopts);
+	if (!dopts.use_map_pages && !ilab_dma_has_per_page_path(dev))
+		dopts.use_map_pages = true; /* a driver with map_pages only (VT-d) */
 	if (ilab_dma_configure(dev, &dopts))
 		return snprintf(err, errlen, "%s", ilab_iommu_strerror()), -EINVAL;
 	return 0;
@@ -143,11 +148,13 @@ int ilab_nvme_env_run(const struct ilab_nvme_env *e, const struct ilab_nvme_cfg 
 		info->iommu = td->smmu;
 	}
 	to.smmu_mask = 1ull << td->smmu;
+	if (e->kernel)
+		ilab_kernel_era_drv_opts(e->kernel, &to.drv);
 	ret = ilab_testbed_up(&tb, &to, err, errlen);
 	if (ret)
 		goto out;
 	ilab_sim_breakdown_enable(tb.sim);
-	ret = probe(&tb, td, e->mode, &dev, err, errlen);
+	ret = probe(&tb, td, e->mode, e->kernel, &dev, err, errlen);
 	if (!ret)
 		ret = ilab_nvme_run(tb.board, dev, &cfg, res, err, errlen);
 	if (ret && ret != -EIO && *ilab_testbed_sim_error(&tb)) {

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <iommulab/kernel_era.h>
+
 #include <iommulab/nvme.h>
 
 enum ilab_nvme_env_mode { ILAB_NVME_ENV_STRICT = 0, ILAB_NVME_ENV_LAZY, ILAB_NVME_ENV_PASSTHROUGH };
@@ -21,6 +23,7 @@ struct ilab_nvme_env {
 	enum ilab_nvme_env_mode mode;
 	bool drive_from_profile;  /* the drive's and the stack's constants are the profile's
 				   * nvme: section, not the cfg's */
+	const struct ilab_kernel_era *kernel; /* NULL: today's (kernel_era.h) */
 };
 
 /* What the run used, for the printout. */
