@@ -89,6 +89,10 @@ static const struct preset_device a100_devices[] = {
 	{ "nic4", ILAB_DEV_NIC, 2, RID(3, 0, 0) }, { "nic5", ILAB_DEV_NIC, 2, RID(4, 0, 0) },
 	{ "gpu6", ILAB_DEV_GPU, 3, RID(1, 0, 0) }, { "gpu7", ILAB_DEV_GPU, 3, RID(2, 0, 0) },
 	{ "nic6", ILAB_DEV_NIC, 3, RID(3, 0, 0) }, { "nic7", ILAB_DEV_NIC, 3, RID(4, 0, 0) },
+	/* The fio workload's drive: a U.2 NVMe SSD behind the first root port's switch, as the
+	 * HGX/DGX A100 servers carry their data drives (docs/topology.md); listed last so that the
+	 * seeds' device choices (first match) are unchanged. */
+	{ "nvme0", ILAB_DEV_NVME, 0, RID(5, 0, 0) },
 };
 
 /* Seed 004's host as the research has it (docs/journal.md, "public measurements for issue 20",
@@ -122,6 +126,10 @@ static const struct preset_device icx_devices[] = {
 	{ "nic4", ILAB_DEV_NIC, 2, RID(0x9b, 0, 0) }, { "nic5", ILAB_DEV_NIC, 2, RID(0x9c, 0, 0) },
 	{ "gpu6", ILAB_DEV_GPU, 3, RID(0xd2, 0, 0) }, { "gpu7", ILAB_DEV_GPU, 3, RID(0xd3, 0, 0) },
 	{ "nic6", ILAB_DEV_NIC, 3, RID(0xd4, 0, 0) }, { "nic7", ILAB_DEV_NIC, 3, RID(0xd5, 0, 0) },
+	/* The fio workload's drive: a U.2 NVMe SSD behind the first stack's switch (n0-rp0,
+	 * dmar0), as the HGX/DGX A100 servers carry their data drives (docs/topology.md); listed
+	 * last so that the seeds' device choices (first match) are unchanged. Bus illustrative. */
+	{ "nvme0", ILAB_DEV_NVME, 0, RID(0x1d, 0, 0) },
 };
 
 /* NVIDIA Grace CPU Superchip: two Grace CPUs of 72 Neoverse V2 cores, one NUMA node each
@@ -142,6 +150,10 @@ static const struct preset_rootport grace_rootports[] = {
 static const struct preset_device grace_devices[] = {
 	{ "nic0", ILAB_DEV_NIC, 0, RID(0x01, 0, 0) },
 	{ "nic1", ILAB_DEV_NIC, 1, RID(0x81, 0, 0) },
+	/* The fio workload's drive: an NVMe SSD on a root port of the first Grace, behind its SMMU
+	 * (modelled on n0-rp0, the one root port of the node; docs/topology.md); listed last so
+	 * that the seeds' and scenarios' device choices (first match) are unchanged. */
+	{ "nvme0", ILAB_DEV_NVME, 0, RID(0x02, 0, 0) },
 };
 
 static const struct preset presets[] = {

@@ -133,15 +133,18 @@ static void test_profile_builds_four_dmar_units_on_their_nodes(void **state)
 		assert_int_equal(ilab_topo_rootport(t, i)->node, want_node[i]);
 		assert_null(ilab_board_iommu(r.tb.board, i)); /* no driver */
 	}
-	/* 2 A100 + 2 CX6 behind each root port, source-ids unique on the one segment */
-	assert_int_equal(ilab_topo_nr_devices(t), 16);
-	for (unsigned i = 0; i < 16; i++) {
+	/* 2 A100 + 2 CX6 behind each root port, then the fio workload's NVMe (last, behind
+	 * n0-rp0's switch); source-ids unique on the one segment */
+	assert_int_equal(ilab_topo_nr_devices(t), 17);
+	assert_int_equal(ilab_topo_device(t, 16)->kind, ILAB_DEV_NVME);
+	assert_int_equal(ilab_topo_device(t, 16)->rootport, 0);
+	for (unsigned i = 0; i < 17; i++) {
 		const struct ilab_device *d = ilab_topo_device(t, i);
 		unsigned gpus = 0, nics = 0;
 
 		assert_int_equal(d->node, want_node[d->rootport]);
 		assert_int_equal(d->smmu, d->rootport);
-		for (unsigned j = 0; j < 16; j++) {
+		for (unsigned j = 0; j < 17; j++) {
 			const struct ilab_device *e = ilab_topo_device(t, j);
 
 			if (j != i)

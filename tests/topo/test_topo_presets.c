@@ -179,14 +179,17 @@ static void a100_2node_matches_seed_004(void **state)
 	}
 	assert_int_equal(rp_per_node[0], 2);
 	assert_int_equal(rp_per_node[1], 2);
-	/* each root port: 2 A100 + 2 CX6 */
-	assert_int_equal(ilab_topo_nr_devices(t), 16);
+	/* each root port: 2 A100 + 2 CX6; then the fio workload's NVMe, last, on n0-rp0 */
+	assert_int_equal(ilab_topo_nr_devices(t), 17);
 	for (unsigned i = 0; i < ilab_topo_nr_devices(t); i++) {
 		const struct ilab_device *d = ilab_topo_device(t, i);
 
 		assert_int_equal(d->node, ilab_topo_rootport(t, d->rootport)->node);
 		assert_int_equal(d->smmu, ilab_topo_rootport(t, d->rootport)->smmu);
-		if (d->kind == ILAB_DEV_GPU) {
+		if (d->kind == ILAB_DEV_NVME) {
+			assert_int_equal(i, 16);
+			assert_int_equal(d->rootport, 0);
+		} else if (d->kind == ILAB_DEV_GPU) {
 			gpus[d->node]++;
 			per_rp_gpu[d->rootport]++;
 		} else {

@@ -65,7 +65,8 @@ static void json_has_sorted_keys_and_the_facts(void **state)
 	assert_int_equal(json_integer_value(json_object_get(root, "nr_nodes")), 2);
 	assert_int_equal(json_integer_value(json_object_get(root, "nr_cpus")), 64);
 	assert_int_equal(json_array_size(json_object_get(root, "nodes")), 2);
-	assert_int_equal(json_array_size(json_object_get(root, "devices")), 16);
+	/* 8 GPUs, 8 NICs and the NVMe */
+	assert_int_equal(json_array_size(json_object_get(root, "devices")), 17);
 	assert_int_equal(json_array_size(json_object_get(root, "smmus")), 4);
 	assert_int_equal(json_array_size(json_object_get(root, "rootports")), 4);
 	json_t *row1 = json_array_get(json_object_get(root, "distances"), 1);
