@@ -31,13 +31,15 @@ check_usage "unknown option '--size=1g'" --size=1g
 check_usage "unexpected argument 'job.fio'" job.fio
 check_usage "option '--json' takes no value" --json=1
 check_usage "option '--bs' needs a value" --bs
-# machines: a topology without an NVMe; an NVMe named wrong; a profile without nvme:
-check_usage "topology a100-2node has no NVMe device" --profile=a100-2node --number_ios=1
-check_usage "topology icelake-2s-a100 has no NVMe device" --profile icelake-2s-a100 --number_ios=1
-check_usage "no NVMe device nvme9 in topology kunpeng920; its NVMe devices: nvme0" \
-	--device=nvme9 --number_ios=1
+# machines: a topology without an NVMe (a test topology: every shipped one has a drive); an
+# NVMe named wrong; a profile without nvme:
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+sed "s|^topology: .*|topology: $2/tests/data/topologies/24em64t-2n6c2t-pci.xml|" \
+	"$2/profiles/kunpeng920.yaml" >"$tmp/nodrive.yaml"
+check_usage "24em64t-2n6c2t-pci.xml has no NVMe device" --profile="$tmp/nodrive.yaml" --number_ios=1
+check_usage "no NVMe device nvme9 in topology kunpeng920; its NVMe devices: nvme0" \
+	--device=nvme9 --number_ios=1
 sed '/^nvme:/,$d' "$2/profiles/kunpeng920.yaml" >"$tmp/nonvme.yaml"
 check_usage "describes no NVMe drive" --profile="$tmp/nonvme.yaml" --number_ios=1
 # a run: fio's lines, in the mode asked

@@ -91,8 +91,6 @@ static const struct expect expected[] = {
 	{ "bad-nic-rx-ecmdq.yaml", 9, 1, "ecmdq: on, but nic_rx's SMMU has no ECMDQs" },
 	{ "bad-unused-mechanism.yaml", 9, 1,
 	  "mechanisms: mode: lazy has no effect on workload allreduce, which does not model it" },
-	{ "bad-fio-no-nvme.yaml", 5, 10,
-	  "profile: topology a100-2node has no NVMe device" },
 	{ "bad-fio-mechanism.yaml", 8, 1,
 	  "mechanisms: ecmdq: on has no effect on workload fio, which does not model it" },
 	{ "bad-cmdqv-no-hw.yaml", 8, 1,

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -21,6 +22,7 @@
 #include "iommulab/scenario.h"
 #include "iommulab/sim.h"
 #include "support/scenario_fixture.h"
+#include "support/bare_profile.h"
 #include "workloads/nvme_env.h"
 
 /* ---- by hand -------------------------------------------------------------------------------- */
@@ -273,6 +275,7 @@ static void test_bad_configurations(void **state)
 	struct ilab_nvme_result r;
 	char err[600];
 	struct ilab_nvme_cfg c = cfg(1, 8, 4096);
+	char bare[96];
 
 	(void)state;
 	c.number_ios = 10;
@@ -290,10 +293,12 @@ static void test_bad_configurations(void **state)
 	assert_int_equal(ilab_nvme_env_run(&e, &c, &r, NULL, NULL, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "no NVMe device nvme9 in topology kunpeng920"));
 	e = env(ILAB_NVME_ENV_STRICT);
-	e.profile = "a100-2node";
+	assert_int_equal(ilab_test_bare_profile(bare, sizeof(bare)), 0);
+	e.profile = bare; /* a test topology: every shipped one has an NVMe */
 	e.drive_from_profile = true;
 	assert_int_equal(ilab_nvme_env_run(&e, &c, &r, NULL, NULL, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "topology a100-2node has no NVMe device"));
+	unlink(bare);
+	assert_non_null(strstr(err, ILAB_TEST_BARE_TOPOLOGY " has no NVMe device"));
 }
 
 /* ---- the scenario workload ------------------------------------------------------------------ */
