@@ -74,8 +74,34 @@ static void ar_down(struct ar *a)
 	ilab_testbed_down(&a->tb);
 }
 
+/* GPUDirect RDMA pairs each NIC with a GPU: a machine without both cannot run the workload,
+ * whatever its nic: section says, and that is the first thing to tell (kunpeng920, grace). */
+static int check_gpus_and_nics(const struct ilab_profile *p, char *msg, size_t msglen)
+{
+	struct ilab_topo *t;
+	unsigned gpus = 0, nics = 0;
+	int ret = ilab_topo_load(p->topology, &t, msg, msglen);
+
+	if (ret)
+		return ret;
+	for (unsigned i = 0; i < ilab_topo_nr_devices(t); i++) {
+		gpus += ilab_topo_device(t, i)->kind == ILAB_DEV_GPU;
+		nics += ilab_topo_device(t, i)->kind == ILAB_DEV_NIC;
+	}
+	ilab_topo_free(t);
+	if (gpus && nics)
+		return 0;
+	return ilab_errf(msg, msglen, -EINVAL, "topology %s has %u GPUs and %u NICs: the allreduce "
+			 "workload pairs each NIC with a GPU (GPUDirect RDMA), so it needs both "
+			 "(a100-2node and icelake-2s-a100 have them)", p->topology, gpus, nics);
+}
+
 int ilab_allreduce_check_profile(const struct ilab_profile *p, char *msg, size_t msglen)
 {
+	int ret = check_gpus_and_nics(p, msg, msglen);
+
+	if (ret)
+		return ret;
 	if (p->nic.payload_mbps && p->nic.ats_outstanding && p->nic.atc_entries)
 		return 0; /* the loader saw to the rest of the set and the ranges */
 	return ilab_errf(msg, msglen, -EINVAL, "profile %s has no ATS model of its NICs: its nic: "

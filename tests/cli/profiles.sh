@@ -43,10 +43,39 @@ for f in "$SRC"/profiles/*.yaml; do
 done
 [ $n -ge 5 ] || bad "only $n profiles found in $SRC/profiles"
 
-# A topology without an NVMe (a test topology: every shipped one has a drive) is refused with
-# one line and exit 2, by the CLI and by a scenario's load check.
+# allreduce pairs each NIC with a GPU: a profile whose topology (as `iommulab topo` lists it)
+# has both runs a small one; the others are refused at load, naming the missing devices.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+for f in "$SRC"/profiles/*.yaml; do
+	p=$(basename "$f" .yaml)
+	topo=$(sed -n 's/^topology: *//p' "$f")
+	devs=$("$BIN" topo --topology "$topo")
+	gpus=$(printf '%s\n' "$devs" | grep -cE '^  [^ ]+ +gpu ')
+	nics=$(printf '%s\n' "$devs" | grep -cE '^  [^ ]+ +nic ')
+	cat >"$tmp/ar.yaml" <<-EOF
+	name: ar
+	seed: "004"
+	title: "t"
+	profile: $p
+	workload: { type: allreduce }
+	cases:
+	  - label: a
+	    params: { nics_per_node: 1, gpus_per_node: 1, iterations: 1 }
+	EOF
+	out=$("$BIN" run --quick --out "$tmp/out" "$tmp/ar.yaml" 2>&1); rc=$?
+	if [ "$gpus" -gt 0 ] && [ "$nics" -gt 0 ]; then
+		[ $rc -eq 0 ] && want "$p allreduce" "^a +algbw .* $NUM GB/s .*ran$" "$out" ||
+			bad "$p allreduce: rc $rc, $out"
+	else
+		[ $rc -eq 2 ] && printf '%s' "$out" |
+			grep -q "has $gpus GPUs and $nics NICs: the allreduce workload pairs each NIC" ||
+			bad "$p allreduce without GPUs and NICs: rc $rc, '$out'"
+	fi
+done
+
+# A topology without an NVMe (a test topology: every shipped one has a drive) is refused with
+# one line and exit 2, by the CLI and by a scenario's load check.
 mkdir "$tmp/profiles"
 sed -e 's/^name: .*/name: nodrive/' \
 	-e "s|^topology: .*|topology: $SRC/tests/data/topologies/24em64t-2n6c2t-pci.xml|" \
