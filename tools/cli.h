@@ -49,6 +49,12 @@ int cli_trace_limit(const char *cmd, const char *arg, uint64_t *us);
 int cli_trace_open(const char *cmd, const char *path, uint64_t limit_us, struct ilab_trace **t);
 int cli_trace_close(const char *cmd, struct ilab_trace *t);
 
+/* A decimal count in lo..hi, digits only: 0, or -1 (tools/cli_util.c). */
+int cli_parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+/* Print root as indented JSON with sorted keys, with the simulator's statistics (JSON text,
+ * may be NULL) under "stats"; consumes root (NULL: prints nothing). */
+void cli_print_result_json(struct json_t *root, const char *stats);
+
 int cmd_topo(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -85,21 +85,6 @@ static int parse_time(const char *s, uint64_t *ns)
 	return 0;
 }
 
-static int parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!isdigit((unsigned char)s[0]))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 #define USAGE(...) cli_usage_error("fio", __VA_ARGS__)
 
 enum { O_NAME = 256, O_NUMJOBS, O_IODEPTH, O_BS, O_RW, O_RUNTIME, O_RAMP, O_NUMBER_IOS,
@@ -112,13 +97,13 @@ static int parse_opt(int opt, struct fio_opts *o)
 	switch (opt) {
 	case O_NAME: o->name = optarg; break;
 	case O_NUMJOBS:
-		if (parse_count(optarg, 1, ILAB_NVME_MAX_JOBS, &v))
+		if (cli_parse_count(optarg, 1, ILAB_NVME_MAX_JOBS, &v))
 			return USAGE("--numjobs must be a number in 1..%u, not '%s'",
 				     ILAB_NVME_MAX_JOBS, optarg);
 		o->cfg.numjobs = (unsigned)v;
 		break;
 	case O_IODEPTH:
-		if (parse_count(optarg, 1, ILAB_NVME_DEFAULT_QUEUE - 1, &v))
+		if (cli_parse_count(optarg, 1, ILAB_NVME_DEFAULT_QUEUE - 1, &v))
 			return USAGE("--iodepth must be a number in 1..%u (a queue of %u entries), "
 				     "not '%s'", ILAB_NVME_DEFAULT_QUEUE - 1,
 				     ILAB_NVME_DEFAULT_QUEUE, optarg);
@@ -147,7 +132,7 @@ static int parse_opt(int opt, struct fio_opts *o)
 			return USAGE("--ramp_time must be a time up to 10 s (1ms), not '%s'", optarg);
 		break;
 	case O_NUMBER_IOS:
-		if (parse_count(optarg, 1, 100000000, &o->cfg.number_ios))
+		if (cli_parse_count(optarg, 1, 100000000, &o->cfg.number_ios))
 			return USAGE("--number_ios must be a number in 1..100000000, not '%s'", optarg);
 		break;
 	case O_MODE:
@@ -168,7 +153,7 @@ static int parse_opt(int opt, struct fio_opts *o)
 		o->env.device = optarg;
 		break;
 	case O_SEED:
-		if (parse_count(optarg, 0, UINT64_MAX, &o->env.seed))
+		if (cli_parse_count(optarg, 0, UINT64_MAX, &o->env.seed))
 			return USAGE("--seed must be a number, not '%s'", optarg);
 		break;
 	case O_IOENGINE:
@@ -320,19 +305,8 @@ static void print_json(const struct fio_opts *o, const struct ilab_nvme_env_info
 		(json_int_t)r->dma_faults, "interrupts", (json_int_t)r->interrupts, "commands",
 		(json_int_t)r->commands, "prp_lists", (json_int_t)r->prp_lists, "cpu_busy",
 		r->cpu_busy);
-	char *s;
 
-	if (root && stats) {
-		json_t *st = json_loads(stats, 0, NULL);
-
-		if (st)
-			json_object_set_new(root, "stats", st);
-	}
-	s = root ? json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
-	if (s)
-		printf("%s\n", s);
-	free(s);
-	json_decref(root);
+	cli_print_result_json(root, stats);
 }
 
 int cmd_fio(int argc, char **argv)

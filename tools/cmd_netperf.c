@@ -69,21 +69,6 @@ static int parse_length(const char *s, uint64_t *ns)
 	return *ns ? 0 : -1;
 }
 
-static int parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!isdigit((unsigned char)s[0]))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 enum { O_MODE = 256, O_QUEUES, O_PROFILE, O_SEED, O_JSON, O_HELP };
 
 static int parse_global(int opt, struct np_opts *o)
@@ -115,7 +100,7 @@ static int parse_global(int opt, struct np_opts *o)
 				     optarg);
 		return 0;
 	case O_QUEUES:
-		if (parse_count(optarg, 1, ILAB_NETPERF_MAX_QUEUES, &v))
+		if (cli_parse_count(optarg, 1, ILAB_NETPERF_MAX_QUEUES, &v))
 			return USAGE("--queues must be a number in 1..%u, not '%s'",
 				     ILAB_NETPERF_MAX_QUEUES, optarg);
 		o->cfg.queues = (unsigned)v;
@@ -126,7 +111,7 @@ static int parse_global(int opt, struct np_opts *o)
 		o->env.profile = optarg;
 		return 0;
 	case O_SEED:
-		if (parse_count(optarg, 0, UINT64_MAX, &o->env.seed))
+		if (cli_parse_count(optarg, 0, UINT64_MAX, &o->env.seed))
 			return USAGE("--seed must be a number, not '%s'", optarg);
 		return 0;
 	case O_JSON:
@@ -297,19 +282,8 @@ static void print_json(const struct np_opts *o, const struct ilab_nic_env_info *
 		(json_int_t)r->tx_unmaps, "rx_buffers", (json_int_t)r->rx_buffers, "interrupts",
 		(json_int_t)r->interrupts, "cpu_busy", r->cpu_busy, "dma_faults",
 		(json_int_t)r->dma_faults, "map_errors", (json_int_t)r->map_errors);
-	char *s;
 
-	if (root && stats) {
-		json_t *st = json_loads(stats, 0, NULL);
-
-		if (st)
-			json_object_set_new(root, "stats", st);
-	}
-	s = root ? json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
-	if (s)
-		printf("%s\n", s);
-	free(s);
-	json_decref(root);
+	cli_print_result_json(root, stats);
 }
 
 int cmd_netperf(int argc, char **argv)
