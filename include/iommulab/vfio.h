@@ -90,12 +90,15 @@ int ilab_vfio_group_node(const struct ilab_vfio_group *g);
  * attach_group_by_node also the same node; and the IOMMU core's attach must succeed, i.e. the
  * driver finds the domain compatible) or get a new UNMANAGED domain into which every existing
  * mapping is replayed (pinning pages that were never pinned). Returns 0; -EINVAL (NULL, the
- * group is already in a container, or a recorded mapping lies outside the new domain's
- * aperture: nothing changes); -ENODEV (the group has no IOMMU or no device); -EBUSY (the
- * group is attached to another domain outside VFIO); -EFAULT (a replayed mapping's user memory
- * is not backed: nothing changes); -ENOMEM; or the driver's error. */
+ * group is already in a container, a recorded mapping lies outside the new domain's
+ * aperture, or a recorded mapping overlaps one of the group's reserved regions: nothing
+ * changes; Linux vfio_iommu_aper_conflict / vfio_iommu_resv_conflict); -ENODEV (the group
+ * has no IOMMU or no device); -EBUSY (the group is attached to another domain outside VFIO);
+ * -EFAULT (a replayed mapping's user memory is not backed: nothing changes); -ENOMEM; or the
+ * driver's error. */
 int ilab_vfio_attach_group(struct ilab_vfio_container *c, struct ilab_vfio_group *g);
-/* vfio_iommu_type1_detach_group: the group goes back to its default domain; the last group of
+/* vfio_iommu_type1_detach_group: the group goes back to its default domain and its reserved
+ * regions stop counting (unless another attached group reports them); the last group of
  * a domain frees it; when the last domain goes, every mapping is unmapped, unpinned and
  * removed from the container, so a later attach replays nothing (Linux: "group ownership
  * provides privilege"). Returns 0 or -EINVAL (not in this container). */
@@ -105,7 +108,9 @@ int ilab_vfio_detach_group(struct ilab_vfio_container *c, struct ilab_vfio_group
  * every domain of the container, pinning each page once more. Returns 0, or with nothing
  * changed: -EINVAL (prot without READ/WRITE or with other bits; size 0; iova, vaddr or size
  * not a multiple of the container's smallest page size; iova or vaddr range wrapping; iova
- * beyond a domain's aperture), -EEXIST (overlaps an existing mapping), -ENOSPC (65535
+ * beyond a domain's aperture; the range overlaps a reserved region of an attached group, the
+ * regions its IOMMU driver reports with ilab_iommu_get_resv_regions: VT-d's interrupt range
+ * 0xFEE00000-0xFEEFFFFF, SMMUv3's MSI window; the message names the region), -EEXIST (overlaps an existing mapping), -ENOSPC (65535
  * mappings, Linux's dma_entry_limit), -EFAULT (user memory not backed), -ENOMEM, or the
  * page-table error. With no domain yet the mapping is only recorded (no pin, no check of the
  * user memory): it is pinned and mapped by the replay of the first attach, as in Linux. */

@@ -47,11 +47,12 @@ static struct vfio_dma *find_dma(struct ilab_vfio_container *c, uint64_t iova)
 	return i < c->nr_dmas && c->dmas[i].iova <= iova ? &c->dmas[i] : NULL;
 }
 
-static bool range_overlaps(struct ilab_vfio_container *c, uint64_t iova, uint64_t size)
+const struct vfio_dma *vfio_find_dma_range(const struct ilab_vfio_container *c, uint64_t first,
+					   uint64_t last)
 {
-	size_t i = first_at_or_after(c, iova);
+	size_t i = first_at_or_after(c, first);
 
-	return i < c->nr_dmas && c->dmas[i].iova <= iova + size - 1;
+	return i < c->nr_dmas && c->dmas[i].iova <= last ? &c->dmas[i] : NULL;
 }
 
 static int insert_dma(struct ilab_vfio_container *c, const struct vfio_dma *dma)
@@ -150,6 +151,7 @@ int ilab_vfio_dma_map(struct ilab_vfio_container *c, uint64_t vaddr, uint64_t io
 		      uint64_t size, int prot)
 {
 	struct vfio_dma dma = { iova, vaddr, size, 0, false };
+	const struct vfio_resv *resv;
 	uint64_t pgsize;
 	int err;
 
@@ -176,7 +178,7 @@ int ilab_vfio_dma_map(struct ilab_vfio_container *c, uint64_t vaddr, uint64_t io
 				     (unsigned long long)size);
 		goto out;
 	}
-	if (range_overlaps(c, iova, size)) {
+	if (vfio_find_dma_range(c, iova, iova + size - 1)) {
 		err = vfio_set_error(-EEXIST, "vfio map: [%#llx, +%#llx) overlaps a mapping",
 				     (unsigned long long)iova, (unsigned long long)size);
 		goto out;
@@ -193,6 +195,18 @@ int ilab_vfio_dma_map(struct ilab_vfio_container *c, uint64_t vaddr, uint64_t io
 					     (unsigned long long)iova, (unsigned long long)size, i);
 			goto out;
 		}
+	}
+	/* Linux vfio_iommu_iova_dma_valid: the range lies in one valid range of the iova_list,
+	 * i.e. inside the apertures (above) and clear of every attached group's reserved
+	 * regions. With no group attached there are none, and the attach checks instead. */
+	resv = vfio_resv_overlap(&c->resv, iova, size);
+	if (resv) {
+		err = vfio_set_error(-EINVAL, "vfio map: [%#llx, +%#llx) overlaps the reserved "
+				     "region [%#llx, %#llx] (%s) of %s's IOMMU",
+				     (unsigned long long)iova, (unsigned long long)size,
+				     (unsigned long long)resv->start, (unsigned long long)resv->end,
+				     vfio_resv_type_name(resv->type), resv->dev);
+		goto out;
 	}
 	/* Linux: with no IOMMU domain yet, record only; the first attach pins and maps. */
 	if (c->nr_domains) {

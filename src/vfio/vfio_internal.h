@@ -71,6 +71,18 @@ struct ilab_vfio_group {
 	struct vfio_domain *domain;
 };
 
+/* One reserved IOVA region of an attached group (a hole in Linux's iova_list). */
+struct vfio_resv {
+	uint64_t start, end;     /* inclusive */
+	enum ilab_resv_type type;
+	char dev[48];            /* the device whose IOMMU driver reported it */
+};
+
+struct vfio_resv_list {
+	struct vfio_resv *r;
+	unsigned n, cap;
+};
+
 struct ilab_vfio_container {
 	struct ilab_mem *mem;
 	struct ilab_vfio_container_opts opts;
@@ -81,11 +93,16 @@ struct ilab_vfio_container {
 	struct vfio_dma *dmas;   /* sorted by iova, disjoint (Linux: an rb-tree) */
 	size_t nr_dmas, cap_dmas;
 	uint64_t pinned_pages, replays;
+	/* the reserved regions of every attached group: no mapping may overlap one */
+	struct vfio_resv_list resv;
 };
 
 int vfio_set_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* vfio_dma.c */
+/* The first mapping that meets [first, last] (inclusive, first <= last), or NULL. */
+const struct vfio_dma *vfio_find_dma_range(const struct ilab_vfio_container *c, uint64_t first,
+					   uint64_t last);
 /* Smallest page size every domain supports (4 KiB without domains). */
 uint64_t vfio_min_pgsize(const struct ilab_vfio_container *c);
 /* Map every mapping into a new domain, pinning those not pinned yet. On failure nothing of
@@ -93,5 +110,16 @@ uint64_t vfio_min_pgsize(const struct ilab_vfio_container *c);
 int vfio_replay(struct ilab_vfio_container *c, struct vfio_domain *vd);
 /* Unmap every mapping from every domain and unpin it; the list is emptied. Lock held. */
 void vfio_unmap_unpin_all(struct ilab_vfio_container *c);
+
+/* vfio_resv.c */
+const char *vfio_resv_type_name(enum ilab_resv_type type);
+/* Append the group's devices' reserved regions to l. 0 or -ENOMEM (l unchanged). */
+int vfio_resv_add_group(struct vfio_resv_list *l, struct ilab_vfio_group *g);
+void vfio_resv_list_free(struct vfio_resv_list *l);
+/* The first region of l that [iova, iova + size) overlaps (size > 0, no wrap), or NULL. */
+const struct vfio_resv *vfio_resv_overlap(const struct vfio_resv_list *l, uint64_t iova,
+					  uint64_t size);
+/* c->resv from the groups attached now. 0 or -ENOMEM (c->resv unchanged). Lock held. */
+int vfio_resv_rebuild(struct ilab_vfio_container *c);
 
 #endif

@@ -292,9 +292,37 @@ static int new_domain(struct ilab_vfio_container *c, struct ilab_vfio_group *g,
 	return 0;
 }
 
+/* Linux vfio_iommu_resv_conflict: append the group's reserved regions to the container's and
+ * refuse (-EINVAL, the list as it was) if a recorded mapping overlaps one of them. The
+ * caller truncates the list back to *before if the attach fails later. */
+static int add_group_resv(struct ilab_vfio_container *c, struct ilab_vfio_group *g,
+			  unsigned *before)
+{
+	*before = c->resv.n;
+	if (vfio_resv_add_group(&c->resv, g))
+		return vfio_set_error(-ENOMEM, "vfio attach: out of memory");
+	for (unsigned i = *before; i < c->resv.n; i++) {
+		const struct vfio_resv *r = &c->resv.r[i];
+		const struct vfio_dma *dma = vfio_find_dma_range(c, r->start, r->end);
+
+		if (dma) {
+			c->resv.n = *before;
+			return vfio_set_error(-EINVAL, "vfio attach: %s's reserved region [%#llx, "
+					      "%#llx] (%s) overlaps the mapping [%#llx, +%#llx)",
+					      g->dev->name, (unsigned long long)r->start,
+					      (unsigned long long)r->end,
+					      vfio_resv_type_name(r->type),
+					      (unsigned long long)dma->iova,
+					      (unsigned long long)dma->size);
+		}
+	}
+	return 0;
+}
+
 int ilab_vfio_attach_group(struct ilab_vfio_container *c, struct ilab_vfio_group *g)
 {
 	struct vfio_domain *vd;
+	unsigned nr_resv;
 	int err = 0;
 
 	if (!c || !g)
@@ -307,11 +335,14 @@ int ilab_vfio_attach_group(struct ilab_vfio_container *c, struct ilab_vfio_group
 				     g->dev->name);
 		goto out;
 	}
+	err = add_group_resv(c, g, &nr_resv);
+	if (err)
+		goto out;
 	vd = c->opts.attach_group_by_node ? NULL : join_existing(c, g);
 	if (!vd) {
 		err = new_domain(c, g, &vd);
 		if (err)
-			goto out;
+			goto out_resv;
 	}
 	err = domain_add_group(vd, g);
 	if (err) {
@@ -327,9 +358,12 @@ int ilab_vfio_attach_group(struct ilab_vfio_container *c, struct ilab_vfio_group
 			vfio_domain_free(vd);
 		}
 		err = vfio_set_error(-ENOMEM, "vfio attach: out of memory");
-		goto out;
+		goto out_resv;
 	}
 	g->container = c;
+	goto out;
+out_resv:
+	c->resv.n = nr_resv;
 out:
 	plat_spin_unlock(&c->lock);
 	return err;
@@ -358,6 +392,8 @@ int ilab_vfio_detach_group(struct ilab_vfio_container *c, struct ilab_vfio_group
 		container_remove_domain(c, vd);
 		vfio_domain_free(vd);
 	}
+	/* Its reserved regions may be IOVA space again (vfio_iommu_resv_refresh). */
+	vfio_resv_rebuild(c);
 	plat_spin_unlock(&c->lock);
 	return 0;
 }
@@ -384,6 +420,7 @@ void ilab_vfio_container_destroy(struct ilab_vfio_container *c)
 	plat_spin_unlock(&c->lock);
 	free(c->domains);
 	free(c->dmas);
+	vfio_resv_list_free(&c->resv);
 	vfio_mm_destroy(c->mm);
 	free(c);
 }
