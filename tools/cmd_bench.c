@@ -3,7 +3,7 @@
  * driver, the IOMMU core and dma-iommu), natively (real threads) or in the deterministic
  * simulator (--engine sim: fibers, virtual time, a machine profile's costs). Not the experiment itself (src/workloads/map_benchmark.c): this parses
  * options, assembles the machine, prints the tool's lines, nanosecond figures and optionally
- * JSON (with the simulator's and the SMMU's statistics).
+ * JSON (with the simulator's and the IOMMU unit's statistics).
  */
 #include "cli.h"
 
@@ -49,7 +49,7 @@ struct bench_opts {
 	const char *topology;
 	bool topology_set;
 	const char *device;
-	int smmu;
+	int unit;               /* --unit N (--smmu N): a device behind unit N only; -1 any */
 	bool json;
 	bool breakdown; /* --breakdown: print where the simulated time went */
 	const char *trace;  /* --trace FILE: the simulation's timeline (docs/trace.md) */
@@ -130,7 +130,8 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "lookup", required_argument, NULL, 'L' },
 		{ "cma", required_argument, NULL, 'C' },
 		{ "topology", required_argument, NULL, 'T' },
-		{ "smmu", required_argument, NULL, 'S' },
+		{ "unit", required_argument, NULL, 'S' },
+		{ "smmu", required_argument, NULL, 'S' }, /* --unit's SMMUv3-era name */
 		{ "device", required_argument, NULL, 'D' },
 		{ "duration-ms", required_argument, NULL, 'U' },
 		{ "fq-timer", required_argument, NULL, 'F' },
@@ -164,7 +165,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	o->lookup = ILAB_DMA_LOOKUP_DIRECT;
 	o->cma = ILAB_CMA_GLOBAL;
 	o->topology = "kunpeng920";
-	o->smmu = -1;
+	o->unit = -1;
 	o->engine = PLAT_ENGINE_NATIVE;
 	o->seed = 1;
 	o->ecmdq = -1;
@@ -347,7 +348,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 			break;
 		}
 		case 'T': o->topology = optarg; o->topology_set = true; break;
-		case 'S': NUM(opt, "--smmu", 0, 1023, o->smmu); break;
+		case 'S': NUM(opt, "--unit (--smmu)", 0, 1023, o->unit); break;
 		case 'D':
 			if (!*optarg)
 				return cli_usage_error("bench", "--device needs a device name");
@@ -438,7 +439,7 @@ static const char *depot_name(enum ilab_iova_depot_mode m)
 }
 
 /* The default device: the NIC on node 2 (kunpeng920's), else the first NIC, else the first
- * device; restricted to those behind --smmu when given. */
+ * device; restricted to those behind --unit when given. */
 static const struct ilab_device *pick_device(const struct ilab_topo *t, const struct bench_opts *o)
 {
 	const struct ilab_device *best = NULL;
@@ -450,7 +451,7 @@ static const struct ilab_device *pick_device(const struct ilab_topo *t, const st
 		const struct ilab_device *d = ilab_topo_device(t, i);
 		int score = (d->kind == ILAB_DEV_NIC) * 2 + (d->node == 2);
 
-		if (o->smmu >= 0 && d->smmu != (unsigned)o->smmu)
+		if (o->unit >= 0 && d->smmu != (unsigned)o->unit)
 			continue;
 		if (score > best_score) {
 			best = d;
@@ -490,14 +491,14 @@ static json_t *swiotlb_json(const struct ilab_swiotlb_stats *sw)
 }
 
 static void print_json(const struct bench_opts *o, const struct ilab_dma_options *d,
-		       const char *devname, unsigned smmu,
+		       const char *devname, unsigned unit, const char *unit_name,
 		       const struct ilab_map_bench_result *r, const struct ilab_dma_stats *st,
 		       struct ilab_board *board, const struct ilab_sim *sim,
 		       const struct ilab_profile *prof, const struct ilab_swiotlb_stats *sw)
 {
 	const struct ilab_map_bench_cfg *c = &o->cfg;
 	json_t *root = json_pack(
-		"{s:{s:i,s:i,s:i,s:i,s:s,s:i,s:i,s:s,s:s,s:b,s:s,s:s,s:s,s:s,s:s,s:i,s:I},"
+		"{s:{s:i,s:i,s:i,s:i,s:s,s:i,s:i,s:s,s:s,s:b,s:s,s:s,s:s,s:s,s:s,s:s,s:I},"
 		"s:{s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I},"
 		"s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
 		"config", "threads", (int)c->threads, "seconds", (int)c->seconds, "node", c->node,
@@ -507,7 +508,7 @@ static void print_json(const struct bench_opts *o, const struct ilab_dma_options
 		"map_pages", o->map_pages, "fq_timer", o->fq_timer ? "agent" : "unmap", "lookup",
 		o->lookup == ILAB_DMA_LOOKUP_REFCOUNT ? "refcount" : "direct", "cma",
 		o->cma == ILAB_CMA_PERNUMA ? "pernuma" : "global", "topology", o->topology,
-		"device", devname, "smmu", (int)smmu, "duration_ns", (json_int_t)c->duration_ns,
+		"device", devname, "iommu", unit_name, "duration_ns", (json_int_t)c->duration_ns,
 		"result", "loops", (json_int_t)r->loops, "avg_map_100ns",
 		(json_int_t)r->avg_map_100ns, "map_stddev_100ns", (json_int_t)r->map_stddev_100ns,
 		"avg_unmap_100ns", (json_int_t)r->avg_unmap_100ns, "unmap_stddev_100ns",
@@ -546,7 +547,8 @@ static void print_json(const struct bench_opts *o, const struct ilab_dma_options
 			json_object_set_new(cfg, "profile", json_string(prof->name));
 			json_object_set_new(cfg, "seed", jint(o->seed));
 		}
-		json_object_set_new(root, "smmu", ilab_board_smmu_json(board, smmu));
+		/* the unit the device sits behind, by its architecture's name in config.iommu */
+		json_object_set_new(root, "iommu", ilab_board_iommu_json(board, unit));
 		if (sw)
 			json_object_set_new(root, "swiotlb", swiotlb_json(sw));
 		if (sim) {
@@ -563,12 +565,12 @@ static void print_json(const struct bench_opts *o, const struct ilab_dma_options
 }
 
 static void print_text(const struct bench_opts *o, const struct ilab_dma_options *d,
-		       const char *devname, unsigned smmu,
+		       const char *devname, const char *unit_name,
 		       const struct ilab_map_bench_result *r, const struct ilab_dma_stats *st)
 {
 	ilab_map_bench_print_tool(stdout, &o->cfg, r);
-	printf("iommulab: device %s (smmu %u), kernel %s, mode %s, map-pages %s, fq-timer %s, "
-	       "lookup %s, cma %s, topology %s, ecmdq %s\n", devname, smmu, o->kernel.name,
+	printf("iommulab: device %s (%s), kernel %s, mode %s, map-pages %s, fq-timer %s, "
+	       "lookup %s, cma %s, topology %s, ecmdq %s\n", devname, unit_name, o->kernel.name,
 	       mode_name(o->type),
 	       o->map_pages ? "on" : "off", o->fq_timer ? "agent" : "unmap",
 	       o->lookup == ILAB_DMA_LOOKUP_REFCOUNT ? "refcount" : "direct",
@@ -688,14 +690,16 @@ static int bench_up(struct bench_opts *o, const struct ilab_profile *prof,
 		return CLI_EXIT_USAGE;
 	}
 	*td = pick_device(tb->topo, o);
-	if (*td && o->device && o->smmu >= 0 && (*td)->smmu != (unsigned)o->smmu) {
-		fprintf(stderr, "%s bench: device %s is behind SMMU %u, not --smmu %d\n", CLI_PROG,
-			(*td)->name, (*td)->smmu, o->smmu);
+	if (*td && o->device && o->unit >= 0 && (*td)->smmu != (unsigned)o->unit) {
+		fprintf(stderr, "%s bench: device %s is behind IOMMU unit %u (%s), not --unit %d\n",
+			CLI_PROG, (*td)->name, (*td)->smmu,
+			ilab_topo_smmu(tb->topo, (*td)->smmu)->name, o->unit);
 		return CLI_EXIT_USAGE;
 	}
-	if (!*td && !o->device && o->smmu >= 0 && ilab_topo_nr_devices(tb->topo)) {
-		fprintf(stderr, "%s bench: no device behind SMMU %d in topology %s (it has %u SMMUs)\n",
-			CLI_PROG, o->smmu, ilab_topo_name(tb->topo), ilab_topo_nr_smmus(tb->topo));
+	if (!*td && !o->device && o->unit >= 0 && ilab_topo_nr_devices(tb->topo)) {
+		fprintf(stderr, "%s bench: no device behind IOMMU unit %d in topology %s (it has %u "
+			"IOMMU units)\n", CLI_PROG, o->unit, ilab_topo_name(tb->topo),
+			ilab_topo_nr_smmus(tb->topo));
 		return CLI_EXIT_USAGE;
 	}
 	if (!*td) { /* says how to get a device: lstopo's I/O export, or the names there are */
@@ -703,7 +707,7 @@ static int bench_up(struct bench_opts *o, const struct ilab_profile *prof,
 			ilab_topo_explain_no_device(tb->topo, o->device, err, sizeof(err)));
 		return CLI_EXIT_USAGE;
 	}
-	to.smmu_mask = 1ull << (*td)->smmu; /* only the SMMU we use gets a model and an agent */
+	to.smmu_mask = 1ull << (*td)->smmu; /* only the unit we use gets a model and an agent */
 	ret = ilab_testbed_up(tb, &to, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
@@ -797,10 +801,12 @@ int cmd_bench(int argc, char **argv)
 	ilab_dma_stats(dev, &st);
 	have_swiotlb = ilab_dma_swiotlb_stats(dev, &sw) == 0;
 	if (o.json) {
-		print_json(&o, &dopts, td->name, td->smmu, &res, &st, tb.board, tb.sim, prof,
+		print_json(&o, &dopts, td->name, td->smmu, ilab_topo_smmu(tb.topo, td->smmu)->name,
+			   &res, &st, tb.board, tb.sim, prof,
 			   have_swiotlb ? &sw : NULL);
 	} else {
-		print_text(&o, &dopts, td->name, td->smmu, &res, &st);
+		print_text(&o, &dopts, td->name, ilab_topo_smmu(tb.topo, td->smmu)->name, &res,
+			   &st);
 		if (have_swiotlb)
 			print_swiotlb(&sw);
 		if (tb.sim) {

@@ -112,8 +112,8 @@ const char *ilab_testbed_sim_error(const struct ilab_testbed *tb);
 
 /* The run's statistics as JSON text (malloc'd; NULL natively or without memory): the
  * simulator's (ilab_sim_json: per CPU, agent, line, lock, distribution) with every modelled
- * unit's under "smmus" (ilab_board_iommus_json; the key predates VT-d). Call it after the
- * run, before ilab_testbed_down. */
+ * unit's under "iommus", keyed by the unit's name: smmu2, dmar0 (ilab_board_iommus_json).
+ * Call it after the run, before ilab_testbed_down. */
 char *ilab_testbed_stats_json(const struct ilab_testbed *tb);
 
 #ifdef __cplusplus

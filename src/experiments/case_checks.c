@@ -141,7 +141,8 @@ static void nodes_with(const struct ilab_topo *t, enum ilab_dev_kind kind, char 
 		snprintf(buf, len, "none");
 }
 
-/* sim_env.c measures through a device behind an SMMU of smmu_node. */
+/* sim_env.c measures through a device behind an IOMMU unit (SMMU or DMAR unit) of
+ * smmu_node. */
 static int check_smmu_device(const struct ilab_case *c, const struct ilab_topo *t, char *msg,
 			     size_t msglen)
 {
@@ -167,8 +168,8 @@ static int check_smmu_device(const struct ilab_case *c, const struct ilab_topo *
 				break;
 			}
 		}
-	return refuse(msg, msglen, "smmu_node: %s has no device behind an SMMU on node %u (there "
-		      "are on nodes: %s)", ilab_topo_name(t), node, off ? have : "none");
+	return refuse(msg, msglen, "smmu_node: %s has no device behind an IOMMU unit on node %u "
+		      "(there are on nodes: %s)", ilab_topo_name(t), node, off ? have : "none");
 }
 
 int ilab_case_check_cmdsync(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,

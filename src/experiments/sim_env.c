@@ -79,7 +79,7 @@ int ilab_sim_env_up(const struct ilab_sim_env_cfg *cfg, struct ilab_sim_env **ou
 		if (!ilab_topo_nr_devices(e->tb.topo))
 			ilab_topo_explain_no_device(e->tb.topo, NULL, msg, sizeof(msg));
 		else
-			snprintf(msg, sizeof(msg), "no device behind an SMMU on node %d",
+			snprintf(msg, sizeof(msg), "no device behind an IOMMU unit on node %d",
 				 cfg->smmu_node);
 		ret = env_err(err, errlen, -EINVAL, msg, NULL);
 		goto fail;

@@ -238,8 +238,8 @@ char *ilab_testbed_stats_json(const struct ilab_testbed *tb)
 	if (!root)
 		return NULL;
 	if (tb->board)
-		/* every unit's, whatever its architecture; the key predates VT-d */
-		json_object_set_new(root, "smmus", ilab_board_iommus_json(tb->board));
+		/* every unit's, whatever its architecture, keyed by its name (smmu2, dmar0) */
+		json_object_set_new(root, "iommus", ilab_board_iommus_json(tb->board));
 	out = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
 	json_decref(root);
 	return out;

@@ -47,18 +47,8 @@ static void print_distances(const struct ilab_topo *t, FILE *f)
 	}
 }
 
-/* Does every IOMMU unit have the SMMUv3 architecture (the wording and bytes of the output
- * before other architectures existed)? */
-static bool all_smmuv3(const struct ilab_topo *t)
-{
-	for (unsigned i = 0; i < t->nr_smmus; i++)
-		if (t->smmus[i].arch[0] && strcmp(t->smmus[i].arch, "smmuv3"))
-			return false;
-	return true;
-}
-
 /* How people call one unit of architecture arch: "DMAR unit" for VT-d (Intel's name, and
- * Linux's dmarN), else the architecture's name. */
+ * Linux's dmarN), "SMMU" for SMMUv3, else the architecture's name. */
 static const char *unit_kind(const char *arch)
 {
 	if (!strcmp(arch, "vtd"))
@@ -68,25 +58,28 @@ static const char *unit_kind(const char *arch)
 	return arch;
 }
 
-/* The IOMMU units, each with its architecture when not every one is an SMMUv3. */
+static const char *unit_arch(const struct ilab_smmu_desc *u)
+{
+	return u->arch[0] ? u->arch : "smmuv3";
+}
+
+/* The name of unit i as its architecture has it (smmu2, dmar0), for a root port or device. */
+static const char *unit_name(const struct ilab_topo *t, unsigned i)
+{
+	return i < t->nr_smmus ? t->smmus[i].name : "none";
+}
+
+/* The IOMMU units, each with its kind and architecture. */
 static void print_units(const struct ilab_topo *t, FILE *f)
 {
-	if (all_smmuv3(t)) {
-		fprintf(f, "SMMUs: %u\n", t->nr_smmus);
-		for (unsigned i = 0; i < t->nr_smmus; i++)
-			fprintf(f, "  %-8s node %d\n", t->smmus[i].name, t->smmus[i].node);
-		return;
-	}
 	fprintf(f, "IOMMU units: %u\n", t->nr_smmus);
 	for (unsigned i = 0; i < t->nr_smmus; i++)
 		fprintf(f, "  %-8s node %-2d %s (%s)\n", t->smmus[i].name, t->smmus[i].node,
-			unit_kind(t->smmus[i].arch), t->smmus[i].arch);
+			unit_kind(unit_arch(&t->smmus[i])), unit_arch(&t->smmus[i]));
 }
 
 int ilab_topo_print(const struct ilab_topo *t, FILE *f)
 {
-	/* the column naming a root port's or device's unit: "smmu" as before, else "iommu" */
-	const char *col = all_smmuv3(t) ? "smmu" : "iommu";
 	char cpus[8192];
 
 	fprintf(f, "topology %s: %u NUMA node%s, %u CPU%s, %u package%s\n", t->name, t->nr_nodes,
@@ -103,15 +96,16 @@ int ilab_topo_print(const struct ilab_topo *t, FILE *f)
 	print_distances(t, f);
 	fprintf(f, "root ports: %u\n", t->nr_rootports);
 	for (unsigned i = 0; i < t->nr_rootports; i++)
-		fprintf(f, "  rp%-3u %-20s node %-2d %s %u\n", i, t->rootports[i].name,
-			t->rootports[i].node, col, t->rootports[i].smmu);
+		fprintf(f, "  rp%-3u %-20s node %-2d %s\n", i, t->rootports[i].name,
+			t->rootports[i].node, unit_name(t, t->rootports[i].smmu));
 	print_units(t, f);
 	fprintf(f, "devices: %u\n", t->nr_devices);
 	for (unsigned i = 0; i < t->nr_devices; i++) {
 		const struct ilab_device *d = &t->devices[i];
 
-		fprintf(f, "  %-14s %-7s node %-2d rp %-3u %s %-3u sid 0x%04x\n", d->name,
-			ilab_dev_kind_name(d->kind), d->node, d->rootport, col, d->smmu, d->sid);
+		fprintf(f, "  %-14s %-7s node %-2d rp %-3u %-7s sid 0x%04x\n", d->name,
+			ilab_dev_kind_name(d->kind), d->node, d->rootport, unit_name(t, d->smmu),
+			d->sid);
 	}
 	return ferror(f) ? -EIO : 0;
 }
@@ -160,30 +154,27 @@ static json_t *json_io(const struct ilab_topo *t, const char *what)
 {
 	json_t *arr = json_array();
 
+	/* a root port's or device's unit by its name (smmu2, dmar0) under "iommu", whatever
+	 * the architecture */
 	if (strcmp(what, "rootports") == 0) {
 		for (unsigned i = 0; i < t->nr_rootports; i++)
-			json_array_append_new(arr, json_pack("{s:i, s:s, s:i, s:i}",
+			json_array_append_new(arr, json_pack("{s:i, s:s, s:i, s:s}",
 				"id", (int)i, "name", t->rootports[i].name,
-				"node", t->rootports[i].node, "smmu", (int)t->rootports[i].smmu));
-	} else if (strcmp(what, "smmus") == 0) {
-		for (unsigned i = 0; i < t->nr_smmus; i++) {
-			json_t *u = json_pack("{s:i, s:s, s:i}", "id", (int)i, "name",
-					      t->smmus[i].name, "node", t->smmus[i].node);
-
-			/* the architecture of a unit that is not an SMMUv3 (SMMUv3 output as
-			 * before) */
-			if (!all_smmuv3(t))
-				json_object_set_new(u, "arch", json_string(t->smmus[i].arch));
-			json_array_append_new(arr, u);
-		}
+				"node", t->rootports[i].node,
+				"iommu", unit_name(t, t->rootports[i].smmu)));
+	} else if (strcmp(what, "iommus") == 0) {
+		for (unsigned i = 0; i < t->nr_smmus; i++)
+			json_array_append_new(arr, json_pack("{s:i, s:s, s:i, s:s}", "id", (int)i,
+				"name", t->smmus[i].name, "node", t->smmus[i].node,
+				"arch", unit_arch(&t->smmus[i])));
 	} else {
 		for (unsigned i = 0; i < t->nr_devices; i++) {
 			const struct ilab_device *d = &t->devices[i];
 
-			json_array_append_new(arr, json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:I}",
+			json_array_append_new(arr, json_pack("{s:i, s:s, s:s, s:i, s:i, s:s, s:I}",
 				"id", (int)i, "name", d->name, "kind", ilab_dev_kind_name(d->kind),
-				"node", d->node, "rootport", (int)d->rootport, "smmu", (int)d->smmu,
-				"sid", (json_int_t)d->sid));
+				"node", d->node, "rootport", (int)d->rootport,
+				"iommu", unit_name(t, d->smmu), "sid", (json_int_t)d->sid));
 		}
 	}
 	return arr;
@@ -204,7 +195,7 @@ int ilab_topo_print_json(const struct ilab_topo *t, FILE *f)
 	json_object_set_new(root, "distances", json_distances(t));
 	json_object_set_new(root, "distances_defaulted", json_boolean(t->dist_defaulted));
 	json_object_set_new(root, "rootports", json_io(t, "rootports"));
-	json_object_set_new(root, "smmus", json_io(t, "smmus"));
+	json_object_set_new(root, "iommus", json_io(t, "iommus"));
 	json_object_set_new(root, "devices", json_io(t, "devices"));
 	ret = json_dumpf(root, f, JSON_SORT_KEYS | JSON_INDENT(2));
 	json_decref(root);

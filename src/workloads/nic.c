@@ -312,7 +312,7 @@ int ilab_nic_run(struct ilab_board *board, struct ilab_dev *dev, const struct il
 	nq = cfg->queues;
 	n.smmu = ilab_board_dev_smmu(board, dev);
 	if (n.smmu < 0) {
-		snprintf(err, errlen, "device %s is not behind a modelled SMMU", dev->name);
+		snprintf(err, errlen, "device %s is not behind a modelled IOMMU unit", dev->name);
 		return -EINVAL;
 	}
 	n.buf_bytes = (size_t)cfg->frames_per_buffer * cfg->packet_bytes;

@@ -46,7 +46,8 @@ printf '%s' "$out" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 assert d["result"]["loops"] == 100 and d["result"]["map_errors"] == 0, d["result"]
-u = d["smmu"]  # the unit the device sits behind (the key keeps its SMMUv3-era name)
+u = d["iommu"]  # the unit the device sits behind, named as VT-d names it
+assert "smmu" not in d and d["config"]["iommu"] == "dmar0", d["config"]
 assert u["arch"] == "vtd", u
 assert u["driver"]["iotlb_psi"] >= 100 and u["driver"]["qi_submits"] >= 100, u["driver"]
 ' || { echo "FAIL: icelake-2s-a100: VT-d strict bench JSON"; fail=1; }
@@ -64,18 +65,20 @@ printf '%s' "$out" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 assert d["config"]["cmdqv"] == "on", d["config"]
-u = d["smmu"]
+u = d["iommu"]
 # every unmap TLBI and its sync went through the VCMDQs; the main queue had only set-up commands
 assert u["vcmdqs"]["queues_used"] == 2, u["vcmdqs"]
 assert u["vcmdqs"]["commands"] >= 2 * 4 * 20, u["vcmdqs"]
 ' || { echo "FAIL: grace --cmdqv on bench JSON"; fail=1; }
 fi
 check_usage --smmu 9                          # kunpeng920 has 4 SMMUs
-check_usage --smmu 2 --device sas0 --iterations 1  # sas0 is behind SMMU 0
+check_usage --unit 9
+check_usage --unit 2 --device sas0 --iterations 1  # sas0 is behind SMMU 0 (smmu0)
 check_usage -s 1 --duration-ms 5              # one of them would silently win
 check_usage -s 1 --iterations 3
 check_usage --duration-ms 5 --iterations 3
-out=$("$BIN" bench --smmu 9 2>&1 >/dev/null); case $out in *"SMMU 9"*"4 SMMUs"*) ;; *) echo "FAIL: --smmu 9 message: $out"; fail=1;; esac
+out=$("$BIN" bench --smmu 9 2>&1 >/dev/null); case $out in *"IOMMU unit 9"*"4 IOMMU units"*) ;; *) echo "FAIL: --smmu 9 message: $out"; fail=1;; esac
+out=$("$BIN" bench --unit 2 --device sas0 --iterations 1 2>&1 >/dev/null); case $out in *"unit 0 (smmu0), not --unit 2"*) ;; *) echo "FAIL: --unit 2 --device sas0 message: $out"; fail=1;; esac
 check_usage --topology /nonexistent.xml
 check_usage stray
 check_usage --engine warp
@@ -158,7 +161,8 @@ if have python3 "the sim JSON's content"; then
 python3 - "$tmp/a.json" "$tmp/c.json" <<'PY' || { echo "FAIL: sim json content"; fail=1; }
 import json, sys
 a = json.load(open(sys.argv[1])); c = json.load(open(sys.argv[2]))
-cfg, r, sim, smmu = a["config"], a["result"], a["sim"], a["smmu"]
+cfg, r, sim, smmu = a["config"], a["result"], a["sim"], a["iommu"]
+assert cfg["iommu"] == "smmu2" and "smmu" not in cfg and "smmu" not in a, cfg
 assert cfg["engine"] == "sim" and cfg["profile"] == "kunpeng920" and cfg["seed"] == 1, cfg
 assert c["config"]["seed"] == 7 and c["sim"]["seed"] == 7
 assert r["loops"] == 4 * 50 and r["map_errors"] == 0, r
@@ -235,8 +239,8 @@ assert (c["fq"], c["fq_size"], c["fq_timeout_ns"], c["iova_depot"], c["cmdq_lock
 assert p["stats"]["fq_full_flushes"] == 0, p["stats"]
 # the main queue's lock counters, in both versions
 for d in (s, p):
-	assert set(d["smmu"]["driver"]["cmdq_lock"]) == \
-		{"exclusive", "shared_waits", "shared_wait_ns", "shared_wait_max_ns"}, d["smmu"]["driver"]
+	assert set(d["iommu"]["driver"]["cmdq_lock"]) == \
+		{"exclusive", "shared_waits", "shared_wait_ns", "shared_wait_max_ns"}, d["iommu"]["driver"]
 PY
 fi
 out=$("$BIN" bench --engine sim --iommu vtd --cmdq-lock fair -t 1 --iterations 1 2>&1 >/dev/null); rc=$?

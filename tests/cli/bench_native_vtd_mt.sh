@@ -30,7 +30,7 @@ if have python3 "the native VT-d run's JSON"; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 mode = sys.argv[2]
-c, r, u = d["config"], d["result"], d["smmu"]
+c, r, u = d["config"], d["result"], d["iommu"]
 assert c["engine"] == "native" and c["topology"] == "icelake-2s-a100", c
 assert r["loops"] == 600 and r["map_errors"] == 0, r
 assert u["arch"] == "vtd", u

@@ -148,17 +148,20 @@ cmp -s "$TMP/det1.json" "$TMP/det2.json" || bad "run 000 003 twice: the JSON dif
 	"$BIN" run --quick --json --out "$TMP/det3" 000 003 >"$TMP/det3.json" 2>/dev/null)
 cmp -s "$TMP/det1.json" "$TMP/det3.json" || bad "run 000 003 with another environment: the JSON differs"
 
-# Each simulated case carries its SMMU's statistics: caches with hit rates, the queues the
-# model consumed (the ECMDQs when the case uses them), what the driver issued.
+# Each simulated case carries its IOMMU unit's statistics under stats.iommus, keyed by the
+# unit's name (smmu2 on these SMMUv3 machines): caches with hit rates, the queues the model
+# consumed (the ECMDQs when the case uses them), what the driver issued.
 if have python3 "run --json's SMMU statistics"; then
-	python3 - "$TMP/det1.json" <<'PY' || bad "run --json: stats.smmus missing or inconsistent"
+	python3 - "$TMP/det1.json" <<'PY' || bad "run --json: stats.iommus missing or inconsistent"
 import json, sys
 runs = json.load(open(sys.argv[1]))
 for run in runs:
     for case in run["cases"]:
-        smmus = case["stats"]["smmus"]
-        assert len(smmus) == 1, (case["label"], list(smmus))
-        s = next(iter(smmus.values()))
+        assert "smmus" not in case["stats"], case["label"]
+        units = case["stats"]["iommus"]
+        assert len(units) == 1, (case["label"], list(units))
+        assert next(iter(units)).startswith("smmu"), (case["label"], list(units))
+        s = next(iter(units.values()))
         assert s["caches"]["tlb"]["capacity"] > 0
         for name, c in s["caches"].items():
             assert c["lookups"] == c["hits"] + c["misses"], (case["label"], name, c)

@@ -195,14 +195,14 @@ def check_units(proc, units, where):
 
 def cases(result):
     """(process-name prefix, breakdown, units) of each simulated run in the result JSON."""
-    if "sim" in result:  # bench --json: the one unit it modelled, under "smmu"
-        return [("bench ", result["sim"]["breakdown"], {None: result["smmu"]})]
+    if "sim" in result:  # bench --json: the one unit it modelled, under "iommu"
+        return [("bench ", result["sim"]["breakdown"], {None: result["iommu"]})]
     out = []
     for scn in (result if isinstance(result, list) else [result]):
         for c in scn["cases"]:
             if c.get("stats"):
                 label = "%s %s seed " % (scn["scenario"]["name"], c["label"])
-                out.append((label, c["stats"].get("breakdown"), c["stats"].get("smmus", {})))
+                out.append((label, c["stats"].get("breakdown"), c["stats"].get("iommus", {})))
     return out
 
 

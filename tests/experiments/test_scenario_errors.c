@@ -78,7 +78,8 @@ static const struct expect expected[] = {
 	{ "bad-nic-node.yaml", 9, 1,
 	  "case 'a' on kunpeng920: nic_node: kunpeng920 has no NIC on node 0 (NICs on nodes: 2)" },
 	{ "bad-smmu-device.yaml", 9, 1,
-	  "smmu_node: kunpeng920 has no device behind an SMMU on node 1 (there are on nodes: 0, 2)" },
+	  "smmu_node: kunpeng920 has no device behind an IOMMU unit on node 1 (there are on "
+	  "nodes: 0, 2)" },
 	{ "bad-nic-queues.yaml", 9, 1, "nic_queues: 256 need a CPU each; kunpeng920 has 128" },
 	{ "bad-nic-ring-memory.yaml", 9, 1,
 	  "the receive rings of 32 queues on node 2 (ring_size 65536 x 4 KiB buffers) need 8.0 GiB "

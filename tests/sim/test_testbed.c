@@ -211,9 +211,12 @@ static void test_stats_json_has_each_modelled_smmu(void **state)
 	free(text);
 	assert_non_null(root);
 	assert_non_null(json_object_get(root, "cpus"));   /* the simulator's part */
-	smmus = json_object_get(root, "smmus");
+	assert_null(json_object_get(root, "smmus")); /* the key before VT-d */
+	smmus = json_object_get(root, "iommus");
 	assert_int_equal(json_object_size(smmus), 1);     /* only the modelled SMMU */
 	name = json_object_iter_key(json_object_iter(smmus));
+	/* keyed by the unit's topology name: kunpeng920's are smmu0..smmu3 */
+	assert_true(!strncmp(name, "smmu", 4) && name[4] == (char)('0' + td->smmu) && !name[5]);
 	smmu = json_object_get(smmus, name);
 	assert_non_null(smmu);
 	assert_int_equal(jget(smmu, "node"), ilab_board_smmu_node(tb.board, td->smmu));

@@ -67,7 +67,8 @@ static void json_has_sorted_keys_and_the_facts(void **state)
 	assert_int_equal(json_array_size(json_object_get(root, "nodes")), 2);
 	/* 8 GPUs, 8 NICs and the NVMe */
 	assert_int_equal(json_array_size(json_object_get(root, "devices")), 17);
-	assert_int_equal(json_array_size(json_object_get(root, "smmus")), 4);
+	assert_int_equal(json_array_size(json_object_get(root, "iommus")), 4);
+	assert_null(json_object_get(root, "smmus"));
 	assert_int_equal(json_array_size(json_object_get(root, "rootports")), 4);
 	json_t *row1 = json_array_get(json_object_get(root, "distances"), 1);
 	assert_int_equal(json_integer_value(json_array_get(row1, 0)), 20);
@@ -80,9 +81,21 @@ static void json_has_sorted_keys_and_the_facts(void **state)
 	free(s);
 }
 
-/* VT-d units (icelake-2s-a100) are named as what they are; SMMUv3-only topologies keep the
- * wording and the JSON they had. */
-static void vtd_units_are_dmar_units_and_smmus_stay_smmus(void **state)
+static json_t *member(json_t *root, const char *array, const char *name)
+{
+	json_t *arr = json_object_get(root, array), *o;
+	size_t i;
+
+	json_array_foreach(arr, i, o)
+		if (!strcmp(json_string_value(json_object_get(o, "name")), name))
+			return o;
+	return NULL;
+}
+
+/* Every unit is named as its architecture names it, in the units' list, the root ports' and
+ * devices' column and the JSON's "iommu" keys: dmarN on VT-d (icelake-2s-a100), smmuN on
+ * SMMUv3 (kunpeng920); "smmu" appears nowhere on the VT-d machine. */
+static void units_are_named_by_their_architecture(void **state)
 {
 	char *s = render("icelake-2s-a100", ilab_topo_print);
 	char *k = render("kunpeng920", ilab_topo_print);
@@ -94,21 +107,37 @@ static void vtd_units_are_dmar_units_and_smmus_stay_smmus(void **state)
 	assert_non_null(strstr(s, "IOMMU units: 4\n"));
 	assert_non_null(strstr(s, "  dmar0    node 0  DMAR unit (vtd)\n"));
 	assert_non_null(strstr(s, "  dmar3    node 1  DMAR unit (vtd)\n"));
-	assert_non_null(strstr(s, "  rp2   n1-rp0               node 1  iommu 2\n"));
-	assert_non_null(strstr(s, "nic0           nic     node 0  rp 0   iommu 0   sid 0x1b00"));
+	assert_non_null(strstr(s, "  rp2   n1-rp0               node 1  dmar2\n"));
+	assert_non_null(strstr(s, "nic0           nic     node 0  rp 0   dmar0   sid 0x1b00"));
 	assert_null(strstr(s, "SMMU"));
 	assert_null(strstr(s, "smmu"));
-	assert_non_null(strstr(k, "SMMUs: 4\n  smmu0    node 0\n"));
-	assert_non_null(strstr(k, "node 2  smmu 2\n"));
-	assert_null(strstr(k, "IOMMU units"));
+	assert_non_null(strstr(k, "IOMMU units: 4\n  smmu0    node 0  SMMU (smmuv3)\n"));
+	assert_non_null(strstr(k, "node 2  smmu2\n"));
+	assert_non_null(strstr(k, "rp 2   smmu2   sid 0x8200"));
+	assert_null(strstr(k, "SMMUs:"));
+
 	root = json_loads(j, 0, NULL);
-	units = json_object_get(root, "smmus");
+	assert_non_null(root);
+	assert_null(strstr(j, "smmu"));
+	units = json_object_get(root, "iommus");
 	assert_int_equal(json_array_size(units), 4);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(units, 2), "arch")),
 			    "vtd");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(units, 2), "name")),
+			    "dmar2");
+	assert_string_equal(json_string_value(json_object_get(member(root, "rootports", "n1-rp0"),
+							      "iommu")), "dmar2");
+	assert_string_equal(json_string_value(json_object_get(member(root, "devices", "nic0"),
+							      "iommu")), "dmar0");
 	json_decref(root);
+
 	root = json_loads(kj, 0, NULL);
-	assert_null(json_object_get(json_array_get(json_object_get(root, "smmus"), 0), "arch"));
+	assert_non_null(root);
+	units = json_object_get(root, "iommus");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(units, 0), "arch")),
+			    "smmuv3");
+	assert_string_equal(json_string_value(json_object_get(member(root, "devices", "nic0"),
+							      "iommu")), "smmu2");
 	json_decref(root);
 	free(s);
 	free(k);
@@ -122,7 +151,7 @@ int main(void)
 		cmocka_unit_test(text_lists_nodes_distances_and_io),
 		cmocka_unit_test(text_says_when_distances_are_defaulted),
 		cmocka_unit_test(json_has_sorted_keys_and_the_facts),
-		cmocka_unit_test(vtd_units_are_dmar_units_and_smmus_stay_smmus),
+		cmocka_unit_test(units_are_named_by_their_architecture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
