@@ -17,6 +17,7 @@
 #include "iommulab/scenario.h"
 #include "iommulab/sim.h"
 #include "iommulab/topo.h"
+#include "util/yaml_file.h"
 #include "util/yaml_util.h"
 
 #define SCENARIO_FILE_MAX (1u << 20) /* a scenario is a page of text; refuse anything huge */
@@ -766,7 +767,6 @@ int ilab_scenario_parse(const char *text, size_t len, const char *name,
 			struct ilab_scenario **out, char *err, size_t errlen)
 {
 	struct sctx c = { .file = name ? name : "<scenario>", .err = err, .errlen = errlen };
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	struct ilab_scenario *s;
 	yaml_node_t *root;
@@ -778,24 +778,10 @@ int ilab_scenario_parse(const char *text, size_t len, const char *name,
 	ret = ilab_yaml_check_depth(text, len, c.file, "scenario", err, errlen);
 	if (ret)
 		return ret;
-	if (!yaml_parser_initialize(&parser))
-		return -ENOMEM;
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s:%zu:%zu: YAML syntax error: %s", c.file,
-				 parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-				 parser.problem ? parser.problem : "unreadable");
-		ret = parser.error == YAML_MEMORY_ERROR ? -ENOMEM : -EINVAL;
-		yaml_parser_delete(&parser);
+	ret = ilab_yaml_load(text, len, c.file, "scenario", ILAB_YAML_ERROR_SYNTAX, &doc, err,
+			     errlen);
+	if (ret)
 		return ret;
-	}
-	ret = ilab_yaml_expect_end(&parser, err, errlen, c.file, "scenario");
-	yaml_parser_delete(&parser);
-	if (ret) {
-		yaml_document_delete(&doc);
-		return ret;
-	}
 	c.doc = &doc;
 
 	root = yaml_document_get_root_node(&doc);
@@ -910,36 +896,19 @@ out:
 
 int ilab_scenario_load(const char *path, struct ilab_scenario **out, char *err, size_t errlen)
 {
-	FILE *f;
-	char *buf;
-	size_t n;
+	char too_big[64];
+	char *text;
+	size_t len;
 	int ret;
 
 	*out = NULL;
-	f = fopen(path, "rb");
-	if (!f) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+	snprintf(too_big, sizeof(too_big), "larger than %u bytes; not a scenario",
+		 SCENARIO_FILE_MAX);
+	ret = ilab_yaml_read_file(path, SCENARIO_FILE_MAX, too_big, &text, &len, err, errlen);
+	if (ret)
 		return ret;
-	}
-	buf = malloc(SCENARIO_FILE_MAX + 1);
-	if (!buf) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	n = fread(buf, 1, SCENARIO_FILE_MAX + 1, f);
-	if (ferror(f)) {
-		ret = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
-	} else if (n > SCENARIO_FILE_MAX) {
-		ret = -EFBIG;
-		snprintf(err, errlen, "%s: larger than %u bytes; not a scenario", path,
-			 SCENARIO_FILE_MAX);
-	} else {
-		ret = ilab_scenario_parse(buf, n, path, out, err, errlen);
-	}
-	fclose(f);
-	free(buf);
+	ret = ilab_scenario_parse(text, len, path, out, err, errlen);
+	free(text);
 	if (!ret)
 		ret = check_profile(path, out, err, errlen);
 	return ret;

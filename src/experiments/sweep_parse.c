@@ -15,6 +15,7 @@
 #include "experiments/sweep.h"
 #include "iommulab/sim.h"
 #include "iommulab/topo.h"
+#include "util/yaml_file.h"
 #include "util/yaml_util.h"
 
 #define SWEEP_FILE_MAX (1u << 20)
@@ -45,35 +46,12 @@ static yaml_node_t *node_at(struct wctx *c, int id)
 	return yaml_document_get_node(c->doc, id);
 }
 
-/* A whole file into a malloc'd, NUL-terminated buffer. */
+/* A whole file (the sweep, its scenario, its profile) into a malloc'd, NUL-terminated
+ * buffer. */
 static int read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	size_t n;
-	int ret = 0;
-
-	*buf = NULL;
-	if (!f)
-		return ilab_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
-	*buf = malloc(SWEEP_FILE_MAX + 1);
-	if (!*buf) {
-		fclose(f);
-		return ilab_errf(err, errlen, -ENOMEM, "%s: out of memory", path);
-	}
-	n = fread(*buf, 1, SWEEP_FILE_MAX + 1, f);
-	if (ferror(f))
-		ret = ilab_errf(err, errlen, -EIO, "%s: read error", path);
-	else if (n > SWEEP_FILE_MAX)
-		ret = ilab_errf(err, errlen, -EFBIG, "%s: larger than 1 MiB", path);
-	fclose(f);
-	if (ret) {
-		free(*buf);
-		*buf = NULL;
-		return ret;
-	}
-	(*buf)[n] = '\0';
-	*len = n;
-	return 0;
+	return ilab_yaml_read_file(path, SWEEP_FILE_MAX, "larger than 1 MiB", buf, len, err,
+				   errlen);
 }
 
 /* FNV-1a, 64 bits: tells two different inputs apart (shards of another sweep), not a
@@ -691,7 +669,6 @@ int ilab_sweep_load(const char *path, struct ilab_sweep **out, char *err, size_t
 	struct wctx c = { .file = path, .err = err, .errlen = errlen };
 	char *text = NULL, *scn_text = NULL;
 	size_t len = 0, scn_len = 0;
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	uint64_t h;
 	int ret;
@@ -705,23 +682,11 @@ int ilab_sweep_load(const char *path, struct ilab_sweep **out, char *err, size_t
 		ret = ilab_yaml_check_depth(text, len, path, "sweep", err, errlen);
 	if (ret)
 		goto out;
-	if (!yaml_parser_initialize(&parser)) {
-		ret = -ENOMEM;
+	ret = ilab_yaml_load(text, len, path, "sweep", ILAB_YAML_ERROR_SYNTAX, &doc, err, errlen);
+	if (ret)
 		goto out;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		ret = ilab_errf(err, errlen, -EINVAL, "%s:%zu:%zu: YAML syntax error: %s", path,
-				parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-				parser.problem ? parser.problem : "unreadable");
-		yaml_parser_delete(&parser);
-		goto out;
-	}
-	ret = ilab_yaml_expect_end(&parser, err, errlen, path, "sweep");
-	yaml_parser_delete(&parser);
 	c.doc = &doc;
-	if (!ret)
-		ret = parse_root(&c, sw, yaml_document_get_root_node(&doc), &scn_text, &scn_len);
+	ret = parse_root(&c, sw, yaml_document_get_root_node(&doc), &scn_text, &scn_len);
 	yaml_document_delete(&doc);
 	if (!ret)
 		ret = load_profile_text(sw, err, errlen);

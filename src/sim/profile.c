@@ -16,6 +16,7 @@
 
 #include "iommulab/iommu_arch.h"
 #include "iommulab/sim.h"
+#include "util/yaml_file.h"
 #include "util/yaml_util.h"
 
 #ifndef ILAB_SRCDIR
@@ -659,7 +660,6 @@ static int parse_root(struct pctx *c, struct ilab_profile *p)
 int ilab_profile_parse(const char *text, size_t len, const char *name, struct ilab_profile *prof,
 		       char *err, size_t errlen)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	struct pctx c = { .doc = &doc, .file = name ? name : "<profile>", .err = err,
 			  .errlen = errlen };
@@ -678,26 +678,12 @@ int ilab_profile_parse(const char *text, size_t len, const char *name, struct il
 	rc = ilab_yaml_check_depth(text, len, c.file, "machine profile", err, errlen);
 	if (rc)
 		return rc;
-	if (!yaml_parser_initialize(&parser))
-		return -ENOMEM;
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		const yaml_mark_t *m = parser.problem_mark.line || parser.problem_mark.column
-					       ? &parser.problem_mark
-					       : &parser.context_mark;
-
-		if (err && errlen)
-			snprintf(err, errlen, "%s:%zu:%zu: %s%s%s", c.file, m->line + 1,
-				 m->column + 1, parser.problem ? parser.problem : "malformed YAML",
-				 parser.context ? " " : "", parser.context ? parser.context : "");
-		yaml_parser_delete(&parser);
-		return -EINVAL;
-	}
-	rc = ilab_yaml_expect_end(&parser, err, errlen, c.file, "profile");
-	if (!rc)
-		rc = parse_root(&c, &p);
+	rc = ilab_yaml_load(text, len, c.file, "profile", ILAB_YAML_ERROR_PROBLEM_CONTEXT, &doc,
+			    err, errlen);
+	if (rc)
+		return rc;
+	rc = parse_root(&c, &p);
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	if (rc)
 		return rc;
 	/* defaults of the optional cache keys (see iommulab/sim.h) */
@@ -730,10 +716,9 @@ int ilab_profile_parse(const char *text, size_t len, const char *name, struct il
 
 int ilab_profile_load(const char *path, struct ilab_profile *prof, char *err, size_t errlen)
 {
-	FILE *f;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
 	struct stat st;
+	char *text;
+	size_t len;
 	int rc;
 
 	if (!path || !prof)
@@ -745,46 +730,13 @@ int ilab_profile_load(const char *path, struct ilab_profile *prof, char *err, si
 				 S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
 		return -EINVAL;
 	}
-	f = fopen(path, "rb");
-	if (!f) {
-		rc = -errno;
-		if (err && errlen)
-			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+	rc = ilab_yaml_read_file(path, PROFILE_MAX_BYTES,
+				 "larger than 1 MiB: not a machine profile", &text, &len, err,
+				 errlen);
+	if (rc)
 		return rc;
-	}
-	for (;;) {
-		size_t got;
-
-		if (len == cap) {
-			char *nb = cap >= PROFILE_MAX_BYTES ? NULL : realloc(buf, cap ? cap * 2 : 8192);
-
-			if (!nb) {
-				rc = cap >= PROFILE_MAX_BYTES ? -EFBIG : -ENOMEM;
-				if (err && errlen)
-					snprintf(err, errlen, "%s: %s", path,
-						 rc == -EFBIG ? "larger than 1 MiB: not a machine profile"
-							      : "out of memory");
-				free(buf);
-				fclose(f);
-				return rc;
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 8192;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		rc = -EIO;
-		if (err && errlen)
-			snprintf(err, errlen, "%s: read error", path);
-	} else {
-		rc = ilab_profile_parse(buf, len, path, prof, err, errlen);
-	}
-	free(buf);
-	fclose(f);
+	rc = ilab_profile_parse(text, len, path, prof, err, errlen);
+	free(text);
 	return rc;
 }
 

@@ -1,6 +1,7 @@
-/* yaml_util.h — the libyaml helpers both YAML parsers (scenario_parse.c, profile.c) use: a
- * node's plain text, an error message positioned at a node, and the check that a file holds
- * one document. Header-only; not a parser.
+/* yaml_util.h — the libyaml helpers the YAML parsers (scenario_parse.c, profile.c,
+ * sweep_parse.c) use: a node's plain text, an error message positioned at a node, and the check
+ * that a file holds one document. Header-only; not a parser (reading and loading a file:
+ * yaml_file.h).
  */
 #ifndef ILAB_UTIL_YAML_UTIL_H
 #define ILAB_UTIL_YAML_UTIL_H
