@@ -4,7 +4,8 @@
 # and a scatter-gather `iommulab bench`, the quick seed experiments), then a rebuild of
 # everything with the profiles (ILAB_PGO in CMakeLists.txt), with link-time optimisation
 # (ILAB_LTO; ILAB_LTO=OFF in the environment leaves it out). Simulated results are the same as
-# a plain build's; the simulator runs ~15-20% faster (docs/simulation.md, "Seventh pass").
+# a plain build's; the simulator runs ~15-20% faster (docs/journal.md, "passages moved from
+# docs/simulation.md", "Seventh pass").
 #   scripts/pgo-build.sh [BUILD_DIR] [JOBS]     (defaults: build-pgo, 2)
 set -euo pipefail
 
