@@ -38,7 +38,8 @@ CONSTANT = re.compile(r"^(\s+)([a-z_]+):(\s*)(-?\d+)(\s*(#.*)?)$")
 
 
 def profile_constants(path):
-    """(line index, section, key, value, calibrated) for each integer constant."""
+    """(line index, section, key, value, kind) for each integer constant; kind is what its
+    comment says it is: "calibrated" (CALIBRATED), "measured" (MEASURED) or "estimate"."""
     with open(path) as f:
         lines = f.read().split("\n")
     out, section, comment = [], None, []
@@ -53,7 +54,9 @@ def profile_constants(path):
         m = CONSTANT.match(line)
         if m and section:
             text = " ".join(comment) + (m.group(5) or "")
-            out.append((i, section, m.group(2), int(m.group(4)), "CALIBRATED" in text))
+            kind = ("calibrated" if "CALIBRATED" in text else
+                    "measured" if "MEASURED" in text else "estimate")
+            out.append((i, section, m.group(2), int(m.group(4)), kind))
         comment = []
     return lines, out
 
@@ -153,7 +156,7 @@ def variants(cli, tmp, path, lines, const, factor, scen, quick):
 
 def row(const, base, cells):
     """One Markdown table row."""
-    _, section, key, value, calibrated = const
+    _, section, key, value, kind = const
 
     def each(fn):
         return " / ".join("-" if c is None else "rejected" if isinstance(c[1], str)
@@ -167,7 +170,7 @@ def row(const, base, cells):
 
     return "| %s.%s | %d (%s) | %s | %s | %s | %s | %s |" % (
         section, key, value, "/".join(str(c[0]) if c else "-" for c in cells),
-        "calibrated" if calibrated else "estimate",
+        kind,
         each(lambda r: str(counts(r)[0])), each(lambda r: str(counts(r)[2])),
         each(lambda r: str(flips(base, r))), each(move).replace(" / ", "; "))
 
@@ -232,9 +235,8 @@ def main():
             path = os.path.join(tmp, "profiles", prof + ".yaml")
             lines, consts = profile_constants(path)
             if a.list:
-                for _, section, key, value, calibrated in consts:
-                    print("%s.%s %d %s" % (section, key, value,
-                                           "calibrated" if calibrated else "estimate"))
+                for _, section, key, value, kind in consts:
+                    print("%s.%s %d %s" % (section, key, value, kind))
                 continue
             if a.only:
                 names = {"%s.%s" % (c[1], c[2]) for c in consts}
