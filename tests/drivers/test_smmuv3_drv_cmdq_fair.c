@@ -25,8 +25,8 @@
  * lock line, after which the locker holds the lock (no later trylock can win); the lock line
  * may be queued behind one access of every other CPU. So no fair wait exceeds
  * mmio_read(d) + (cpus + 2) x transfer(d), d the largest distance between the CPUs used and the
- * SMMU / the queue's node (kunpeng920, the 32 CPUs of the SMMU's node 2: 400 + 34 x 50 =
- * 2100 ns).
+ * SMMU / the queue's node (kunpeng920, the 32 CPUs of the SMMU's node 2: 400 + 34 x 36 =
+ * 1624 ns).
  * The old version has no such bound: the test requires that its longest shared wait exceeds it.
  *
  * Single host thread (every simulated CPU and agent is a fiber): not an _mt test.
