@@ -56,6 +56,9 @@ def figure(args, lines, idx, value, tmp):
         sys.exit("fit-constant: %s: %s" % (" ".join(cmd), p.stderr.strip()[-400:]))
     for c in json.loads(p.stdout)["cases"]:
         if c["label"] == args.case:
+            if args.figure not in c["figures"]:
+                sys.exit("fit-constant: case %s has no figure %s (it has: %s)" %
+                         (args.case, args.figure, ", ".join(sorted(c["figures"]))))
             v = c["figures"][args.figure]["value"]
             print("  %s = %d: %s %s = %.6g" % (args.key, value, args.case, args.figure, v))
             return v
