@@ -353,16 +353,8 @@ void sim_line_unwait(struct sim_fiber *f)
  * service time already run. So a CAS whose expected value went stale while it queued fails,
  * and N readers of one line are served one after the other. Hits (a sharer's read, the
  * owner's write or near RMW) do not visit the home. Requests that arrive at the same instant
- * are ordered by the simulator's seeded stream (ilab_sim_rand). docs/simulation.md, "Line
- * contention model". */
-
-/* Fibers that are at exactly f's time: whether f goes before or after them is drawn from the
- * seeded stream, so that one seed repeats and another seed orders the ties differently. */
-static void home_tie(struct ilab_sim *s, struct sim_fiber *f)
-{
-	while (s->heap_n && s->heap[s->rq_head].key == f->pc.t && (ilab_sim_rand(s) & 1))
-		sim_yield(s, f);
-}
+ * are ordered by the simulator's seeded stream (sim_sync's rule for ties, sched.c).
+ * docs/simulation.md, "Line contention model". */
 
 static void home_wait_stats(struct sim_stats *st, struct sim_line *l, uint64_t wait)
 {
@@ -507,8 +499,7 @@ void sim_line_access_home(struct ilab_sim *s, struct sim_fiber *f, struct sim_li
 			hop = s->hop_ns[n * s->nr_nodes + h];
 			/* travel to the home; whoever arrives there first is accepted first */
 			f->pc.t += hop;
-			sim_sync(s, f);
-			home_tie(s, f);
+			sim_sync(s, f); /* a tie at the home is drawn there (sched.c) */
 			serve = sim_max64(f->pc.t, l->home_free);
 			home_wait_stats(f->stats, l, serve - f->pc.t);
 			done = home_serve(s, f, l, kind, h, hop, serve);

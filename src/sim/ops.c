@@ -59,7 +59,7 @@ static void op_access(const void *addr, enum plat_access kind)
 		goto slow;
 	l = c->line;
 	if (l->retry_slot >= 0 || l->busy_until > t ||
-	    (s->heap_n && s->heap[s->rq_head].key + s->lookahead < t))
+	    (s->heap_n && s->heap[s->rq_head].key + s->lookahead <= t))
 		goto slow;
 	st = f->stats;
 	if (kind == PLAT_ACC_READ) {

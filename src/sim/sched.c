@@ -6,8 +6,12 @@
  * with the smallest virtual time; a running fiber may advance its own clock freely (charges,
  * memory accesses), but before anything another fiber can observe (a tracked access, a poll,
  * a wrote, an MMIO, finishing) it calls sim_sync(), which hands the host CPU to any fiber that
- * is behind it. So every shared interaction happens in virtual-time order; ties go to the
- * running fiber, then to the run queue in insertion order. With a lookahead L
+ * is behind it. So every shared interaction happens in virtual-time order. A tie (the earliest
+ * runnable fibers at exactly the synchronising fiber's time) is ordered by the seeded stream
+ * (sim_tie): one seed repeats byte for byte, another orders same-instant requesters otherwise,
+ * as arrival order varies from run to run on a real machine. The set-up fiber (main) keeps
+ * its ties, and is never yielded to on one, so set-up does not depend on the seed. Among the
+ * queued fibers, equal times keep insertion order. With a lookahead L
  * (ILAB_SIM_LOOKAHEAD_PROFILE; L = 0 by default) tracked accesses, polls and wrotes hand over
  * only when more than L ahead of the earliest runnable fiber (docs/simulation.md, "Lookahead").
  *
@@ -324,11 +328,28 @@ static inline void sim_switch_to(struct ilab_sim *s, struct sim_fiber *cur, stru
 	fiber_arch_switch(&cur->ctx, &next->ctx);
 }
 
+/* f is at exactly the time of the earliest runnable fiber(s): whether it goes before or after
+ * them is drawn from the seeded stream, a fair coin per draw, again after each yield while a
+ * fiber is still at that instant. Only ties are drawn, so the draws (and the stream) do not
+ * depend on how the run queue is built. main neither draws nor is yielded to: its set-up and
+ * its waits keep the order they have without a seed. */
+static void sim_tie(struct ilab_sim *s, struct sim_fiber *f)
+{
+	if (f == &s->main)
+		return;
+	while (s->heap_n && s->heap[s->rq_head].key == f->pc.t &&
+	       s->heap[s->rq_head].f != &s->main && (ilab_sim_rand(s) & 1))
+		sim_yield(s, f);
+}
+
 /* slack: how far f may be ahead of the earliest runnable fiber and still run on (0, or the
- * lookahead for sim_sync_la). */
+ * lookahead for sim_sync_la). Called when that fiber is at most f's time minus slack. With a
+ * lookahead, the fibers within it are not ordered: there is no tie to draw. */
 void sim_sync_slow(struct ilab_sim *s, struct sim_fiber *f, uint64_t slack)
 {
-	if (s->heap_n && s->heap[s->rq_head].key + slack < f->pc.t) {
+	if (!s->heap_n)
+		return;
+	if (s->heap[s->rq_head].key + slack < f->pc.t) {
 		if (f == &s->main && s->broken)
 			return; /* after a failure, main runs alone */
 		f->key = f->pc.t;
@@ -338,11 +359,16 @@ void sim_sync_slow(struct ilab_sim *s, struct sim_fiber *f, uint64_t slack)
 		if (top->f != &s->main && top->key <= s->time_limit) {
 			/* the common hand-over: one step instead of a pop and a push */
 			sim_switch_to(s, f, heap_replace_top(s, f));
-			return;
+		} else {
+			heap_push(s, f);
+			sim_schedule(s, f, false);
 		}
-		heap_push(s, f);
-		sim_schedule(s, f, false);
+		/* back as the earliest: fibers that caught up with f meanwhile tie with it */
+		if (!s->heap_n || s->heap[s->rq_head].key != f->pc.t)
+			return;
 	}
+	if (!slack)
+		sim_tie(s, f);
 }
 
 /* Like sim_sync, but also let fibers at the same virtual time run first. */

@@ -346,20 +346,22 @@ static inline uint64_t sim_max64(uint64_t a, uint64_t b)
 }
 
 /* Before anything another fiber can observe: if a runnable fiber is strictly behind f in
- * virtual time, let it run first (sched.c). The check is inline: most calls do not switch. */
+ * virtual time, let it run first; if the earliest are at f's very instant, the seeded stream
+ * decides whether f goes before or after them (sched.c, sim_sync_slow). The check is inline
+ * and one compare: most calls neither switch nor tie. */
 static inline void sim_sync(struct ilab_sim *s, struct sim_fiber *f)
 {
-	if (s->heap_n && s->heap[s->rq_head].key < f->pc.t)
+	if (s->heap_n && s->heap[s->rq_head].key <= f->pc.t)
 		sim_sync_slow(s, f, 0);
 }
 
 /* The same with the lookahead: before a tracked access, a poll or a wrote, whose effects on
  * another fiber take at least s->lookahead of virtual time to arrive (docs/simulation.md,
  * "Lookahead"), f runs on while it is at most that far ahead of the earliest runnable fiber;
- * past it, the earliest fiber runs first. */
+ * past it, the earliest fiber runs first. With L = 0 it is sim_sync, ties drawn included. */
 static inline void sim_sync_la(struct ilab_sim *s, struct sim_fiber *f)
 {
-	if (s->heap_n && s->heap[s->rq_head].key + s->lookahead < f->pc.t)
+	if (s->heap_n && s->heap[s->rq_head].key + s->lookahead <= f->pc.t)
 		sim_sync_slow(s, f, s->lookahead);
 }
 

@@ -1,7 +1,9 @@
 /* test_sim_determinism.c — the same workload with the same seed gives byte-identical JSON,
  * and a different seed (which drives the workload's random think times) gives different
- * JSON, so the comparison can fail. Not a test of the numbers themselves. Also: named
- * distributions land where their name says, by name or through a handle.
+ * JSON, so the comparison can fail. Not a test of the numbers themselves. Requesters that
+ * reach a synchronising point at the same instant go in an order drawn from the seed: the
+ * same for one seed, another for another seed. Also: named distributions land where their
+ * name says, by name or through a handle.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -90,6 +92,67 @@ static void same_seed_same_bytes(void **state)
 	free(c);
 }
 
+#define TIE_THREADS 4
+
+struct tie {
+	_Alignas(64) plat_word64 ticket;
+	unsigned order[TIE_THREADS]; /* order[k]: the thread that took ticket k */
+};
+
+/* Every thread does the same work, so all reach the tracked RMW at the same virtual instant;
+ * the ticket each one draws is its place in the order of arrival. */
+static void tie_fn(unsigned idx, void *arg)
+{
+	struct tie *t = arg;
+
+	plat_delay_ns(1000);
+	t->order[plat_fetch_add64(&t->ticket, 1)] = idx;
+}
+
+/* The order of arrival of TIE_THREADS threads tying on one word, as a number in base
+ * TIE_THREADS (order[0] the most significant digit). */
+static unsigned tie_order(uint64_t seed)
+{
+	struct ilab_sim *s = fix_sim(1, seed);
+	struct tie *t = aligned_alloc(64, sizeof(*t));
+	int cpus[TIE_THREADS];
+	unsigned code = 0, seen = 0;
+
+	assert_non_null(s);
+	assert_non_null(t);
+	memset(t, 0, sizeof(*t));
+	for (unsigned i = 0; i < TIE_THREADS; i++)
+		cpus[i] = (int)i;
+	assert_int_equal(ilab_sim_run_threads(TIE_THREADS, cpus, tie_fn, t), 0);
+	assert_int_equal(t->ticket.v, TIE_THREADS);
+	for (unsigned k = 0; k < TIE_THREADS; k++) {
+		seen |= 1u << t->order[k];
+		code = code * TIE_THREADS + t->order[k];
+	}
+	assert_int_equal(seen, (1u << TIE_THREADS) - 1); /* each thread took one ticket */
+	free(t);
+	fix_sim_done(s);
+	return code;
+}
+
+/* One seed repeats its order; over seeds 1-64 every thread arrives first at least once (with
+ * ties broken by the queue's insertion order, one order would come out for every seed). */
+static void same_instant_order_follows_seed(void **state)
+{
+	unsigned first = 0, orders = 0, prev = ~0u;
+
+	for (uint64_t seed = 1; seed <= 64; seed++) {
+		unsigned code = tie_order(seed);
+
+		assert_int_equal(tie_order(seed), code);
+		first |= 1u << (code / (TIE_THREADS * TIE_THREADS * TIE_THREADS));
+		orders += code != prev;
+		prev = code;
+	}
+	assert_int_equal(first, (1u << TIE_THREADS) - 1);
+	assert_true(orders > 1);
+}
+
 /* count and sum of distribution `name` in s's JSON (-1, -1 when absent) */
 static void dist_of(struct ilab_sim *s, const char *name, long long *count, long long *sum)
 {
@@ -141,6 +204,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(same_seed_same_bytes),
+		cmocka_unit_test(same_instant_order_follows_seed),
 		cmocka_unit_test(distribution_handle_follows_its_simulator),
 	};
 

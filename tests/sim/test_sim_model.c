@@ -247,7 +247,7 @@ static void poll_wakes_at_write_time_plus_transfer(void **state)
 	fix_sim_done(s);
 }
 
-/* A device-style writer: a plain store then plat_wrote(). */
+/* A device-style writer: synchronise, a plain store, then plat_wrote(). */
 static void wrote_fn(unsigned idx, void *arg)
 {
 	struct pollw *p = arg;
@@ -257,6 +257,7 @@ static void wrote_fn(unsigned idx, void *arg)
 		p->t_woken = plat_now_ns();
 	} else {
 		plat_delay_ns(5000);
+		ilab_sim_sync(); /* as a device model does: the store at its virtual time */
 		atomic_store(&p->w.v, 1);
 		plat_wrote(&p->w);
 		p->t_write_done = plat_now_ns();
