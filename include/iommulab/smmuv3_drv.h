@@ -108,6 +108,10 @@ struct ilab_smmu_drv_stats {
 	uint64_t cmpxchg_retries; /* failed reservations of queue space */
 	uint64_t queue_full_waits;/* times a producer had to wait for space */
 	uint64_t sync_timeouts;
+	uint64_t space_timeouts;  /* issues that found no room within the timeout: nothing of
+				   * them was written (Linux returns -ETIMEDOUT, and its batch_add
+				   * ignores that: those commands are dropped) */
+	uint64_t cmds_refused;    /* the commands of those issues, CMD_SYNCs included */
 	uint64_t by_opcode[256];  /* commands written, per opcode */
 };
 int ilab_smmu_drv_get_stats(struct ilab_iommu *iommu, struct ilab_smmu_drv_stats *st);

@@ -270,6 +270,13 @@ int arm_smmu_cmdq_issue_cmdlist_legacy(struct arm_smmu_device *smmu, struct arm_
 		legacy_unlock(cmdq);
 	}
 	legacy_count(smmu, cmds, ret ? done - 1 : done);
+	if (ret) {
+		/* no room within the timeout: this command and the rest were not written */
+		struct arm_smmu_pcpu_stats *st = arm_smmu_this_stats(smmu);
+
+		arm_smmu_stat_add(&st->space_timeouts, 1);
+		arm_smmu_stat_add(&st->cmds_refused, n - (done - 1) + sync);
+	}
 	if (ret || !sync)
 		return ret;
 	{

@@ -520,7 +520,14 @@ static int poll_until_msi(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cm
 		else if (plat_now_ns() >= deadline)
 			break;
 	}
-	llq->cons = ret ? llq->prod : queue_inc_prod_n(llq, 1);
+	/* On a timeout Linux (__arm_smmu_cmdq_poll_until_msi) sets cons = prod, as if the SMMU
+	 * had read up to our CMD_SYNC, and the last shared holder publishes it: then producers
+	 * overwrite slots the SMMU has not read yet (their commands are lost, or run twice) and
+	 * prod may pass the real CONS by more than a lap, which queue_has_space cannot see.
+	 * Linux treats a timeout as a broken SMMU; here it is usually a host that did not run
+	 * the model's thread for a second, so a timed-out waiter takes the CONS register instead:
+	 * only slots the SMMU has read are reused (test_smmuv3_drv_cmdq_timeout). */
+	llq->cons = ret ? read_hw_cons(smmu, cmdq) : queue_inc_prod_n(llq, 1);
 	return ret;
 }
 
@@ -592,6 +599,17 @@ static void count_issue(struct arm_smmu_device *smmu, const uint64_t *cmds, unsi
 		arm_smmu_stat_add(&st->queue_full_waits, 1);
 }
 
+/* An issue that found no room before its deadline: none of its commands was written. Linux
+ * returns -ETIMEDOUT and its batch_add ignores that, so they are dropped; counted here so that
+ * a caller can tell a dropped command from a lost one. */
+static void count_refused(struct arm_smmu_device *smmu, unsigned n, bool sync)
+{
+	struct arm_smmu_pcpu_stats *st = arm_smmu_this_stats(smmu);
+
+	arm_smmu_stat_add(&st->space_timeouts, 1);
+	arm_smmu_stat_add(&st->cmds_refused, n + sync);
+}
+
 /* Per-queue counters: only the owner of a batch writes them (see struct arm_smmu_cmdq). */
 static void count_batch(struct arm_smmu_cmdq *cmdq, uint32_t start, uint32_t end)
 {
@@ -626,6 +644,7 @@ static int cmdq_issue_exclusive(struct arm_smmu_device *smmu, struct arm_smmu_cm
 			break;
 		if (plat_now_ns() >= deadline) {
 			count_issue(smmu, cmds, 0, false, false, 0, waited);
+			count_refused(smmu, n, sync);
 			return arm_smmu_set_error(-ETIMEDOUT, "smmuv3: ECMDQ %u timeout", cmdq->index);
 		}
 		plat_yield();
@@ -719,6 +738,7 @@ static int issue_cmdlist(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmd
 			if (cmdq_wait_for_space(smmu, cmdq, &llq, n + sync, deadline)) {
 				plat_scope_leave();
 				count_issue(smmu, cmds, 0, false, false, retries, waited);
+				count_refused(smmu, n, sync);
 				return arm_smmu_set_error(-ETIMEDOUT, "smmuv3: CMDQ timeout");
 			}
 		}

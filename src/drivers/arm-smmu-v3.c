@@ -329,6 +329,8 @@ int ilab_smmu_drv_get_stats(struct ilab_iommu *iommu, struct ilab_smmu_drv_stats
 		st->cmpxchg_retries += plat_stat_read64(&p->cmpxchg_retries);
 		st->queue_full_waits += plat_stat_read64(&p->queue_full_waits);
 		st->sync_timeouts += plat_stat_read64(&p->sync_timeouts);
+		st->space_timeouts += plat_stat_read64(&p->space_timeouts);
+		st->cmds_refused += plat_stat_read64(&p->cmds_refused);
 		for (unsigned op = 0; op < 256; op++)
 			st->by_opcode[op] += plat_stat_read64(&p->by_opcode[op]);
 	}

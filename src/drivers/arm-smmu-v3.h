@@ -301,7 +301,7 @@ struct arm_smmu_queue {
 /* Per-CPU counters (one writer each: plain load+store of tracked words). */
 struct arm_smmu_pcpu_stats {
 	plat_word64 cmds, issues, batches, syncs, sync_wait_ns, cmpxchg_retries, queue_full_waits,
-		sync_timeouts;
+		sync_timeouts, space_timeouts, cmds_refused;
 	plat_word64 by_opcode[256];
 };
 
