@@ -27,8 +27,8 @@
 #ifdef ILAB_TSAN
 #define ITERS 1000
 #elif defined(ILAB_ASAN)
-/* Same checks, a fifth of the work: CI runs ASan at load ~10 on 2 cores, where 10000 took
- * 220-250 s of ctest's 300 (4 s on a quiet host); the queue still wraps 125 times. */
+/* Same checks, a fifth of the work: at load 20-30 on 2 cores 10000 took 151-254 s of
+ * ctest's 300 (4 s on a quiet host); the queue still wraps 125 times. */
 #define ITERS 2000
 #else
 #define ITERS 10000
