@@ -140,6 +140,8 @@ int ilab_board_probe_iommus(struct ilab_board *b, const struct ilab_smmu_drv_opt
 /* The devices of the topology, one struct ilab_dev each (name, node, sid, dma_bits 48, iommu =
  * its unit's driver instance once probed). The array belongs to the board. */
 int ilab_board_devices(struct ilab_board *b, struct ilab_dev **devs, unsigned *n);
+/* The board device with this topology name ("nic0", "gpu2"), or NULL. */
+struct ilab_dev *ilab_board_find_dev(struct ilab_board *b, const char *name);
 /* The unit index of a board device, or -EINVAL (ilab_board_dev_smmu: its older name). */
 int ilab_board_dev_iommu(const struct ilab_board *b, const struct ilab_dev *dev);
 int ilab_board_dev_smmu(const struct ilab_board *b, const struct ilab_dev *dev);

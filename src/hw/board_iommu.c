@@ -77,6 +77,16 @@ int ilab_board_devices(struct ilab_board *b, struct ilab_dev **devs, unsigned *n
 	return 0;
 }
 
+struct ilab_dev *ilab_board_find_dev(struct ilab_board *b, const char *name)
+{
+	if (!b || !name)
+		return NULL;
+	for (unsigned i = 0; i < b->nr_devs; i++)
+		if (!strcmp(b->devs[i].name, name))
+			return &b->devs[i];
+	return NULL;
+}
+
 int ilab_board_dev_iommu(const struct ilab_board *b, const struct ilab_dev *dev)
 {
 	if (!b || !dev || dev < b->devs || dev >= b->devs + b->nr_devs)

@@ -210,15 +210,7 @@ void ilab_testbed_down(struct ilab_testbed *tb)
 
 struct ilab_dev *ilab_testbed_dev(struct ilab_testbed *tb, const char *name)
 {
-	struct ilab_dev *devs;
-	unsigned n;
-
-	if (!tb || !tb->board || !name || ilab_board_devices(tb->board, &devs, &n))
-		return NULL;
-	for (unsigned i = 0; i < n; i++)
-		if (!strcmp(devs[i].name, name))
-			return &devs[i];
-	return NULL;
+	return tb ? ilab_board_find_dev(tb->board, name) : NULL;
 }
 
 const char *ilab_testbed_sim_error(const struct ilab_testbed *tb)

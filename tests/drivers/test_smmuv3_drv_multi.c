@@ -36,18 +36,6 @@ struct mt {
 	char err[160];
 };
 
-static struct ilab_dev *find_dev(struct ilab_board *b, const char *name)
-{
-	struct ilab_dev *devs;
-	unsigned n;
-
-	ilab_board_devices(b, &devs, &n);
-	for (unsigned i = 0; i < n; i++)
-		if (!strcmp(devs[i].name, name))
-			return &devs[i];
-	return NULL;
-}
-
 static void mt_setup(struct mt *t)
 {
 	struct ilab_board_opts bo = { .node_bytes = 1ull << 30 };
@@ -63,7 +51,7 @@ static void mt_setup(struct mt *t)
 	assert_int_equal(ilab_board_start(t->board), 0);
 	assert_int_equal(ilab_board_probe_iommus(t->board, NULL), 0);
 	for (int i = 0; i < 2; i++) {
-		t->dev[i] = find_dev(t->board, names[i]);
+		t->dev[i] = ilab_board_find_dev(t->board, names[i]);
 		assert_non_null(t->dev[i]);
 		t->si[i] = (unsigned)ilab_board_dev_smmu(t->board, t->dev[i]);
 		t->iommu[i] = ilab_board_iommu(t->board, t->si[i]);

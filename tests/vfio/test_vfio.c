@@ -40,18 +40,6 @@ struct vt {
 	char err[160];
 };
 
-static struct ilab_dev *find_dev(struct ilab_board *b, const char *name)
-{
-	struct ilab_dev *devs;
-	unsigned n;
-
-	ilab_board_devices(b, &devs, &n);
-	for (unsigned i = 0; i < n; i++)
-		if (!strcmp(devs[i].name, name))
-			return &devs[i];
-	return NULL;
-}
-
 static void vt_setup(struct vt *t, const struct ilab_vfio_container_opts *opts)
 {
 	struct ilab_board_opts bo = { .node_bytes = 1ull << 30 };
@@ -69,7 +57,7 @@ static void vt_setup(struct vt *t, const struct ilab_vfio_container_opts *opts)
 	assert_int_equal(ilab_board_probe_iommus(t->board, NULL), 0);
 	t->mem = ilab_board_mem(t->board);
 	for (int i = 0; i < NR_DEVS; i++) {
-		t->dev[i] = find_dev(t->board, names[i]);
+		t->dev[i] = ilab_board_find_dev(t->board, names[i]);
 		assert_non_null(t->dev[i]);
 		t->si[i] = (unsigned)ilab_board_dev_smmu(t->board, t->dev[i]);
 		assert_int_equal(ilab_iommu_probe_device(t->dev[i], ILAB_DOMAIN_DMA), 0);
@@ -491,7 +479,7 @@ static void test_bad_group_input(void **state)
 	(void)state;
 	vt_setup(&t, NULL);
 	/* gpu2 sits behind SMMU 1, which this board does not model: no IOMMU, no group. */
-	assert_int_equal(ilab_vfio_group_open(find_dev(t.board, "gpu2"), &g), -ENODEV);
+	assert_int_equal(ilab_vfio_group_open(ilab_board_find_dev(t.board, "gpu2"), &g), -ENODEV);
 	assert_int_equal(ilab_vfio_group_open(NULL, &g), -EINVAL);
 	assert_int_equal(ilab_vfio_container_create(t.mem, &both, &c2), -EINVAL);
 	assert_int_equal(ilab_vfio_container_create(t.mem, &far, &c2), -EINVAL);

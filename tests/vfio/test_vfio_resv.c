@@ -54,18 +54,6 @@ struct rig {
 	char err[256];
 };
 
-static struct ilab_dev *find_dev(struct ilab_board *b, const char *name)
-{
-	struct ilab_dev *devs;
-	unsigned n;
-
-	ilab_board_devices(b, &devs, &n);
-	for (unsigned i = 0; i < n; i++)
-		if (!strcmp(devs[i].name, name))
-			return &devs[i];
-	return NULL;
-}
-
 static void rig_up(struct rig *r, const struct arch_case *ac)
 {
 	struct ilab_board_opts bo = { .node_bytes = 1ull << 30 };
@@ -80,7 +68,7 @@ static void rig_up(struct rig *r, const struct arch_case *ac)
 	assert_int_equal(ilab_board_start(r->board), 0);
 	assert_int_equal(ilab_board_probe_drivers(r->board, NULL, NULL), 0);
 	for (int i = 0; i < 2; i++) {
-		r->dev[i] = find_dev(r->board, ac->dev[i]);
+		r->dev[i] = ilab_board_find_dev(r->board, ac->dev[i]);
 		assert_non_null(r->dev[i]);
 		assert_int_equal(ilab_iommu_probe_device(r->dev[i], ILAB_DOMAIN_DMA), 0);
 		assert_int_equal(ilab_vfio_group_open(r->dev[i], &r->grp[i]), 0);

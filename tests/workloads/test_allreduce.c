@@ -147,18 +147,6 @@ static void test_atc_rejects_bad_input(void **state)
 
 /* ---- the driver: STE.EATS and CMD_ATC_INV ------------------------------------------------------ */
 
-static struct ilab_dev *find_dev(struct ilab_board *b, const char *name)
-{
-	struct ilab_dev *devs;
-	unsigned n;
-
-	ilab_board_devices(b, &devs, &n);
-	for (unsigned i = 0; i < n; i++)
-		if (!strcmp(devs[i].name, name))
-			return &devs[i];
-	return NULL;
-}
-
 /* What the board forwarded to the devices' side (ilab_board_set_atc_inv). */
 struct atc_inv_seen {
 	unsigned calls, smmu;
@@ -200,8 +188,8 @@ static void test_driver_sets_eats_and_invalidates_atc_on_unmap(void **state)
 	ilab_board_set_atc_inv(b, record_atc_inv, &seen);
 	assert_int_equal(ilab_board_start(b), 0);
 	assert_int_equal(ilab_board_probe_iommus(b, NULL), 0);
-	nic = find_dev(b, "nic0"); /* both behind SMMU 0 (n0-rp0) */
-	gpu = find_dev(b, "gpu0");
+	nic = ilab_board_find_dev(b, "nic0"); /* both behind SMMU 0 (n0-rp0) */
+	gpu = ilab_board_find_dev(b, "gpu0");
 	assert_non_null(nic);
 	assert_non_null(gpu);
 	assert_int_equal(ilab_iommu_probe_device(nic, ILAB_DOMAIN_DMA), 0);
