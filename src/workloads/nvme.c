@@ -67,10 +67,12 @@ int ilab_nvme_build_prps(uint64_t dma, size_t len, uint64_t list_dma, uint64_t *
 	uint64_t rest;
 	unsigned n = 0;
 
-	if (!len || !prp1 || !prp2)
+	if (!prp1 || !prp2)
 		return -EINVAL;
-	*prp1 = dma;
+	*prp1 = dma; /* set on every path, so a caller never reads an unset PRP */
 	*prp2 = 0;
+	if (!len)
+		return -EINVAL;
 	if (len <= first)
 		return 0;
 	rest = len - first;
