@@ -430,6 +430,63 @@ static void test_eventq_base_ignored_while_eventqen(void **state)
     down(f);
 }
 
+/* §6.3.21-23, §6.3.30-32: from SMMUv3.2 a write to an IRQ_CFGn register while the matching
+ * IRQ_CTRL.*_IRQEN is 1 is IGNORED; with the enable 0 it is RW. In v3.0/v3.1 the write is
+ * CONSTRAINED UNPREDICTABLE: this model takes the value. */
+static void irq_cfg_write_all(struct smt_env *e, uint64_t cfg0, uint32_t cfg1, uint32_t cfg2)
+{
+    smmu_mmio_write(e->smmu, SMT_GERROR_IRQ_CFG0, cfg0, 8);
+    smt_wr(e, SMT_GERROR_IRQ_CFG1, cfg1);
+    smt_wr(e, SMT_GERROR_IRQ_CFG2, cfg2);
+    smmu_mmio_write(e->smmu, SMT_EVENTQ_IRQ_CFG0, cfg0, 8);
+    smt_wr(e, SMT_EVENTQ_IRQ_CFG1, cfg1);
+    smt_wr(e, SMT_EVENTQ_IRQ_CFG2, cfg2);
+}
+
+static void expect_irq_cfg(struct smt_env *e, uint64_t gcfg0, uint32_t gcfg1, uint64_t ecfg0,
+                           uint32_t ecfg1)
+{
+    assert_int_equal(smmu_mmio_read(e->smmu, SMT_GERROR_IRQ_CFG0, 8), gcfg0);
+    assert_int_equal(smt_rd(e, SMT_GERROR_IRQ_CFG1), gcfg1);
+    assert_int_equal(smmu_mmio_read(e->smmu, SMT_EVENTQ_IRQ_CFG0, 8), ecfg0);
+    assert_int_equal(smt_rd(e, SMT_EVENTQ_IRQ_CFG1), ecfg1);
+}
+
+static void test_irq_cfg_ignored_while_irqen_from_v32(void **state)
+{
+    (void)state;
+    struct fx *f = up(NULL, 8); /* SMMUv3.2, IDR0.MSI */
+    smt_wr(&f->e, SMT_IRQ_CTRL, 0);
+    irq_cfg_write_all(&f->e, 0x1000, 11, 0x13);
+    /* GERROR_IRQEN only: the GERROR set is frozen, the EVENTQ set still writable */
+    smt_wr(&f->e, SMT_IRQ_CTRL, 1);
+    irq_cfg_write_all(&f->e, 0x2000, 22, 0x2F);
+    expect_irq_cfg(&f->e, 0x1000, 11, 0x2000, 22);
+    assert_int_equal(smt_rd(&f->e, SMT_GERROR_IRQ_CFG2), 0x13);
+    /* EVENTQ_IRQEN only: the other way round */
+    smt_wr(&f->e, SMT_IRQ_CTRL, 4);
+    irq_cfg_write_all(&f->e, 0x3000, 33, 0x31);
+    expect_irq_cfg(&f->e, 0x3000, 33, 0x2000, 22);
+    assert_int_equal(smt_rd(&f->e, SMT_EVENTQ_IRQ_CFG2), 0x2F);
+    /* both enabled: nothing moves; both disabled: both writable again */
+    smt_wr(&f->e, SMT_IRQ_CTRL, 1 | 4);
+    irq_cfg_write_all(&f->e, 0x4000, 44, 0);
+    expect_irq_cfg(&f->e, 0x3000, 33, 0x2000, 22);
+    smt_wr(&f->e, SMT_IRQ_CTRL, 0);
+    irq_cfg_write_all(&f->e, 0x5000, 55, 0);
+    expect_irq_cfg(&f->e, 0x5000, 55, 0x5000, 55);
+    down(f);
+
+    struct smmu_config c = base_cfg();
+    c.arch_minor = 1;
+    c.ril = false;
+    f = up(&c, 8);
+    smt_wr(&f->e, SMT_IRQ_CTRL, 1 | 4);
+    irq_cfg_write_all(&f->e, 0x6000, 66, 0);
+    expect_irq_cfg(&f->e, 0x6000, 66, 0x6000, 66);
+    down(f);
+}
+
 /* §6.3.12: CR2.E2H is RES0 without IDR0.Hyp (PTM without BTM, REC_CFG_ATS without ATSRECERR). */
 static void test_cr2_e2h_res0_without_hyp(void **state)
 {
@@ -1387,6 +1444,7 @@ int main(void)
         cmocka_unit_test(test_strtab_base_cfg_ignored_while_smmuen),
         cmocka_unit_test(test_cmdq_base_ignored_while_cmdqen),
         cmocka_unit_test(test_eventq_base_ignored_while_eventqen),
+        cmocka_unit_test(test_irq_cfg_ignored_while_irqen_from_v32),
         cmocka_unit_test(test_cr2_e2h_res0_without_hyp),
         cmocka_unit_test(test_cr0_atschk_res0_without_ats),
         cmocka_unit_test(test_cmdq_base_aligned_to_queue_size),

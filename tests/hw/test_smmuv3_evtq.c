@@ -108,8 +108,10 @@ static void test_eventq_irq_wired_and_msi(void **state)
     fault_once(f, 0x2000);
     assert_int_equal(f->e.mem.nirq[SMMU_IRQ_EVENTQ], 1);
     uint64_t doorbell = smt_alloc(&f->e.mem, 64, 64);
+    smt_wr(&f->e, SMT_IRQ_CTRL, 0); /* IRQ_CFGn are IGNORED while EVENTQ_IRQEN (v3.2) */
     smmu_mmio_write(f->e.smmu, SMT_EVENTQ_IRQ_CFG0, doorbell, 8);
     smt_wr(&f->e, SMT_EVENTQ_IRQ_CFG1, 0x1234);
+    smt_wr(&f->e, SMT_IRQ_CTRL, 4);
     fault_once(f, 0x3000);
     assert_int_equal(f->e.mem.nirq[SMMU_IRQ_EVENTQ], 1);
     assert_int_equal(smt_r32(&f->e.mem, doorbell), 0x1234);
@@ -137,11 +139,12 @@ static void test_gerror_irq(void **state)
     fault_once(f, 0x2000);
     assert_int_equal(smt_rd(&f->e, SMT_GERROR), SMT_GERROR_CMDQ_ERR | GERROR_MSI_EVENTQ_ABT);
     assert_int_equal(f->e.mem.nirq[SMMU_IRQ_GERROR], 2);
-    smt_wr(&f->e, SMT_IRQ_CTRL, 1);
+    smt_wr(&f->e, SMT_IRQ_CTRL, 0); /* IRQ_CFGn are IGNORED while GERROR_IRQEN (v3.2) */
     smt_fault_clear(&f->e.mem);
     uint64_t doorbell = smt_alloc(&f->e.mem, 64, 64);
     smmu_mmio_write(f->e.smmu, SMT_GERROR_IRQ_CFG0, doorbell, 8);
     smt_wr(&f->e, SMT_GERROR_IRQ_CFG1, 77);
+    smt_wr(&f->e, SMT_IRQ_CTRL, 1);
     /* ack both: the illegal command fails again, GERROR.CMDQ_ERR toggles (1 -> 0) */
     smt_wr(&f->e, SMT_GERRORN, smt_rd(&f->e, SMT_GERROR));
     smt_run(&f->e);

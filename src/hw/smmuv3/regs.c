@@ -274,10 +274,20 @@ static uint32_t read32(struct smmu *s, uint64_t off)
     }
 }
 
+/* The *_IRQ_CFGn registers exist only with IDR0.MSI and are guarded by their source's
+ * IRQ_CTRL.*_IRQEN (IRQ_CTRLACK is the same field here). From SMMUv3.2 a write while the enable
+ * is 1 is IGNORED (§6.3.21-23, §6.3.30-32); in v3.0/v3.1 it is CONSTRAINED UNPREDICTABLE and
+ * this model takes the written value, one of the permitted behaviours. */
+static bool irq_cfg_writable(const struct smmu *s, uint64_t irqen)
+{
+    return s->cfg.msi && (s->cfg.arch_minor < 2 || !(s->irq_ctrl & irqen));
+}
+
 static void write32(struct smmu *s, uint64_t off, uint32_t v)
 {
     const bool smmuen = s->cr0 & CR0_SMMUEN;
-    const bool msi = s->cfg.msi;
+    const bool gerror_cfg = irq_cfg_writable(s, IRQ_CTRL_GERROR_IRQEN);
+    const bool eventq_cfg = irq_cfg_writable(s, IRQ_CTRL_EVENTQ_IRQEN);
     unsigned ereg;
     if (smmu_cmdqv_window(s, off)) {
         smmu_cmdqv_write(s, off, v);
@@ -319,15 +329,15 @@ static void write32(struct smmu *s, uint64_t off, uint32_t v)
         break;
     case SMMU_REG_GERROR_IRQ_CFG0:
     case SMMU_REG_GERROR_IRQ_CFG0 + 4:
-        if (msi)
+        if (gerror_cfg)
             set_half(&s->gerror_irq_cfg0, off & 4, v, IRQ_CFG0_ADDR_MASK);
         break;
     case SMMU_REG_GERROR_IRQ_CFG1:
-        if (msi)
+        if (gerror_cfg)
             s->gerror_irq_cfg1 = v;
         break;
     case SMMU_REG_GERROR_IRQ_CFG2:
-        if (msi)
+        if (gerror_cfg)
             s->gerror_irq_cfg2 = v & 0x3Fu;
         break;
     case SMMU_REG_STRTAB_BASE:
@@ -361,15 +371,15 @@ static void write32(struct smmu *s, uint64_t off, uint32_t v)
         break;
     case SMMU_REG_EVENTQ_IRQ_CFG0:
     case SMMU_REG_EVENTQ_IRQ_CFG0 + 4:
-        if (msi)
+        if (eventq_cfg)
             set_half(&s->eventq_irq_cfg0, off & 4, v, IRQ_CFG0_ADDR_MASK);
         break;
     case SMMU_REG_EVENTQ_IRQ_CFG1:
-        if (msi)
+        if (eventq_cfg)
             s->eventq_irq_cfg1 = v;
         break;
     case SMMU_REG_EVENTQ_IRQ_CFG2:
-        if (msi)
+        if (eventq_cfg)
             s->eventq_irq_cfg2 = v & 0x3Fu;
         break;
     case SMMU_REG_EVENTQ_PROD:
