@@ -118,7 +118,7 @@ static void probe_refuses_unit_without_qi(void **state)
 	(void)state;
 	assert_int_equal(rig_init(&r), 0);
 	vtd_config_default(&c);
-	c.qi = false;
+	c.qi = c.dt = false; /* DT requires QI (ECAP.DT, VT-d §10.4.3) */
 	u = rig_add_model(&r, 0, &c);
 	assert_non_null(u);
 	assert_int_equal(ilab_intel_iommu_probe(&u->mmio, r.mem, 0, NULL, &io), -ENODEV);

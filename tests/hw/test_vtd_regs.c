@@ -197,7 +197,7 @@ static void test_qie_ignored_without_qi(void **state)
     (void)state;
     struct vtd_config c;
     vtd_config_default(&c);
-    c.qi = false;
+    c.qi = c.dt = false;
     struct vt_env e;
     assert_int_equal(vt_init(&e, &c), 0);
     vt_gcmd(&e, VT_GCMD_QIE, 0, 0);
@@ -205,6 +205,72 @@ static void test_qie_ignored_without_qi(void **state)
     vt_wr64(&e, VT_IQA, 0x10000);          /* RsvdZ without ECAP.QI */
     assert_int_equal(vt_rd64(&e, VT_IQA), 0);
     vt_fini(&e);
+}
+
+/* §10.4.3 ECAP.DT: a unit reporting DT must also report QI (device-TLB invalidation exists only
+ * as a queued descriptor). A configuration with DT and without QI is refused, not advertised. */
+static void test_create_dt_needs_qi(void **state)
+{
+    (void)state;
+    struct vtd_config c;
+    struct vtd *v = NULL;
+    const char *msg = NULL;
+    vtd_config_default(&c);
+    c.qi = false; /* dt stays 1 */
+    assert_int_equal(vtd_create(&v, &c, &vt_ops, NULL, &msg), -22);
+    assert_null(v);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "qi"));
+    c.dt = false;
+    struct vt_env e;
+    assert_int_equal(vt_init(&e, &c), 0);
+    assert_int_equal(vt_rd64(&e, VT_ECAP) & 0x6, 0); /* ECAP.QI (bit 1), DT (bit 2) */
+    vt_fini(&e);
+}
+
+/* §10.4.22-30: without ECAP.QI the queue and invalidation-event registers (IQH, IQT, IQA, ICS,
+ * IECTL, IEDATA, IEADDR, IEUADDR, IQERCD) are reserved: they read 0 (IECTL.IM included) and
+ * writes are ignored. */
+static void test_qi_registers_reserved_zero_without_qi(void **state)
+{
+    (void)state;
+    struct vtd_config c;
+    vtd_config_default(&c);
+    c.qi = c.dt = false;
+    struct vt_env e;
+    assert_int_equal(vt_init(&e, &c), 0);
+    const uint64_t regs[] = {VT_IQH, VT_IQT, VT_IQA, VT_ICS - 4, VT_IECTL, VT_IEADDR, VT_IQERCD};
+    for (unsigned i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+        assert_int_equal(vt_rd64(&e, regs[i]), 0);
+    vt_wr(&e, VT_IECTL, 0);
+    vt_wr(&e, VT_IEDATA, 0x1234);
+    vt_wr(&e, VT_IEADDR, 0xFEE00000);
+    vt_wr(&e, VT_IEUADDR, 7);
+    vt_wr64(&e, VT_IQT, 0x100);
+    for (unsigned i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+        assert_int_equal(vt_rd64(&e, regs[i]), 0);
+    vt_fini(&e);
+}
+
+/* §10.4.7 CCMD.DID and §10.4.8.1 IOTLB_REG.DID: hardware need not implement the domain-id bits
+ * above the width CAP.ND reports (4 + 2 * ND): they read back 0. */
+static void test_did_bits_beyond_nd_not_implemented(void **state)
+{
+    (void)state;
+    const uint64_t iotlb = 0x200 + 8; /* ECAP.IRO * 16 + 8 */
+    for (unsigned nd = 0; nd <= 6; nd += 3) {
+        struct vtd_config c;
+        vtd_config_default(&c);
+        c.nd = (uint8_t)nd;
+        struct vt_env e;
+        assert_int_equal(vt_init(&e, &c), 0);
+        uint64_t did_mask = (1ULL << (4 + 2 * nd)) - 1;
+        vt_wr64(&e, VT_CCMD, 0xFFFF);                  /* ICC = 0: stored, not performed */
+        assert_int_equal(vt_rd64(&e, VT_CCMD), did_mask);
+        vt_wr64(&e, iotlb, 0xFFFFULL << 32);           /* IVT = 0 */
+        assert_int_equal(vt_rd64(&e, iotlb), did_mask << 32);
+        vt_fini(&e);
+    }
 }
 
 static void test_rtaddr_mask(void **state)
@@ -412,6 +478,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_srtp_sets_rtps_and_latches_rtaddr, setup, teardown),
         cmocka_unit_test_setup_teardown(test_qie_sets_qies_and_disable_resets_iqh, setup, teardown),
         cmocka_unit_test(test_qie_ignored_without_qi),
+        cmocka_unit_test(test_create_dt_needs_qi),
+        cmocka_unit_test(test_qi_registers_reserved_zero_without_qi),
+        cmocka_unit_test(test_did_bits_beyond_nd_not_implemented),
         cmocka_unit_test_setup_teardown(test_rtaddr_mask, setup, teardown),
         cmocka_unit_test_setup_teardown(test_iqa_mask_and_dw_reserved, setup, teardown),
         cmocka_unit_test_setup_teardown(test_iqa_write_ignored_while_enabled, setup, teardown),

@@ -100,9 +100,15 @@ static uint32_t half(uint64_t reg, uint64_t off) { return (uint32_t)((off & 4) ?
 static uint64_t iro(const struct vtd *v) { return v->cfg.iro_offset; }
 static uint64_t fro(const struct vtd *v) { return v->cfg.fro_offset; }
 
+/* IQH..IQERCD: the queued-invalidation and invalidation-event registers, RsvdZ without
+ * ECAP.QI (§10.4.22-30): they read 0 and ignore writes then. */
+static bool qi_reg(uint64_t base) { return base >= VTD_REG_IQH && base <= VTD_REG_IQERCD; }
+
 uint64_t vtd_reg_read32(struct vtd *v, uint64_t off)
 {
     uint64_t base = off & ~7ULL;
+    if (!v->cfg.qi && qi_reg(base))
+        return 0;
     if (base >= iro(v) && base < iro(v) + 16)
         return base == iro(v) ? half(v->iva, off) : half(v->iotlb_reg, off);
     if (off >= fro(v) && off < fro(v) + (uint64_t)VTD_FRCD_STRIDE * v->cfg.nfr) {
@@ -163,7 +169,9 @@ void vtd_reg_write32(struct vtd *v, uint64_t off, uint32_t val)
         if (base == iro(v)) {
             put_half(&v->iva, off, val, IVA_WRITABLE);
         } else {
-            put_half(&v->iotlb_reg, off, val, IOTLB_WRITABLE);
+            /* DID [47:32]: bits above CAP.ND's width are not implemented (§10.4.8.1) */
+            put_half(&v->iotlb_reg, off, val,
+                     IOTLB_WRITABLE & ~(VMASK(47, 32) & ~(vtd_did_mask(v) << 32)));
             if (v->iotlb_reg & IOTLB_IVT)
                 iotlb_exec(v);
         }
@@ -178,7 +186,8 @@ void vtd_reg_write32(struct vtd *v, uint64_t off, uint32_t val)
     /* RTADDR (§10.4.6): RTA [HAW-1:12]; TTM [11:10] is reserved without ECAP.SMTS. */
     case VTD_REG_RTADDR: case VTD_REG_RTADDR + 4: put_half(&v->rtaddr, off, val, addr_mask); return;
     case VTD_REG_CCMD: case VTD_REG_CCMD + 4:
-        put_half(&v->ccmd, off, val, CCMD_WRITABLE);
+        /* DID [15:0]: bits above CAP.ND's width are not implemented (§10.4.7) */
+        put_half(&v->ccmd, off, val, CCMD_WRITABLE & ~(VMASK(15, 0) & ~vtd_did_mask(v)));
         if (v->ccmd & CCMD_ICC)
             ccmd_exec(v);
         return;
@@ -196,7 +205,7 @@ void vtd_reg_write32(struct vtd *v, uint64_t off, uint32_t val)
     case VTD_REG_FEUADDR: v->feuaddr = val; return;
     }
     if (!v->cfg.qi)
-        return; /* the queue registers are RsvdZ without ECAP.QI */
+        return; /* the queue registers are RsvdZ without ECAP.QI (qi_reg) */
     switch (off) {
     case VTD_REG_IQT: case VTD_REG_IQT + 4: put_half(&v->iqt, off, val, IQ_IDX_MASK); return;
     case VTD_REG_IQA: case VTD_REG_IQA + 4:

@@ -50,6 +50,9 @@ static const char *validate(const struct vtd_config *c, const struct vtd_host_op
     if (c->ver_major < 1 || c->ver_major > 5 || c->ver_minor > 15)
         return "ver_major must be 1..5: register-based invalidation, which this model has, "
                "is not supported from major version 6 (VT-d §6.5)";
+    if (c->dt && !c->qi)
+        return "dt needs qi: a unit reporting ECAP.DT must also report ECAP.QI (device-TLB "
+               "invalidation is queued only, VT-d §10.4.3)";
     if (c->nd > 6)
         return "nd must be 0..6 (CAP.ND, VT-d §10.4.2)";
     if (!c->sagaw39 && !c->sagaw48 && !c->sagaw57)

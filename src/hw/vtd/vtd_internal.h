@@ -176,6 +176,10 @@ struct vtd {
 
 static inline uint64_t vtd_haw_mask(const struct vtd *v) { return VMASK(v->cfg.haw - 1, 0); }
 
+/* CAP.ND: the unit implements 4 + 2 * ND domain-id bits. */
+static inline unsigned vtd_did_bits(const struct vtd *v) { return 4 + 2 * v->cfg.nd; }
+static inline uint64_t vtd_did_mask(const struct vtd *v) { return VMASK(vtd_did_bits(v) - 1, 0); }
+
 /* regs.c */
 uint64_t vtd_reg_read32(struct vtd *v, uint64_t off);
 void vtd_reg_write32(struct vtd *v, uint64_t off, uint32_t val);
