@@ -61,6 +61,7 @@ enum vtd_fault_reason {
     VTD_FR_CTX_RSVD = 0xB,         /* reserved field set in a present context entry */
     VTD_FR_PT_RSVD = 0xC,          /* reserved field set in a present paging entry */
     VTD_FR_TT_BLOCKED = 0xD,       /* request blocked by the context entry's TT */
+    VTD_FR_INTERRUPT_ADDR = 0xE,   /* translated address in the interrupt range 0xFEEx_xxxx */
 };
 
 /* ---- Implementation choices fixed at reset -------------------------------------------------- */

@@ -156,6 +156,18 @@ static void test_faults_are_not_cached(void **state)
     assert_int_equal(cs(f, VTD_CACHE_CONTEXT).fills, 1); /* SID_A's valid context only */
 }
 
+/* §3.15: a translation blocked because it lands in the interrupt range (Eh) is a fault like
+ * any other: the leaf is not cached, so each request walks and faults again. */
+static void test_interrupt_range_translation_not_cached(void **state)
+{
+    struct fx *f = *state;
+    vt_map(&f->e, f->pta, 4, 0x100000, 0xFEE00000ULL, 12, VT_R | VT_W);
+    assert_false(tr_ok(f, SID_A, 0x100000, NULL));
+    assert_false(tr_ok(f, SID_A, 0x100000, NULL));
+    assert_int_equal(cs(f, VTD_CACHE_IOTLB).fills, 0);
+    assert_int_equal(cs(f, VTD_CACHE_IOTLB).hits, 0);
+}
+
 static void test_iotlb_entry_used_until_invalidated(void **state)
 {
     struct fx *f = *state;
@@ -385,6 +397,7 @@ int main(void)
         T(test_iotlb_and_context_hit_after_miss),
         T(test_pde_hit_skips_upper_tables),
         T(test_faults_are_not_cached),
+        T(test_interrupt_range_translation_not_cached),
         T(test_iotlb_entry_used_until_invalidated),
         T(test_context_global_invalidation),
         T(test_context_domain_selective),

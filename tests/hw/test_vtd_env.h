@@ -62,6 +62,7 @@
 #define VT_FR_CTX_RSVD 0xB
 #define VT_FR_PT_RSVD 0xC
 #define VT_FR_TT 0xD
+#define VT_FR_INTR 0xE /* LGN.4: translated address in the interrupt range (§3.15) */
 
 /* second-stage entry bits (VT-d §9.8) */
 #define VT_R 0x1ULL

@@ -93,6 +93,36 @@ static void test_ats_fault_marks_translation_request(void **state)
     assert_int_equal((hi >> 62) & 1, 0);                   /* T1 */
 }
 
+/* §10.4.14 FRCD.AT [125:124] (qword 1 [61:60]): the Address Type of the faulted request, 01b for
+ * a translation request, whether the context blocks it (TT 00: Dh) or the root entry is not
+ * present (1h); 00b for an untranslated request. RsvdZ without ECAP.DT. */
+static void test_ats_fault_records_at_translation_request(void **state)
+{
+    struct vt_env *e = *state;
+    struct vtd_txn_req q = {.sid = SID, .iova = 0x5000, .ats = true};
+    struct vtd_txn_rsp r;
+    vtd_translate(e->v, &q, &r);
+    q.sid = 0x0900; /* bus 9: no root entry */
+    vtd_translate(e->v, &q, &r);
+    fault(e, 0x6000, false);
+    assert_int_equal((frcd_hi(e, 0) >> 32) & 0xFF, VT_FR_TT);
+    assert_int_equal((frcd_hi(e, 0) >> 60) & 3, 1);
+    assert_int_equal((frcd_hi(e, 1) >> 32) & 0xFF, VT_FR_ROOT_P);
+    assert_int_equal((frcd_hi(e, 1) >> 60) & 3, 1);
+    assert_int_equal((frcd_hi(e, 2) >> 60) & 3, 0);
+    struct vtd_config c;
+    vtd_config_default(&c);
+    c.dt = false;
+    struct vt_env e2;
+    assert_int_equal(vt_init(&e2, &c), 0);
+    vt_bringup(&e2);
+    q.sid = 0x0900;
+    vtd_translate(e2.v, &q, &r);
+    assert_true(r.fault_recorded);
+    assert_int_equal((frcd_hi(&e2, 0) >> 60) & 3, 0);
+    vt_fini(&e2);
+}
+
 static void test_fault_event_sent_when_unmasked(void **state)
 {
     struct vt_env *e = *state;
@@ -238,6 +268,7 @@ int main(void)
         T(test_record_fields_write),
         T(test_fault_info_above_mgaw_is_zero),
         T(test_ats_fault_marks_translation_request),
+        T(test_ats_fault_records_at_translation_request),
         T(test_fault_event_sent_when_unmasked),
         T(test_no_new_event_while_fault_pending),
         T(test_masked_event_pends_until_unmasked),

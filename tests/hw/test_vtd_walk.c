@@ -221,6 +221,19 @@ static void test_paging_entry_access_error(void **state)
     expect_fault(f, SID, 0x10000, false, VT_FR_PT_ACCESS);
 }
 
+/* §7.1.3 (rev. 3.0 on): an error reading the second-stage table that the context entry's SLPTPTR
+ * names is the paging-entry access error, 7h, like an error at any lower level; it is not
+ * 3h (invalid programming of the context entry, the reading of the rev. 1.x-2.x text). */
+static void test_slptptr_table_access_error_is_7h(void **state)
+{
+    struct fx *f = *state;
+    vt_map(&f->e, f->pt, 4, 0x10000, 0x20000, 12, VT_R | VT_W);
+    expect_ok(f, 0x10000, false, 0x20000, 12);
+    f->e.flo = f->pt;
+    f->e.fhi = f->pt + 0x1000;
+    expect_fault(f, SID, 0x10000, false, VT_FR_PT_ACCESS);
+}
+
 static void test_root_entry_access_error(void **state)
 {
     struct fx *f = *state;
@@ -402,6 +415,69 @@ static void test_ats_translation_request(void **state)
     assert_true(r.fault_recorded);
 }
 
+/* §4.2.3: a translation request for an address above 2^X - 1 (X = min(MGAW, AGAW)) completes
+ * successfully with R = W = 0; it is not a fault and nothing is recorded. An untranslated
+ * request there is still fault 4h. */
+static void test_ats_above_mgaw_completes_without_access(void **state)
+{
+    struct fx *f = *state;
+    vt_context(&f->e, 0x0160, DID, 2, 1, f->pt, false); /* TT 01 */
+    struct vtd_txn_req q = {.sid = 0x0160, .iova = 1ULL << 48, .ats = true};
+    struct vtd_txn_rsp r;
+    vtd_translate(f->e.v, &q, &r);
+    assert_int_equal(r.status, VTD_TXN_OK);
+    assert_int_equal(r.perm, 0);
+    assert_int_equal(r.fault_reason, 0);
+    assert_false(r.fault_recorded);
+    q.iova = ~0ULL;
+    vtd_translate(f->e.v, &q, &r);
+    assert_int_equal(r.status, VTD_TXN_OK);
+    assert_int_equal(r.perm, 0);
+    assert_int_equal(vt_rd(&f->e, VT_FSTS), 0);
+    struct vtd_stats st;
+    vtd_get_stats(f->e.v, &st);
+    assert_int_equal(st.faults, 0);
+    expect_fault(f, 0x0160, 1ULL << 48, false, VT_FR_ADDR);
+}
+
+/* §3.15 (rev. 4.x): untranslated requests and translation requests that result in an address in
+ * the interrupt range 0xFEE0_0000-0xFEEF_FFFF are blocked (LGN.4, fault reason Eh) and
+ * recorded. An untranslated request results in one address; a translation request in the
+ * whole page it would grant. */
+static void test_interrupt_range_mapping_blocked(void **state)
+{
+    struct fx *f = *state;
+    struct vtd_txn_rsp r;
+    vt_map(&f->e, f->pt, 4, 0x10000, 0xFEE00000ULL, 12, VT_R | VT_W);
+    vt_map(&f->e, f->pt, 4, 0x11000, 0xFEEFF000ULL, 12, VT_R | VT_W);
+    vt_map(&f->e, f->pt, 4, 0x12000, 0xFEDFF000ULL, 12, VT_R | VT_W); /* just below */
+    vt_map(&f->e, f->pt, 4, 0x13000, 0xFEF00000ULL, 12, VT_R | VT_W); /* just above */
+    expect_fault(f, SID, 0x10000, false, VT_FR_INTR);
+    expect_fault(f, SID, 0x11FFC, true, VT_FR_INTR);
+    vt_tr(&f->e, SID, 0x10000, true, &r);
+    assert_true(r.fault_recorded);
+    expect_ok(f, 0x12FFF, true, 0xFEDFFFFFULL, 12);
+    expect_ok(f, 0x13000, false, 0xFEF00000ULL, 12);
+    /* a 1 GiB leaf over 3-4 GiB: blocked only where the address lands in the range */
+    vt_map(&f->e, f->pt, 4, 0x40000000ULL, 0xC0000000ULL, 30, VT_R | VT_W);
+    expect_ok(f, 0x40001000ULL, false, 0xC0001000ULL, 30);
+    expect_fault(f, SID, 0x40000000ULL + 0x3EE12340ULL, false, VT_FR_INTR);
+    /* translation requests (TT 01): the granted page must not reach the range */
+    vt_context(&f->e, 0x0160, DID, 2, 1, f->pt, false);
+    struct vtd_txn_req q = {.sid = 0x0160, .iova = 0x10000, .ats = true};
+    vtd_translate(f->e.v, &q, &r);
+    assert_int_equal(r.status, VTD_TXN_FAULT);
+    assert_int_equal(r.fault_reason, VT_FR_INTR);
+    q.iova = 0x40001000ULL; /* the 1 GiB page covers the range */
+    vtd_translate(f->e.v, &q, &r);
+    assert_int_equal(r.status, VTD_TXN_FAULT);
+    assert_int_equal(r.fault_reason, VT_FR_INTR);
+    q.iova = 0x12000;
+    vtd_translate(f->e.v, &q, &r);
+    assert_int_equal(r.status, VTD_TXN_OK);
+    assert_int_equal(r.pa, 0xFEDFF000ULL);
+}
+
 static void test_fpd_suppresses_recording(void **state)
 {
     struct fx *f = *state;
@@ -436,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_context_tt_invalid),
         T(test_address_beyond_mgaw),
         T(test_paging_entry_access_error),
+        T(test_slptptr_table_access_error_is_7h),
         T(test_root_entry_access_error),
         T(test_context_entry_access_error),
         T(test_root_entry_reserved_bits),
@@ -449,6 +526,8 @@ int main(void)
         T(test_passthrough_context),
         T(test_translation_disabled_passes_through),
         T(test_ats_translation_request),
+        T(test_ats_above_mgaw_completes_without_access),
+        T(test_interrupt_range_mapping_blocked),
         T(test_fpd_suppresses_recording),
     };
 #undef T

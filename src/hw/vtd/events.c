@@ -63,9 +63,11 @@ bool vtd_record_fault(struct vtd *v, uint16_t sid, uint64_t iova, uint8_t reason
         return false;
     }
     /* §10.4.14: FI holds the page address, bits above MGAW reserved (0). T2:T1 = 00 write,
-     * 01 read; this model marks ATS translation requests with T2 = 1. */
+     * 01 read; this model marks ATS translation requests with T2 = 1. AT is the request's
+     * Address Type, 01b for a translation request; RsvdZ without ECAP.DT. */
+    uint64_t at = ats && v->cfg.dt ? FRCD_AT_TRANSLATION_REQ << FRCD_AT_SHIFT : 0;
     v->frcd[idx][0] = iova & VMASK(v->cfg.mgaw - 1, 12);
-    v->frcd[idx][1] = FRCD_F | ((uint64_t)reason << FRCD_FR_SHIFT) | sid |
+    v->frcd[idx][1] = FRCD_F | ((uint64_t)reason << FRCD_FR_SHIFT) | sid | at |
                       (ats ? FRCD_T2 : 0) | (!write && !ats ? FRCD_T1 : 0);
     v->fr_next = (uint16_t)((idx + 1) % v->cfg.nfr);
     v->st.faults_recorded++;

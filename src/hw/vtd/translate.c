@@ -125,6 +125,10 @@ static uint8_t walk(struct vtd *v, const struct vtd_txn_req *req, const struct v
         unsigned sh = 12 + 9 * (level - 1);
         uint64_t pa = table + 8 * ((req->iova >> sh) & 0x1FF);
         uint8_t b[8];
+        /* 7h at every level, the table SLPTPTR names included: rev. 3.0 on, §7.1.3 lists an
+         * error reading a second-stage entry referenced through SLPTPTR or through a previous
+         * entry as one condition (7h). Rev. 1.x-2.x put the top table's error under 3h
+         * ("invalid programming of a context-entry"); this model follows the current text. */
         if (v->ops.mem_read(v->ctx, pa, b, 8))
             return VTD_FR_PT_ACCESS;
         uint64_t e = vtd_le64(b);
@@ -158,6 +162,21 @@ static uint8_t walk(struct vtd *v, const struct vtd_txn_req *req, const struct v
         vtd_psc_fill(v, level, &t);
     }
     return VTD_FR_PT_RSVD; /* unreachable: level 1 is always a leaf */
+}
+
+/* §3.15 (rev. 4.x; §3.14 in 3.x): software must not map anything onto the interrupt address
+ * range; untranslated requests and translation requests that result in an address in it are
+ * blocked (condition LGN.4, fault reason Eh). An untranslated request results in one address;
+ * a translation request in the whole page its completion grants. */
+#define INTERRUPT_RANGE_FIRST 0xFEE00000ULL
+#define INTERRUPT_RANGE_LAST 0xFEEFFFFFULL
+
+static bool results_in_interrupt_range(const struct vtd_txn_req *req, const struct vtd_tent *t,
+                                       uint64_t pa)
+{
+    uint64_t lo = req->ats ? t->pa : pa;
+    uint64_t hi = req->ats ? t->pa + (VBIT(t->shift) - 1) : pa;
+    return lo <= INTERRUPT_RANGE_LAST && hi >= INTERRUPT_RANGE_FIRST;
 }
 
 static bool context_for(struct walk *w, struct vtd_ctx *c)
@@ -214,11 +233,18 @@ static void translate(struct vtd *v, const struct vtd_txn_req *req, struct vtd_t
     unsigned aw_bits = 30 + 9 * (c.levels - 2);
     unsigned x = aw_bits < v->cfg.mgaw ? aw_bits : v->cfg.mgaw;
     if (x < 64 && (req->iova >> x)) {
+        /* §4.2.3: a translation request above 2^X - 1 is not a fault: it completes
+         * successfully with R = W = 0, and nothing is recorded. */
+        if (req->ats) {
+            rsp->page_shift = 12;
+            return;
+        }
         fault(&w, VTD_FR_ADDR_BEYOND_AW);
         return;
     }
     struct vtd_tent t;
-    if (vtd_iotlb_lookup(v, c.did, req->iova, &t)) {
+    bool hit = vtd_iotlb_lookup(v, c.did, req->iova, &t);
+    if (hit) {
         v->st.iotlb_hit_translations++;
     } else {
         uint8_t fr = walk(v, req, &c, &t);
@@ -226,16 +252,21 @@ static void translate(struct vtd *v, const struct vtd_txn_req *req, struct vtd_t
             fault(&w, fr);
             return;
         }
-        if (t.perm) /* entries granting nothing are not cached */
-            vtd_iotlb_fill(v, &t);
     }
+    uint64_t pa = t.pa | (req->iova & VMASK(t.shift - 1, 0));
+    if (t.perm && results_in_interrupt_range(req, &t, pa)) {
+        fault(&w, VTD_FR_INTERRUPT_ADDR); /* not cached: only valid translations are */
+        return;
+    }
+    if (!hit && t.perm) /* entries granting nothing are not cached */
+        vtd_iotlb_fill(v, &t);
     if (!(t.perm & need(req)) && !req->ats) {
         fault(&w, perm_fault(req));
         return;
     }
     rsp->page_shift = t.shift;
     rsp->perm = t.perm;
-    rsp->pa = t.pa | (req->iova & VMASK(t.shift - 1, 0));
+    rsp->pa = pa;
 }
 
 void vtd_translate(struct vtd *v, const struct vtd_txn_req *req, struct vtd_txn_rsp *rsp)

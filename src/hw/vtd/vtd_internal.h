@@ -68,6 +68,8 @@ static inline uint64_t vtd_le64(const uint8_t *p)
 #define FRCD_T1 VBIT(62)
 #define FRCD_FR_SHIFT 32
 #define FRCD_T2 VBIT(28)
+#define FRCD_AT_SHIFT 60 /* AT [125:124]: the request's PCIe Address Type */
+#define FRCD_AT_TRANSLATION_REQ 1ULL
 
 /* ---- descriptor types (VT-d §6.5.2): qw0 [3:0] and [11:9] ---------------------------- */
 #define DESC_CC 0x1
