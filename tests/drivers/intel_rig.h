@@ -178,17 +178,24 @@ static inline void ir_mmio_write(void *ctx, uint64_t off, uint64_t val, unsigned
 static const struct plat_mmio_ops ir_mmio_ops = { .read = ir_mmio_read, .write = ir_mmio_write };
 
 /* The rig of the running test, so that a teardown can release it after a failed assertion
- * (which leaves the test body by longjmp). */
+ * (which leaves the test body by longjmp). The rig is on the heap (rig_new), never in the
+ * body's stack frame: that frame is gone when the teardown runs, and the models' host
+ * callbacks and MMIO windows point into the rig. */
 static struct rig *ir_current;
 
-/* plat + memory (two nodes of 1 GiB: node n's PAs are [(n + 1) GiB, (n + 2) GiB)). */
-static inline int rig_init(struct rig *r)
+/* A new rig in *out: plat + memory (two nodes of 1 GiB: node n's PAs are
+ * [(n + 1) GiB, (n + 2) GiB)). On an error the rig is still returned, partly set up, for
+ * rig_fini (or rig_teardown); r->err says why. */
+static inline int rig_new(struct rig **out)
 {
 	struct plat_config pc = { .engine = PLAT_ENGINE_NATIVE };
 	struct ilab_mem_config mc = { .nr_nodes = 2, .node_bytes = 1ull << 30 };
+	struct rig *r = calloc(1, sizeof(*r));
 	int rc;
 
-	memset(r, 0, sizeof(*r));
+	*out = r;
+	if (!r)
+		return -ENOMEM;
 	ir_current = r;
 	rc = ilab_topo_load("a100-2node", &r->topo, r->err, sizeof(r->err));
 	if (rc)
@@ -264,8 +271,11 @@ static inline struct ilab_dev *rig_dev(struct rig *r, unsigned i, struct ir_unit
 	return d;
 }
 
+/* Release everything the rig holds, a failed probe's model included, and the rig itself. */
 static inline void rig_fini(struct rig *r)
 {
+	if (!r)
+		return;
 	if (ir_current == r)
 		ir_current = NULL;
 	for (unsigned i = 0; i < IR_MAX_DEVS; i++)
@@ -279,6 +289,7 @@ static inline void rig_fini(struct rig *r)
 	ilab_mem_destroy(r->mem);
 	plat_fini();
 	ilab_topo_free(r->topo);
+	free(r);
 }
 
 /* cmocka teardown: release the rig a failed test left behind. */

@@ -5,10 +5,14 @@
  * flushes for ATS, the nid policies, table pages on the domain's node, table freeing, faults,
  * and the DMA API in strict and lazy mode. Expected encodings are the VT-d specification's.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -24,7 +28,7 @@
 static const int RW = ILAB_IOMMU_READ | ILAB_IOMMU_WRITE;
 
 struct fix {
-	struct rig r;
+	struct rig *r;
 	struct ir_unit *u0, *u1;
 	struct ilab_dev *a, *b;
 	struct ilab_iommu_domain *dom;
@@ -37,11 +41,11 @@ static struct fix *one_unit(const struct vtd_config *cfg, const struct ilab_inte
 	struct fix *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
-	assert_int_equal(rig_init(&f->r), 0);
-	f->u0 = rig_add_unit(&f->r, 1, cfg, o);
+	assert_int_equal(rig_new(&f->r), 0);
+	f->u0 = rig_add_unit(f->r, 1, cfg, o);
 	if (!f->u0)
-		fail_msg("%s", f->r.err);
-	f->a = rig_dev(&f->r, 0, f->u0, SID_A, 1);
+		fail_msg("%s", f->r->err);
+	f->a = rig_dev(f->r, 0, f->u0, SID_A, 1);
 	assert_int_equal(ilab_iommu_probe_device(f->a, ILAB_DOMAIN_DMA), 0);
 	f->dom = ilab_iommu_domain_alloc(f->u0->iommu, ILAB_DOMAIN_UNMANAGED, -1);
 	assert_non_null(f->dom);
@@ -58,7 +62,7 @@ static void fix_free(struct fix *f)
 			ilab_iommu_detach_device(f->dom, f->b);
 		ilab_iommu_domain_free(f->dom);
 	}
-	rig_fini(&f->r);
+	rig_fini(f->r);
 	free(f);
 }
 
@@ -66,14 +70,14 @@ static void fix_free(struct fix *f)
 
 static void probe_handshakes(void **state)
 {
-	struct rig r;
+	struct rig *r;
 	struct ir_unit *u;
 	struct ilab_intel_iommu_info info;
 	struct vtd_stats st;
 
 	(void)state;
-	assert_int_equal(rig_init(&r), 0);
-	u = rig_add_unit(&r, 1, NULL, NULL);
+	assert_int_equal(rig_new(&r), 0);
+	u = rig_add_unit(r, 1, NULL, NULL);
 	assert_non_null(u);
 	assert_int_equal(ilab_intel_iommu_get_info(u->iommu, &info), 0);
 	/* the Skylake-SP-like default: SAGAW 48-bit only -> agaw 2, MAMV 18, 16-bit DIDs */
@@ -90,8 +94,8 @@ static void probe_handshakes(void **state)
 	assert_int_equal(vtd_mmio_read(u->v, IR_RTADDR, 8) & ~0xfffull, info.root_pa);
 	assert_int_equal(vtd_mmio_read(u->v, IR_IQA, 8) & ~0xfffull, info.qi_desc_pa);
 	assert_int_equal(vtd_mmio_read(u->v, IR_IQA, 8) & 7, 0); /* QS 0: 256 entries */
-	assert_int_equal(ilab_mem_node_of(r.mem, info.root_pa), 1);
-	assert_int_equal(ilab_mem_node_of(r.mem, info.qi_desc_pa), 1);
+	assert_int_equal(ilab_mem_node_of(r->mem, info.root_pa), 1);
+	assert_int_equal(ilab_mem_node_of(r->mem, info.qi_desc_pa), 1);
 	/* fault event: FEADDR in the interrupt range, unmasked */
 	assert_int_equal(vtd_mmio_read(u->v, IR_FEADDR, 4), 0xfee00000u);
 	assert_int_equal(vtd_mmio_read(u->v, IR_FECTL, 4) >> 31, 0);
@@ -105,53 +109,120 @@ static void probe_handshakes(void **state)
 	vtd_get_stats(u->v, &st);
 	assert_int_equal(st.iq_errors, 0);
 	assert_int_equal(st.wait_status_writes, 2);
-	rig_fini(&r);
+	rig_fini(r);
 }
 
 static void probe_refuses_unit_without_qi(void **state)
 {
-	struct rig r;
+	struct rig *r;
 	struct vtd_config c;
 	struct ir_unit *u;
 	struct ilab_iommu *io = NULL;
 
 	(void)state;
-	assert_int_equal(rig_init(&r), 0);
+	assert_int_equal(rig_new(&r), 0);
 	vtd_config_default(&c);
 	c.qi = c.dt = false; /* DT requires QI (ECAP.DT, VT-d §10.4.3) */
-	u = rig_add_model(&r, 0, &c);
+	u = rig_add_model(r, 0, &c);
 	assert_non_null(u);
-	assert_int_equal(ilab_intel_iommu_probe(&u->mmio, r.mem, 0, NULL, &io), -ENODEV);
+	assert_int_equal(ilab_intel_iommu_probe(&u->mmio, r->mem, 0, NULL, &io), -ENODEV);
 	assert_null(io);
 	assert_non_null(strstr(ilab_intel_iommu_strerror(), "QI"));
-	assert_int_equal(ilab_intel_iommu_probe(&u->mmio, r.mem, 7, NULL, &io), -EINVAL);
-	rig_fini(&r);
+	assert_int_equal(ilab_intel_iommu_probe(&u->mmio, r->mem, 7, NULL, &io), -EINVAL);
+	rig_fini(r);
+}
+
+/* A test whose probe fails and whose assertion on it then fails: cmocka leaves the body by
+ * longjmp and runs rig_teardown on the rig the body set up. */
+static void failing_probe_body(void **state)
+{
+	struct rig *r;
+	struct vtd_config c;
+
+	(void)state;
+	assert_int_equal(rig_new(&r), 0);
+	vtd_config_default(&c);
+	c.qi = c.dt = false; /* the driver refuses a unit without queued invalidation */
+	assert_non_null(rig_add_unit(r, 0, &c, NULL)); /* fails: probe returned -ENODEV */
+	rig_fini(r);
+}
+
+static bool failing_probe_torn_down;
+
+/* What the teardown's own calls do to the stack the failed body left: overwrite it. Done on
+ * purpose so that a rig kept in that frame is found out every time, not by chance. */
+static __attribute__((noinline)) void clobber_dead_stack(void)
+{
+	volatile unsigned char junk[1 << 20];
+
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = 0xa5;
+}
+
+static int failing_probe_teardown(void **state)
+{
+	clobber_dead_stack();
+	rig_teardown(state);
+	failing_probe_torn_down = true;
+	return 0;
+}
+
+/* The teardown after a failed probe releases the rig cleanly: run the failing test in a child
+ * (its cmocka report discarded), which must exit normally with exactly that one failure and
+ * with the teardown run to its end. A crash or a sanitizer report ends it otherwise. */
+static void teardown_after_failed_probe(void **state)
+{
+	int status;
+	pid_t pid;
+
+	(void)state;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		const struct CMUnitTest t[] = {
+			cmocka_unit_test_teardown(failing_probe_body, failing_probe_teardown),
+		};
+		int devnull = open("/dev/null", O_WRONLY);
+		int failed;
+
+		if (devnull >= 0) {
+			dup2(devnull, STDOUT_FILENO);
+			dup2(devnull, STDERR_FILENO);
+		}
+		failed = cmocka_run_group_tests_name("failing_probe", t, NULL, NULL);
+		_exit(failed == 1 && failing_probe_torn_down ? 42 : 43);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 42);
 }
 
 /* Firmware left translation on and a fault pending: probe turns translation off first and
  * handles the fault record (dmar_fault before QI is set up). */
 static void probe_clears_pending_faults(void **state)
 {
-	struct rig r;
+	struct rig *r;
 	struct ir_unit *u;
 	struct ilab_intel_iommu_stats st;
 	ilab_pa_t root;
 
 	(void)state;
-	assert_int_equal(rig_init(&r), 0);
-	u = rig_add_model(&r, 0, NULL);
+	assert_int_equal(rig_new(&r), 0);
+	u = rig_add_model(r, 0, NULL);
 	assert_non_null(u);
-	assert_int_equal(ilab_mem_alloc_pages(r.mem, 0, 0, &root), 0);
+	assert_int_equal(ilab_mem_alloc_pages(r->mem, 0, 0, &root), 0);
 	vtd_mmio_write(u->v, IR_RTADDR, root, 8);
 	vtd_mmio_write(u->v, 0x18, 1u << 30, 4); /* GCMD.SRTP */
 	vtd_mmio_write(u->v, 0x18, 1u << 31, 4); /* GCMD.TE */
 	assert_int_equal(rig_tr(u, SID_A, 0x1000, false).fault_reason, VTD_FR_ROOT_NOT_PRESENT);
 	assert_true(vtd_mmio_read(u->v, IR_FSTS, 4) & IR_FSTS_PPF);
-	assert_int_equal(ilab_intel_iommu_probe(&u->mmio, r.mem, 0, NULL, &u->iommu), 0);
+	assert_int_equal(ilab_intel_iommu_probe(&u->mmio, r->mem, 0, NULL, &u->iommu), 0);
 	assert_int_equal(vtd_mmio_read(u->v, IR_FSTS, 4) & IR_FSTS_PPF, 0);
 	ilab_intel_iommu_get_stats(u->iommu, &st);
 	assert_int_equal(st.faults_handled, 1);
-	rig_fini(&r);
+	rig_fini(r);
 }
 
 /* ---- map and translate ------------------------------------------------------------------------ */
@@ -389,13 +460,13 @@ static struct fix *two_units(const struct vtd_config *c1, const struct ilab_inte
 	struct fix *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
-	assert_int_equal(rig_init(&f->r), 0);
-	f->u0 = rig_add_unit(&f->r, 0, NULL, o);
-	f->u1 = rig_add_unit(&f->r, 1, c1, o);
+	assert_int_equal(rig_new(&f->r), 0);
+	f->u0 = rig_add_unit(f->r, 0, NULL, o);
+	f->u1 = rig_add_unit(f->r, 1, c1, o);
 	if (!f->u0 || !f->u1)
-		fail_msg("%s", f->r.err);
-	f->a = rig_dev(&f->r, 0, f->u0, SID_A, 0);
-	f->b = rig_dev(&f->r, 1, f->u1, SID_B, 1);
+		fail_msg("%s", f->r->err);
+	f->a = rig_dev(f->r, 0, f->u0, SID_A, 0);
+	f->b = rig_dev(f->r, 1, f->u1, SID_B, 1);
 	assert_int_equal(ilab_iommu_probe_device(f->a, ILAB_DOMAIN_DMA), 0);
 	assert_int_equal(ilab_iommu_probe_device(f->b, ILAB_DOMAIN_DMA), 0);
 	f->dom = ilab_iommu_domain_alloc(f->u0->iommu, ILAB_DOMAIN_UNMANAGED, -1);
@@ -594,10 +665,10 @@ static int pt_node(struct fix *f, uint64_t iova)
 	uint64_t *pgd, pte;
 
 	assert_int_equal(ilab_intel_domain_get_caps(f->dom, &caps), 0);
-	pgd = ilab_mem_va(f->r.mem, caps.pgd, 4096);
+	pgd = ilab_mem_va(f->r->mem, caps.pgd, 4096);
 	pte = pgd[(iova >> 39) & 0x1ff];
 	assert_true(pte & 3);
-	return ilab_mem_node_of(f->r.mem, pte & 0x000ffffffffff000ull);
+	return ilab_mem_node_of(f->r->mem, pte & 0x000ffffffffff000ull);
 }
 
 static void nid_mainline_cpu_that_maps(void **state)
@@ -664,10 +735,10 @@ static void pgtable_pages_on_domain_node(void **state)
 	unsigned level;
 
 	(void)state;
-	assert_int_equal(rig_init(&f->r), 0);
-	f->u0 = rig_add_unit(&f->r, 0, NULL, &o);
+	assert_int_equal(rig_new(&f->r), 0);
+	f->u0 = rig_add_unit(f->r, 0, NULL, &o);
 	assert_non_null(f->u0);
-	f->a = rig_dev(&f->r, 0, f->u0, SID_A, 0);
+	f->a = rig_dev(f->r, 0, f->u0, SID_A, 0);
 	assert_int_equal(ilab_iommu_probe_device(f->a, ILAB_DOMAIN_DMA), 0);
 	f->dom = ilab_iommu_domain_alloc(f->u0->iommu, ILAB_DOMAIN_UNMANAGED, 1);
 	assert_non_null(f->dom);
@@ -676,17 +747,17 @@ static void pgtable_pages_on_domain_node(void **state)
 	assert_int_equal(ilab_intel_domain_get_caps(f->dom, &caps), 0);
 	assert_int_equal(caps.nid, 1);
 	/* every table on the walk is on node 1, the unit's root table on node 0 */
-	assert_int_equal(ilab_mem_node_of(f->r.mem, caps.pgd), 1);
-	t = ilab_mem_va(f->r.mem, caps.pgd, 4096);
+	assert_int_equal(ilab_mem_node_of(f->r->mem, caps.pgd), 1);
+	t = ilab_mem_va(f->r->mem, caps.pgd, 4096);
 	for (level = 4; level > 1; level--) {
 		uint64_t pte = t[(iova >> (12 + 9 * (level - 1))) & 0x1ff];
 
 		assert_true(pte & 3);
-		assert_int_equal(ilab_mem_node_of(f->r.mem, pte & 0x000ffffffffff000ull), 1);
-		t = ilab_mem_va(f->r.mem, pte & 0x000ffffffffff000ull, 4096);
+		assert_int_equal(ilab_mem_node_of(f->r->mem, pte & 0x000ffffffffff000ull), 1);
+		t = ilab_mem_va(f->r->mem, pte & 0x000ffffffffff000ull, 4096);
 	}
 	assert_int_equal(ilab_intel_iommu_get_info(f->u0->iommu, &info), 0);
-	assert_int_equal(ilab_mem_node_of(f->r.mem, info.root_pa), 0);
+	assert_int_equal(ilab_mem_node_of(f->r->mem, info.root_pa), 0);
 	fix_free(f);
 }
 
@@ -727,16 +798,16 @@ static void fault_handler_reads_and_clears(void **state)
 
 static void dma_api(enum ilab_domain_type type)
 {
-	struct rig r;
+	struct rig *r;
 	struct ir_unit *u;
 	struct ilab_dev *d;
 	ilab_dma_addr_t a;
 	unsigned from;
 
-	assert_int_equal(rig_init(&r), 0);
-	u = rig_add_unit(&r, 0, NULL, NULL);
+	assert_int_equal(rig_new(&r), 0);
+	u = rig_add_unit(r, 0, NULL, NULL);
 	assert_non_null(u);
-	d = rig_dev(&r, 0, u, SID_A, 0);
+	d = rig_dev(r, 0, u, SID_A, 0);
 	assert_int_equal(ilab_iommu_probe_device(d, type), 0);
 	assert_int_equal(ilab_iommu_get_dma_domain(d)->type, type);
 	a = ilab_dma_map_page(d, 0x4c000000, 0x10, 256, ILAB_DMA_BIDIRECTIONAL);
@@ -754,7 +825,7 @@ static void dma_api(enum ilab_domain_type type)
 		assert_int_equal(rig_count(u, from, 2, 2), 1); /* the flush queue's DSI */
 		assert_int_equal(rig_tr(u, SID_A, a, false).status, VTD_TXN_FAULT);
 	}
-	rig_fini(&r);
+	rig_fini(r);
 }
 
 static void dma_api_strict(void **state)
@@ -771,22 +842,22 @@ static void dma_api_lazy(void **state)
 
 static void identity_domain_passthrough(void **state)
 {
-	struct rig r;
+	struct rig *r;
 	struct ir_unit *u;
 	struct ilab_dev *d;
 	struct vtd_txn_rsp rsp;
 
 	(void)state;
-	assert_int_equal(rig_init(&r), 0);
-	u = rig_add_unit(&r, 0, NULL, NULL);
+	assert_int_equal(rig_new(&r), 0);
+	u = rig_add_unit(r, 0, NULL, NULL);
 	assert_non_null(u);
-	d = rig_dev(&r, 0, u, SID_A, 0);
+	d = rig_dev(r, 0, u, SID_A, 0);
 	assert_int_equal(ilab_iommu_probe_device(d, ILAB_DOMAIN_IDENTITY), 0);
 	rsp = rig_tr(u, SID_A, 0x4d000123, true);
 	assert_int_equal(rsp.status, VTD_TXN_OK);
 	assert_true(rsp.passthrough);
 	assert_int_equal(rsp.pa, 0x4d000123);
-	rig_fini(&r);
+	rig_fini(r);
 }
 
 int main(void)
@@ -795,6 +866,7 @@ int main(void)
 		cmocka_unit_test_teardown(probe_handshakes, rig_teardown),
 		cmocka_unit_test_teardown(probe_refuses_unit_without_qi, rig_teardown),
 		cmocka_unit_test_teardown(probe_clears_pending_faults, rig_teardown),
+		cmocka_unit_test(teardown_after_failed_probe),
 		cmocka_unit_test_teardown(map_4k_2m_1g_translate, rig_teardown),
 		cmocka_unit_test_teardown(unmap_faults_only_after_flush, rig_teardown),
 		cmocka_unit_test_teardown(psi_am_aligned_range, rig_teardown),

@@ -22,7 +22,7 @@
 #define SZ_2M 0x200000ull
 
 struct mt {
-	struct rig r;
+	struct rig *r;
 	struct ir_unit *u;
 	struct ilab_dev *dev[NTHREADS];
 	struct ilab_iommu_domain *dom;
@@ -66,10 +66,10 @@ static void mt_map_unmap_shared_domain(void **state)
 
 	(void)state;
 	assert_non_null(m);
-	assert_int_equal(rig_init(&m->r), 0);
-	m->u = rig_add_unit(&m->r, 0, NULL, NULL);
+	assert_int_equal(rig_new(&m->r), 0);
+	m->u = rig_add_unit(m->r, 0, NULL, NULL);
 	assert_non_null(m->u);
-	m->dev[0] = rig_dev(&m->r, 0, m->u, SID_A, 0);
+	m->dev[0] = rig_dev(m->r, 0, m->u, SID_A, 0);
 	assert_int_equal(ilab_iommu_probe_device(m->dev[0], ILAB_DOMAIN_DMA), 0);
 	ilab_intel_iommu_clear_stats(m->u->iommu);
 	m->dom = ilab_iommu_domain_alloc(m->u->iommu, ILAB_DOMAIN_UNMANAGED, -1);
@@ -90,7 +90,7 @@ static void mt_map_unmap_shared_domain(void **state)
 	ilab_iommu_domain_free(m->dom);
 	ilab_intel_iommu_get_stats(m->u->iommu, &st);
 	assert_int_equal(st.pgtable_alloc, st.pgtable_free); /* every table page came back */
-	rig_fini(&m->r);
+	rig_fini(m->r);
 	free(m);
 }
 
@@ -122,11 +122,11 @@ static void mt_dma_api_strict_and_lazy(void **state)
 
 	(void)state;
 	assert_non_null(m);
-	assert_int_equal(rig_init(&m->r), 0);
-	m->u = rig_add_unit(&m->r, 1, NULL, NULL);
+	assert_int_equal(rig_new(&m->r), 0);
+	m->u = rig_add_unit(m->r, 1, NULL, NULL);
 	assert_non_null(m->u);
 	for (unsigned i = 0; i < NTHREADS; i++) {
-		m->dev[i] = rig_dev(&m->r, i, m->u, (uint16_t)(0x0500 + (i << 3)), 1);
+		m->dev[i] = rig_dev(m->r, i, m->u, (uint16_t)(0x0500 + (i << 3)), 1);
 		assert_int_equal(ilab_iommu_probe_device(m->dev[i],
 							 i % 2 ? ILAB_DOMAIN_DMA_FQ : ILAB_DOMAIN_DMA), 0);
 		cpus[i] = plat_node_cpu(i % 2, i / 2);
@@ -135,7 +135,7 @@ static void mt_dma_api_strict_and_lazy(void **state)
 	assert_int_equal(m->bad, 0);
 	for (unsigned i = 0; i < NTHREADS; i++)
 		ilab_dma_flush_queue_drain(m->dev[i]);
-	rig_fini(&m->r);
+	rig_fini(m->r);
 	free(m);
 }
 
