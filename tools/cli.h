@@ -41,12 +41,15 @@ struct json_t;
 void cli_print_breakdown(FILE *f, struct json_t *sim);
 
 /* --trace FILE and --trace-limit-us N (tools/trace_opt.c): each returns 0 or a CLI exit code
- * after printing why. Open with path NULL does nothing (limit_us must then be 0); close
+ * after printing why. Open with path NULL does nothing (limit_us must then be 0); otherwise
+ * path joins files, the run's inputs and outputs, and must be none of them (exit 2). Close
  * stops tracing new simulators and closes t (NULL is fine). */
 #include <stdint.h>
 struct ilab_trace;
+struct ilab_output_set;
 int cli_trace_limit(const char *cmd, const char *arg, uint64_t *us);
-int cli_trace_open(const char *cmd, const char *path, uint64_t limit_us, struct ilab_trace **t);
+int cli_trace_open(const char *cmd, const char *path, uint64_t limit_us,
+		   struct ilab_output_set *files, struct ilab_trace **t);
 int cli_trace_close(const char *cmd, struct ilab_trace *t);
 
 /* A decimal count in lo..hi, digits only: 0, or -1 (tools/cli_util.c). */
@@ -68,5 +71,9 @@ int cmd_help(int argc, char **argv);
  * exit code after saying what it wrote (tools/cmd_sweep.c). */
 struct json_t;
 int cli_sweep_save(const char *cmd, const struct json_t *doc, const char *out, bool plot);
+/* The plots cli_sweep_save would draw for doc (a result or its header) next to out join
+ * files; 0, or CLI_EXIT_USAGE after saying which one is an input or another output. */
+int cli_sweep_plot_outputs(const char *cmd, struct ilab_output_set *files,
+			   const struct json_t *doc, const char *out);
 
 #endif /* ILAB_TOOLS_CLI_H */

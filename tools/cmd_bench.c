@@ -28,6 +28,8 @@
 #include <iommulab/topo.h>
 #include <iommulab/trace.h>
 
+#include "util/output_set.h"
+
 struct bench_opts {
 	struct ilab_map_bench_cfg cfg;
 	enum ilab_domain_type type;
@@ -734,6 +736,7 @@ int cmd_bench(int argc, char **argv)
 	struct ilab_dma_options dopts;
 	struct ilab_dma_stats st = { 0 };
 	struct ilab_trace *trace = NULL;
+	struct ilab_output_set files = ILAB_OUTPUT_SET_INIT;
 	const char *sim_err;
 	char err[512];
 	double host_t0;
@@ -752,7 +755,11 @@ int cmd_bench(int argc, char **argv)
 		rc = load_profile(&o, prof);
 		if (rc)
 			goto out;
-		rc = cli_trace_open("bench", o.trace, o.trace_limit_us, &trace);
+		/* the trace is written over neither the profile nor its topology file */
+		ilab_output_set_input(&files, prof->source, "the profile");
+		ilab_output_set_input(&files, prof->topology, "the topology file");
+		rc = cli_trace_open("bench", o.trace, o.trace_limit_us, &files, &trace);
+		ilab_output_set_free(&files);
 		if (rc)
 			goto out;
 		snprintf(err, sizeof(err), "bench (%s, seed %llu)", prof->name,

@@ -18,6 +18,7 @@
 #include "iommulab/topo.h"
 #include "iommulab/trace.h"
 #include "util/atomic_file.h"
+#include "util/output_set.h"
 
 #define ERRLEN 1024
 
@@ -69,6 +70,35 @@ static int prepare_out(const char *out)
 		return CLI_EXIT_USAGE;
 	}
 	unlink(probe);
+	return CLI_EXIT_OK;
+}
+
+/* What the run reads (scenario and profile files) and writes (each scenario's JSON, plot
+ * script and PNG in out): no output may be an input or another output, found before anything
+ * runs. Prints the one-line reason; returns a CLI exit code. The trace joins files later. */
+static int check_files(struct ilab_scenario **scn, int nr, const char *out, const char *profile,
+		       struct ilab_output_set *files)
+{
+	static const char *const kinds[][2] = { { "json", "the result file" },
+						{ "gp", "the plot script" },
+						{ "png", "the plot" } };
+	char path[ILAB_SCN_PATH_MAX + 80], err[ERRLEN];
+
+	for (int i = 0; i < nr; i++) {
+		ilab_output_set_input(files, scn[i]->path, "the scenario file");
+		if (!ilab_profile_resolve(scn[i]->profile, path, sizeof(path), err, sizeof(err)))
+			ilab_output_set_input(files, path, "the profile");
+	}
+	if (profile && !ilab_profile_resolve(profile, path, sizeof(path), err, sizeof(err)))
+		ilab_output_set_input(files, path, "the profile");
+	for (int i = 0; i < nr; i++)
+		for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			snprintf(path, sizeof(path), "%s/%s.%s", out, scn[i]->name, kinds[k][0]);
+			if (ilab_output_set_output(files, path, kinds[k][1], err, sizeof(err))) {
+				fprintf(stderr, "%s run: %s\n", CLI_PROG, err);
+				return CLI_EXIT_USAGE;
+			}
+		}
 	return CLI_EXIT_OK;
 }
 
@@ -301,6 +331,7 @@ int cmd_run(int argc, char **argv)
 	const char *trace_path = NULL;
 	uint64_t trace_limit_us = 0;
 	struct ilab_trace *trace = NULL;
+	struct ilab_output_set io = ILAB_OUTPUT_SET_INIT; /* the files read and written */
 	struct ilab_scenario **scn = NULL;
 	struct run_totals tot = { 0 };
 	char err[ERRLEN], path[ILAB_SCN_PATH_MAX];
@@ -395,10 +426,13 @@ int cmd_run(int argc, char **argv)
 		ret = check_profile_override(profile, scn, &nr, builtin != NULL);
 	if (ret == CLI_EXIT_OK)
 		ret = prepare_out(out);
+	if (ret == CLI_EXIT_OK)
+		ret = check_files(scn, nr, out, profile, &io);
 	if (ret == CLI_EXIT_OK && json && !(json_all = json_array()))
 		ret = CLI_EXIT_FAIL;
 	if (ret == CLI_EXIT_OK)
-		ret = cli_trace_open("run", trace_path, trace_limit_us, &trace);
+		ret = cli_trace_open("run", trace_path, trace_limit_us, &io, &trace);
+	ilab_output_set_free(&io);
 
 	/* Nothing runs when the set-up failed: results with nowhere to go are wasted time. */
 	bool ready = ret == CLI_EXIT_OK;

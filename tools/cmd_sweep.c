@@ -18,8 +18,9 @@
 #include <unistd.h>
 
 #include "experiments/sweep.h"
+#include "iommulab/sim.h"
 #include "report/sweep_result.h"
-#include "util/atomic_file.h"
+#include "util/output_set.h"
 
 #define ERRLEN 2048
 #define JOBS_MAX 1024
@@ -242,22 +243,6 @@ static int run_cases(const struct ilab_sweep *sw, unsigned shard, unsigned count
 	return ret;
 }
 
-/* The result file can be written there: found before the cases run, not after. */
-static int check_out(const char *out, bool make_results)
-{
-	char probe[ILAB_SCN_PATH_MAX + 64];
-	int ret;
-
-	if (make_results)
-		mkdir("results", 0777);
-	ret = ilab_afile_tmpname(out, probe, sizeof(probe));
-	if (ret)
-		return cli_usage_error("sweep", "-o %s: cannot write there: %s", out,
-				       strerror(-ret));
-	unlink(probe);
-	return CLI_EXIT_OK;
-}
-
 /* OUT.json -> OUT: the plots' base name */
 static void plot_base(const char *out, char *base, size_t len)
 {
@@ -265,6 +250,52 @@ static void plot_base(const char *out, char *base, size_t len)
 
 	snprintf(base, len, "%.*s", (int)(n > 5 && !strcmp(out + n - 5, ".json") ? n - 5 : n),
 		 out);
+}
+
+int cli_sweep_plot_outputs(const char *cmd, struct ilab_output_set *files, const json_t *doc,
+			   const char *out)
+{
+	char base[ILAB_SCN_PATH_MAX], path[ILAB_SCN_PATH_MAX + 200], err[ERRLEN];
+
+	plot_base(out, base, sizeof(base));
+	for (unsigned i = 0; ilab_sweep_plot_file(doc, base, i, path, sizeof(path)); i++)
+		if (ilab_output_set_output(files, path, i % 2 ? "the plot" : "the plot script",
+					   err, sizeof(err))) {
+			fprintf(stderr, "%s %s: %s\n", CLI_PROG, cmd, err);
+			return CLI_EXIT_USAGE;
+		}
+	return CLI_EXIT_OK;
+}
+
+/* The result file (and its plots) can be written there and are none of the sweep's inputs:
+ * found before the cases run, not after. Prints why not; returns a CLI exit code. */
+static int check_out(const struct ilab_sweep *sw, const char *file, const char *out,
+		     bool given, bool plot)
+{
+	struct ilab_output_set files = ILAB_OUTPUT_SET_INIT;
+	char err[ERRLEN], path[ILAB_SCN_PATH_MAX];
+	json_t *header;
+	int ret = CLI_EXIT_OK;
+
+	if (!given)
+		mkdir("results", 0777);
+	ilab_output_set_input(&files, file, "the sweep file");
+	ilab_output_set_input(&files, sw->scn->path, "its base scenario");
+	if (!ilab_profile_resolve(sw->scn->profile, path, sizeof(path), err, sizeof(err)))
+		ilab_output_set_input(&files, path, "its profile");
+	if (ilab_output_set_output(&files, out, given ? "-o" : "the result file", err,
+				   sizeof(err))) {
+		ret = CLI_EXIT_USAGE;
+		fprintf(stderr, "%s sweep: %s%s\n", CLI_PROG, given && strncmp(err, "-o ", 3) ?
+			"-o " : "", err);
+	}
+	if (ret == CLI_EXIT_OK && plot) {
+		header = ilab_sweep_header_json(sw);
+		ret = cli_sweep_plot_outputs("sweep", &files, header, out);
+		json_decref(header);
+	}
+	ilab_output_set_free(&files);
+	return ret;
 }
 
 /* Save doc to out and, when plot, draw it. Returns a CLI exit code. */
@@ -378,7 +409,7 @@ int cmd_sweep(int argc, char **argv)
 		else
 			snprintf(defout, sizeof(defout), "results/sweep-%s.json", sw->name);
 	}
-	ret = check_out(out ? out : defout, !out);
+	ret = check_out(sw, argv[optind], out ? out : defout, out != NULL, plot && !count);
 	res = ret == CLI_EXIT_OK ? calloc(sw->nr_cases, sizeof(*res)) : NULL;
 	if (ret == CLI_EXIT_OK && !res)
 		ret = CLI_EXIT_FAIL;

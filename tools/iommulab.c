@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/atomic_file.h"
+
 /* New commands (bench, ...) add a line here and a tools/cmd_<name>.c. */
 static const struct cli_command commands[] = {
 	{ "topo", cmd_topo, "topo [--topology X] [--json]",
@@ -144,7 +146,8 @@ int cmd_help(int argc, char **argv)
 	return CLI_EXIT_OK;
 }
 
-int main(int argc, char **argv)
+/* The global options, then the command. Returns its exit code. */
+static int dispatch(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -177,10 +180,22 @@ int main(int argc, char **argv)
 	argv += optind;
 	argc -= optind;
 	optind = 0; /* glibc: 0 restarts getopt from scratch for the command's own parse */
-	int ret = c->fn(argc, argv);
-	if (fflush(stdout) != 0 && ret == CLI_EXIT_OK) {
-		fprintf(stderr, "%s: cannot write the output\n", CLI_PROG);
-		return CLI_EXIT_FAIL;
+	return c->fn(argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+	int ret, out;
+
+	ilab_stdout_checked();
+	ret = dispatch(argc, argv);
+	/* --json > /dev/full: a write that failed in the middle (ferror), not only the last
+	 * flush, and the close; one line and exit 1, whatever the command printed */
+	out = ilab_stdout_close();
+
+	if (out < 0) {
+		fprintf(stderr, "%s: standard output: %s\n", CLI_PROG, strerror(-out));
+		return ret == CLI_EXIT_OK ? CLI_EXIT_FAIL : ret;
 	}
 	return ret;
 }

@@ -6,8 +6,10 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "iommulab/trace.h"
+#include "util/output_set.h"
 
 /* The window, in simulated microseconds: 1 .. 10^9 (1000 s, the simulator's time limit). */
 int cli_trace_limit(const char *cmd, const char *arg, uint64_t *us)
@@ -24,9 +26,10 @@ int cli_trace_limit(const char *cmd, const char *arg, uint64_t *us)
 	return 0;
 }
 
-int cli_trace_open(const char *cmd, const char *path, uint64_t limit_us, struct ilab_trace **t)
+int cli_trace_open(const char *cmd, const char *path, uint64_t limit_us,
+		   struct ilab_output_set *files, struct ilab_trace **t)
 {
-	char err[512];
+	char err[2048];
 
 	*t = NULL;
 	if (!path) {
@@ -36,6 +39,12 @@ int cli_trace_open(const char *cmd, const char *path, uint64_t limit_us, struct 
 	}
 	if (!*path)
 		return cli_usage_error(cmd, "--trace needs a file name");
+	/* not a directory, not an input, not a result file of the same run */
+	if (ilab_output_set_output(files, path, "--trace", err, sizeof(err))) {
+		fprintf(stderr, "%s %s: %s%s\n", CLI_PROG, cmd, strncmp(err, "--trace ", 8) ?
+			"--trace " : "", err);
+		return CLI_EXIT_USAGE;
+	}
 	if (ilab_trace_open(path, limit_us * 1000, t, err, sizeof(err))) {
 		fprintf(stderr, "%s %s: --trace %s\n", CLI_PROG, cmd, err);
 		return CLI_EXIT_USAGE;

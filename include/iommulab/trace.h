@@ -28,12 +28,13 @@ extern "C" {
 
 struct ilab_trace;
 
-/* Create path and write the file's head. limit_ns: the window (0 = the whole run). Returns 0,
- * or a negative errno with "path: reason" in err. */
+/* Start the file (a temporary next to path) and write its head. limit_ns: the window (0 = the
+ * whole run). Returns 0, or a negative errno with "path: reason" in err. */
 int ilab_trace_open(const char *path, uint64_t limit_ns, struct ilab_trace **out, char *err,
 		    size_t errlen);
-/* Write the tail and close. Returns 0, or -EIO with the reason in err when any write failed
- * (a full disk). NULL is fine. */
+/* Write the tail, close and rename the file to path: written whole or not at all. Returns 0,
+ * or a negative errno with "path: reason" in err when any write failed (a full disk); then
+ * an earlier file at path is left as it was. NULL is fine. */
 int ilab_trace_close(struct ilab_trace *t, char *err, size_t errlen);
 /* Simulators created from now on write to t, each as one process named label (copied; a
  * label used twice gets " (2)", " (3)" ...). NULL t: simulators created later are not traced.

@@ -316,10 +316,8 @@ int ilab_gnuplot_render(const char *prog, const char *script, const char *png, c
 		ret = -errno;
 		snprintf(msg, msglen, "%s: %s", png, strerror(-ret));
 	}
-	if (ret) {
-		unlink(tmp);
-		remove(png); /* an older picture would pass for this run's */
-	}
+	if (ret)
+		unlink(tmp); /* an older picture stays, as every output's: the error names it */
 	return ret;
 }
 

@@ -241,16 +241,38 @@ static unsigned metrics_present(const struct grid *g, const json_t **keep)
 	return n;
 }
 
+/* <base>-<axis path>.<ext>, or <base>-heatmap.<ext> for axis -1 */
+static void plot_name(const json_t *axes, int axis, const char *base, const char *ext,
+		      char *buf, size_t len)
+{
+	const char *what = axis < 0 ? "heatmap" : json_string_value(json_object_get(
+		json_array_get(axes, (size_t)axis), "path"));
+
+	snprintf(buf, len, "%s-%s.%s", base, what ? what : "", ext);
+}
+
+bool ilab_sweep_plot_file(const json_t *doc, const char *base, unsigned i, char *buf,
+			  size_t len)
+{
+	const json_t *axes = json_object_get(doc, "axes");
+	unsigned n = (unsigned)json_array_size(axes);
+	unsigned plots = n + (n == 2); /* each axis, and the heat map of two */
+
+	if (i >= 2 * plots)
+		return false;
+	plot_name(axes, i / 2 < n ? (int)(i / 2) : -1, base, i % 2 ? "png" : "gp", buf, len);
+	return true;
+}
+
 static int one_plot(const struct grid *g, int axis, const char *base, const char *prog,
 		    char *msg, size_t msglen)
 {
 	char script[ILAB_SCN_PATH_MAX + 200], png[ILAB_SCN_PATH_MAX + 200];
-	const char *what = axis < 0 ? "heatmap" : axis_path(g, (unsigned)axis);
 	struct ilab_afile af;
 	int ret;
 
-	snprintf(script, sizeof(script), "%s-%s.gp", base, what);
-	snprintf(png, sizeof(png), "%s-%s.png", base, what);
+	plot_name(g->axes, axis, base, "gp", script, sizeof(script));
+	plot_name(g->axes, axis, base, "png", png, sizeof(png));
 	ret = ilab_afile_open(&af, script, msg, msglen);
 	if (ret)
 		return ret;

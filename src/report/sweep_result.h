@@ -7,6 +7,7 @@
 #define ILAB_REPORT_SWEEP_RESULT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "experiments/sweep.h"
 
@@ -30,5 +31,9 @@ int ilab_sweep_merge(char *const *paths, unsigned n, json_t **out, char *err, si
  * combination of the other axes when few) and <base>-heatmap.png with two axes. Returns 0, 1
  * with a warning in msg (no gnuplot: the scripts are written), or a negative errno. */
 int ilab_sweep_plot(const json_t *doc, const char *base, char *msg, size_t msglen);
+/* The files ilab_sweep_plot may write (doc: a result, or just its header), one per i from 0:
+ * its name in buf, false past the last. */
+bool ilab_sweep_plot_file(const json_t *doc, const char *base, unsigned i, char *buf,
+			  size_t len);
 
 #endif

@@ -26,19 +26,20 @@
 #include <iommulab/trace.h>
 
 #include "sim/sim_internal.h"
+#include "util/atomic_file.h"
 
 #define TRACE_BUF_BYTES (1u << 20)
 #define TRACE_LABEL_MAX 200
 
 struct ilab_trace {
-	FILE *f;
+	FILE *f;              /* af.f */
+	struct ilab_afile af; /* written whole or not at all: a full disk keeps the old trace */
 	char *buf;
 	uint64_t limit_ns; /* ~0: no window */
 	unsigned next_pid;
 	bool any;          /* an event was written: the next one needs a comma */
 	char label[TRACE_LABEL_MAX];
 	unsigned label_uses;
-	char path[256];
 };
 
 /* The trace that simulators created from now on attach to (ilab_trace_use). */
@@ -60,16 +61,14 @@ int ilab_trace_open(const char *path, uint64_t limit_ns, struct ilab_trace **out
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	t->f = fopen(path, "w");
-	if (!t->f) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	rc = ilab_afile_open(&t->af, path, err, errlen);
+	if (rc) {
 		free(t->buf);
 		free(t);
 		return rc;
 	}
+	t->f = t->af.f;
 	setvbuf(t->f, t->buf, _IOFBF, TRACE_BUF_BYTES);
-	snprintf(t->path, sizeof(t->path), "%s", path);
 	t->limit_ns = limit_ns ? limit_ns : UINT64_MAX;
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", t->f);
 	*out = t;
@@ -85,12 +84,7 @@ int ilab_trace_close(struct ilab_trace *t, char *err, size_t errlen)
 	if (trace_next == t)
 		trace_next = NULL;
 	fputs("\n]}\n", t->f);
-	if (ferror(t->f))
-		rc = -EIO;
-	if (fclose(t->f) != 0 || rc) {
-		snprintf(err, errlen, "%s: write failed", t->path);
-		rc = -EIO;
-	}
+	rc = ilab_afile_commit(&t->af, err, errlen); /* "path: reason"; the temporary is gone */
 	free(t->buf);
 	free(t);
 	return rc;

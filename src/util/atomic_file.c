@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,7 +17,8 @@ int ilab_afile_tmpname(const char *path, char *buf, size_t len)
 {
 	const char *base = strrchr(path, '/');
 	int dirlen = base ? (int)(base - path + 1) : 0;
-	int fd;
+	mode_t mask;
+	int fd, ret = 0;
 
 	base = base ? base + 1 : path;
 	if (!*base)
@@ -27,15 +29,67 @@ int ilab_afile_tmpname(const char *path, char *buf, size_t len)
 	fd = mkstemp(buf);
 	if (fd < 0)
 		return -errno;
+	/* mkstemp's 0600 would make results private once renamed: give what fopen would */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0)
+		ret = -errno;
 	close(fd);
+	if (ret)
+		unlink(buf);
+	return ret;
+}
+
+int ilab_afile_check(const char *path, char *err, size_t errlen)
+{
+	char probe[4096];
+	struct stat st;
+	int ret = 0;
+
+	if (stat(path, &st) == 0) {
+		/* rename would fail on a directory only after the run, and would replace a
+		 * device or a FIFO (root may rename over /dev/null) */
+		if (S_ISDIR(st.st_mode))
+			ret = -EISDIR;
+		else if (!S_ISREG(st.st_mode))
+			return ilab_errf(err, errlen, -EINVAL, "%s: not a regular file", path);
+	} else if (errno != ENOENT) {
+		ret = -errno;
+	}
+	if (!ret)
+		ret = ilab_afile_tmpname(path, probe, sizeof(probe));
+	if (ret)
+		return ilab_errf(err, errlen, ret, "%s: %s", path, strerror(-ret));
+	unlink(probe);
 	return 0;
+}
+
+int ilab_stream_close(FILE *f, bool sync)
+{
+	bool pending = __fpending(f) != 0;
+	int ret = 0;
+
+	/* A write that failed earlier left its bytes in the buffer: flushing again says why
+	 * (EFBIG, ENOSPC); if that now succeeds, bytes were still lost: EIO. */
+	if (ferror(f)) {
+		clearerr(f);
+		ret = fflush(f) != 0 ? -errno : -EIO;
+		pending = true;
+	}
+	if (!ret && fflush(f) != 0)
+		ret = -errno;
+	if (!ret && sync && fsync(fileno(f)) != 0)
+		ret = -errno;
+	/* a closed stdout that nothing was written to is not an error (as coreutils) */
+	if (fclose(f) != 0 && !ret && (pending || errno != EBADF))
+		ret = -errno;
+	return ret;
 }
 
 int ilab_afile_open(struct ilab_afile *a, const char *path, char *err, size_t errlen)
 {
 	size_t len = strlen(path) + 16;
 	char *tmp = malloc(len);
-	mode_t mask;
 	int ret;
 
 	a->f = NULL;
@@ -47,10 +101,7 @@ int ilab_afile_open(struct ilab_afile *a, const char *path, char *err, size_t er
 		goto fail;
 	}
 	a->tmp = tmp;
-	/* mkstemp's 0600 would make results private; give what fopen would */
-	mask = umask(0);
-	umask(mask);
-	if (chmod(a->tmp, 0666 & ~mask) != 0 || !(a->f = fopen(a->tmp, "w"))) {
+	if (!(a->f = fopen(a->tmp, "w"))) {
 		ret = -errno;
 		goto fail;
 	}
@@ -61,21 +112,27 @@ fail:
 	return ret;
 }
 
+/* Why a write to our temporary file failed earlier. Bytes still buffered say it when flushed
+ * again; glibc drops those of a large write, and its errno with them: then one more byte to
+ * the file (ours, removed right after) meets the same full disk or size limit. */
+static int earlier_error(FILE *f)
+{
+	clearerr(f);
+	if (fflush(f) != 0)
+		return -errno;
+	return write(fileno(f), "\n", 1) < 0 ? -errno : -EIO;
+}
+
 int ilab_afile_commit(struct ilab_afile *a, char *err, size_t errlen)
 {
-	int ret = 0, saved = errno;
+	int ret;
 
-	/* A write that failed earlier left its bytes in the buffer: flushing again says why
-	 * (EFBIG, ENOSPC). Otherwise errno is still the failed write's, else plain EIO. */
 	if (ferror(a->f)) {
-		clearerr(a->f);
-		errno = 0;
-		ret = fflush(a->f) != 0 && errno ? -errno : saved ? -saved : -EIO;
+		ret = earlier_error(a->f);
+		fclose(a->f);
+	} else {
+		ret = ilab_stream_close(a->f, true);
 	}
-	if (!ret && (fflush(a->f) != 0 || fsync(fileno(a->f)) != 0))
-		ret = -errno;
-	if (fclose(a->f) != 0 && !ret)
-		ret = -errno;
 	a->f = NULL;
 	if (!ret && rename(a->tmp, a->path) != 0)
 		ret = -errno;
@@ -100,4 +157,53 @@ void ilab_afile_abort(struct ilab_afile *a)
 	free(a->path);
 	a->f = NULL;
 	a->tmp = a->path = NULL;
+}
+
+/* ---- standard output ------------------------------------------------------------------------ */
+
+static int stdout_errno; /* the first failed write's */
+
+static ssize_t stdout_write(void *cookie, const char *buf, size_t n)
+{
+	size_t done = 0;
+
+	(void)cookie;
+	while (done < n) {
+		ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!stdout_errno)
+				stdout_errno = w < 0 ? errno : EIO;
+			return -1; /* stdio sets ferror */
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)n;
+}
+
+static int stdout_close(void *cookie)
+{
+	(void)cookie;
+	return close(STDOUT_FILENO);
+}
+
+void ilab_stdout_checked(void)
+{
+	static const cookie_io_functions_t io = { .write = stdout_write, .close = stdout_close };
+	FILE *f = fopencookie(NULL, "w", io);
+
+	if (!f)
+		return; /* then the plain stdout: its errors are still seen, as EIO */
+	/* as glibc's own stdout: a line at a time on a terminal */
+	setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+	stdout = f;
+}
+
+int ilab_stdout_close(void)
+{
+	int ret = ilab_stream_close(stdout, false);
+
+	return ret == -EIO && stdout_errno ? -stdout_errno : ret;
 }

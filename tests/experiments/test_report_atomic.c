@@ -257,23 +257,31 @@ static void plot_or_skip(const struct scenario_fixture *f, const char *dir)
 		fail_msg("plot: %d %s", ret, msg);
 }
 
-/* gnuplot itself cannot write the whole PNG: no PNG (not a truncated one), no temporary. */
-static void test_png_write_failure_leaves_no_png(void **state)
+/* gnuplot itself cannot write the whole PNG: no truncated PNG, no temporary, and the earlier
+ * PNG left as it was (the one output rule: the error names the file; nothing is deleted). */
+static void test_png_write_failure_keeps_the_old_png(void **state)
 {
 	struct scenario_fixture *f = *state;
-	char dir[64], list[512];
+	char dir[64], list[512], png[128];
+	struct stat before, after;
 	struct outcome o;
 
 	make_tmpdir(dir, sizeof(dir));
 	plot_or_skip(f, dir);
 	list_dir(dir, list, sizeof(list));
 	assert_string_equal(list, "atomic-test.gp atomic-test.png");
+	snprintf(png, sizeof(png), "%s/atomic-test.png", dir);
+	assert_int_equal(stat(png, &before), 0);
 	/* the script fits in 8 KiB, the picture does not */
 	in_child(PLOT, f->r, dir, 8192, &o);
 	assert_true(o.ret < 0);
 	assert_non_null(strstr(o.msg, "gnuplot"));
 	list_dir(dir, list, sizeof(list));
-	assert_string_equal(list, "atomic-test.gp");
+	assert_string_equal(list, "atomic-test.gp atomic-test.png");
+	/* the same file (not renamed over), whole */
+	assert_int_equal(stat(png, &after), 0);
+	assert_int_equal(after.st_ino, before.st_ino);
+	assert_int_equal(after.st_size, before.st_size);
 	remove_dir(dir);
 }
 
@@ -300,7 +308,7 @@ int main(void)
 		cmocka_unit_test(test_json_is_written_whole_with_the_usual_mode),
 		cmocka_unit_test(test_json_write_failure_keeps_the_old_file_and_no_temporary),
 		cmocka_unit_test(test_plot_script_write_failure_leaves_nothing),
-		cmocka_unit_test(test_png_write_failure_leaves_no_png),
+		cmocka_unit_test(test_png_write_failure_keeps_the_old_png),
 		cmocka_unit_test(test_script_alone_renders_its_png),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
