@@ -141,7 +141,8 @@ static int take_cases(json_t *doc, const char *path, char *const *paths, json_t 
 static json_t *load_shard(const char *path, char *err, size_t errlen)
 {
 	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je), *s;
+	/* a key given twice would be read as its last value: refused as any other edit */
+	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je), *s;
 
 	if (!doc) {
 		ilab_errf(err, errlen, -EINVAL, "%s:%d:%d: not JSON: %s", path, je.line, je.column,
@@ -155,7 +156,58 @@ static json_t *load_shard(const char *path, char *err, size_t errlen)
 		json_decref(doc);
 		return NULL;
 	}
+	if (ilab_sweep_result_check(doc, path, err, errlen)) {
+		json_decref(doc);
+		return NULL;
+	}
 	return doc;
+}
+
+/* v as compact JSON, at most 60 characters */
+static void brief(const json_t *v, char *buf, size_t len)
+{
+	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+
+	if (!s)
+		snprintf(buf, len, "?");
+	else if (strlen(s) > 60)
+		snprintf(buf, len, "%.57s...", s);
+	else
+		snprintf(buf, len, "%s", s);
+	free(s);
+}
+
+/* Two shards' headers differ: which fields, and each one's two values. */
+static int header_differs(const json_t *a, const char *pa, const json_t *b, const char *pb,
+			  char *err, size_t errlen)
+{
+	char list[1024] = "", va[64], vb[64];
+	size_t used = 0;
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)a, key, v) {
+		const json_t *w = json_object_get(b, key);
+
+		if (w && json_equal(v, w))
+			continue;
+		brief(v, va, sizeof(va));
+		brief(w, vb, sizeof(vb));
+		used += (size_t)snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0,
+					 "%s%s %s in %s, %s in %s", used ? "; " : "", key, va, pa,
+					 w ? vb : "none", pb);
+		if (used >= sizeof(list))
+			break;
+	}
+	json_object_foreach((json_t *)b, key, v)
+		if (!json_object_get(a, key) && used < sizeof(list)) {
+			brief(v, vb, sizeof(vb));
+			used += (size_t)snprintf(list + used, sizeof(list) - used,
+						 "%s%s none in %s, %s in %s", used ? "; " : "", key,
+						 pa, vb, pb);
+		}
+	return ilab_errf(err, errlen, -EINVAL, "%s is not a shard of the sweep of %s: %s", pb, pa,
+			 list);
 }
 
 int ilab_sweep_merge(char *const *paths, unsigned n, json_t **out, char *err, size_t errlen)
@@ -183,10 +235,7 @@ int ilab_sweep_merge(char *const *paths, unsigned n, json_t **out, char *err, si
 				ret = ilab_errf(err, errlen, -EINVAL, "%s: nr_cases %lld: not 1 to %d",
 						paths[i], (long long)nr, ILAB_SWEEP_MAX_CASES);
 		} else if (!json_equal(first, h)) {
-			ret = ilab_errf(err, errlen, -EINVAL, "%s is not a shard of the sweep of %s "
-					"(hash %s, not %s, or other axes)", paths[i], paths[0],
-					json_string_value(json_object_get(h, "hash")),
-					json_string_value(json_object_get(first, "hash")));
+			ret = header_differs(first, paths[0], h, paths[i], err, errlen);
 		}
 		if (h != first)
 			json_decref(h);

@@ -23,6 +23,10 @@ json_t *ilab_sweep_doc(json_t *header, json_t *cases, unsigned shard, unsigned c
 /* Write doc to path, whole or not at all, in the one stable format (sorted keys, 17
  * significant digits). Returns 0 or a negative errno with err. */
 int ilab_sweep_doc_save(const json_t *doc, const char *path, char *err, size_t errlen);
+/* doc, read from file, is a sweep result or shard as the writer makes them: every field
+ * present with its type and range, each case's values the grid's at its index, a shard's
+ * cases its own (sweep_schema.c). Returns 0, or -EINVAL with err = "file: field: problem". */
+int ilab_sweep_result_check(const json_t *doc, const char *file, char *err, size_t errlen);
 /* Merge shard files into the whole result: they must be of one sweep (the same header) and
  * hold every case exactly once. Returns 0 and *out, or -EINVAL with err naming the file. */
 int ilab_sweep_merge(char *const *paths, unsigned n, json_t **out, char *err, size_t errlen);
