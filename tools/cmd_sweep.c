@@ -9,9 +9,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -102,8 +104,66 @@ static void __attribute__((noreturn)) run_child(const struct ilab_sweep *sw, uns
 	_exit(write(fd, &w, sizeof(w)) == (ssize_t)sizeof(w) ? 0 : 1);
 }
 
+/* ---- workers end with their parent ----------------------------------------------------------
+ * A sweep stopped by TERM, INT or HUP stops its workers before it exits (on_stop), and a
+ * sweep killed outright takes them with it (PR_SET_PDEATHSIG): a case must not run on for
+ * minutes with nobody to take its result. */
+
+static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
+static struct sigaction stop_old[3];
+static volatile sig_atomic_t stop_sig;
+static struct worker *volatile stop_workers; /* the running ones, for the handler */
+static unsigned stop_jobs;
+
+static void stop_all(void)
+{
+	struct worker *wk = stop_workers;
+
+	for (unsigned j = 0; wk && j < stop_jobs; j++)
+		if (wk[j].pid > 0)
+			kill(wk[j].pid, SIGTERM);
+}
+
+static void on_stop(int sig)
+{
+	int saved = errno;
+
+	stop_sig = sig;
+	stop_all();
+	errno = saved;
+}
+
+static void stop_handlers(struct worker *wk, unsigned jobs, bool on)
+{
+	struct sigaction sa = { .sa_handler = on_stop }; /* no SA_RESTART: waitpid returns */
+
+	stop_workers = on ? wk : NULL;
+	stop_jobs = jobs;
+	for (unsigned i = 0; i < 3; i++) {
+		if (!on) {
+			sigaction(stop_signals[i], &stop_old[i], NULL);
+			continue;
+		}
+		sigaction(stop_signals[i], NULL, &stop_old[i]);
+		/* a signal ignored when we started (INT of a background job) stays ignored */
+		if (stop_old[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
+}
+
+/* In the new worker: the parent's handlers are not its own, and its parent's death is its. */
+static void worker_lifetime(pid_t parent)
+{
+	for (unsigned i = 0; i < 3; i++)
+		sigaction(stop_signals[i], &stop_old[i], NULL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent || stop_sig) /* it died, or was stopped, before prctl */
+		_exit(1);
+}
+
 static int start(const struct ilab_sweep *sw, unsigned k, struct worker *wk)
 {
+	pid_t parent = getpid();
 	int p[2];
 
 	if (pipe(p) != 0)
@@ -116,9 +176,12 @@ static int start(const struct ilab_sweep *sw, unsigned k, struct worker *wk)
 		return -errno;
 	}
 	if (wk->pid == 0) {
+		worker_lifetime(parent);
 		close(p[0]);
 		run_child(sw, k, p[1]);
 	}
+	if (stop_sig) /* the handler ran between fork and the pid's store */
+		kill(wk->pid, SIGTERM);
 	close(p[1]);
 	wk->fd = p[0];
 	wk->k = k;
@@ -192,7 +255,8 @@ static void show(struct progress *p, const struct ilab_sweep *sw, unsigned k,
 	fflush(stderr);
 }
 
-/* Run the cases k = shard, shard + count ... into res[k]; returns 0 or a negative errno. */
+/* Run the cases k = shard, shard + count ... into res[k]; returns 0 or a negative errno,
+ * -EINTR when a signal stopped the sweep (stop_sig says which; its workers are gone). */
 static int run_cases(const struct ilab_sweep *sw, unsigned shard, unsigned count,
 		     unsigned jobs, struct ilab_case_result *res)
 {
@@ -205,12 +269,15 @@ static int run_cases(const struct ilab_sweep *sw, unsigned shard, unsigned count
 		return -ENOMEM;
 	for (unsigned k = shard; k < sw->nr_cases; k += count)
 		p.total++;
+	stop_handlers(wk, jobs, true);
 	while (next < sw->nr_cases || running) {
 		unsigned j;
 		int st;
 		pid_t pid;
 
-		if (!ret && next < sw->nr_cases && running < jobs) {
+		if ((ret || stop_sig) && !running)
+			break;
+		if (!ret && !stop_sig && next < sw->nr_cases && running < jobs) {
 			for (j = 0; wk[j].pid; j++)
 				;
 			ret = start(sw, next, &wk[j]);
@@ -220,8 +287,6 @@ static int run_cases(const struct ilab_sweep *sw, unsigned shard, unsigned count
 			}
 			continue;
 		}
-		if (ret && !running)
-			break;
 		pid = waitpid(-1, &st, 0);
 		if (pid < 0 && errno == EINTR)
 			continue;
@@ -235,12 +300,14 @@ static int run_cases(const struct ilab_sweep *sw, unsigned shard, unsigned count
 			continue;
 		collect(&wk[j], st, &res[wk[j].k]);
 		p.done++;
-		show(&p, sw, wk[j].k, &res[wk[j].k]);
+		if (!stop_sig)
+			show(&p, sw, wk[j].k, &res[wk[j].k]);
 		wk[j].pid = 0;
 		running--;
 	}
+	stop_handlers(wk, jobs, false);
 	free(wk);
-	return ret;
+	return stop_sig ? -EINTR : ret;
 }
 
 /* OUT.json -> OUT: the plots' base name */
@@ -416,6 +483,15 @@ int cmd_sweep(int argc, char **argv)
 	if (ret == CLI_EXIT_OK) {
 		int r = run_cases(sw, shard, count ? count : 1, jobs, res);
 
+		if (r == -EINTR) { /* stopped: say so, and end as the signal asked */
+			fprintf(stderr, "%s sweep: stopped by SIG%s: its workers are stopped, "
+				"nothing written\n", CLI_PROG, sigabbrev_np(stop_sig));
+			free(res);
+			ilab_sweep_free(sw);
+			signal(stop_sig, SIG_DFL);
+			raise(stop_sig);
+			return CLI_EXIT_FAIL;
+		}
 		if (r < 0) {
 			fprintf(stderr, "%s sweep: cannot run the cases: %s\n", CLI_PROG,
 				strerror(-r));
