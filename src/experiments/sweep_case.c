@@ -16,13 +16,15 @@ static int write_profile(const char *text, size_t len, char *path, size_t pathle
 {
 	const char *dir = getenv("TMPDIR");
 	int fd, ret = 0;
+	ssize_t n;
 
 	snprintf(path, pathlen, "%s/iommulab-sweep-XXXXXX.yaml", dir && *dir ? dir : "/tmp");
 	fd = mkstemps(path, 5);
 	if (fd < 0)
 		return -errno;
-	if (write(fd, text, len) != (ssize_t)len)
-		ret = -EIO;
+	n = write(fd, text, len);
+	if (n != (ssize_t)len) /* a full $TMPDIR: say so, not "Input/output error" */
+		ret = n < 0 ? -errno : -ENOSPC;
 	if (close(fd) != 0 && !ret)
 		ret = -errno;
 	if (ret)

@@ -83,6 +83,12 @@ if mount -t tmpfs -o size=128k tmpfs mnt 2>/dev/null; then
 		bad "run onto a full tmpfs: want exit 1 naming the file, got '$(cat err)'"
 	cmp -s mnt/res/seed000-cmdsync.json run.ref || bad "run onto a full tmpfs: the old result changed"
 	no_temporaries mnt "run onto a full tmpfs"
+	# a sweep case's profile (a profile axis) in a full $TMPDIR: the case fails saying why
+	TMPDIR=$TMP/mnt "$BIN" sweep "$SRC/tests/data/sweeps/heat.yaml" --no-plot -o full-tmpdir.json \
+		>/dev/null 2>err
+	rc=$?
+	[ $rc -eq 1 ] && grep -qF "cannot write the case's profile: No space left on device" err ||
+		bad "sweep with a full \$TMPDIR: exit $rc, '$(head -2 err)'"
 	umount mnt && MNT=
 else
 	case ${CI:-} in
