@@ -188,6 +188,7 @@ int main(int argc, char **argv)
 	int ret, out;
 
 	ilab_stdout_checked();
+	ilab_afile_remove_on_signal();
 	ret = dispatch(argc, argv);
 	/* --json > /dev/full: a write that failed in the middle (ferror), not only the last
 	 * flush, and the close; one line and exit 1, whatever the command printed */

@@ -3,6 +3,7 @@
  * atomic on POSIX file systems, so a reader sees the old file or the new, never a part.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -86,6 +87,45 @@ int ilab_stream_close(FILE *f, bool sync)
 	return ret;
 }
 
+/* ---- temporaries removed when a signal ends the process ---------------------------------- */
+
+#define LIVE_MAX 16 /* open at once: a trace, a result, a plot script */
+static char *volatile live_tmp[LIVE_MAX];
+
+static void live_add(char *tmp)
+{
+	for (unsigned i = 0; i < LIVE_MAX; i++)
+		if (!live_tmp[i]) {
+			live_tmp[i] = tmp;
+			return;
+		}
+}
+
+static void live_del(const char *tmp)
+{
+	for (unsigned i = 0; i < LIVE_MAX; i++)
+		if (live_tmp[i] == tmp)
+			live_tmp[i] = NULL;
+}
+
+static void on_fatal(int sig)
+{
+	for (unsigned i = 0; i < LIVE_MAX; i++)
+		if (live_tmp[i])
+			unlink(live_tmp[i]);
+	raise(sig); /* SA_RESETHAND: the default action, once this handler returns */
+}
+
+void ilab_afile_remove_on_signal(void)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_fatal, .sa_flags = SA_RESETHAND }, old;
+
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+}
+
 int ilab_afile_open(struct ilab_afile *a, const char *path, char *err, size_t errlen)
 {
 	size_t len = strlen(path) + 16;
@@ -101,6 +141,7 @@ int ilab_afile_open(struct ilab_afile *a, const char *path, char *err, size_t er
 		goto fail;
 	}
 	a->tmp = tmp;
+	live_add(tmp);
 	if (!(a->f = fopen(a->tmp, "w"))) {
 		ret = -errno;
 		goto fail;
@@ -141,6 +182,7 @@ int ilab_afile_commit(struct ilab_afile *a, char *err, size_t errlen)
 		ilab_afile_abort(a);
 		return ret;
 	}
+	live_del(a->tmp);
 	free(a->tmp);
 	free(a->path);
 	a->tmp = a->path = NULL;
@@ -151,8 +193,10 @@ void ilab_afile_abort(struct ilab_afile *a)
 {
 	if (a->f)
 		fclose(a->f);
-	if (a->tmp)
+	if (a->tmp) {
 		unlink(a->tmp);
+		live_del(a->tmp);
+	}
 	free(a->tmp);
 	free(a->path);
 	a->f = NULL;

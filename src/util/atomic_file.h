@@ -46,6 +46,11 @@ int ilab_afile_check(const char *path, char *err, size_t errlen);
  * 0 or a negative errno. For the temporary files above and for stdout at exit. */
 int ilab_stream_close(FILE *f, bool sync);
 
+/* A temporary file still open when TERM, INT or HUP ends the process (Ctrl-C during a long
+ * --trace) is removed, then the signal takes its default action; a signal ignored at start
+ * stays ignored. For the CLI's main, once. */
+void ilab_afile_remove_on_signal(void);
+
 /* Standard output under the same rule: stdout becomes a stream over fd 1 that remembers why
  * a write failed (glibc drops the bytes of a large failed write, and its errno with them), so
  * that ilab_stdout_close can name the reason (`--json > /dev/full`: "No space left on

@@ -5,7 +5,7 @@
 # renamed over it, so a full disk keeps the earlier file and leaves no temporary; an output
 # that is an input or another output of the same run (however it is spelt: ./x/../y, a
 # symbolic link), a directory or a device is refused up front, exit 2, nothing run; files get
-# the umask's mode, PNGs too. Every file it writes is under its own temporary directory, even
+# the umask's mode, PNGs too; a signal that ends a run removes its temporaries. Every file it writes is under its own temporary directory, even
 # with a broken build (inputs are copies; no device is named as an output).
 # A full disk is a 64 KiB tmpfs when this can mount one (root, as CI), and always a file size
 # limit (ulimit -f, SIGXFSZ ignored: writes fail with EFBIG), which needs no privilege.
@@ -65,6 +65,21 @@ cp small.json small.ref
 one_line $? 1 "iommulab bench: --trace small.json: File too large" "--trace past ulimit -f"
 cmp -s small.json small.ref || bad "--trace past ulimit -f: the earlier trace was replaced"
 no_temporaries . "--trace past ulimit -f"
+# TERM while the trace is being written: its temporary goes, the earlier trace stays
+cp small.ref sig.json
+"$BIN" bench --engine sim -t 8 --iterations 100000 --trace sig.json --trace-limit-us 5 \
+	>/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 200); do # the temporary appears before the run (seconds) starts
+	ls .sig.json.?????? >/dev/null 2>&1 && break
+	sleep 0.05
+done
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 143 ] || bad "bench --trace, TERM: exit $rc, not by the signal (143)"
+cmp -s sig.json small.ref || bad "bench --trace, TERM: the earlier trace was replaced"
+no_temporaries . "bench --trace, TERM"
 mkdir mnt
 if mount -t tmpfs -o size=128k tmpfs mnt 2>/dev/null; then
 	MNT=$TMP/mnt
