@@ -151,12 +151,13 @@ static void stop_handlers(struct worker *wk, unsigned jobs, bool on)
 	}
 }
 
-/* In the new worker: the parent's handlers are not its own, and its parent's death is its. */
+/* In the new worker: the parent's handlers are not its own (it gets main's, which remove its
+ * temporary profile), and its parent's death is its: TERM, as the parent's handler sends. */
 static void worker_lifetime(pid_t parent)
 {
 	for (unsigned i = 0; i < 3; i++)
 		sigaction(stop_signals[i], &stop_old[i], NULL);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent || stop_sig) /* it died, or was stopped, before prctl */
 		_exit(1);
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "experiments/sweep.h"
+#include "util/atomic_file.h"
 
 /* The profile text in a new file under $TMPDIR; its name in path. */
 static int write_profile(const char *text, size_t len, char *path, size_t pathlen)
@@ -22,13 +23,16 @@ static int write_profile(const char *text, size_t len, char *path, size_t pathle
 	fd = mkstemps(path, 5);
 	if (fd < 0)
 		return -errno;
+	ilab_afile_track(path); /* a stopped sweep's worker removes it (TERM) */
 	n = write(fd, text, len);
 	if (n != (ssize_t)len) /* a full $TMPDIR: say so, not "Input/output error" */
 		ret = n < 0 ? -errno : -ENOSPC;
 	if (close(fd) != 0 && !ret)
 		ret = -errno;
-	if (ret)
+	if (ret) {
 		unlink(path);
+		ilab_afile_untrack(path);
+	}
 	return ret;
 }
 
@@ -81,6 +85,8 @@ void ilab_sweep_run_case(const struct ilab_sweep *sw, unsigned k, struct ilab_ca
 		res->nr_cases = 0; /* its one case's pointers are freed above */
 		ilab_scenario_result_free(res);
 	}
-	if (path[0])
+	if (path[0]) {
 		unlink(path);
+		ilab_afile_untrack(path);
+	}
 }

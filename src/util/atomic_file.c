@@ -108,6 +108,16 @@ static void live_del(const char *tmp)
 			live_tmp[i] = NULL;
 }
 
+void ilab_afile_track(char *tmp)
+{
+	live_add(tmp);
+}
+
+void ilab_afile_untrack(const char *tmp)
+{
+	live_del(tmp);
+}
+
 static void on_fatal(int sig)
 {
 	for (unsigned i = 0; i < LIVE_MAX; i++)

@@ -50,6 +50,10 @@ int ilab_stream_close(FILE *f, bool sync);
  * --trace) is removed, then the signal takes its default action; a signal ignored at start
  * stays ignored. For the CLI's main, once. */
 void ilab_afile_remove_on_signal(void);
+/* Another temporary file (a sweep case's profile) removed the same way until untracked;
+ * tmp must stay valid until then. */
+void ilab_afile_track(char *tmp);
+void ilab_afile_untrack(const char *tmp);
 
 /* Standard output under the same rule: stdout becomes a stream over fd 1 that remembers why
  * a write failed (glibc drops the bytes of a large failed write, and its errno with them), so

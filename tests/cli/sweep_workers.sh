@@ -21,15 +21,18 @@ workers() { cat /proc/"$1"/task/*/children 2>/dev/null; }
 alive() { [ -r /proc/"$1"/stat ] && [ "$(awk '{ print $3 }' /proc/"$1"/stat 2>/dev/null)" != Z ]; }
 
 for sig in TERM INT HUP KILL; do
-	"$BIN" sweep "$SRC/tests/data/sweeps/slow.yaml" -j2 -o "slow-$sig.json" --no-plot 2>err &
+	mkdir "tmp-$sig"
+	TMPDIR=$TMP/tmp-$sig "$BIN" sweep "$SRC/tests/data/sweeps/slow.yaml" -j2 -o "slow-$sig.json" \
+		--no-plot 2>err &
 	pid=$!
 	w=
-	for _ in $(seq 100); do # up to 10 s for the two workers to start
+	for _ in $(seq 100); do # up to 10 s for the two workers to start, with their profiles
 		w=$(workers $pid)
-		[ "$(echo $w | wc -w)" -ge 2 ] && break
+		[ "$(echo $w | wc -w)" -ge 2 ] && [ "$(ls "tmp-$sig" | wc -l)" -ge 2 ] && break
 		sleep 0.1
 	done
-	[ "$(echo $w | wc -w)" -ge 2 ] || bad "$sig: the sweep did not start two workers ($(cat err))"
+	[ "$(echo $w | wc -w)" -ge 2 ] && [ "$(ls "tmp-$sig" | wc -l)" -ge 2 ] ||
+		bad "$sig: the sweep did not start two workers with their profiles ($(cat err))"
 	kill -$sig $pid
 	wait $pid 2>/dev/null
 	rc=$?
@@ -39,9 +42,10 @@ for sig in TERM INT HUP KILL; do
 	for _ in $(seq 30); do # up to 3 s for them to go
 		left=
 		for p in $w; do alive $p && left="$left $p"; done
-		[ -z "$left" ] && break
+		[ -z "$left" ] && [ -z "$(ls -A "tmp-$sig")" ] && break
 		sleep 0.1
 	done
+	[ -z "$(ls -A "tmp-$sig")" ] || bad "$sig: the workers' temporary profiles are left: $(ls -A "tmp-$sig")"
 	if [ -n "$left" ]; then
 		bad "$sig: workers$left still running 3 s after their sweep ended"
 		kill -KILL $left 2>/dev/null
