@@ -64,8 +64,10 @@ static int add(struct ilab_output_set *s, const char *path, const char *what, bo
 	f = &s->v[s->n];
 	memset(f, 0, sizeof(*f));
 	f->exists = stat(path, &st) == 0;
-	f->dev = st.st_dev;
-	f->ino = st.st_ino;
+	if (f->exists) {
+		f->dev = st.st_dev;
+		f->ino = st.st_ino;
+	}
 	f->output = output;
 	f->path = strdup(path);
 	f->what = strdup(what);
