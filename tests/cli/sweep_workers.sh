@@ -51,6 +51,7 @@ for sig in TERM INT HUP KILL; do
 		kill -KILL $left 2>/dev/null
 	fi
 	[ -e "slow-$sig.json" ] && bad "$sig: a stopped sweep wrote its result"
+	sed -i '/^==[0-9]*==WARNING: ASan doesn.t fully support makecontext/d' err # an ASan build's
 	if [ $sig != KILL ] && { [ "$(grep -c . err)" -ne 1 ] ||
 		! grep -qF "iommulab sweep: stopped by SIG$sig: its workers are stopped, nothing written" err; }; then
 		bad "$sig: stderr '$(cat err)', want the one line saying it stopped"
