@@ -407,14 +407,18 @@ static void describe_stall(struct ilab_sim *s, int why)
 	for (unsigned i = nl; i-- > 0 && n < sizeof(s->err) - 1;) {
 		struct sim_fiber *f = list[i];
 
+		/* "; " between fibers, none after the last: one well-formed line */
+		const char *sep = shown ? ";" : "";
+
 		if (f->kind == SIM_AGENT)
-			n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " agent '%s'",
+			n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, "%s agent '%s'", sep,
 					      f->agent->name);
 		else
-			n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " cpu %d", f->pc.cpu);
+			n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, "%s cpu %d", sep,
+					      f->pc.cpu);
 		if (n >= sizeof(s->err) - 1)
 			break;
-		n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " waits on %s since %llu ns;",
+		n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " waits on %s since %llu ns",
 				      f->wait_what ? f->wait_what : "?",
 				      (unsigned long long)f->pc.t);
 		shown++;

@@ -362,6 +362,14 @@ static void deadlock_is_reported(void **state)
 	assert_non_null(strstr(ilab_sim_error(s), "deadlock"));
 	assert_non_null(strstr(ilab_sim_error(s), "dl.a"));
 	assert_non_null(strstr(ilab_sim_error(s), "dl.b"));
+	/* one well-formed line (issue 28): the waits separated by "; ", none dangling at the end */
+	{
+		const char *e = ilab_sim_error(s);
+		size_t n = strlen(e);
+
+		assert_true(n > 0 && e[n - 1] != ';' && !strchr(e, '\n'));
+		assert_non_null(strstr(e, " ns; cpu 1 waits on dl.a since "));
+	}
 	/* the simulator refuses to go on */
 	assert_int_equal(ilab_sim_run_threads(1, NULL, deadlock_fn, &d), -EDEADLK);
 	fix_sim_done(s);
