@@ -49,6 +49,11 @@ int cli_trace_limit(const char *cmd, const char *arg, uint64_t *us);
 int cli_trace_open(const char *cmd, const char *path, uint64_t limit_us, struct ilab_trace **t);
 int cli_trace_close(const char *cmd, struct ilab_trace *t);
 
+/* --seed of every command (bench, fio, netperf, run; a sweep file's seed:): 1 .. 2^53. 2^53
+ * because result files keep seeds as exact JSON integers; not 0, which many generators take
+ * for "no seed / random" and which would be one more seed value that means nothing else. */
+#define CLI_SEED_MAX (1ull << 53)
+
 /* A decimal count in lo..hi, digits only: 0, or -1 (tools/cli_util.c). */
 int cli_parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 /* Print root as indented JSON with sorted keys, with the simulator's statistics (JSON text,

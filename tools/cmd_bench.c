@@ -312,9 +312,11 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 
 			errno = 0;
 			o->seed = strtoull(optarg, &end, number_base(optarg));
-			if (errno || end == optarg || *end || !starts_number(optarg, false))
-				return cli_usage_error("bench", "--seed must be a number, not '%s'",
-						       optarg);
+			if (errno || end == optarg || *end || !starts_number(optarg, false) ||
+			    o->seed < 1 || o->seed > CLI_SEED_MAX)
+				return cli_usage_error("bench", "--seed must be a whole number from 1 "
+						       "to %llu, not '%s'",
+						       (unsigned long long)CLI_SEED_MAX, optarg);
 			o->seed_set = true;
 			break;
 		}

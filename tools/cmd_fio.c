@@ -153,8 +153,9 @@ static int parse_opt(int opt, struct fio_opts *o)
 		o->env.device = optarg;
 		break;
 	case O_SEED:
-		if (cli_parse_count(optarg, 0, UINT64_MAX, &o->env.seed))
-			return USAGE("--seed must be a number, not '%s'", optarg);
+		if (cli_parse_count(optarg, 1, CLI_SEED_MAX, &o->env.seed))
+			return USAGE("--seed must be a whole number from 1 to %llu, not '%s'",
+				     (unsigned long long)CLI_SEED_MAX, optarg);
 		break;
 	case O_IOENGINE:
 		if (strcmp(optarg, "sim"))

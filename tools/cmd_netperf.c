@@ -111,8 +111,9 @@ static int parse_global(int opt, struct np_opts *o)
 		o->env.profile = optarg;
 		return 0;
 	case O_SEED:
-		if (cli_parse_count(optarg, 0, UINT64_MAX, &o->env.seed))
-			return USAGE("--seed must be a number, not '%s'", optarg);
+		if (cli_parse_count(optarg, 1, CLI_SEED_MAX, &o->env.seed))
+			return USAGE("--seed must be a whole number from 1 to %llu, not '%s'",
+				     (unsigned long long)CLI_SEED_MAX, optarg);
 		return 0;
 	case O_JSON:
 		o->json = true;

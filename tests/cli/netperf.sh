@@ -25,7 +25,7 @@ check_usage "--iommu-mode must be strict, lazy or passthrough, not 'off'" --iomm
 check_usage "--iommu-mode must be strict, lazy or passthrough" --iommu-mode off
 check_usage "--queues must be a number in 1..256" --queues=0
 check_usage "--queues must be a number in 1..256" --queues 257
-check_usage "--seed must be a number" --seed=x
+check_usage "--seed must be a whole number from 1" --seed=x
 check_usage "unknown option '-x'" -x
 check_usage "unknown option '--frob'" --frob
 check_usage "option '--json' takes no value" --json=1
