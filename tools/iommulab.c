@@ -59,7 +59,7 @@ static const struct cli_command commands[] = {
 	  "run netperf's TCP tests on the machine's NIC in the simulator (docs/netperf.md)",
 	  "  -t TEST            TCP_STREAM (this host sends), TCP_MAERTS (it receives) or\n"
 	  "                     TCP_RR (request/response latency) (TCP_STREAM)\n"
-	  "  -l SECONDS         simulated time measured, at most 10 (0.02), after 200 us\n"
+	  "  -l SECONDS         simulated time measured, 0.0001 to 10 (0.02), after 200 us\n"
 	  "  --iommu-mode=M     strict, lazy or passthrough (strict)\n"
 	  "  --queues=N         streams, one NIC queue pair and CPU each (1; at most 256)\n"
 	  "  --profile=P        machine profile with a NIC and the nic: netperf keys (kunpeng920)\n"
