@@ -17,6 +17,7 @@
 
 #include <iommulab/netperf.h>
 
+#include "experiments/host_time.h"
 #include "workloads/nic_env.h"
 
 struct np_opts {
@@ -295,14 +296,27 @@ int cmd_netperf(int argc, char **argv)
 	struct np_opts o;
 	struct ilab_netperf_result res;
 	struct ilab_nic_env_info info = { 0 };
-	char err[600] = "", *stats = NULL;
+	struct cli_progress progress;
+	char err[600] = "", work[96], *stats = NULL;
+	double estimate_s;
+	uint64_t sim_ns;
 	int ret = parse(argc, argv, &o);
 
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
+	/* the limit of run's netperf cases (case_checks.c), before anything is built */
+	sim_ns = o.cfg.duration_ns + o.cfg.warmup_ns;
+	estimate_s = o.cfg.queues * (sim_ns / 1e3) * ILAB_HOST_S_NETPERF;
+	snprintf(work, sizeof(work), "%u stream%s for %.3f simulated s", o.cfg.queues,
+		 o.cfg.queues == 1 ? "" : "s", sim_ns / 1e9);
+	if (ilab_host_time_check(estimate_s, work, "run", "shorten -l or lower --queues", err,
+				 sizeof(err)))
+		return USAGE("%s", err);
 	setenv("HWLOC_HIDE_ERRORS", "2", 0);
+	cli_progress_start(&progress, "netperf", estimate_s, sim_ns);
 	ret = ilab_netperf_env_run(&o.env, &o.cfg, &res, o.json ? &stats : NULL, &info, err,
 				   sizeof(err));
+	cli_progress_end(&progress);
 	if (ret) {
 		fprintf(stderr, "%s netperf: %s\n", CLI_PROG, err);
 		return ret == -EINVAL || ret == -ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;

@@ -309,7 +309,8 @@ static void sim_schedule(struct ilab_sim *s, struct sim_fiber *cur, bool exiting
 		return;
 	s->cur = next;
 	plat_sim_cur = &next->pc;
-	s->switches++;
+	if (__builtin_expect(!(++s->switches & SIM_PROGRESS_MASK), 0))
+		sim_progress_tick(next->pc.t);
 	if (exiting)
 		fiber_arch_exit_to(&cur->ctx, &next->ctx);
 	else
@@ -324,7 +325,8 @@ static inline void sim_switch_to(struct ilab_sim *s, struct sim_fiber *cur, stru
 	next->state = SIM_RUNNING;
 	s->cur = next;
 	plat_sim_cur = &next->pc;
-	s->switches++;
+	if (__builtin_expect(!(++s->switches & SIM_PROGRESS_MASK), 0))
+		sim_progress_tick(next->pc.t);
 	fiber_arch_switch(&cur->ctx, &next->ctx);
 }
 
