@@ -44,8 +44,6 @@ refused "shorten -l or lower --queues" netperf --queues=128 -l 10
 refused "128 jobs at iodepth 1023 for 10000 simulated ms would take about" \
 	fio --numjobs=128 --iodepth=1023 --bs=4k --runtime=10s
 refused "lower --number_ios, --numjobs or --iodepth" fio --numjobs=128 --number_ios=100000000
-# natively a run takes the time it is given: no estimate (--help only, nothing runs)
-"$BIN" bench -s 300 -t 128 --help >/dev/null || bad "bench -s 300 --help refused"
 
 # ---- item 11: fio's buffers as one limit, named ----
 refused "numjobs x iodepth x bs: 64 x 256 buffers of 1024 KiB need 16.0 GiB of simulated memory; a run may use 3 GiB" \
