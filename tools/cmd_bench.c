@@ -726,9 +726,10 @@ static int bench_up(struct bench_opts *o, const struct ilab_profile *prof,
 	return 0;
 }
 
-/* --engine sim: the run's host time, estimated before anything is built (the limit of run's
- * dma_map_benchmark cases, case_checks.c), and refused over it. Natively a run takes the time
- * it is given. The estimate goes to the progress line. */
+/* The run's host time, estimated before anything is built (the limit of run's
+ * dma_map_benchmark cases, case_checks.c), and refused over it. A native run given a time
+ * (-s, --duration-ms) takes that time; one given --iterations is estimated too. The estimate
+ * goes to the progress line (the simulator's only). */
 static int check_host_time(const struct bench_opts *o, double *estimate_s)
 {
 	const struct ilab_map_bench_cfg *c = &o->cfg;
@@ -736,9 +737,14 @@ static int check_host_time(const struct bench_opts *o, double *estimate_s)
 	char work[128], msg[400];
 
 	*estimate_s = 0;
-	if (o->engine != PLAT_ENGINE_SIM)
+	if (o->engine != PLAT_ENGINE_SIM && !c->iterations)
 		return 0;
-	if (c->iterations) {
+	if (o->engine != PLAT_ENGINE_SIM) {
+		*estimate_s = (double)c->threads * c->iterations *
+			      (ILAB_HOST_S_NATIVE_PAIR + c->granule * ILAB_HOST_S_NATIVE_PAGE);
+		snprintf(work, sizeof(work), "%u thread%s x %llu iterations", c->threads,
+			 c->threads == 1 ? "" : "s", (unsigned long long)c->iterations);
+	} else if (c->iterations) {
 		*estimate_s = (double)c->threads * c->iterations * ILAB_HOST_S_MAP_PAIR;
 		snprintf(work, sizeof(work), "%u thread%s x %llu iterations", c->threads,
 			 c->threads == 1 ? "" : "s", (unsigned long long)c->iterations);

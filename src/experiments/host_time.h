@@ -34,6 +34,13 @@
 #define ILAB_HOST_S_MAP_PT_US_PER_THREAD 6.0e-6
 double ilab_host_s_map_timed(unsigned threads, int passthrough, double sim_us);
 
+/* bench natively with --iterations (with -s or --duration-ms a native run takes the time it is
+ * given, at most 300 s): one map+unmap pair of g pages takes 8 us + g x 1 us of wall time
+ * whatever the threads (1, 4, 16 threads: 7.7, 9.3, 8.6 us at g = 1; 22 us at g = 16; `bench -t
+ * T --iterations N [-g G]` on the loaded 2-core VM). */
+#define ILAB_HOST_S_NATIVE_PAIR 8.0e-6
+#define ILAB_HOST_S_NATIVE_PAGE 1.0e-6
+
 /* fio: jobs x (runtime + ramp) at iodepth 32, more for deeper queues. */
 double ilab_host_s_fio(unsigned jobs, unsigned iodepth, double sim_us);
 

@@ -35,6 +35,8 @@ refused "128 threads x 1000000000 iterations would take about" \
 	bench --engine sim -t 128 --iterations 1000000000
 refused "minutes of host time (more than the 10 minutes a run may take): lower --iterations or -t" \
 	bench --engine sim -t 128 --iterations 1000000000
+# natively too, when the run is a count and not a time
+refused "1 thread x 1000000000 iterations would take about" bench --iterations 1000000000
 refused "128 threads for 300 simulated s would take about" bench --engine sim -t 128 -s 300
 refused "shorten -s (or give --duration-ms) or lower -t" bench --engine sim -t 128 -s 300
 refused "8 threads for 300 simulated s would take about" \
