@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <math.h>
 
 #include "iommulab/profile_range.h"
 #include "iommulab/sim.h"
@@ -178,6 +182,91 @@ static void mmio_tables_are_checked(void **state)
 	free(base);
 }
 
+/* "  key: 123   # comment": the key and the value (what scripts/sensitivity.py varies). */
+static bool constant_line(const char *l, char *key, size_t keylen, long long *v)
+{
+	const char *p = l;
+	size_t n = 0;
+	char *end;
+
+	if (*p != ' ')
+		return false;
+	while (*p == ' ')
+		p++;
+	while ((islower((unsigned char)p[n]) || p[n] == '_') && n + 1 < keylen)
+		n++;
+	if (!n || p[n] != ':')
+		return false;
+	memcpy(key, p, n);
+	key[n] = '\0';
+	p += n + 1;
+	while (*p == ' ')
+		p++;
+	if (!(isdigit((unsigned char)*p) || *p == '-'))
+		return false;
+	*v = strtoll(p, &end, 10);
+	while (*end == ' ')
+		end++;
+	return !*end || *end == '#';
+}
+
+/* Every numeric constant of every shipped profile has a range, and scripts/sensitivity.py's
+ * x0.8 and x1.2 of it (rounded; +-1 when that changes nothing) are inside, but for the rules
+ * that are not ranges: a power of two (cmdqv_*), and 0 rounded down from a latency of 1. */
+static void shipped_profiles_and_their_variants_are_inside(void **state)
+{
+	char dir[ILAB_PROFILE_PATH_MAX], err[256], section[64] = "", key[64], full[160];
+	struct dirent *de;
+	unsigned seen = 0;
+	DIR *d;
+
+	(void)state;
+	if (ilab_profile_dir(dir, sizeof(dir), err, sizeof(err)))
+		fail_msg("%s", err);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		char *text = NULL, *save = NULL;
+		size_t len;
+
+		if (!strstr(de->d_name, ".yaml"))
+			continue;
+		*strstr(de->d_name, ".yaml") = '\0';
+		load_text(de->d_name, &text, &len);
+		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			const struct ilab_profile_range *r;
+			long long v;
+
+			if (islower((unsigned char)l[0]) && strchr(l, ':')) {
+				snprintf(section, sizeof(section), "%.*s", (int)(strchr(l, ':') - l), l);
+				continue;
+			}
+			if (!constant_line(l, key, sizeof(key), &v))
+				continue;
+			snprintf(full, sizeof(full), "%s.%s", section, key);
+			r = ilab_profile_range_find(full);
+			if (!r)
+				fail_msg("%s: %s has no range", de->d_name, full);
+			for (int sign = -1; sign <= 1; sign += 2) {
+				long long x = llround((double)v * (1 + sign * 0.2));
+
+				if (x == v)
+					x = v + sign;
+				if (x < 0 || strstr(full, "cmdqv") || (x == 0 && r->min == 1))
+					continue;
+				if ((uint64_t)x < r->min || (uint64_t)x > r->max)
+					fail_msg("%s: %s = %lld (x%.1f of %lld) is outside %" PRIu64
+						 "..%" PRIu64, de->d_name, full, x, 1 + sign * 0.2, v,
+						 r->min, r->max);
+			}
+			seen++;
+		}
+		free(text);
+	}
+	closedir(d);
+	assert_true(seen > 200); /* five profiles of ~50 constants */
+}
+
 /* A key outside the table has no range; a compute name has compute.*'s. */
 static void find_knows_its_keys(void **state)
 {
@@ -224,6 +313,7 @@ int main(void)
 		cmocka_unit_test(every_range_is_checked_at_the_value),
 		cmocka_unit_test(mmio_tables_are_checked),
 		cmocka_unit_test(find_knows_its_keys),
+		cmocka_unit_test(shipped_profiles_and_their_variants_are_inside),
 		cmocka_unit_test(docs_table_is_the_c_table),
 	};
 
