@@ -52,6 +52,26 @@ int cli_trace_open(const char *cmd, const char *path, uint64_t limit_us,
 		   struct ilab_output_set *files, struct ilab_trace **t);
 int cli_trace_close(const char *cmd, struct ilab_trace *t);
 
+/* The progress line of a long simulated run (tools/cli_progress.c): start before the run with
+ * its host-time estimate (no line unless it is at least CLI_PROGRESS_MIN_S) and the virtual
+ * time it ends at (0: not known, e.g. a count of iterations); end after it, also on failure. */
+#define CLI_PROGRESS_MIN_S 5.0
+#define CLI_PROGRESS_PERIOD_S 2.0
+struct cli_progress {
+	const char *cmd;
+	uint64_t total_ns;
+	double t0;
+	bool tty, on, shown;
+};
+void cli_progress_start(struct cli_progress *p, const char *cmd, double estimate_s,
+			uint64_t total_ns);
+void cli_progress_end(struct cli_progress *p);
+
+/* --seed of every command (bench, fio, netperf, run; a sweep file's seed:): 1 .. 2^53. 2^53
+ * because result files keep seeds as exact JSON integers; not 0, which many generators take
+ * for "no seed / random" and which would be one more seed value that means nothing else. */
+#define CLI_SEED_MAX (1ull << 53)
+
 /* A decimal count in lo..hi, digits only: 0, or -1 (tools/cli_util.c). */
 int cli_parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 /* Print root as indented JSON with sorted keys, with the simulator's statistics (JSON text,

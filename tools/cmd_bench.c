@@ -28,6 +28,8 @@
 #include <iommulab/topo.h>
 #include <iommulab/trace.h>
 
+#include "experiments/host_time.h"
+#include "util/errf.h"
 #include "util/output_set.h"
 
 struct bench_opts {
@@ -314,9 +316,11 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 
 			errno = 0;
 			o->seed = strtoull(optarg, &end, number_base(optarg));
-			if (errno || end == optarg || *end || !starts_number(optarg, false))
-				return cli_usage_error("bench", "--seed must be a number, not '%s'",
-						       optarg);
+			if (errno || end == optarg || *end || !starts_number(optarg, false) ||
+			    o->seed < 1 || o->seed > CLI_SEED_MAX)
+				return cli_usage_error("bench", "--seed must be a whole number from 1 "
+						       "to %llu, not '%s'",
+						       (unsigned long long)CLI_SEED_MAX, optarg);
 			o->seed_set = true;
 			break;
 		}
@@ -723,6 +727,41 @@ static int bench_up(struct bench_opts *o, const struct ilab_profile *prof,
 	return 0;
 }
 
+/* The run's host time, estimated before anything is built (the limit of run's
+ * dma_map_benchmark cases, case_checks.c), and refused over it. A native run given a time
+ * (-s, --duration-ms) takes that time; one given --iterations is estimated too. The estimate
+ * goes to the progress line (the simulator's only). */
+static int check_host_time(const struct bench_opts *o, double *estimate_s)
+{
+	const struct ilab_map_bench_cfg *c = &o->cfg;
+	double sim_us = c->duration_ns ? c->duration_ns / 1e3 : c->seconds * 1e6;
+	char work[128], msg[400];
+
+	*estimate_s = 0;
+	if (o->engine != PLAT_ENGINE_SIM && !c->iterations)
+		return 0;
+	if (o->engine != PLAT_ENGINE_SIM) {
+		*estimate_s = (double)c->threads * c->iterations *
+			      (ILAB_HOST_S_NATIVE_PAIR + c->granule * ILAB_HOST_S_NATIVE_PAGE);
+		snprintf(work, sizeof(work), "%u thread%s x %llu iterations", c->threads,
+			 c->threads == 1 ? "" : "s", (unsigned long long)c->iterations);
+	} else if (c->iterations) {
+		*estimate_s = (double)c->threads * c->iterations * ILAB_HOST_S_MAP_PAIR;
+		snprintf(work, sizeof(work), "%u thread%s x %llu iterations", c->threads,
+			 c->threads == 1 ? "" : "s", (unsigned long long)c->iterations);
+	} else {
+		*estimate_s = ilab_host_s_map_timed(c->threads, o->type == ILAB_DOMAIN_IDENTITY,
+						    sim_us);
+		snprintf(work, sizeof(work), "%u thread%s for %g simulated s", c->threads,
+			 c->threads == 1 ? "" : "s", sim_us / 1e6);
+	}
+	if (ilab_host_time_check(*estimate_s, work, "run", c->iterations
+				 ? "lower --iterations or -t"
+				 : "shorten -s (or give --duration-ms) or lower -t", msg, sizeof(msg)))
+		return cli_usage_error("bench", "%s", msg);
+	return 0;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct bench_opts o;
@@ -737,14 +776,17 @@ int cmd_bench(int argc, char **argv)
 	struct ilab_dma_stats st = { 0 };
 	struct ilab_trace *trace = NULL;
 	struct ilab_output_set files = ILAB_OUTPUT_SET_INIT;
-	const char *sim_err;
+	struct cli_progress progress;
 	char err[512];
-	double host_t0;
+	double host_t0, estimate_s;
 	int ret, rc = CLI_EXIT_FAIL;
 
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
+	ret = check_host_time(&o, &estimate_s);
+	if (ret)
+		return ret;
 
 	setenv("HWLOC_HIDE_ERRORS", "2", 0);
 	/* natively only --iommu without --topology needs a profile: its machine's topology */
@@ -797,10 +839,17 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	host_t0 = host_seconds();
+	if (tb.sim)
+		cli_progress_start(&progress, "bench", estimate_s,
+				   o.cfg.iterations ? 0
+				   : ilab_sim_now_ns(tb.sim) + (o.cfg.duration_ns ? o.cfg.duration_ns
+							  : o.cfg.seconds * 1000000000ull));
 	ret = ilab_map_bench_run(dev, ilab_board_mem(tb.board), &o.cfg, &res, err, sizeof(err));
+	if (tb.sim)
+		cli_progress_end(&progress);
 	if (ret) {
-		sim_err = ilab_testbed_sim_error(&tb);
-		fprintf(stderr, "%s bench: %s%s%s\n", CLI_PROG, err, *sim_err ? ": " : "", sim_err);
+		ilab_errf_cause(err, sizeof(err), ret, ilab_testbed_sim_error(&tb));
+		fprintf(stderr, "%s bench: %s\n", CLI_PROG, err);
 		rc = ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 		goto out;
 	}

@@ -17,6 +17,8 @@
 
 #include <iommulab/nvme.h>
 
+#include "experiments/case_checks.h"
+#include "experiments/host_time.h"
 #include "workloads/nvme_env.h"
 
 struct fio_opts {
@@ -153,8 +155,9 @@ static int parse_opt(int opt, struct fio_opts *o)
 		o->env.device = optarg;
 		break;
 	case O_SEED:
-		if (cli_parse_count(optarg, 0, UINT64_MAX, &o->env.seed))
-			return USAGE("--seed must be a number, not '%s'", optarg);
+		if (cli_parse_count(optarg, 1, CLI_SEED_MAX, &o->env.seed))
+			return USAGE("--seed must be a whole number from 1 to %llu, not '%s'",
+				     (unsigned long long)CLI_SEED_MAX, optarg);
 		break;
 	case O_IOENGINE:
 		if (strcmp(optarg, "sim"))
@@ -309,19 +312,54 @@ static void print_json(const struct fio_opts *o, const struct ilab_nvme_env_info
 	cli_print_result_json(root, stats);
 }
 
+/* Before anything is built: the jobs' buffers fit the simulated memory, and the run its host
+ * time (the limits of run's fio cases, case_checks.c). The estimate, for the progress line. */
+static int check_limits(const struct fio_opts *o, double *estimate_s)
+{
+	const struct ilab_nvme_cfg *c = &o->cfg;
+	char msg[300], work[128];
+
+	if (ilab_fio_buffers_check(c->numjobs, c->iodepth, c->bs, msg, sizeof(msg)))
+		return USAGE("%s", msg);
+	if (c->number_ios) {
+		*estimate_s = (double)c->number_ios * c->numjobs * ILAB_HOST_S_FIO_IO;
+		snprintf(work, sizeof(work), "%u jobs x %llu I/Os", c->numjobs,
+			 (unsigned long long)c->number_ios);
+	} else {
+		*estimate_s = ilab_host_s_fio(c->numjobs, c->iodepth,
+					      (c->runtime_ns + c->ramp_ns) / 1e3);
+		snprintf(work, sizeof(work), "%u jobs at iodepth %u for %.0f simulated ms",
+			 c->numjobs, c->iodepth, (c->runtime_ns + c->ramp_ns) / 1e6);
+	}
+	if (ilab_host_time_check(*estimate_s, work, "run", c->number_ios
+				 ? "lower --number_ios, --numjobs or --iodepth"
+				 : "shorten --runtime or lower --numjobs or --iodepth", msg,
+				 sizeof(msg)))
+		return USAGE("%s", msg);
+	return 0;
+}
+
 int cmd_fio(int argc, char **argv)
 {
 	struct fio_opts o;
 	struct ilab_nvme_result res;
 	struct ilab_nvme_env_info info = { 0 };
+	struct cli_progress progress;
 	char err[600] = "", *stats = NULL;
+	double estimate_s = 0;
 	int ret = parse(argc, argv, &o);
 
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
+	ret = check_limits(&o, &estimate_s);
+	if (ret)
+		return ret;
 	setenv("HWLOC_HIDE_ERRORS", "2", 0);
+	cli_progress_start(&progress, "fio", estimate_s,
+			   o.cfg.number_ios ? 0 : o.cfg.runtime_ns + o.cfg.ramp_ns);
 	ret = ilab_nvme_env_run(&o.env, &o.cfg, &res, o.json ? &stats : NULL, &info, err,
 				sizeof(err));
+	cli_progress_end(&progress);
 	if (ret && ret != -EIO) {
 		fprintf(stderr, "%s fio: %s\n", CLI_PROG, err);
 		return ret == -EINVAL || ret == -ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;

@@ -347,7 +347,7 @@ int cmd_run(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'S':
 			/* 2^53: the JSON keeps seeds as exact integers */
-			if (parse_count("--seed", optarg, 1, 1ull << 53, &seed))
+			if (parse_count("--seed", optarg, 1, CLI_SEED_MAX, &seed))
 				return CLI_EXIT_USAGE;
 			break;
 		case 'R':

@@ -462,7 +462,7 @@ int cmd_sweep(int argc, char **argv)
 	if (out && !*out)
 		return cli_usage_error("sweep", "-o needs a file name");
 	if (ilab_sweep_load(argv[optind], &sw, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
+		fprintf(stderr, "%s sweep: %s\n", CLI_PROG, err);
 		return CLI_EXIT_USAGE;
 	}
 	if (check) {

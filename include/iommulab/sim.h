@@ -294,6 +294,12 @@ void ilab_sim_agent_stop(struct plat_agent *agent, const void *wake_addr);
 uint64_t ilab_sim_now_ns(const struct ilab_sim *s);
 /* Last error (deadlock report, time limit), or "" */
 const char *ilab_sim_error(const struct ilab_sim *s);
+/* Progress of a long run, for a command's progress line: fn(virtual_ns, arg) is called from
+ * the scheduler about every period_s seconds of host time (checked every 65536 context
+ * switches) with the virtual time of the fiber about to run. Process-wide, as a command runs
+ * one simulation at a time; fn NULL turns it off. It does not change the simulation. */
+typedef void (*ilab_sim_progress_fn)(uint64_t virtual_ns, void *arg);
+void ilab_sim_set_progress(ilab_sim_progress_fn fn, void *arg, double period_s);
 /* Deterministic pseudo-random numbers from the seed (splitmix64). */
 uint64_t ilab_sim_rand(struct ilab_sim *s);
 /* Cost model queries, in ns, between nodes (for models that charge themselves). */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "experiments/case_checks.h"
+#include "experiments/host_time.h"
 #include "experiments/sim_env.h"
 #include "iommulab/allreduce.h"
 #include "iommulab/nic.h"
@@ -26,20 +27,6 @@
  * allocations (page tables, CMA, IOVA caches). */
 #define NODE_BYTES (4ull << 30)
 #define CASE_BYTES (NODE_BYTES / 4 * 3)
-
-/* Host seconds per unit of work, measured with `iommulab run` on the project's reference
- * machine (a 2-core VM; docs/experiments.md "Load-time checks"), rounded up. */
-#define CMDSYNC_S 1.0e-6   /* one CMD_SYNC: 1e6 take 0.84 s */
-#define MAP_PAIR_S 3.5e-6  /* one map+unmap pair: 1.8 us with 1 thread, 3.2 us with 32 */
-#define NIC_RX_S 1.0e-6    /* one process for one simulated us: 128 x 20 ms take 1.5 s */
-#define NIC_TPUT_S 30e-6   /* one queue for one simulated us at full CPU load: 28 us */
-#define ALLREDUCE_S 0.5e-9 /* one byte of message per node per allreduce: 0.35-0.45 s/GiB */
-#define NETPERF_S 2.0e-6   /* one stream for one simulated us, 64-byte sends (the busiest) */
-#define FIO_JOB_S 1.0e-6   /* one fio job for one simulated us at iodepth 32: 8 x 22 ms take 0.06 s */
-
-/* A case estimated to run longer than this is refused (with the estimate): the built-in
- * scenarios' cases take seconds, and a deterministic simulation gains nothing from hours. */
-#define HOST_SECONDS_MAX 600.0
 
 static int refuse(char *msg, size_t msglen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -56,11 +43,8 @@ static int refuse(char *msg, size_t msglen, const char *fmt, ...)
 
 static int too_long(double seconds, const char *work, char *msg, size_t msglen)
 {
-	if (seconds <= HOST_SECONDS_MAX)
-		return 0;
-	return refuse(msg, msglen, "%s would take about %.0f minutes of host time (more than "
-		      "the %.0f minutes a case may take): make it smaller or split it", work,
-		      seconds / 60, HOST_SECONDS_MAX / 60);
+	return ilab_host_time_check(seconds, work, "case", "make it smaller or split it", msg,
+				    msglen);
 }
 
 /* The mechanisms a workload's set-up reads; any other set away from its default would be
@@ -188,7 +172,7 @@ int ilab_case_check_cmdsync(const struct ilab_case *c, const struct ilab_topo *t
 	if ((ret = check_smmu_device(c, topo, msg, msglen)))
 		return ret;
 	snprintf(work, sizeof(work), "iterations: %.0f CMD_SYNCs", iters);
-	return too_long(iters * CMDSYNC_S, work, msg, msglen);
+	return too_long(iters * ILAB_HOST_S_CMDSYNC, work, msg, msglen);
 }
 
 /* The flush queue exists only in lazy mode, and its ring index is masked: a size is a power of
@@ -229,7 +213,7 @@ int ilab_case_check_map_bench(const struct ilab_case *c, const struct ilab_topo 
 	    (ret = check_smmu_device(c, topo, msg, msglen)))
 		return ret;
 	snprintf(work, sizeof(work), "threads x iterations = %.0f map+unmap pairs", pairs);
-	return too_long(pairs * MAP_PAIR_S, work, msg, msglen);
+	return too_long(pairs * ILAB_HOST_S_MAP_PAIR, work, msg, msglen);
 }
 
 /* nic.c gives queue i the i-th CPU of the NIC's node, then the machine's other CPUs from 0:
@@ -309,8 +293,8 @@ int ilab_case_check_nic_rx(const struct ilab_case *c, const struct ilab_topo *to
 	if (c->mech.ecmdq)
 		return refuse(msg, msglen, "ecmdq: on, but nic_rx's SMMU has no ECMDQs (only "
 			      "nic_throughput models them: its ecmdq_hw)");
-	return check_nic(c, topo, "nic_rx", param_u(c, "processes", 128), "processes", NIC_RX_S,
-			 msg, msglen);
+	return check_nic(c, topo, "nic_rx", param_u(c, "processes", 128), "processes",
+			 ILAB_HOST_S_NIC_RX, msg, msglen);
 }
 
 int ilab_case_check_nic_throughput(const struct ilab_case *c, const struct ilab_topo *topo,
@@ -319,7 +303,7 @@ int ilab_case_check_nic_throughput(const struct ilab_case *c, const struct ilab_
 	if (c->mech.ecmdq && !ilab_case_param(c, "ecmdq_hw", 1))
 		return refuse(msg, msglen, "ecmdq: on needs ecmdq_hw: 1 (an SMMU with ECMDQs)");
 	return check_nic(c, topo, "nic_throughput", param_u(c, "nic_queues", 8), "nic_queues",
-			 NIC_TPUT_S, msg, msglen);
+			 ILAB_HOST_S_NIC_TPUT, msg, msglen);
 }
 
 int ilab_case_check_allreduce(const struct ilab_case *c, const struct ilab_topo *topo,
@@ -362,34 +346,41 @@ int ilab_case_check_allreduce(const struct ilab_case *c, const struct ilab_topo 
 			      NODE_BYTES >> 30);
 	snprintf(work, sizeof(work), "%.0f allreduces of %.0f bytes over %u node%s", iters, bytes,
 		 nr, nr == 1 ? "" : "s");
-	return too_long(iters * bytes * nr * ALLREDUCE_S, work, msg, msglen);
+	return too_long(iters * bytes * nr * ILAB_HOST_S_ALLREDUCE, work, msg, msglen);
 }
 
 /* The buffers: numjobs x iodepth of bs (whole pages, a power of two of them), on the jobs'
  * nodes; counted as if on one node, which is the case up to 32 jobs on kunpeng920. */
+int ilab_fio_buffers_check(unsigned jobs, unsigned depth, double bs, char *msg, size_t msglen)
+{
+	double page = 4096;
+
+	while (page < bs)
+		page *= 2;
+	if ((double)jobs * depth * page > CASE_BYTES)
+		return refuse(msg, msglen, "numjobs x iodepth x bs: %u x %u buffers of %.0f KiB "
+			      "need %.1f GiB of simulated memory; a run may use %llu GiB of a "
+			      "node's %llu GiB", jobs, depth, page / 1024,
+			      (double)jobs * depth * page / (1 << 30), CASE_BYTES >> 30,
+			      NODE_BYTES >> 30);
+	return 0;
+}
+
 int ilab_case_check_fio(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
 			size_t msglen)
 {
 	unsigned jobs = param_u(c, "numjobs", 8), depth = param_u(c, "iodepth", 32);
-	double bs = ilab_case_param(c, "bs", 4096), page = 4096;
 	double us = ilab_case_param(c, "runtime_us", 20000) + ilab_case_param(c, "ramp_us", 1000);
 	char work[128];
 	int ret;
 
 	if ((ret = unused_mechanism(c, M_MODE, "fio", msg, msglen)) ||
-	    (ret = ilab_workload_fio_check(c, topo, msg, msglen)))
+	    (ret = ilab_workload_fio_check(c, topo, msg, msglen)) ||
+	    (ret = ilab_fio_buffers_check(jobs, depth, ilab_case_param(c, "bs", 4096), msg,
+					  msglen)))
 		return ret;
-	while (page < bs)
-		page *= 2;
-	if ((double)jobs * depth * page > CASE_BYTES)
-		return refuse(msg, msglen, "numjobs x iodepth x bs: %u x %u buffers of %.0f KiB "
-			      "need %.1f GiB of simulated memory; a case may use %llu GiB of a "
-			      "node's %llu GiB", jobs, depth, page / 1024,
-			      (double)jobs * depth * page / (1 << 30), CASE_BYTES >> 30,
-			      NODE_BYTES >> 30);
 	snprintf(work, sizeof(work), "%u fio jobs for %.0f simulated us", jobs, us);
-	return too_long(jobs * us * FIO_JOB_S * (depth > 32 ? depth / 32.0 : 1), work, msg,
-			msglen);
+	return too_long(ilab_host_s_fio(jobs, depth, us), work, msg, msglen);
 }
 
 /* netperf: the machine has a NIC (the one on nic_node, else its first), a CPU per stream,
@@ -419,5 +410,5 @@ int ilab_case_check_netperf(const struct ilab_case *c, const struct ilab_topo *t
 		return refuse(msg, msglen, "req_bytes and rsp_bytes must be at most %u (one TSO "
 			      "skb each way)", ILAB_NETPERF_TSO_BYTES);
 	snprintf(work, sizeof(work), "%u netperf streams for %.0f simulated us", queues, us);
-	return too_long(queues * us * NETPERF_S, work, msg, msglen);
+	return too_long(queues * us * ILAB_HOST_S_NETPERF, work, msg, msglen);
 }

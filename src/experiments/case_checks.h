@@ -27,4 +27,8 @@ int ilab_case_check_netperf(const struct ilab_case *c, const struct ilab_topo *t
 int ilab_case_check_fio(const struct ilab_case *c, const struct ilab_topo *topo, char *msg,
 			size_t msglen);
 
+/* fio's buffers, numjobs x iodepth x bs in whole pages, fit the simulated memory a run may use
+ * (3 of a node's 4 GiB): 0, or -EINVAL naming the combined limit (the fio command's check too). */
+int ilab_fio_buffers_check(unsigned jobs, unsigned depth, double bs, char *msg, size_t msglen);
+
 #endif

@@ -20,6 +20,7 @@
 
 #include "experiments/sim_env.h"
 #include "experiments/sim_env_internal.h"
+#include "util/errf.h"
 
 static int env_err(char *err, size_t errlen, int code, const char *what, const char *why)
 {
@@ -197,10 +198,8 @@ int ilab_sim_env_map_bench(struct ilab_sim_env *e, unsigned threads, unsigned gr
 			r->cmpxchg_retries = ds->cmpxchg_retries;
 			r->issues = ds->issues;
 		}
-	} else if (*ilab_testbed_sim_error(&e->tb)) {
-		size_t n = strlen(err);
-
-		snprintf(err + n, errlen > n ? errlen - n : 0, ": %s", ilab_testbed_sim_error(&e->tb));
+	} else {
+		ilab_errf_cause(err, errlen, ret, ilab_testbed_sim_error(&e->tb));
 	}
 	free(ds);
 	return ret;

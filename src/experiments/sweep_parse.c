@@ -359,6 +359,12 @@ static int base_workload(struct wctx *c, struct ilab_sweep *sw, yaml_node_t *wl_
 		return werr(c, wl_node, "workload: unknown workload '%s'", type);
 	if ((ret = get_text(c, prof_node, "profile", s->profile, sizeof(s->profile))))
 		return ret;
+	{ /* found here, at its key: load_profile_text then reads the file */
+		char path[ILAB_PROFILE_PATH_MAX], msg[ILAB_PROFILE_PATH_MAX + 128];
+
+		if (ilab_profile_resolve(s->profile, path, sizeof(path), msg, sizeof(msg)))
+			return werr(c, prof_node, "profile: %s", msg);
+	}
 	snprintf(s->name, sizeof(s->name), "%s", sw->name);
 	snprintf(s->path, sizeof(s->path), "%s", sw->file);
 	snprintf(s->seed, sizeof(s->seed), "none"); /* reproduces no seed */

@@ -15,6 +15,7 @@
 #include <yaml.h>
 
 #include "iommulab/iommu_arch.h"
+#include "iommulab/profile_range.h"
 #include "iommulab/sim.h"
 #include "util/yaml_file.h"
 #include "util/yaml_util.h"
@@ -32,6 +33,7 @@
 struct pctx {
 	yaml_document_t *doc;
 	const char *file;
+	const char *section; /* of the key being parsed: its range is "section.key" */
 	char *err;
 	size_t errlen;
 };
@@ -50,7 +52,9 @@ static int perr(struct pctx *c, const yaml_node_t *at, const char *fmt, ...)
 	return ret;
 }
 
-static int get_u64(struct pctx *c, const yaml_node_t *n, const char *key, uint64_t *out)
+/* A non-negative integer, up to PROFILE_NS_MAX: the syntax only (a SLIT distance, or a value
+ * whose range get_u64 then checks). */
+static int get_u64_raw(struct pctx *c, const yaml_node_t *n, const char *key, uint64_t *out)
 {
 	const char *v = ilab_yaml_scalar(n);
 	uint64_t x = 0;
@@ -70,6 +74,29 @@ static int get_u64(struct pctx *c, const yaml_node_t *n, const char *key, uint64
 	}
 	*out = x;
 	return 0;
+}
+
+/* A value in the range of its key (profile_range.c): out of it is a load error at the value,
+ * not a run that fails (or crawls) later. */
+static int check_range(struct pctx *c, const yaml_node_t *n, const char *key, uint64_t x)
+{
+	const struct ilab_profile_range *r;
+	char full[96];
+
+	snprintf(full, sizeof(full), "%s.%s", c->section ? c->section : "", key);
+	r = ilab_profile_range_find(full);
+	if (r && (x < r->min || x > r->max))
+		return perr(c, n, "%s: %" PRIu64 " is out of range: %" PRIu64 "..%" PRIu64 " %s "
+			    "(docs/simulation.md, \"Profile ranges\")", full, x, r->min, r->max,
+			    r->unit);
+	return 0;
+}
+
+static int get_u64(struct pctx *c, const yaml_node_t *n, const char *key, uint64_t *out)
+{
+	int rc = get_u64_raw(c, n, key, out);
+
+	return rc ? rc : check_range(c, n, key, *out);
 }
 
 static int get_str(struct pctx *c, const yaml_node_t *n, const char *key, char *out, size_t sz)
@@ -102,11 +129,11 @@ static int parse_u64(struct pctx *c, const yaml_node_t *v, const char *key, void
  * without virtual time advancing, and a timed run (bench -s) then never ends. */
 static int get_latency(struct pctx *c, const yaml_node_t *n, const char *key, uint64_t *out)
 {
-	int rc = get_u64(c, n, key, out);
+	int rc = get_u64_raw(c, n, key, out);
 
 	if (!rc && *out == 0)
 		return perr(c, n, "%s: a latency must be at least 1 ns", key);
-	return rc;
+	return rc ? rc : check_range(c, n, key, *out);
 }
 
 static int parse_latency(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
@@ -127,7 +154,7 @@ static int parse_table(struct pctx *c, const yaml_node_t *v, const char *key, vo
 		uint64_t d = 0, ns = 0; /* set by get_u64 and get_latency on success */
 		int rc;
 
-		rc = get_u64(c, k, key, &d);
+		rc = get_u64_raw(c, k, key, &d);
 		if (rc)
 			return rc;
 		if (d < 10 || d > 255)
@@ -148,8 +175,24 @@ static int parse_table(struct pctx *c, const yaml_node_t *v, const char *key, vo
 	return 0;
 }
 
+static int parse_fields_in(struct pctx *c, const yaml_node_t *map, const char *section,
+			   struct field *f, unsigned nf);
+
+/* The keys of section, with c->section naming it while they are parsed. */
 static int parse_fields(struct pctx *c, const yaml_node_t *map, const char *section,
 			struct field *f, unsigned nf)
+{
+	const char *outer = c->section;
+	int rc;
+
+	c->section = section;
+	rc = parse_fields_in(c, map, section, f, nf);
+	c->section = outer;
+	return rc;
+}
+
+static int parse_fields_in(struct pctx *c, const yaml_node_t *map, const char *section,
+			   struct field *f, unsigned nf)
 {
 	if (!map || map->type != YAML_MAPPING_NODE)
 		return perr(c, map, "%s: expected a mapping", section);
@@ -440,8 +483,13 @@ static int parse_compute(struct pctx *c, const yaml_node_t *v, const char *key, 
 			return perr(c, k, "%s: more than %d entries", key, ILAB_PROFILE_MAX_COMPUTE);
 		cc = &p->compute[p->nr_compute];
 		rc = get_str(c, k, key, cc->name, sizeof(cc->name));
-		if (!rc)
+		if (!rc) {
+			const char *outer = c->section;
+
+			c->section = "compute"; /* the range of "compute.*" */
 			rc = get_u64(c, val, name, &cc->ns);
+			c->section = outer;
+		}
 		if (rc)
 			return rc;
 		p->nr_compute++;
@@ -478,11 +526,11 @@ static int parse_ignored(struct pctx *c, const yaml_node_t *v, const char *key, 
  * say "not modelled". */
 static int parse_positive(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
-	int rc = get_u64(c, v, key, dst);
+	int rc = get_u64_raw(c, v, key, dst);
 
 	if (!rc && *(uint64_t *)dst == 0)
 		return perr(c, v, "%s: must be at least 1 (leave it out if the NIC has none)", key);
-	return rc;
+	return rc ? rc : check_range(c, v, key, *(uint64_t *)dst);
 }
 
 /* Each model that reads the section needs all of its keys: a partial set is a load error here,
@@ -504,10 +552,6 @@ static int check_nic(struct pctx *c, const yaml_node_t *v, const char *key,
 	if (np && !rx)
 		return perr(c, v, "%s: the netperf path needs the receive stack too (rx_buffer_ns, "
 			    "rx_copy_mbps)", key);
-	if (n->tx_skb_ns > 10000000 || n->tx_clean_ns > 10000000 || n->irq_ns > 10000000 ||
-	    n->nic_tx_ns > 10000000 || n->nic_rx_ns > 10000000 || n->wire_ns > 10000000)
-		return perr(c, v, "%s: a netperf path cost beyond the model's range (at most "
-			    "10000000 ns)", key);
 	if (rx && (!n->rx_buffer_ns || !n->rx_copy_mbps))
 		return perr(c, v, "%s: the receive stack needs both rx_buffer_ns and rx_copy_mbps",
 			    key);
@@ -518,18 +562,11 @@ static int check_nic(struct pctx *c, const yaml_node_t *v, const char *key,
 		    !n->atc_entries || !n->atc_ways))
 		return perr(c, v, "%s: the ATS model needs payload_mbps, ats_round_trip_ns, "
 			    "ats_outstanding, atc_entries and atc_ways", key);
-	/* the device models' limits (nic.c, dma_engine.c, atc.c): a value is never cut to
-	 * 32 bits or rejected only at run time */
-	if (n->link_gbps > 10000 || n->rx_completions_kps > 10000000 ||
-	    n->rx_copy_mbps > 10000000 || n->payload_mbps > 10000000)
-		return perr(c, v, "%s: a rate beyond the model's range (link_gbps at most 10000, "
-			    "rx_completions_kps, rx_copy_mbps and payload_mbps at most 10000000)", key);
-	if (n->ats_outstanding > 4096 || n->atc_entries > (1u << 20) ||
-	    n->atc_ways > n->atc_entries)
-		return perr(c, v, "%s: ats_outstanding %llu (at most 4096), atc_entries %llu (at most "
-			    "1048576), atc_ways %llu (at most the entries): out of range", key,
-			    (unsigned long long)n->ats_outstanding,
-			    (unsigned long long)n->atc_entries, (unsigned long long)n->atc_ways);
+	/* each key's own range (the device models' limits) is checked as it is read */
+	if (n->atc_ways > n->atc_entries)
+		return perr(c, v, "%s: atc_ways %llu exceeds atc_entries %llu (a set-associative "
+			    "cache has at most as many ways as entries)", key,
+			    (unsigned long long)n->atc_ways, (unsigned long long)n->atc_entries);
 	return 0;
 }
 
@@ -561,11 +598,11 @@ static int parse_nic(struct pctx *c, const yaml_node_t *v, const char *key, void
 
 static int parse_nvme_positive(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
-	int rc = get_u64(c, v, key, dst);
+	int rc = get_u64_raw(c, v, key, dst);
 
 	if (!rc && *(uint64_t *)dst == 0)
 		return perr(c, v, "%s: must be at least 1", key);
-	return rc;
+	return rc ? rc : check_range(c, v, key, *(uint64_t *)dst);
 }
 
 /* nvme: every key but model (the fio workload reads them all): a missing one is an error
@@ -586,17 +623,8 @@ static int parse_nvme(struct pctx *c, const yaml_node_t *v, const char *key, voi
 		{ "complete_ns", true, parse_u64, &n->complete_ns, false },
 		{ "irq_ns", true, parse_u64, &n->irq_ns, false },
 	};
-	int rc = parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
-
-	if (rc)
-		return rc;
-	if (n->read_latency_ns > 100000000 || n->write_latency_ns > 100000000 ||
-	    n->read_iops > 100000000 || n->write_iops > 100000000 ||
-	    n->read_mbps > 1000000 || n->write_mbps > 1000000 || n->submit_ns > 100000000 ||
-	    n->complete_ns > 100000000 || n->irq_ns > 100000000)
-		return perr(c, v, "%s: a value beyond the model's range (latencies and CPU costs at "
-			    "most 100000000 ns, iops at most 100000000, mbps at most 1000000)", key);
-	return 0;
+	/* each value's range (the drive model's picosecond arithmetic) is checked as it is read */
+	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
 }
 
 _Static_assert(sizeof(((struct ilab_profile *)0)->iommu_arch) == ILAB_IOMMU_ARCH_NAME_MAX,

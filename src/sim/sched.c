@@ -309,7 +309,8 @@ static void sim_schedule(struct ilab_sim *s, struct sim_fiber *cur, bool exiting
 		return;
 	s->cur = next;
 	plat_sim_cur = &next->pc;
-	s->switches++;
+	if (__builtin_expect(!(++s->switches & SIM_PROGRESS_MASK), 0))
+		sim_progress_tick(next->pc.t);
 	if (exiting)
 		fiber_arch_exit_to(&cur->ctx, &next->ctx);
 	else
@@ -324,7 +325,8 @@ static inline void sim_switch_to(struct ilab_sim *s, struct sim_fiber *cur, stru
 	next->state = SIM_RUNNING;
 	s->cur = next;
 	plat_sim_cur = &next->pc;
-	s->switches++;
+	if (__builtin_expect(!(++s->switches & SIM_PROGRESS_MASK), 0))
+		sim_progress_tick(next->pc.t);
 	fiber_arch_switch(&cur->ctx, &next->ctx);
 }
 
@@ -407,14 +409,18 @@ static void describe_stall(struct ilab_sim *s, int why)
 	for (unsigned i = nl; i-- > 0 && n < sizeof(s->err) - 1;) {
 		struct sim_fiber *f = list[i];
 
+		/* "; " between fibers, none after the last: one well-formed line */
+		const char *sep = shown ? ";" : "";
+
 		if (f->kind == SIM_AGENT)
-			n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " agent '%s'",
+			n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, "%s agent '%s'", sep,
 					      f->agent->name);
 		else
-			n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " cpu %d", f->pc.cpu);
+			n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, "%s cpu %d", sep,
+					      f->pc.cpu);
 		if (n >= sizeof(s->err) - 1)
 			break;
-		n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " waits on %s since %llu ns;",
+		n += (size_t)snprintf(s->err + n, sizeof(s->err) - n, " waits on %s since %llu ns",
 				      f->wait_what ? f->wait_what : "?",
 				      (unsigned long long)f->pc.t);
 		shown++;

@@ -384,4 +384,8 @@ static inline struct sim_line *sim_line_get(struct ilab_sim *s, const void *addr
 	return sim_line_lookup(s, key);
 }
 
+/* progress.c: the progress hook (ilab_sim_set_progress), looked at every 65536 switches */
+#define SIM_PROGRESS_MASK 0xffffull
+void sim_progress_tick(uint64_t virtual_ns);
+
 #endif /* ILAB_SIM_INTERNAL_H */

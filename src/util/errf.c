@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "util/errf.h"
 
@@ -30,4 +31,17 @@ int ilab_file_verrf(char *err, size_t errlen, const char *file, size_t line, siz
 	if (n < errlen)
 		vsnprintf(err + n, errlen - n, fmt, ap);
 	return -EINVAL;
+}
+
+int ilab_errf_cause(char *err, size_t errlen, int code, const char *cause)
+{
+	size_t n;
+
+	if (!err || !errlen || !cause || !*cause)
+		return code;
+	n = strnlen(err, errlen);
+	if (n >= errlen - 1)
+		return code;
+	snprintf(err + n, errlen - n, "%s%s", n ? ": " : "", cause);
+	return code;
 }

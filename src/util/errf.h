@@ -17,4 +17,8 @@ int ilab_errf(char *err, size_t errlen, int code, const char *fmt, ...)
 int ilab_file_verrf(char *err, size_t errlen, const char *file, size_t line, size_t column,
 		    const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 
+/* Add a cause to the message in err: "message: cause", or the cause alone when err is empty
+ * (a message never starts with ": "), nothing when the cause is empty. Returns code. */
+int ilab_errf_cause(char *err, size_t errlen, int code, const char *cause);
+
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/errf.h"
 #include "util/yaml_file.h"
@@ -16,6 +17,7 @@ int ilab_yaml_read_file(const char *path, size_t max, const char *too_big, char 
 {
 	size_t n = 0, cap = 0;
 	char *buf = NULL;
+	struct stat st;
 	FILE *f;
 	int ret = 0;
 
@@ -23,6 +25,11 @@ int ilab_yaml_read_file(const char *path, size_t max, const char *too_big, char 
 	f = fopen(path, "rb");
 	if (!f)
 		return ilab_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	/* fopen opens a directory for reading; only the first read fails (EISDIR) */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return ilab_errf(err, errlen, -EISDIR, "%s: %s", path, strerror(EISDIR));
+	}
 	/* read until EOF or one byte past max: that byte tells a file of max bytes from a
 	 * longer one */
 	while (!ret && n <= max) {
@@ -48,7 +55,7 @@ int ilab_yaml_read_file(const char *path, size_t max, const char *too_big, char 
 			break;
 	}
 	if (!ret && ferror(f))
-		ret = ilab_errf(err, errlen, -EIO, "%s: read error", path);
+		ret = ilab_errf(err, errlen, -EIO, "%s: read error: %s", path, strerror(errno));
 	else if (!ret && n > max)
 		ret = ilab_errf(err, errlen, -EFBIG, "%s: %s", path, too_big);
 	fclose(f);

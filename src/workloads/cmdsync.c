@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <iommulab/board.h>
 #include <iommulab/plat.h>
@@ -19,6 +20,7 @@
 
 #include "experiments/sim_env.h"
 #include "experiments/sim_env_internal.h"
+#include "util/errf.h"
 
 struct cmdsync_run {
 	struct ilab_iommu *iommu;
@@ -59,8 +61,11 @@ int ilab_cmdsync_run(struct ilab_sim_env *e, int cpu_node, uint64_t iterations, 
 	}
 	ret = plat_run_threads(1, &cpu, cmdsync_thread, &r);
 	if (ret || r.ret) {
-		snprintf(err, errlen, "CMD_SYNC failed (%d): %s %s", ret ? ret : r.ret,
-			 ilab_smmu_drv_strerror(), ilab_testbed_sim_error(&e->tb));
+		/* the driver's reason if it gave one, then the simulator's */
+		snprintf(err, errlen, "CMD_SYNC failed (%d)", ret ? ret : r.ret);
+		if (strcmp(ilab_smmu_drv_strerror(), "no error"))
+			ilab_errf_cause(err, errlen, 0, ilab_smmu_drv_strerror());
+		ilab_errf_cause(err, errlen, 0, ilab_testbed_sim_error(&e->tb));
 		return ret ? ret : r.ret;
 	}
 	ds = plat_zalloc_array(1, sizeof(*ds));

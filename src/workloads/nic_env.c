@@ -19,6 +19,7 @@
 #include <iommulab/topo.h>
 
 #include "workloads/nic_env.h"
+#include "util/errf.h"
 
 static const struct ilab_device *pick_nic(const struct ilab_topo *t, int node)
 {
@@ -181,11 +182,8 @@ int ilab_nic_env_run_fn(const struct ilab_nic_env *e, bool need_nic, ilab_nic_en
 		}
 	}
 	ret = fn(tb.board, dev, prof, arg, err, errlen);
-	if (ret && *ilab_testbed_sim_error(&tb)) {
-		size_t l = strlen(err);
-
-		snprintf(err + l, errlen > l ? errlen - l : 0, ": %s", ilab_testbed_sim_error(&tb));
-	}
+	if (ret)
+		ilab_errf_cause(err, errlen, ret, ilab_testbed_sim_error(&tb));
 	if (!ret && stats_json)
 		*stats_json = ilab_testbed_stats_json(&tb);
 out:

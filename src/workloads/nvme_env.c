@@ -18,6 +18,7 @@
 #include <iommulab/topo.h>
 
 #include "workloads/nvme_env.h"
+#include "util/errf.h"
 
 int ilab_nvme_env_profile_check(const struct ilab_profile *p, char *err, size_t errlen)
 {
@@ -157,11 +158,8 @@ int ilab_nvme_env_run(const struct ilab_nvme_env *e, const struct ilab_nvme_cfg 
 	ret = probe(&tb, td, e->mode, e->kernel, &dev, err, errlen);
 	if (!ret)
 		ret = ilab_nvme_run(tb.board, dev, &cfg, res, err, errlen);
-	if (ret && ret != -EIO && *ilab_testbed_sim_error(&tb)) {
-		size_t l = strlen(err);
-
-		snprintf(err + l, errlen > l ? errlen - l : 0, ": %s", ilab_testbed_sim_error(&tb));
-	}
+	if (ret && ret != -EIO)
+		ilab_errf_cause(err, errlen, ret, ilab_testbed_sim_error(&tb));
 	if (!ret && stats_json)
 		*stats_json = ilab_testbed_stats_json(&tb);
 out:

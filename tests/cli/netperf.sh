@@ -18,6 +18,9 @@ check_usage() { # want-substring args...: must exit 2 with that message on stder
 }
 check_usage "-t must be TCP_STREAM, TCP_MAERTS or TCP_RR, not 'UDP_STREAM'" -t UDP_STREAM
 check_usage "-l must be a test length in seconds" -l 0
+# below 100 us a window holds no transaction: refused, not a throughput of 0.00
+check_usage "-l must be a test length in seconds, from 0.0001 to 10" -l 1e-9
+check_usage "-l must be a test length in seconds, from 0.0001 to 10" -l 0.00009
 check_usage "-l must be a test length in seconds" -l -5
 check_usage "-l must be a test length in seconds" -l 11
 check_usage "-l must be a test length in seconds" -l 2x
@@ -25,7 +28,7 @@ check_usage "--iommu-mode must be strict, lazy or passthrough, not 'off'" --iomm
 check_usage "--iommu-mode must be strict, lazy or passthrough" --iommu-mode off
 check_usage "--queues must be a number in 1..256" --queues=0
 check_usage "--queues must be a number in 1..256" --queues 257
-check_usage "--seed must be a number" --seed=x
+check_usage "--seed must be a whole number from 1" --seed=x
 check_usage "unknown option '-x'" -x
 check_usage "unknown option '--frob'" --frob
 check_usage "option '--json' takes no value" --json=1
@@ -52,6 +55,12 @@ sed 's/^topology: .*/topology: "synthetic:pack:2 numa:2 pu:2"/' "$2/profiles/kun
 	>"$tmp/nonic.yaml"
 check_usage "topology synthetic:pack:2 numa:2 pu:2 has no NIC device" --profile="$tmp/nonic.yaml" -l 0.0001
 check_usage "missing.yaml: No such file" --profile="$tmp/missing.yaml"
+# a machine whose wire takes 10 ms: 100 us of TCP_RR complete no transaction, which is said
+sed -E 's/^(  wire_ns: )[0-9]+/\110000000/' "$2/profiles/kunpeng920.yaml" >"$tmp/slow.yaml"
+grep -q '^  wire_ns: 10000000$' "$tmp/slow.yaml" || bad "could not set wire_ns in a copy"
+check_usage "-l 0.0001 s measured nothing (no transaction completed in the window): give a longer -l" \
+	--profile="$tmp/slow.yaml" -t TCP_RR -l 0.0001
+out=$("$BIN" netperf -t TCP_RR -l 0.0001 2>&1) || bad "netperf -t TCP_RR -l 0.0001: rc $?, $out"
 # runs: netperf's lines
 out=$("$BIN" netperf -t TCP_STREAM -l 0.001 --queues=2 --iommu-mode=lazy -- -m 64K) ||
 	bad "TCP_STREAM run: rc $?"

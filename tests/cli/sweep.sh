@@ -195,6 +195,16 @@ check_file "case 1 (params.threads=64): threads: 64, but node 0 has 32 CPUs" \
 "
 check_file "e.yaml:5:7: grid: the list is empty" "grid: []
 "
+# the command's prefix and the profile: key's position, as every other error of the file
+printf 'name: e\nworkload: dma_map_benchmark\nprofile: nosuch\ngrid:\n  - param: params.threads\n    values: [1]\n' >p.yaml
+out=$("$BIN" sweep p.yaml --check 2>&1); rc=$?
+[ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] &&
+	printf '%s' "$out" | grep -q "^iommulab sweep: p.yaml:3:10: profile: no machine profile 'nosuch'" ||
+	bad "sweep with profile: nosuch: rc $rc, '$out'"
+# a directory is named as one, not as a read error
+out=$("$BIN" sweep /tmp --check 2>&1); rc=$?
+[ $rc -eq 2 ] && [ "$out" = "iommulab sweep: /tmp: Is a directory" ] ||
+	bad "sweep /tmp --check: rc $rc, '$out'"
 printf 'name: e\nscenario: seed002-map-pages\ngrid:\n  - param: params.granule\n    values: [1]\n' >s.yaml
 out=$("$BIN" sweep s.yaml 2>&1); rc=$?
 [ $rc -eq 2 ] && printf '%s' "$out" | grep -qF "s.yaml:2:11: scenario seed002-map-pages has 44 cases: say which with case: LABEL" ||

@@ -94,6 +94,22 @@ static void test_missing_file_names_its_errno(void **state)
 	assert_string_equal(err, want);
 }
 
+/* A directory (sweep /tmp --check): named as such, not "read error" (fopen opens it, only the
+ * read fails). */
+static void test_directory_says_so(void **state)
+{
+	char err[256], want[128];
+	char *text = NULL;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(ilab_yaml_read_file("/tmp", 100, "too big", &text, &len, err,
+					     sizeof(err)), -EISDIR);
+	assert_null(text);
+	snprintf(want, sizeof(want), "/tmp: %s", strerror(EISDIR));
+	assert_string_equal(err, want);
+}
+
 /* "a: b: c" — libyaml: "mapping values are not allowed in this context" at line 1, column 5
  * (the second ':' after "a: b"), in the context of no construct. */
 static void test_syntax_error_in_both_wordings(void **state)
@@ -154,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_whole_file_is_read_up_to_the_limit),
 		cmocka_unit_test(test_file_past_the_limit_is_refused),
 		cmocka_unit_test(test_missing_file_names_its_errno),
+		cmocka_unit_test(test_directory_says_so),
 		cmocka_unit_test(test_syntax_error_in_both_wordings),
 		cmocka_unit_test(test_problem_context_names_the_construct),
 		cmocka_unit_test(test_one_document_only),

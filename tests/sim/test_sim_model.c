@@ -333,6 +333,58 @@ static void poll_refuses_malformed_requests(void **state)
 	fix_sim_done(s);
 }
 
+/* ---- the progress hook (a command's progress line) ------------------------------------------ */
+
+struct progress_seen {
+	unsigned calls;
+	uint64_t last_ns;
+	bool backwards;
+};
+
+static void progress_cb(uint64_t virtual_ns, void *arg)
+{
+	struct progress_seen *p = arg;
+
+	p->backwards |= virtual_ns < p->last_ns;
+	p->last_ns = virtual_ns;
+	p->calls++;
+}
+
+/* Two CPUs hammering a line for k operations each: the end time, and the hook's calls. */
+static uint64_t hammer_with_progress(bool hook, struct progress_seen *seen)
+{
+	struct ilab_sim *s = fix_sim(1, 1);
+	struct hammer h = { .k = 200000 };
+	uint64_t t;
+
+	assert_non_null(s);
+	if (hook)
+		ilab_sim_set_progress(progress_cb, seen, 0); /* period 0: at every check */
+	assert_int_equal(ilab_sim_run_threads(2, NULL, hammer_fn, &h), 0);
+	ilab_sim_set_progress(NULL, NULL, 0);
+	t = ilab_sim_now_ns(s);
+	assert_int_equal(h.w.v, 400000);
+	fix_sim_done(s);
+	return t;
+}
+
+/* The hook is called as the run goes (every 65536 switches, once its period has passed), with
+ * virtual times that never go back, and the run is the same with it or without it. */
+static void progress_hook_reports_without_changing_the_run(void **state)
+{
+	struct progress_seen seen = { 0 }, none = { 0 };
+	uint64_t with, without;
+
+	(void)state;
+	with = hammer_with_progress(true, &seen);
+	without = hammer_with_progress(false, &none);
+	assert_true(seen.calls >= 2);
+	assert_false(seen.backwards);
+	assert_true(seen.last_ns > 0 && seen.last_ns <= with);
+	assert_int_equal(none.calls, 0);
+	assert_int_equal(with, without);
+}
+
 /* ---- deadlock detection -------------------------------------------------------------------- */
 
 struct dl {
@@ -362,6 +414,14 @@ static void deadlock_is_reported(void **state)
 	assert_non_null(strstr(ilab_sim_error(s), "deadlock"));
 	assert_non_null(strstr(ilab_sim_error(s), "dl.a"));
 	assert_non_null(strstr(ilab_sim_error(s), "dl.b"));
+	/* one well-formed line (issue 28): the waits separated by "; ", none dangling at the end */
+	{
+		const char *e = ilab_sim_error(s);
+		size_t n = strlen(e);
+
+		assert_true(n > 0 && e[n - 1] != ';' && !strchr(e, '\n'));
+		assert_non_null(strstr(e, " ns; cpu 1 waits on dl.a since "));
+	}
 	/* the simulator refuses to go on */
 	assert_int_equal(ilab_sim_run_threads(1, NULL, deadlock_fn, &d), -EDEADLK);
 	fix_sim_done(s);
@@ -738,6 +798,7 @@ int main(void)
 		cmocka_unit_test(poll_times_out),
 		cmocka_unit_test(poll_refuses_malformed_requests),
 		cmocka_unit_test(deadlock_is_reported),
+		cmocka_unit_test(progress_hook_reports_without_changing_the_run),
 		cmocka_unit_test(memory_and_mmio_costs_follow_distance),
 		cmocka_unit_test(agent_serves_and_stops),
 		cmocka_unit_test(lookahead_is_the_smallest_cross_agent_latency),

@@ -338,7 +338,8 @@ static void bad_nic_sections_are_refused(void **state)
 		  "needs a line rate (link_gbps) or a completion rate" },
 		{ "nic:\n  rx_completions_kps: 1250\n", "bad.yaml:18:3:",
 		  "needs both rx_buffer_ns and rx_copy_mbps" },
-		{ "nic:\n  link_gbps: 10001\n", "bad.yaml:18:3:", "beyond the model's range" },
+		{ "nic:\n  link_gbps: 10001\n", "bad.yaml:18:14:",
+		  "nic.link_gbps: 10001 is out of range: 1..10000 Gbit/s" },
 		{ "nic:\n  ats_outstanding: 2\n", "bad.yaml:18:3:",
 		  "ATS model needs payload_mbps, ats_round_trip_ns" },
 		/* netperf's path: all six keys, and only with the receive stack */
@@ -351,14 +352,15 @@ static void bad_nic_sections_are_refused(void **state)
 		  "the netperf path needs the receive stack too" },
 		{ "nic: {link_gbps: 200, rx_buffer_ns: 1, rx_copy_mbps: 1, tx_skb_ns: 1, "
 		  "tx_clean_ns: 1, irq_ns: 1, nic_tx_ns: 1, nic_rx_ns: 1, wire_ns: 10000001}\n",
-		  "bad.yaml:17:6:", "a netperf path cost beyond the model's range" },
+		  "bad.yaml:17:", "nic.wire_ns: 10000001 is out of range: 1..10000000 ns" },
 		{ "nic:\n  wire_ns: 0\n", "bad.yaml:18:12:", "wire_ns: must be at least 1" },
 		{ "nic: {payload_mbps: 1, ats_round_trip_ns: 1, ats_outstanding: 4097, atc_entries: 8, "
-		  "atc_ways: 8}\n", "bad.yaml:17:6:", "ats_outstanding 4097 (at most 4096)" },
+		  "atc_ways: 8}\n", "bad.yaml:17:", "nic.ats_outstanding: 4097 is out of range: 1..4096" },
 		{ "nic: {payload_mbps: 1, ats_round_trip_ns: 1, ats_outstanding: 1, atc_entries: 8, "
-		  "atc_ways: 16}\n", "bad.yaml:17:6:", "atc_ways 16 (at most the entries)" },
+		  "atc_ways: 16}\n", "bad.yaml:17:6:", "atc_ways 16 exceeds atc_entries 8" },
 		{ "nic: {payload_mbps: 1, ats_round_trip_ns: 1, ats_outstanding: 1, "
-		  "atc_entries: 1048577, atc_ways: 1}\n", "bad.yaml:17:6:", "atc_entries 1048577" },
+		  "atc_entries: 1048577, atc_ways: 1}\n", "bad.yaml:17:",
+		  "nic.atc_entries: 1048577 is out of range: 1..1048576" },
 	};
 	char buf[1024];
 
