@@ -44,15 +44,25 @@ import tempfile
 
 GEN = re.compile(r"<!-- gen: (.*?) -->(.*?)<!-- /gen -->", re.S)
 FLOOR = re.compile(r"<!-- floor: (.*?) -->(.*?)<!-- /floor -->", re.S)
-MEASURED = re.compile(r"\(measured on ([0-9a-f]{7,40}): (?:`([^`]+)`|([^)`]+))\)")
+MEASURED = re.compile(r"\(measured\s+on\s+([0-9a-f]{7,40}):\s+(?:`([^`]+)`|([^)`]+))\)")
 # anything that looks like a measured-on figure: "(measured on ..." or "measured on <sha>"
-MEASURED_LOOSE = re.compile(r"(?:\(measured on\b|measured on [0-9a-f]{7,40}\b)[^)]*\)?")
+MEASURED_LOOSE = re.compile(r"(?:\(measured\s+on\b|measured\s+on\s+[0-9a-f]{7,40}\b)[^)]*\)?")
 OPEN_MARK = re.compile(r"<!-- (gen|floor):")
 OF = re.compile(r"(\d+) of (\d+)")
 NUM = re.compile(r"\d+")
 # what a measured-on command may start with: a program of this tree or a tool run on it
 COMMAND_START = re.compile(r"^(build[\w-]*/|scripts/|\./|make\b|ctest\b|python3\b|bash\b|iommulab\b)")
 MODEL_PATHS = ["src", "profiles", "scenarios", "tools"]
+
+
+# fenced blocks, and code spans (which may wrap, but not across a blank line)
+CODE = re.compile(r"^```.*?^```|`(?:[^`\n]|\n(?![ \t]*\n))+`", re.S | re.M)
+
+
+def in_code(text):
+    """pos -> True when pos is inside a code block or span: markers shown there are examples."""
+    spans = [(m.start(), m.end()) for m in CODE.finditer(text)]
+    return lambda pos: any(a <= pos < b for a, b in spans)
 
 
 def line_of(text, pos):
@@ -161,7 +171,7 @@ def check_floor(body, out):
 
 
 def process(mode, src, files, runner, git):
-    problems, measured = [], []
+    problems, measured, counts = [], [], {"gen": 0, "floor": 0}
     for rel in files:
         path = os.path.join(src, rel)
         try:
@@ -170,15 +180,20 @@ def process(mode, src, files, runner, git):
         except OSError as e:
             problems.append(f"{rel}: {e.strerror}")
             continue
+        code = in_code(text)
         # every opened marker must be a whole block
-        opened = len(OPEN_MARK.findall(text))
-        whole = len(GEN.findall(text)) + len(FLOOR.findall(text))
+        opened = sum(not code(m.start()) for m in OPEN_MARK.finditer(text))
+        whole = sum(not code(m.start()) for m in GEN.finditer(text)) + \
+            sum(not code(m.start()) for m in FLOOR.finditer(text))
         if opened != whole:
             problems.append(f"{rel}: {opened - whole} gen/floor marker(s) without their closing tag")
 
         def regen(m):
             cmd, body = m.group(1), m.group(2)
             where = f"{rel}:{line_of(text, m.start())}"
+            if code(m.start()):
+                return m.group(0)
+            counts["gen"] += 1
             try:
                 new = gen_body(body, runner.output(cmd))
             except Exception as e:  # a command that fails is a finding, not a crash
@@ -200,8 +215,12 @@ def process(mode, src, files, runner, git):
             os.chmod(tmp, os.stat(path).st_mode & 0o777)
             os.replace(tmp, path)
             text = new_text
+            code = in_code(text)
 
         for m in FLOOR.finditer(text):
+            if code(m.start()):
+                continue
+            counts["floor"] += 1
             cmd, body = m.group(1), m.group(2)
             where = f"{rel}:{line_of(text, m.start())}"
             try:
@@ -213,10 +232,12 @@ def process(mode, src, files, runner, git):
 
         strict = {m.start() for m in MEASURED.finditer(text)}
         for m in MEASURED_LOOSE.finditer(text):
-            if m.start() not in strict:
+            if m.start() not in strict and not code(m.start()):
                 problems.append(f"{rel}:{line_of(text, m.start())}: '{m.group(0)[:70]}' is not "
                                 "'(measured on SHA: COMMAND)'")
         for m in MEASURED.finditer(text):
+            if code(m.start()):
+                continue
             sha, cmd = m.group(1), " ".join((m.group(2) or m.group(3)).split())
             where = f"{rel}:{line_of(text, m.start())}"
             if not COMMAND_START.match(cmd):
@@ -226,7 +247,7 @@ def process(mode, src, files, runner, git):
                 if err:
                     problems.append(f"{where}: measured on {sha}: {err}")
             measured.append((where, sha, cmd))
-    return problems, measured
+    return problems, measured, counts
 
 
 def main():
@@ -246,17 +267,17 @@ def main():
     runner = Runner(src, build, a.cache)
     try:
         if a.mode == "report":
-            problems, measured = process("report", src, files, NoRun(), git)
+            problems, measured, counts = process("report", src, files, NoRun(), git)
             problems = [p for p in problems if " gen " not in p and "floor" not in p]
         else:
-            problems, measured = process(a.mode, src, files, runner, git)
+            problems, measured, counts = process(a.mode, src, files, runner, git)
     finally:
         runner.close()
     if a.mode == "report":
         for where, sha, cmd in measured:
             n = git.model_commits_since(sha) if git.ok else "?"
-            flag = "  <- model changed since" if n else ""
-            print(f"{where}: {sha} ({n} model commits since): {cmd}{flag}")
+            flag = "  <- code changed since" if n else ""
+            print(f"{where}: {sha} ({n} commits to {' '.join(MODEL_PATHS)} since): {cmd}{flag}")
     if not git.ok:
         msg = "not a git checkout: measured-on commits not checked"
         if os.environ.get("CI", "") not in ("", "0", "false"):
@@ -267,7 +288,8 @@ def main():
         print("docs-figures: " + p)
     if problems:
         return 1
-    print(f"docs-figures: {len(files)} files, {len(measured)} measured-on figures: ok")
+    print(f"docs-figures: {len(files)} files: {counts['gen']} generated, {counts['floor']} floors, "
+          f"{len(measured)} measured-on: ok")
     return 0
 
 

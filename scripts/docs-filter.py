@@ -5,9 +5,10 @@ Reads the output of `iommulab run` (its text tables) or a sweep result on stdin 
 the piece the docs quote (scripts/docs-figures.py, `<!-- gen: CMD | FILTER -->`):
 
   table SCENARIO               the scenario's figures as a Markdown table
-  count SCENARIOS VERDICT      "K of N": published figures whose verdict is VERDICT
+  count SCENARIOS VERDICT [METRIC]   "K of N": published figures whose verdict is VERDICT
                                (within|outside|calibration-within ...) of the N published
-                               ones of SCENARIOS (a name or a glob: 'seed*')
+                               ones of SCENARIOS (a name or a glob: 'seed*'), of METRIC only
+                               when given
   effects SCENARIOS same|other "K of N": published effects in the same direction, or
                                "K of the other M": those between identical runs
   summary figures|effects|cases|identical   from the run's last line: "80 of 113", "41 of 55",
@@ -15,7 +16,8 @@ the piece the docs quote (scripts/docs-figures.py, `<!-- gen: CMD | FILTER -->`)
   effect SCENARIO LABEL METRIC [--abs]   iommulab's change of the effect whose description
                                starts with LABEL ("+8.7%"; --abs: "8.7")
   sweep METRIC                 a sweep result (JSON) with two axes: one line per value of the
-                               first axis, METRIC at each value of the second, rounded
+                               first axis, METRIC at each value of the second, rounded (a
+                               fenced Markdown block)
 Exit 1 with a message when the piece is not there (the docs name something that is gone).
 """
 import fnmatch
@@ -84,7 +86,7 @@ def scenarios(text, pattern):
     return hits
 
 
-def count(text, pattern, verdict):
+def count(text, pattern, verdict, metric=None):
     kind = None
     if "-" in verdict:
         kind, verdict = verdict.split("-", 1)
@@ -93,6 +95,8 @@ def count(text, pattern, verdict):
         figures, _ = scenario_blocks(text, name)
         for c in figures:
             if len(c) != 7 or c[5] not in ("calibration", "prediction"):
+                continue
+            if metric is not None and c[1] != metric:
                 continue
             if kind is None or c[5] == kind:
                 pool += 1
@@ -157,7 +161,7 @@ def sweep(text, metric):
             vals.append(f"{case['figures'][metric]:.0f}")
         rows.append(f"{a0['path']}={v0:<{width}}  " + " | ".join(f"{x:>5}" for x in vals))
     head = f"{metric} by {a0['path']} (rows) x {a1['path']} = " + " | ".join(a1["values"])
-    return "\n".join([head] + rows)
+    return "\n".join(["```", head] + rows + ["```"])
 
 
 def main(argv):
@@ -168,7 +172,7 @@ def main(argv):
     try:
         if cmd == "table" and len(args) == 1:
             print(table(text, *args))
-        elif cmd == "count" and len(args) == 2:
+        elif cmd == "count" and len(args) in (2, 3):
             print(count(text, *args))
         elif cmd == "effects" and len(args) == 2:
             print(effects(text, *args))

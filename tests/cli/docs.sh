@@ -68,6 +68,9 @@ mutate() {
 }
 copy
 check_copy || { cat "$tmp/mut.log"; bad "the unedited copy fails"; }
+# every marker of the README is checked (none taken for a code example)
+want="$(grep -o '<!-- gen: ' "$SRC/README.md" | wc -l) generated, $(grep -o '<!-- floor: ' "$SRC/README.md" | wc -l) floors, $(grep -o '(measured on ' "$SRC/README.md" | wc -l) measured-on"
+grep -qF "1 files: $want: ok" "$tmp/mut.log" || bad "README.md: not every marker checked: '$(tail -1 "$tmp/mut.log")', want '$want'"
 mutate "a generated figure edited" '(<!-- gen: [^>]*-->\s*)(\d)' '\g<1>9\2'
 mutate "a generated figure's command changed" '<!-- gen: ([^>]*) \| ' '<!-- gen: \1 | tail -1 | '
 mutate "a floor raised above the run" '(<!-- floor: [^>]*-->)(\d+)' '\g<1>9\2'
