@@ -14,9 +14,9 @@ A figure in the docs is in one of three forms (docs/journal.md is history and ex
       CMD on commit SHA. `check` requires both and that SHA is a commit in HEAD's history;
       `report` lists each with the number of commits since SHA that touched the model.
 
-CMD is a shell command as a user types it in the source tree: `build/...` stands for the build
-under test (--build). `CMD | FILTER`: CMD runs once for every block that names it (the full
-`iommulab run` feeds several), FILTER (scripts/docs-filter.py ...) cuts the figure out of it.
+CMD is a shell command as a user types it in the source tree; build/ is the build under test
+(--build). In `CMD | scripts/docs-filter.py ...` CMD runs once for every block that names it
+(the full `iommulab run` feeds several) and the filter cuts the figure out of its output.
 Commands run in a scratch directory that links the source tree's files, so their default
 outputs (results/) land there and not in the tree. Gen and floor commands must be quick
 (the suite runs them); anything longer is form (c).
@@ -53,6 +53,7 @@ NUM = re.compile(r"\d+")
 # what a measured-on command may start with: a program of this tree or a tool run on it
 COMMAND_START = re.compile(r"^(build[\w-]*/|scripts/|\./|make\b|ctest\b|python3\b|bash\b|iommulab\b)")
 MODEL_PATHS = ["src", "profiles", "scenarios", "tools"]
+FILTER = "scripts/docs-filter.py"  # 'CMD | scripts/docs-filter.py ...': CMD runs once for all
 
 
 # fenced blocks, and code spans (which may wrap, but not across a blank line)
@@ -90,13 +91,11 @@ class Runner:
             if entry.startswith("build") or entry in ("results", ".git"):
                 continue
             os.symlink(os.path.join(src, entry), os.path.join(self.scratch, entry))
+        # build/ is the build under test: commands (and what they echo) read as in the tree
+        os.symlink(self.build, os.path.join(self.scratch, "build"))
 
     def close(self):
         shutil.rmtree(self.scratch, ignore_errors=True)
-
-    def expand(self, cmd):
-        # `build` (and build-xyz) as a word or a path's first part is the build under test
-        return re.sub(r"(?<![\w/.-])build(?:-[\w-]+)?(?=/|\s|$)", self.build, cmd)
 
     def sh(self, cmd, stdin=None):
         p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=self.scratch, input=stdin,
@@ -108,7 +107,11 @@ class Runner:
 
     def output(self, cmd):
         """CMD's output; in 'PRODUCER | FILTER' the producer runs once for all its blocks."""
-        producer, _, filt = cmd.partition(" | ")
+        producer, sep, filt = cmd.partition(" | " + FILTER)
+        if not sep:
+            producer, filt = cmd, ""
+        else:
+            filt = FILTER + filt
         producer = producer.strip()
         if producer not in self.outputs:
             key = hashlib.sha256((self.build + "\0" + producer).encode()).hexdigest()[:16]
@@ -118,13 +121,13 @@ class Runner:
                     self.outputs[producer] = f.read()
             else:
                 print(f"docs-figures: running {producer}", file=sys.stderr, flush=True)
-                self.outputs[producer] = self.sh(self.expand(producer))
+                self.outputs[producer] = self.sh(producer)
                 if path:
                     with open(path, "w") as f:
                         f.write(self.outputs[producer])
         out = self.outputs[producer]
         if filt:
-            out = self.sh(self.expand(filt), stdin=out)
+            out = self.sh(filt, stdin=out)
         return out
 
 

@@ -18,6 +18,9 @@ the piece the docs quote (scripts/docs-figures.py, `<!-- gen: CMD | FILTER -->`)
   sweep METRIC                 a sweep result (JSON) with two axes: one line per value of the
                                first axis, METRIC at each value of the second, rounded (a
                                fenced Markdown block)
+  rows SCENARIO                the scenario's figure table as run prints it
+  ratio|diff SCENARIO METRIC CASE_A CASE_B DIGITS   iommulab's A / B or A - B, DIGITS decimals
+  indent N                     every line indented by N spaces (a Markdown code block)
 Exit 1 with a message when the piece is not there (the docs name something that is gone).
 """
 import fnmatch
@@ -136,6 +139,33 @@ def summary(text, what):
     return m.group(1)
 
 
+def rows(text, scenario):
+    """the scenario's figure table as run prints it (header and rows)"""
+    lines = text.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith(f"scenario {scenario},")), None)
+    if start is None:
+        die(f"no scenario {scenario} in the output")
+    out = []
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        out.append(line.rstrip())
+    return "\n".join(out)
+
+
+def value(text, scenario, case, metric):
+    figures, _ = scenario_blocks(text, scenario)
+    for c in figures:
+        if c[0] == case and c[1] == metric:
+            return float(c[3].split()[0])
+    die(f"{scenario}: no figure {case} {metric}")
+
+
+def arith(text, op, scenario, metric, a, b, digits):
+    x, y = value(text, scenario, a, metric), value(text, scenario, b, metric)
+    return f"{(x / y if op == 'ratio' else x - y):.{int(digits)}f}"
+
+
 def effect(text, scenario, label, metric, absolute):
     _, effects = scenario_blocks(text, scenario)
     for c in effects:
@@ -180,6 +210,13 @@ def main(argv):
             print(summary(text, *args))
         elif cmd == "effect" and len(args) in (3, 4):
             print(effect(text, args[0], args[1], args[2], args[3:] == ["--abs"]))
+        elif cmd == "rows" and len(args) == 1:
+            print(rows(text, *args))
+        elif cmd in ("ratio", "diff") and len(args) == 5:
+            print(arith(text, cmd, *args))
+        elif cmd == "indent" and len(args) == 1 and args[0].isdigit():
+            print("\n".join(" " * int(args[0]) + l if l else l
+                            for l in text.rstrip("\n").split("\n")))
         elif cmd == "sweep" and len(args) == 1:
             print(sweep(text, *args))
         else:
