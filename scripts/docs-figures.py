@@ -9,7 +9,7 @@ A figure in the docs is in one of three forms (docs/journal.md is history and ex
   (b) floor:      <!-- floor: CMD -->N<!-- /floor -->   or   ...-->N of M<!-- /floor -->
       a headline count: the first "A of B" (or number A) CMD prints must reach it, A >= N and
       B == M, so that an improvement does not break the docs. Neither form rewrites a floor.
-  (c) measured:   (measured on SHA: CMD)   (CMD may be in backticks)
+  (c) measured:   (measured on SHA: CMD)   (CMD may be in backticks, then ", a note" may follow)
       for a command too long for the test suite: the figures of that sentence were printed by
       CMD on commit SHA. `check` requires both and that SHA is a commit in HEAD's history;
       `report` lists each with the number of commits since SHA that touched the model.
@@ -44,7 +44,7 @@ import tempfile
 
 GEN = re.compile(r"<!-- gen: (.*?) -->(.*?)<!-- /gen -->", re.S)
 FLOOR = re.compile(r"<!-- floor: (.*?) -->(.*?)<!-- /floor -->", re.S)
-MEASURED = re.compile(r"\(measured\s+on\s+([0-9a-f]{7,40}):\s+(?:`([^`]+)`|([^)`]+))\)")
+MEASURED = re.compile(r"\(measured\s+on\s+([0-9a-f]{7,40}):\s+(?:`([^`]+)`(?:,[^)`]*)?|([^)`]+))\)")
 # anything that looks like a measured-on figure: "(measured on ..." or "measured on <sha>"
 MEASURED_LOOSE = re.compile(r"(?:\(measured\s+on\b|measured\s+on\s+[0-9a-f]{7,40}\b)[^)]*\)?")
 OPEN_MARK = re.compile(r"<!-- (gen|floor):")

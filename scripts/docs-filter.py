@@ -19,6 +19,7 @@ the piece the docs quote (scripts/docs-figures.py, `<!-- gen: CMD | FILTER -->`)
                                first axis, METRIC at each value of the second, rounded (a
                                fenced Markdown block)
   rows SCENARIO                the scenario's figure table as run prints it
+  cell SCENARIO CASE METRIC iommulab|ratio   one figure's value (no unit) or ratio
   ratio|diff SCENARIO METRIC CASE_A CASE_B DIGITS   iommulab's A / B or A - B, DIGITS decimals
   indent N                     every line indented by N spaces (a Markdown code block)
 Exit 1 with a message when the piece is not there (the docs name something that is gone).
@@ -161,6 +162,19 @@ def value(text, scenario, case, metric):
     die(f"{scenario}: no figure {case} {metric}")
 
 
+def cell(text, scenario, case, metric, column):
+    """one cell of a figure row: 'iommulab' (the number, without its unit) or 'ratio'"""
+    figures, _ = scenario_blocks(text, scenario)
+    for c in figures:
+        if c[0] == case and c[1] == metric:
+            if column == "ratio":
+                return c[4]
+            if column == "iommulab":
+                return c[3].split()[0]
+            die(f"cell: column '{column}' is not iommulab|ratio")
+    die(f"{scenario}: no figure {case} {metric}")
+
+
 def arith(text, op, scenario, metric, a, b, digits):
     x, y = value(text, scenario, a, metric), value(text, scenario, b, metric)
     return f"{(x / y if op == 'ratio' else x - y):.{int(digits)}f}"
@@ -212,6 +226,8 @@ def main(argv):
             print(effect(text, args[0], args[1], args[2], args[3:] == ["--abs"]))
         elif cmd == "rows" and len(args) == 1:
             print(rows(text, *args))
+        elif cmd == "cell" and len(args) == 4:
+            print(cell(text, *args))
         elif cmd in ("ratio", "diff") and len(args) == 5:
             print(arith(text, cmd, *args))
         elif cmd == "indent" and len(args) == 1 and args[0].isdigit():
