@@ -22,6 +22,7 @@ the piece the docs quote (scripts/docs-figures.py, `<!-- gen: CMD | FILTER -->`)
   cell SCENARIO CASE METRIC iommulab|ratio   one figure's value (no unit) or ratio
   ratio|diff SCENARIO METRIC CASE_A CASE_B DIGITS   iommulab's A / B or A - B, DIGITS decimals
   indent N                     every line indented by N spaces (a Markdown code block)
+  fence                        the input as a fenced Markdown code block
 Exit 1 with a message when the piece is not there (the docs name something that is gone).
 """
 import fnmatch
@@ -230,6 +231,8 @@ def main(argv):
             print(cell(text, *args))
         elif cmd in ("ratio", "diff") and len(args) == 5:
             print(arith(text, cmd, *args))
+        elif cmd == "fence" and not args:
+            print("```\n" + text.rstrip("\n") + "\n```")
         elif cmd == "indent" and len(args) == 1 and args[0].isdigit():
             print("\n".join(" " * int(args[0]) + l if l else l
                             for l in text.rstrip("\n").split("\n")))
