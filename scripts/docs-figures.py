@@ -44,7 +44,7 @@ import tempfile
 
 GEN = re.compile(r"<!-- gen: (.*?) -->(.*?)<!-- /gen -->", re.S)
 FLOOR = re.compile(r"<!-- floor: (.*?) -->(.*?)<!-- /floor -->", re.S)
-MEASURED = re.compile(r"\(measured\s+on\s+([0-9a-f]{7,40}):\s+(?:`([^`]+)`(?:,[^)`]*)?|([^)`]+))\)")
+MEASURED = re.compile(r"\(measured\s+on\s+([0-9a-f]{7,40}):\s+(?:`([^`]+)`(?:,[^)]*)?|([^)`]+))\)")
 # anything that looks like a measured-on figure: "(measured on ..." or "measured on <sha>"
 MEASURED_LOOSE = re.compile(r"(?:\(measured\s+on\b|measured\s+on\s+[0-9a-f]{7,40}\b)[^)]*\)?")
 OPEN_MARK = re.compile(r"<!-- (gen|floor):")
