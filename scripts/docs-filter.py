@@ -21,6 +21,7 @@ the piece the docs quote (scripts/docs-figures.py, `<!-- gen: CMD | FILTER -->`)
   rows SCENARIO                the scenario's figure table as run prints it
   cell SCENARIO CASE METRIC iommulab|ratio   one figure's value (no unit) or ratio
   ratio|diff SCENARIO METRIC CASE_A CASE_B DIGITS   iommulab's A / B or A - B, DIGITS decimals
+  bench map|unmap|misses       from bench's text output: avg map / unmap ns, IOVA cache misses
   indent N                     every line indented by N spaces (a Markdown code block)
   fence                        the input as a fenced Markdown code block
 Exit 1 with a message when the piece is not there (the docs name something that is gone).
@@ -181,6 +182,19 @@ def arith(text, op, scenario, metric, a, b, digits):
     return f"{(x / y if op == 'ratio' else x - y):.{int(digits)}f}"
 
 
+def bench(text, what):
+    """a figure of bench's text output: map|unmap (avg ns) or misses (IOVA cache misses)"""
+    pats = {"map": r"^map latency\(ns\): avg ([0-9.]+)",
+            "unmap": r"^unmap latency\(ns\): avg ([0-9.]+)",
+            "misses": r"iova cache hits \d+ misses (\d+)"}
+    if what not in pats:
+        die(f"bench: '{what}' is not map|unmap|misses")
+    m = re.search(pats[what], text, re.M)
+    if not m:
+        die(f"bench: no {what} figure in the output")
+    return m.group(1)
+
+
 def effect(text, scenario, label, metric, absolute):
     _, effects = scenario_blocks(text, scenario)
     for c in effects:
@@ -231,6 +245,8 @@ def main(argv):
             print(cell(text, *args))
         elif cmd in ("ratio", "diff") and len(args) == 5:
             print(arith(text, cmd, *args))
+        elif cmd == "bench" and len(args) == 1:
+            print(bench(text, *args))
         elif cmd == "fence" and not args:
             print("```\n" + text.rstrip("\n") + "\n```")
         elif cmd == "indent" and len(args) == 1 and args[0].isdigit():
