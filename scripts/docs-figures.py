@@ -14,6 +14,7 @@ A figure in the docs is in one of three forms (docs/journal.md is history and ex
       CMD on commit SHA. `check` requires both and that SHA is a commit in HEAD's history;
       `report` lists each with the number of commits since SHA that touched the model.
 
+In a table row the command writes | as \| (GFM would split the cell there).
 CMD is a shell command as a user types it in the source tree; build/ is the build under test
 (--build). In `CMD | scripts/docs-filter.py ...` CMD runs once for every block that names it
 (the full `iommulab run` feeds several) and the filter cuts the figure out of its output.
@@ -105,30 +106,46 @@ class Runner:
             raise RuntimeError(f"exit {p.returncode}: {err}")
         return p.stdout
 
+    def cached(self, key, run):
+        """run()'s output, remembered under KEY for this process and in --cache"""
+        if key not in self.outputs:
+            digest = hashlib.sha256((self.build + "\0" + key).encode()).hexdigest()[:16]
+            path = os.path.join(self.cache, digest) if self.cache else None
+            if path and os.path.exists(path):
+                with open(path) as f:
+                    self.outputs[key] = f.read()
+            else:
+                self.outputs[key] = run()
+                if path:
+                    with open(path, "w") as f:
+                        f.write(self.outputs[key])
+        return self.outputs[key]
+
     def output(self, cmd):
         """CMD's output; in 'PRODUCER | FILTER' the producer runs once for all its blocks."""
         producer, sep, filt = cmd.partition(" | " + FILTER)
-        if not sep:
-            producer, filt = cmd, ""
-        else:
-            filt = FILTER + filt
         producer = producer.strip()
-        if producer not in self.outputs:
-            key = hashlib.sha256((self.build + "\0" + producer).encode()).hexdigest()[:16]
-            path = os.path.join(self.cache, key) if self.cache else None
-            if path and os.path.exists(path):
-                with open(path) as f:
-                    self.outputs[producer] = f.read()
-            else:
-                print(f"docs-figures: running {producer}", file=sys.stderr, flush=True)
-                self.outputs[producer] = self.sh(producer)
-                if path:
-                    with open(path, "w") as f:
-                        f.write(self.outputs[producer])
-        out = self.outputs[producer]
-        if filt:
-            out = self.sh(filt, stdin=out)
-        return out
+
+        def produce():
+            print(f"docs-figures: running {producer}", file=sys.stderr, flush=True)
+            return self.sh(producer)
+
+        out = self.cached(producer, produce)
+        if not sep:
+            return out
+        filt = FILTER + filt
+        return self.cached(producer + "\0" + filt, lambda: self.sh(filt, stdin=out))
+
+
+def in_table_row(text, pos):
+    """a marker in a Markdown table row writes its command's pipes as \\| (GFM splits cells at |)"""
+    start = text.rfind("\n", 0, pos) + 1
+    return text.startswith("|", start)
+
+
+def command(text, m):
+    cmd = m.group(1)
+    return cmd.replace("\\|", "|") if in_table_row(text, m.start()) else cmd
 
 
 def gen_body(old, out):
@@ -192,7 +209,7 @@ def process(mode, src, files, runner, git):
             problems.append(f"{rel}: {opened - whole} gen/floor marker(s) without their closing tag")
 
         def regen(m):
-            cmd, body = m.group(1), m.group(2)
+            cmd, body = command(text, m), m.group(2)
             where = f"{rel}:{line_of(text, m.start())}"
             if code(m.start()):
                 return m.group(0)
@@ -224,7 +241,7 @@ def process(mode, src, files, runner, git):
             if code(m.start()):
                 continue
             counts["floor"] += 1
-            cmd, body = m.group(1), m.group(2)
+            cmd, body = command(text, m), m.group(2)
             where = f"{rel}:{line_of(text, m.start())}"
             try:
                 err = check_floor(body, runner.output(cmd))
