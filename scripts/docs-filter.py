@@ -22,6 +22,7 @@ the piece the docs quote (scripts/docs-figures.py, `<!-- gen: CMD | FILTER -->`)
   cell SCENARIO CASE METRIC iommulab|ratio   one figure's value (no unit) or ratio
   ratio|diff SCENARIO METRIC CASE_A CASE_B DIGITS   iommulab's A / B or A - B, DIGITS decimals
   bench map|unmap|misses       from bench's text output: avg map / unmap ns, IOVA cache misses
+  fair-lock TEST table|shared-longest|fair-p99.9|...   test_smmuv3_drv_cmdq_fair's figures
   indent N                     every line indented by N spaces (a Markdown code block)
   fence                        the input as a fenced Markdown code block
 Exit 1 with a message when the piece is not there (the docs name something that is gone).
@@ -195,6 +196,30 @@ def bench(text, what):
     return m.group(1)
 
 
+def fair_lock(text, test, what):
+    """test_smmuv3_drv_cmdq_fair's figures of one test: its table, or one figure (us)"""
+    block = re.search(rf"\[ RUN +\] {re.escape(test)}\n(.*?)\[ +OK +\]", text, re.S)
+    if not block:
+        die(f"fair-lock: no passing test {test} in the output")
+    rows = {}
+    for m in re.finditer(r"^ +(shared|fair) +exclusive +(\d+), shared waits +(\d+) \( *(\d+) ns, "
+                         r"longest +(\d+) ns\); issue p50 +(\d+) p99\.9 +(\d+)", block.group(1), re.M):
+        rows[m.group(1)] = [int(x) for x in m.groups()[1:]]
+    if set(rows) != {"shared", "fair"}:
+        die(f"fair-lock: {test}: not a shared and a fair line")
+    if what != "table":
+        lock, field = what.split("-")
+        i = {"longest": 3, "p99.9": 5}[field]
+        return f"{rows[lock][i] / 1000:.1f}"
+    out = ["| lock | exclusive sections | shared waits | longest shared wait | issue p50 | issue p99.9 |",
+           "|---|---|---|---|---|---|"]
+    for lock, name in (("shared", "before 2026"), ("fair", "fair")):
+        ex, waits, total, longest, p50, p999 = rows[lock]
+        out.append(f"| {name} | {ex} | {waits} ({total / 1000:.1f} us in all) | {longest / 1000:.1f} us "
+                   f"| {p50 / 1000:.1f} us | {p999 / 1000:.1f} us |")
+    return "\n".join(out)
+
+
 def effect(text, scenario, label, metric, absolute):
     _, effects = scenario_blocks(text, scenario)
     for c in effects:
@@ -245,6 +270,8 @@ def main(argv):
             print(cell(text, *args))
         elif cmd in ("ratio", "diff") and len(args) == 5:
             print(arith(text, cmd, *args))
+        elif cmd == "fair-lock" and len(args) == 2:
+            print(fair_lock(text, *args))
         elif cmd == "bench" and len(args) == 1:
             print(bench(text, *args))
         elif cmd == "fence" and not args:
