@@ -215,7 +215,10 @@ def process(mode, src, files, runner, git):
                 return m.group(0)
             counts["gen"] += 1
             try:
-                new = gen_body(body, runner.output(cmd))
+                out = runner.output(cmd)
+                if not out.strip():  # an extraction that matched nothing
+                    raise RuntimeError("printed nothing")
+                new = gen_body(body, out)
             except Exception as e:  # a command that fails is a finding, not a crash
                 problems.append(f"{where}: gen '{cmd}': {e}")
                 return m.group(0)
