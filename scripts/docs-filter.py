@@ -20,6 +20,7 @@ the piece the docs quote (scripts/docs-figures.py, `<!-- gen: CMD | FILTER -->`)
                                fenced Markdown block)
   rows SCENARIO                the scenario's figure table as run prints it
   cell SCENARIO CASE METRIC iommulab|ratio   one figure's value (no unit) or ratio
+  grid SCENARIO METRIC KINDS NAMES A/B   cases t<N>-<kind> as a table by threads and kind
   ratio|diff SCENARIO METRIC CASE_A CASE_B DIGITS   iommulab's A / B or A - B, DIGITS decimals
   bench map|unmap|misses       from bench's text output: avg map / unmap ns, IOVA cache misses
   fair-lock TEST table|shared-longest|fair-p99.9|...   test_smmuv3_drv_cmdq_fair's figures
@@ -178,6 +179,32 @@ def cell(text, scenario, case, metric, column):
     die(f"{scenario}: no figure {case} {metric}")
 
 
+def grid(text, scenario, metric, kinds, names, ratio):
+    """cases named t<threads>-<kind>: a Markdown table, a row per thread count, a column per
+    kind (KINDS and their NAMES comma-separated), and the ratio A/B of two kinds"""
+    figures, _ = scenario_blocks(text, scenario)
+    kinds, names = kinds.split(","), names.split(",")
+    a, b = ratio.split("/")
+    cells = {}
+    for c in figures:
+        m = re.fullmatch(r"t(\d+)-(\w+)", c[0])
+        if m and c[1] == metric:
+            cells[(int(m.group(1)), m.group(2))] = float(c[3].split()[0])
+    threads = sorted({t for t, _ in cells})
+    if not threads or len(names) != len(kinds):
+        die(f"grid: {scenario}: no t<N>-<kind> cases of {metric}, or names do not match kinds")
+    out = ["| threads | " + " | ".join(names) + f" | {names[kinds.index(a)]} / {names[kinds.index(b)]} |",
+           "|---" * (len(kinds) + 2) + "|"]
+    for t in threads:
+        try:
+            row = [cells[(t, k)] for k in kinds]
+        except KeyError as e:
+            die(f"grid: {scenario}: no case t{t}-{e.args[0][1]}")
+        out.append(f"| {t} | " + " | ".join(f"{v:g}" for v in row) +
+                   f" | {cells[(t, a)] / cells[(t, b)]:.2f} |")
+    return "\n".join(out)
+
+
 def arith(text, op, scenario, metric, a, b, digits):
     x, y = value(text, scenario, a, metric), value(text, scenario, b, metric)
     return f"{(x / y if op == 'ratio' else x - y):.{int(digits)}f}"
@@ -266,6 +293,8 @@ def main(argv):
             print(effect(text, args[0], args[1], args[2], args[3:] == ["--abs"]))
         elif cmd == "rows" and len(args) == 1:
             print(rows(text, *args))
+        elif cmd == "grid" and len(args) == 5:
+            print(grid(text, *args))
         elif cmd == "cell" and len(args) == 4:
             print(cell(text, *args))
         elif cmd in ("ratio", "diff") and len(args) == 5:
