@@ -21,7 +21,10 @@ for p in $presets; do
 done
 
 have python3 "the docs' figures" || exit $fail
-have git "the docs' measured-on commits" || exit $fail
+# measured-on commits are checked in a git checkout (docs-figures.py says SKIP elsewhere, and
+# fails when CI is set); a tree copied without .git (scripts/check-fresh-debian.sh) has none
+git_ok=0
+git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1 && git_ok=1
 
 figures() { python3 "$SRC/scripts/docs-figures.py" "$@"; }
 build=$(cd "$(dirname "$BIN")" && pwd)
@@ -76,7 +79,8 @@ mutate "a generated figure's command changed" '<!-- gen: ([^>]*) \| ' '<!-- gen:
 mutate "a floor raised above the run" '(<!-- floor: [^>]*-->)(\d+)' '\g<1>9\2'
 mutate "a floor's total edited" '(<!-- floor: [^>]*-->\d+ of )(\d+)' '\g<1>1\2'
 mutate "a gen block left open" '<!-- /gen -->' ''
-mutate "a measured-on commit that is not in git" '\(measured on [0-9a-f]+:' '(measured on 0123abc:'
+[ $git_ok = 0 ] ||
+	mutate "a measured-on commit that is not in git" '\(measured on [0-9a-f]+:' '(measured on 0123abc:'
 mutate "a measured-on figure without its command" '\(measured on ([0-9a-f]+): [^)]*\)' '(measured on \1)'
 mutate "a measured-on command that is not one" '\(measured on ([0-9a-f]+): `?' '(measured on \1: see `'
 
