@@ -57,14 +57,14 @@ MODEL_PATHS = ["src", "profiles", "scenarios", "tools"]
 FILTER = "scripts/docs-filter.py"  # 'CMD | scripts/docs-filter.py ...': CMD runs once for all
 
 
-# fenced blocks, and code spans (which may wrap, but not across a blank line)
-CODE = re.compile(r"^```.*?^```|`(?:[^`\n]|\n(?![ \t]*\n))+`", re.S | re.M)
+FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 
 
 def in_code(text):
-    """pos -> True when pos is inside a code block or span: markers shown there are examples."""
-    spans = [(m.start(), m.end()) for m in CODE.finditer(text)]
-    return lambda pos: any(a <= pos < b for a, b in spans)
+    """pos -> True for a marker shown as an example: inside a fenced block, or opening a code
+    span (`<!-- gen: ...`). A marker that a stray backtick happens to enclose is still checked."""
+    fences = [(m.start(), m.end()) for m in FENCE.finditer(text)]
+    return lambda pos: (pos > 0 and text[pos - 1] == "`") or any(a <= pos < b for a, b in fences)
 
 
 def line_of(text, pos):
