@@ -14,8 +14,9 @@
 static const struct cli_command commands[] = {
 	{ "topo", cmd_topo, "topo [--topology X] [--json]",
 	  "show the modelled machine: nodes, CPUs, distances, root ports, IOMMU units, devices",
-	  "  -t, --topology X  kunpeng920 (default), a100-2node, host, an hwloc XML file,\n"
-	  "                    or synthetic:<hwloc synthetic description>\n"
+	  "  -t, --topology X  kunpeng920 (default), a100-2node, icelake-2s-a100, grace,\n"
+	  "                    host, an hwloc XML file, or synthetic:<hwloc synthetic\n"
+	  "                    description>\n"
 	  "  -j, --json        print JSON (sorted keys) instead of text\n"
 	  "  -h, --help        show this help\n" },
 	{ "run", cmd_run, "run [--out DIR] [--quick] [--json] [--seed N] [--repeat N] [--profile NAME|FILE] [--trace FILE [--trace-limit-us N]] [scenario...]",

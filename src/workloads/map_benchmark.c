@@ -374,17 +374,16 @@ void ilab_map_bench_print_tool(FILE *f, const struct ilab_map_bench_cfg *c,
 {
 	fprintf(f, "dma mapping mode: %s\n",
 		c->mode == ILAB_MAP_BENCH_SG ? "DMA_MAP_BENCH_SG_MODE" : "DMA_MAP_BENCH_SINGLE_MODE");
-	/* the kernel tool's header, with the run's real length: a count of iterations or a
-	 * duration replaces the default seconds, which did not run */
+	/* The tool's header names how long the run was; a run by iterations or by a short
+	 * duration says that, not the default -s it did not use. */
 	fprintf(f, "dma mapping benchmark: threads:%u ", c->threads);
 	if (c->iterations)
 		fprintf(f, "iterations:%llu", (unsigned long long)c->iterations);
 	else if (c->duration_ns)
-		fprintf(f, "seconds:%.3f", c->duration_ns / 1e9);
+		fprintf(f, "seconds:%g", (double)c->duration_ns / 1e9);
 	else
 		fprintf(f, "seconds:%u", c->seconds);
-	fprintf(f, " node:%d dir:%s granule: %u\n", c->node, ilab_dma_dir_name(c->dir),
-		c->granule);
+	fprintf(f, " node:%d dir:%s granule: %u\n", c->node, ilab_dma_dir_name(c->dir), c->granule);
 	fprintf(f, "average map latency(us):%.1f standard deviation:%.1f\n",
 		r->avg_map_100ns / 10.0, r->map_stddev_100ns / 10.0);
 	fprintf(f, "average unmap latency(us):%.1f standard deviation:%.1f\n",
