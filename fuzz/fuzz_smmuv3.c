@@ -1,40 +1,81 @@
 /* fuzz_smmuv3.c — libFuzzer target for the SMMUv3 model: the input is a program of register
  * writes/reads, memory writes, fault windows, translations and command processing (SMMU_CMDQ and,
- * with knob 0x08, four ECMDQs, consumed in parallel with knob 0x10). Not a test. */
+ * with knob 0x08, four ECMDQs, consumed in parallel with knob 0x10). After every step it checks
+ * the invariants of smmu_invariants.h (stale translations, queue pointers, fault records,
+ * implemented register bits) and aborts on a violation. Not a test. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "iommulab/smmuv3.h"
+#include "smmu_invariants.h"
 
-#define MEM_BASE 0x0ULL
-#define MEM_SIZE (1u << 20)
+#define STRTAB 0x10000ULL
+#define CMDQ 0x20000ULL
+#define EVTQ 0x30000ULL
+#define CDS 0x50000ULL
+#define PTS 0x60000ULL
+#define NSTREAMS 4
 
-struct fmem {
-    uint8_t buf[MEM_SIZE];
-    uint64_t flo, fhi; /* reads/writes in [flo, fhi) abort */
-};
-
-static int rd(void *ctx, uint64_t pa, void *buf, size_t len)
+static void put64(struct inv *v, uint64_t pa, uint64_t val)
 {
-    struct fmem *m = ctx;
-    if (pa >= MEM_SIZE || len > MEM_SIZE - pa || (pa < m->fhi && pa + len > m->flo))
-        return -1;
-    memcpy(buf, m->buf + pa, len);
-    return 0;
+    memcpy(v->m->buf + pa, &val, 8);
+    inv_mem_written(v, pa, 8);
 }
 
-static int wr(void *ctx, uint64_t pa, const void *buf, size_t len)
+/* Streams 0..3: stage-1 STEs, one CD each (ASID 1 + sid, 48-bit 4K tables, A = R = 1), 4-level
+ * tables mapping the first 16 pages: a start from which inputs reach the TLB at once. */
+static void working_streams(struct inv *v)
 {
-    struct fmem *m = ctx;
-    if (pa >= MEM_SIZE || len > MEM_SIZE - pa || (pa < m->fhi && pa + len > m->flo))
-        return -1;
-    memcpy(m->buf + pa, buf, len);
-    return 0;
+    for (uint64_t sid = 0; sid < NSTREAMS; sid++) {
+        uint64_t cd = CDS + 64 * sid, t = PTS + 0x4000 * sid;
+        put64(v, STRTAB + 64 * sid, 1 | (5u << 1) | cd);
+        put64(v, cd, 16 | (1ULL << 30) | (1ULL << 31) | (5ULL << 32) | (1ULL << 41) |
+                         (1ULL << 45) | (1ULL << 46) | ((sid + 1) << 48));
+        put64(v, cd + 8, t);
+        put64(v, cd + 24, 0x0004FF44ULL);
+        for (unsigned l = 0; l < 3; l++)
+            put64(v, t + 0x1000 * l, (t + 0x1000 * (l + 1)) | 3);
+        for (uint64_t pg = 0; pg < 16; pg++) /* AF, nG (pages 0..7), SH, AttrIndx 1, EL0 */
+            put64(v, t + 0x3000 + 8 * pg, (0x800000 + (sid << 16) + (pg << 12)) | 3 | (1 << 10) |
+                                              (pg < 8 ? 1 << 11 : 0) | (3 << 8) | (1 << 2) |
+                                              (1 << 6));
+    }
 }
 
-static const struct smmu_host_ops ops = {.mem_read = rd, .mem_write = wr};
+/* A command at SMMU_CMDQ's PROD, then PROD moved past it. Commands an invalidating driver uses
+ * most, so inputs reach "invalidate, sync, translate" quickly; raw words otherwise. */
+static void append_cmd(struct inv *v, unsigned kind, uint64_t arg, uint64_t raw0, uint64_t raw1)
+{
+    struct smmu *s = v->s;
+    uint32_t idr1 = (uint32_t)smmu_mmio_read(s, SMMU_REG_IDR1, 4);
+    uint64_t base = smmu_mmio_read(s, SMMU_REG_CMDQ_BASE, 8);
+    unsigned log2 = q_log2(base, (idr1 >> 21) & 0x1F);
+    uint32_t prod = (uint32_t)smmu_mmio_read(s, SMMU_REG_CMDQ_PROD, 4);
+    uint64_t qbytes = 16ULL << log2, pa = (base & genmask(51, 5) & ~(qbytes - 1)) +
+                                          16ULL * (prod & ((1u << log2) - 1));
+    uint64_t d0, d1 = 0;
+    switch (kind % 10) {
+    case 0: d0 = 0x04, d1 = 31; break;                      /* CFGI_ALL */
+    case 1: d0 = 0x10; break;                               /* TLBI_NH_ALL */
+    case 2: d0 = 0x30; break;                               /* TLBI_NSNH_ALL */
+    case 3: d0 = 0x13, d1 = (arg & 0xFFFF) << 12; break;    /* TLBI_NH_VAA, Leaf 0 */
+    case 4: d0 = 0x46; break;                               /* CMD_SYNC, CS = none */
+    case 5: d0 = 0x11 | ((arg & 7) << 48); break;           /* TLBI_NH_ASID */
+    case 6: d0 = 0x12 | ((arg & 7) << 48), d1 = (arg >> 3 & 0xFFFF) << 12; break; /* NH_VA */
+    case 7: d0 = 0x03 | ((arg & 3) << 32), d1 = 0; break;   /* CFGI_STE */
+    case 8: d0 = 0x06 | ((arg & 3) << 32); break;           /* CFGI_CD_ALL */
+    default: d0 = raw0, d1 = raw1; break;
+    }
+    if (pa + 16 <= MEM_SIZE) {
+        put64(v, pa, d0);
+        put64(v, pa + 8, d1);
+    }
+    uint32_t span = 2u << log2;
+    inv_mmio_write(v, SMMU_REG_CMDQ_PROD, (prod & ~0xFFFFFu) | (((prod & 0xFFFFF) + 1) & (span - 1)),
+                   4);
+}
 
 struct in {
     const uint8_t *p;
@@ -58,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct fmem *m;
+    static struct inv v;
     if (!m)
         m = calloc(1, sizeof(*m));
     memset(m->buf, 0, sizeof(m->buf));
@@ -85,47 +127,59 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cfg.ecmdq_parallel = knobs & 0x10;
         cfg.ecmdq_log2size_max = (knobs & 0x20) ? 3 : 0;
     }
+    if (knobs & 0x40) /* no MSI: the IRQ_CFG registers are RES0 */
+        cfg.msi = false, cfg.ecmdq_count = 0, cfg.ecmdq_parallel = false;
     cfg.cmdqs = 8;
     cfg.eventqs = 5;
-    struct smmu *s;
-    if (smmu_create(&s, &cfg, &ops, m, NULL))
+    if (inv_create(&v, m, &cfg))
         return 0;
+    struct smmu *s = v.s;
+    working_streams(&v);
     /* a sane starting point so inputs reach translation and commands quickly */
-    smmu_mmio_write(s, 0x80, 0x10000, 8);
-    smmu_mmio_write(s, 0x88, 8, 4);
-    smmu_mmio_write(s, 0x90, 0x20000 | 6, 8);
-    smmu_mmio_write(s, 0xA0, 0x30000 | 4, 8);
-    smmu_mmio_write(s, 0x2C, 2, 4);
-    smmu_mmio_write(s, 0x20, 0xD, 4);
+    inv_mmio_write(&v, 0x80, STRTAB, 8);
+    inv_mmio_write(&v, 0x88, 8, 4);
+    inv_mmio_write(&v, 0x90, CMDQ | 6, 8);
+    inv_mmio_write(&v, 0xA0, EVTQ | 4, 8);
+    inv_mmio_write(&v, 0x2C, 2, 4);
+    inv_mmio_write(&v, 0x20, 0xD, 4);
     /* ECMDQ n: queue memory at 0x40000 + 4K * n, 16 entries, enabled (PROD.EN, bit 31) */
     uint32_t ehot[4 * 4];
     const unsigned nehot = cfg.ecmdq_count ? 16 : 0;
     for (unsigned n = 0; n < cfg.ecmdq_count; n++) {
         uint64_t r = smmu_ecmdq_offset(s, n);
-        smmu_mmio_write(s, r, 0x40000 + 0x1000ULL * n + 4, 8);
-        smmu_mmio_write(s, r + 8, 1u << 31, 4);
+        inv_mmio_write(&v, r, 0x40000 + 0x1000ULL * n + 4, 8);
+        inv_mmio_write(&v, r + 8, 1u << 31, 4);
         ehot[4 * n] = (uint32_t)r, ehot[4 * n + 1] = (uint32_t)r + 4;
         ehot[4 * n + 2] = (uint32_t)r + 8, ehot[4 * n + 3] = (uint32_t)r + 0xC;
     }
     const uint64_t window = smmu_mmio_size(s);
+    check_reg_masks(s);
 
     unsigned steps = 0;
     while (in.n && steps++ < 256) {
-        unsigned op = (unsigned)take(&in, 1) % 8;
+        unsigned op = (unsigned)take(&in, 1) % 12;
+        struct qsnap qs;
+        q_snap(s, &qs, cfg.ecmdq_count);
+        bool regwrite = false;
         switch (op) {
         case 0: { /* hot register write (ECMDQ registers too when present) */
             const unsigned nhot = sizeof(hot) / sizeof(hot[0]);
             unsigned h = (unsigned)take(&in, 1) % (nhot + nehot);
             uint32_t off = h < nhot ? hot[h] : ehot[h - nhot];
-            smmu_mmio_write(s, off, take(&in, 8), (take(&in, 1) & 1) ? 8 : 4);
+            uint64_t val = take(&in, 8);
+            inv_mmio_write(&v, off, val, (take(&in, 1) & 1) ? 8 : 4);
+            regwrite = true;
             break;
         }
         case 1: { /* any register access */
             uint64_t off = take(&in, 3) % window;
-            if (take(&in, 1) & 1)
-                smmu_mmio_write(s, off, take(&in, 8), (unsigned)take(&in, 1) % 9);
-            else
+            if (take(&in, 1) & 1) {
+                uint64_t val = take(&in, 8);
+                inv_mmio_write(&v, off, val, (unsigned)take(&in, 1) % 9);
+                regwrite = true;
+            } else {
                 (void)smmu_mmio_read(s, off, (unsigned)take(&in, 1) % 9);
+            }
             break;
         }
         case 2: { /* memory bytes (tables, queue contents) */
@@ -133,12 +187,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             unsigned len = (unsigned)take(&in, 1) % 64;
             for (unsigned i = 0; i < len && pa + i < MEM_SIZE; i++)
                 m->buf[pa + i] = (uint8_t)take(&in, 1);
+            inv_mem_written(&v, pa, len);
             break;
         }
         case 3: { /* a 64-bit word, aligned: descriptors and commands */
             uint64_t pa = (take(&in, 3) % MEM_SIZE) & ~7ULL;
-            uint64_t v = take(&in, 8);
-            memcpy(m->buf + pa, &v, 8);
+            put64(&v, pa, take(&in, 8));
             break;
         }
         case 4: { /* translate */
@@ -152,8 +206,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             q.priv = fl & 8;
             q.ats = fl & 16; /* an ATS Translation Request */
             q.iova = take(&in, 8);
-            struct smmu_txn_rsp r;
-            smmu_translate(s, &q, &r);
+            if (fl & 32) { /* the working streams' pages */
+                q.sid %= NSTREAMS;
+                q.ssv = false;
+                q.iova &= 0xFFFF;
+            }
+            inv_translate(&v, &q);
             break;
         }
         case 5:
@@ -169,18 +227,57 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             break;
         case 6: { /* fault window */
-            m->flo = take(&in, 3) % MEM_SIZE;
-            m->fhi = m->flo + take(&in, 2);
+            uint64_t lo = take(&in, 3) % MEM_SIZE;
+            inv_fault_window(&v, lo, lo + take(&in, 2));
             break;
         }
         case 7:
-            if (take(&in, 1) == 0x5A)
-                smmu_reset(s);
+            if (take(&in, 1) == 0x5A) {
+                inv_reset(&v);
+                regwrite = true;
+            }
+            break;
+        case 8: { /* a command at SMMU_CMDQ's PROD */
+            unsigned kind = (unsigned)take(&in, 1);
+            uint64_t arg = take(&in, 3);
+            uint64_t r0 = kind % 10 == 9 ? take(&in, 8) : 0, r1 = kind % 10 == 9 ? take(&in, 8) : 0;
+            append_cmd(&v, kind, arg, r0, r1);
+            regwrite = true;
             break;
         }
+        case 9: /* a table entry of a working stream (PTE, table or CD word) */
+            put64(&v, PTS + 8 * (take(&in, 2) % (NSTREAMS * 0x800)), take(&in, 8));
+            break;
+        case 10: { /* what a driver does after changing a table: a TLBI and a CFGI of some
+                    * kind, CMD_SYNC, run the queue, then a translation of that page */
+            uint8_t k = (uint8_t)take(&in, 1);
+            uint64_t pg = take(&in, 1) & 0xF;
+            static const unsigned tlbi[] = {1, 2, 3, 5, 6}, cfgi[] = {0, 7, 8};
+            unsigned kind = tlbi[(k & 7) % 5], sid = (k >> 6) & 3;
+            uint64_t asid = (k & 0x20) ? sid : sid + 1; /* the stream's ASID, or another */
+            append_cmd(&v, kind, kind == 3 ? pg : (pg << 3) | asid, 0, 0);
+            append_cmd(&v, cfgi[((k >> 3) & 3) % 3], sid, 0, 0);
+            append_cmd(&v, 4, 0, 0, 0);
+            smmu_process_commands(s, 255);
+            check_reg_masks(s);
+            struct smmu_txn_req q = {.sid = sid, .iova = pg << 12};
+            inv_translate(&v, &q);
+            regwrite = true;
+            break;
+        }
+        case 11: { /* the driver drains the event queue: CONS = PROD, OVACKFLG = OVFLG */
+            uint32_t p = (uint32_t)smmu_mmio_read(s, SMMU_REG_EVENTQ_PROD, 4);
+            inv_mmio_write(&v, SMMU_REG_EVENTQ_CONS, p, 4);
+            regwrite = true;
+            break;
+        }
+        }
+        if (!regwrite)
+            check_queue_pointers(s, &qs, cfg.ecmdq_count);
+        check_reg_masks(s);
     }
     struct smmu_stats st;
     smmu_get_stats(s, &st);
-    smmu_destroy(s);
+    inv_destroy(&v);
     return 0;
 }
