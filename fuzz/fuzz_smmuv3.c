@@ -11,70 +11,11 @@
 #include "iommulab/smmuv3.h"
 #include "smmu_invariants.h"
 
-#define STRTAB 0x10000ULL
-#define CMDQ 0x20000ULL
-#define EVTQ 0x30000ULL
-#define CDS 0x50000ULL
-#define PTS 0x60000ULL
-#define NSTREAMS 4
-
-static void put64(struct inv *v, uint64_t pa, uint64_t val)
-{
-    memcpy(v->m->buf + pa, &val, 8);
-    inv_mem_written(v, pa, 8);
-}
-
-/* Streams 0..3: stage-1 STEs, one CD each (ASID 1 + sid, 48-bit 4K tables, A = R = 1), 4-level
- * tables mapping the first 16 pages: a start from which inputs reach the TLB at once. */
-static void working_streams(struct inv *v)
-{
-    for (uint64_t sid = 0; sid < NSTREAMS; sid++) {
-        uint64_t cd = CDS + 64 * sid, t = PTS + 0x4000 * sid;
-        put64(v, STRTAB + 64 * sid, 1 | (5u << 1) | cd);
-        put64(v, cd, 16 | (1ULL << 30) | (1ULL << 31) | (5ULL << 32) | (1ULL << 41) |
-                         (1ULL << 45) | (1ULL << 46) | ((sid + 1) << 48));
-        put64(v, cd + 8, t);
-        put64(v, cd + 24, 0x0004FF44ULL);
-        for (unsigned l = 0; l < 3; l++)
-            put64(v, t + 0x1000 * l, (t + 0x1000 * (l + 1)) | 3);
-        for (uint64_t pg = 0; pg < 16; pg++) /* AF, nG (pages 0..7), SH, AttrIndx 1, EL0 */
-            put64(v, t + 0x3000 + 8 * pg, (0x800000 + (sid << 16) + (pg << 12)) | 3 | (1 << 10) |
-                                              (pg < 8 ? 1 << 11 : 0) | (3 << 8) | (1 << 2) |
-                                              (1 << 6));
-    }
-}
-
-/* A command at SMMU_CMDQ's PROD, then PROD moved past it. Commands an invalidating driver uses
- * most, so inputs reach "invalidate, sync, translate" quickly; raw words otherwise. */
 static void append_cmd(struct inv *v, unsigned kind, uint64_t arg, uint64_t raw0, uint64_t raw1)
 {
-    struct smmu *s = v->s;
-    uint32_t idr1 = (uint32_t)smmu_mmio_read(s, SMMU_REG_IDR1, 4);
-    uint64_t base = smmu_mmio_read(s, SMMU_REG_CMDQ_BASE, 8);
-    unsigned log2 = q_log2(base, (idr1 >> 21) & 0x1F);
-    uint32_t prod = (uint32_t)smmu_mmio_read(s, SMMU_REG_CMDQ_PROD, 4);
-    uint64_t qbytes = 16ULL << log2, pa = (base & genmask(51, 5) & ~(qbytes - 1)) +
-                                          16ULL * (prod & ((1u << log2) - 1));
-    uint64_t d0, d1 = 0;
-    switch (kind % 10) {
-    case 0: d0 = 0x04, d1 = 31; break;                      /* CFGI_ALL */
-    case 1: d0 = 0x10; break;                               /* TLBI_NH_ALL */
-    case 2: d0 = 0x30; break;                               /* TLBI_NSNH_ALL */
-    case 3: d0 = 0x13, d1 = (arg & 0xFFFF) << 12; break;    /* TLBI_NH_VAA, Leaf 0 */
-    case 4: d0 = 0x46; break;                               /* CMD_SYNC, CS = none */
-    case 5: d0 = 0x11 | ((arg & 7) << 48); break;           /* TLBI_NH_ASID */
-    case 6: d0 = 0x12 | ((arg & 7) << 48), d1 = (arg >> 3 & 0xFFFF) << 12; break; /* NH_VA */
-    case 7: d0 = 0x03 | ((arg & 3) << 32), d1 = 0; break;   /* CFGI_STE */
-    case 8: d0 = 0x06 | ((arg & 3) << 32); break;           /* CFGI_CD_ALL */
-    default: d0 = raw0, d1 = raw1; break;
-    }
-    if (pa + 16 <= MEM_SIZE) {
-        put64(v, pa, d0);
-        put64(v, pa + 8, d1);
-    }
-    uint32_t span = 2u << log2;
-    inv_mmio_write(v, SMMU_REG_CMDQ_PROD, (prod & ~0xFFFFFu) | (((prod & 0xFFFFF) + 1) & (span - 1)),
-                   4);
+    uint32_t idr1 = (uint32_t)smmu_mmio_read(v->s, SMMU_REG_IDR1, 4);
+    append_cmd_q(v, SMMU_REG_CMDQ_BASE, SMMU_REG_CMDQ_PROD, (idr1 >> 21) & 0x1F, kind, arg, raw0,
+                 raw1);
 }
 
 struct in {
@@ -258,7 +199,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             append_cmd(&v, kind, kind == 3 ? pg : (pg << 3) | asid, 0, 0);
             append_cmd(&v, cfgi[((k >> 3) & 3) % 3], sid, 0, 0);
             append_cmd(&v, 4, 0, 0, 0);
+            q_snap(s, &qs, cfg.ecmdq_count);
             smmu_process_commands(s, 255);
+            check_queue_pointers(s, &qs, cfg.ecmdq_count);
             check_reg_masks(s);
             struct smmu_txn_req q = {.sid = sid, .iova = pg << 12};
             inv_translate(&v, &q);
