@@ -1,7 +1,9 @@
 /* fuzz_cmdqv.c — libFuzzer target for the Tegra241 CMDQV of the SMMUv3 model: the input is a
  * program of CMDQV register writes (config page, VINTFs, both VCMDQ apertures), raw accesses to
  * the whole window, queue memory, fault windows, command processing, translations and resets.
- * Any input must end in an architected state: no crash, no sanitizer report. Not a test. */
+ * Any input must end in an architected state: no crash, no sanitizer report. After every step it
+ * checks the invariants of smmu_invariants.h (a VCMDQ's CMD_SYNC completes that queue's
+ * invalidations), the VCMDQs' pointers and the CMDQV registers' defined fields. Not a test. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,35 +11,7 @@
 
 #include "iommulab/smmuv3.h"
 #include "iommulab/tegra241_cmdqv.h"
-
-#define MEM_SIZE (1u << 20)
-
-struct fmem {
-	uint8_t buf[MEM_SIZE];
-	uint64_t flo, fhi; /* reads/writes in [flo, fhi) abort */
-};
-
-static int rd(void *ctx, uint64_t pa, void *buf, size_t len)
-{
-	struct fmem *m = ctx;
-
-	if (pa >= MEM_SIZE || len > MEM_SIZE - pa || (pa < m->fhi && pa + len > m->flo))
-		return -1;
-	memcpy(buf, m->buf + pa, len);
-	return 0;
-}
-
-static int wr(void *ctx, uint64_t pa, const void *buf, size_t len)
-{
-	struct fmem *m = ctx;
-
-	if (pa >= MEM_SIZE || len > MEM_SIZE - pa || (pa < m->fhi && pa + len > m->flo))
-		return -1;
-	memcpy(m->buf + pa, buf, len);
-	return 0;
-}
-
-static const struct smmu_host_ops ops = { .mem_read = rd, .mem_write = wr };
+#include "smmu_invariants.h"
 
 struct in {
 	const uint8_t *p;
@@ -72,31 +46,102 @@ static uint64_t hot_reg(unsigned h, unsigned nq, unsigned nvi)
 	}
 }
 
-/* A sane start: CMDQV on, VCMDQ q in VINTF q % nvi, hypervisor-owned, 16-entry queues at
- * 0x40000 + 4K * q, enabled. */
-static void bring_up(struct smmu *s, uint64_t w, unsigned nq, unsigned nvi, bool guest)
+/* A sane start: CMDQV on, VCMDQ q in VINTF q % nvi, hypervisor-owned, 4- or 16-entry queues
+ * at 0x40000 + 4K * q, enabled. */
+static void bring_up(struct inv *iv, uint64_t w, unsigned nq, unsigned nvi, bool guest)
 {
 	unsigned per = nq / nvi;
 
-	smmu_mmio_write(s, w + CMDQV_CONFIG, CMDQV_CONFIG_EN, 4);
+	inv_mmio_write(iv, w + CMDQV_CONFIG, CMDQV_CONFIG_EN, 4);
 	for (unsigned q = 0; q < nq; q++)
-		smmu_mmio_write(s, w + CMDQV_CMDQ_ALLOC(q), CMDQV_ALLOC_ALLOCATED |
+		inv_mmio_write(iv, w + CMDQV_CMDQ_ALLOC(q), CMDQV_ALLOC_ALLOCATED |
 				(q % per) << CMDQV_ALLOC_LVCMDQ_SHIFT |
 				(q / per) << CMDQV_ALLOC_VINTF_SHIFT, 4);
 	for (unsigned v = 0; v < nvi; v++)
-		smmu_mmio_write(s, w + CMDQV_VINTF(v), (guest ? 0 : VINTF_CONFIG_HYP_OWN) | 1, 4);
+		inv_mmio_write(iv, w + CMDQV_VINTF(v), (guest ? 0 : VINTF_CONFIG_HYP_OWN) | 1, 4);
 	for (unsigned q = 0; q < nq; q++) {
 		uint64_t p = w + CMDQV_VCMDQ_STRIDE * q;
 
-		smmu_mmio_write(s, p + CMDQV_VCMDQ_PAGE1 + VCMDQ_BASE, 0x40000 + 0x1000ull * q + 4, 8);
-		smmu_mmio_write(s, p + CMDQV_VCMDQ_PAGE0 + VCMDQ_CONFIG, 1, 4);
+		/* even queues 4 entries: a few commands wrap them */
+		inv_mmio_write(iv, p + CMDQV_VCMDQ_PAGE1 + VCMDQ_BASE,
+			       0x40000 + 0x1000ull * q + (q & 1 ? 4 : 2), 8);
+		inv_mmio_write(iv, p + CMDQV_VCMDQ_PAGE0 + VCMDQ_CONFIG, 1, 4);
 	}
+}
+
+/* The CMDQV registers' defined fields (tegra241_cmdqv.h: Linux's and QEMU's layout; NVIDIA
+ * publishes no specification), for the VCMDQs and VINTFs that PARAM reports. */
+static void check_cmdqv_masks(struct smmu *s, uint64_t w, unsigned nq, unsigned nvi, bool guest)
+{
+	struct reg_mask t[8 + 2 * CMDQV_MAX_VCMDQS + CMDQV_MAX_VINTFS];
+	unsigned n = 0;
+	uint32_t param = (uint32_t)smmu_mmio_read(s, w + CMDQV_PARAM, 4);
+
+	if (1u << ((param >> CMDQV_PARAM_NUM_VCMDQ_LOG2_SHIFT) & 0xF) != nq ||
+	    1u << ((param >> CMDQV_PARAM_NUM_VINTF_LOG2_SHIFT) & 0xF) != nvi)
+		INV_FAIL("CMDQV PARAM %#x: not %u VCMDQs and %u VINTFs", param, nq, nvi);
+	t[n++] = (struct reg_mask){ CMDQV_CONFIG, 4, CMDQV_CONFIG_MASK };
+	t[n++] = (struct reg_mask){ CMDQV_STATUS, 4, CMDQV_STATUS_ENABLED };
+	for (unsigned q = 0; q < nq; q++) {
+		uint64_t p0 = CMDQV_VCMDQ_PAGE0 + CMDQV_VCMDQ_STRIDE * q;
+
+		t[n++] = (struct reg_mask){ CMDQV_CMDQ_ALLOC(q), 4, CMDQV_ALLOC_MASK };
+		t[n++] = (struct reg_mask){ (uint32_t)p0 + VCMDQ_CONS, 4, 0x7F0FFFFFu };
+		t[n++] = (struct reg_mask){ (uint32_t)p0 + VCMDQ_PROD, 4, 0xFFFFFu };
+		t[n++] = (struct reg_mask){ (uint32_t)p0 + VCMDQ_CONFIG, 4, VCMDQ_CONFIG_EN };
+		t[n++] = (struct reg_mask){ (uint32_t)p0 + VCMDQ_STATUS, 4, VCMDQ_STATUS_ENABLED };
+		t[n++] = (struct reg_mask){ (uint32_t)p0 + VCMDQ_GERROR, 4, VCMDQ_GERROR_MASK };
+		t[n++] = (struct reg_mask){ (uint32_t)p0 + VCMDQ_GERRORN, 4, VCMDQ_GERROR_MASK };
+		t[n++] = (struct reg_mask){ CMDQV_VCMDQ_PAGE1 + CMDQV_VCMDQ_STRIDE * q + VCMDQ_BASE, 8,
+					    VCMDQ_BASE_ADDR_MASK | VCMDQ_BASE_LOG2SIZE_MASK };
+		if (n > sizeof(t) / sizeof(t[0]) - 12)
+			break;
+	}
+	for (unsigned v = 0; v < nvi && n < sizeof(t) / sizeof(t[0]); v++)
+		t[n++] = (struct reg_mask){ CMDQV_VINTF(v) + VINTF_CONFIG, 4,
+					    0x1FFFFu | (guest ? 0 : VINTF_CONFIG_HYP_OWN) };
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t val = smmu_mmio_read(s, w + t[i].off, t[i].size);
+
+		if (val & ~t[i].mask)
+			INV_FAIL("CMDQV register %#x reads %#llx: bits %#llx are not defined", t[i].off,
+				 (unsigned long long)val, (unsigned long long)(val & ~t[i].mask));
+	}
+}
+
+struct vsnap {
+	uint32_t cons[16], prod[16];
+};
+
+static void vq_snap(struct smmu *s, uint64_t w, unsigned nq, struct vsnap *v)
+{
+	for (unsigned q = 0; q < nq && q < 16; q++) {
+		uint64_t p0 = w + CMDQV_VCMDQ_PAGE0 + CMDQV_VCMDQ_STRIDE * q;
+
+		v->cons[q] = (uint32_t)smmu_mmio_read(s, p0 + VCMDQ_CONS, 4);
+		v->prod[q] = (uint32_t)smmu_mmio_read(s, p0 + VCMDQ_PROD, 4);
+	}
+}
+
+/* After a step that wrote no register: each VCMDQ's CONS moved legally. */
+static void check_vcmdq_pointers(struct smmu *s, uint64_t w, unsigned nq, const struct vsnap *a)
+{
+	struct vsnap b;
+
+	vq_snap(s, w, nq, &b);
+	for (unsigned q = 0; q < nq && q < 16; q++)
+		if (b.cons[q] != a->cons[q])
+			check_consumer("VCMDQ", a->cons[q], b.cons[q], a->prod[q],
+				       q_log2(smmu_mmio_read(s, w + CMDQV_VCMDQ_PAGE1 +
+							     CMDQV_VCMDQ_STRIDE * q + VCMDQ_BASE, 8),
+					      VCMDQ_LOG2SIZE_MAX));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct fmem *m;
+	static struct inv iv;
 	struct in in = { data, size };
 	struct smmu_config cfg;
 	struct smmu *s;
@@ -118,75 +163,132 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cfg.oas = 40;
 	cfg.cmdqs = 8;
 	cfg.eventqs = 5;
-	if (smmu_create(&s, &cfg, &ops, m, NULL))
+	if (inv_create(&iv, m, &cfg))
 		return 0;
+	s = iv.s;
+	working_streams(&iv);
 	/* the main queue too, so both kinds of queue share the executor */
-	smmu_mmio_write(s, 0x80, 0x10000, 8);
-	smmu_mmio_write(s, 0x88, 8, 4);
-	smmu_mmio_write(s, 0x90, 0x20000 | 6, 8);
-	smmu_mmio_write(s, 0xA0, 0x30000 | 4, 8);
-	smmu_mmio_write(s, 0x20, 0xD, 4);
+	inv_mmio_write(&iv, 0x80, STRTAB, 8);
+	inv_mmio_write(&iv, 0x88, 8, 4);
+	inv_mmio_write(&iv, 0x90, CMDQ | 6, 8);
+	inv_mmio_write(&iv, 0xA0, EVTQ | 4, 8);
+	inv_mmio_write(&iv, 0x20, 0xD, 4);
 	w = smmu_cmdqv_offset(s);
 	window = smmu_mmio_size(s);
 	if (knobs & 0x40)
-		bring_up(s, w, cfg.cmdqv_vcmdqs, cfg.cmdqv_vintfs, knobs & 0x80);
+		bring_up(&iv, w, cfg.cmdqv_vcmdqs, cfg.cmdqv_vintfs, knobs & 0x80);
+	check_reg_masks(s);
+	check_cmdqv_masks(s, w, cfg.cmdqv_vcmdqs, cfg.cmdqv_vintfs, cfg.cmdqv_guest);
 
 	while (in.n && steps++ < 256) {
-		unsigned op = (unsigned)take(&in, 1) % 8;
+		unsigned op = (unsigned)take(&in, 1) % 10;
+		bool regwrite = false;
+		struct qsnap qs;
+		struct vsnap vs;
 
+		q_snap(s, &qs, 0);
+		vq_snap(s, w, cfg.cmdqv_vcmdqs, &vs);
 		switch (op) {
 		case 0: { /* hot CMDQV register write */
 			uint64_t off = hot_reg((unsigned)take(&in, 2), cfg.cmdqv_vcmdqs,
 					       cfg.cmdqv_vintfs);
-			smmu_mmio_write(s, w + off, take(&in, 8), (take(&in, 1) & 1) ? 8 : 4);
+			uint64_t val = take(&in, 8);
+
+			inv_mmio_write(&iv, w + off, val, (take(&in, 1) & 1) ? 8 : 4);
+			regwrite = true;
 			break;
 		}
 		case 1: { /* any access in the window, any size */
 			uint64_t off = take(&in, 3) % window;
 
-			if (take(&in, 1) & 1)
-				smmu_mmio_write(s, off, take(&in, 8), (unsigned)take(&in, 1) % 9);
-			else
+			if (take(&in, 1) & 1) {
+				uint64_t val = take(&in, 8);
+
+				inv_mmio_write(&iv, off, val, (unsigned)take(&in, 1) % 9);
+				regwrite = true;
+			} else {
 				(void)smmu_mmio_read(s, off, (unsigned)take(&in, 1) % 9);
+			}
 			break;
 		}
 		case 2: { /* a command in some VCMDQ's memory */
 			uint64_t pa = 0x40000 + ((take(&in, 2) % (16 * 0x1000)) & ~15ull);
 			uint64_t d0 = take(&in, 8), d1 = take(&in, 8);
 
-			memcpy(m->buf + pa, &d0, 8);
-			memcpy(m->buf + pa + 8, &d1, 8);
+			put64(&iv, pa, d0);
+			put64(&iv, pa + 8, d1);
 			break;
 		}
 		case 3: { /* a PROD write through the direct aperture */
 			unsigned q = (unsigned)take(&in, 1) % cfg.cmdqv_vcmdqs;
 
-			smmu_mmio_write(s, w + CMDQV_VCMDQ_PAGE0 + CMDQV_VCMDQ_STRIDE * q + VCMDQ_PROD,
-					take(&in, 3), 4);
+			inv_mmio_write(&iv, w + CMDQV_VCMDQ_PAGE0 + CMDQV_VCMDQ_STRIDE * q + VCMDQ_PROD,
+				       take(&in, 3), 4);
+			regwrite = true;
 			break;
 		}
 		case 4: {
 			struct smmu_txn_req q = { 0 };
-			struct smmu_txn_rsp r;
+			uint8_t sid = (uint8_t)take(&in, 1);
 
-			q.sid = (uint32_t)take(&in, 1);
+			q.sid = sid & 0x80 ? sid % NSTREAMS : sid; /* a working stream, or any */
 			q.iova = take(&in, 8);
-			smmu_translate(s, &q, &r);
+			if (sid & 0x80)
+				q.iova &= 0xFFFF;
+			inv_translate(&iv, &q);
 			break;
 		}
 		case 5:
 			smmu_process_commands(s, (unsigned)take(&in, 1));
 			break;
-		case 6:
-			m->flo = take(&in, 3) % MEM_SIZE;
-			m->fhi = m->flo + take(&in, 2);
-			break;
-		case 7:
-			if (take(&in, 1) == 0x5A)
-				smmu_reset(s);
+		case 6: {
+			uint64_t lo = take(&in, 3) % MEM_SIZE;
+
+			inv_fault_window(&iv, lo, lo + take(&in, 2));
 			break;
 		}
+		case 7:
+			if (take(&in, 1) == 0x5A) {
+				inv_reset(&iv);
+				regwrite = true;
+			}
+			break;
+		case 8: { /* a driver's cycle through VCMDQ q: TLBI, CFGI_ALL, CMD_SYNC (a guest's
+			   * queue refuses the CFGI), run, then translate the page */
+			uint8_t k = (uint8_t)take(&in, 1);
+			uint64_t pg = take(&in, 1) & 0xF;
+			unsigned q = (k >> 4) % cfg.cmdqv_vcmdqs, sid = (k >> 2) & 3;
+			static const unsigned tlbi[] = { 1, 3, 5, 6 };
+			unsigned kind = tlbi[k & 3];
+			uint64_t b = w + CMDQV_VCMDQ_PAGE1 + CMDQV_VCMDQ_STRIDE * q + VCMDQ_BASE;
+			uint64_t p = w + CMDQV_VCMDQ_PAGE0 + CMDQV_VCMDQ_STRIDE * q + VCMDQ_PROD;
+			struct smmu_txn_req t = { .sid = sid, .iova = pg << 12 };
+
+			append_cmd_q(&iv, b, p, VCMDQ_LOG2SIZE_MAX, kind,
+				     kind == 3 ? pg : (pg << 3) | (sid + 1), 0, 0);
+			append_cmd_q(&iv, b, p, VCMDQ_LOG2SIZE_MAX, 0, 0, 0, 0);
+			append_cmd_q(&iv, b, p, VCMDQ_LOG2SIZE_MAX, 4, 0, 0, 0);
+			q_snap(s, &qs, 0);
+			vq_snap(s, w, cfg.cmdqv_vcmdqs, &vs);
+			smmu_process_commands(s, 255);
+			check_queue_pointers(s, &qs, 0);
+			check_vcmdq_pointers(s, w, cfg.cmdqv_vcmdqs, &vs);
+			check_reg_masks(s);
+			inv_translate(&iv, &t);
+			regwrite = true;
+			break;
+		}
+		case 9: /* a table entry of a working stream (PTE, table or CD word) */
+			put64(&iv, PTS + 8 * (take(&in, 2) % (NSTREAMS * 0x800)), take(&in, 8));
+			break;
+		}
+		if (!regwrite) {
+			check_queue_pointers(s, &qs, 0);
+			check_vcmdq_pointers(s, w, cfg.cmdqv_vcmdqs, &vs);
+		}
+		check_reg_masks(s);
+		check_cmdqv_masks(s, w, cfg.cmdqv_vcmdqs, cfg.cmdqv_vintfs, cfg.cmdqv_guest);
 	}
-	smmu_destroy(s);
+	inv_destroy(&iv);
 	return 0;
 }

@@ -157,6 +157,19 @@ sim_args="--engine sim -n 2 -t 4 --iterations 50 --json"
 "$BIN" bench $sim_args > "$tmp/b.json" || { echo "FAIL: sim run 2 rc $?"; fail=1; }
 cmp -s "$tmp/a.json" "$tmp/b.json" || { echo "FAIL: sim JSON differs between two runs"; fail=1; }
 "$BIN" bench $sim_args --seed 7 > "$tmp/c.json" || { echo "FAIL: sim seed 7 rc $?"; fail=1; }
+# --cma pernuma takes the SMMU's queue memory from its own node's CMA area: the model's memory
+# traffic (command and event queues) turns local, where one global area leaves it remote.
+"$BIN" bench $sim_args --cma pernuma > "$tmp/d.json" || { echo "FAIL: sim --cma pernuma rc $?"; fail=1; }
+if have python3 "bench --cma's effect"; then
+python3 - "$tmp/a.json" "$tmp/d.json" <<'PY' || { echo "FAIL: --cma pernuma changed nothing"; fail=1; }
+import json, sys
+g, p = (json.load(open(f)) for f in sys.argv[1:])
+assert g["config"]["cma"] == "global" and p["config"]["cma"] == "pernuma"
+ga, pa = g["sim"]["agents"]["smmu2"], p["sim"]["agents"]["smmu2"]
+assert ga["mem_bytes_remote"] > 0 and ga["mem_bytes_local"] == 0, ga
+assert pa["mem_bytes_local"] > 0 and pa["mem_bytes_remote"] == 0, pa
+PY
+fi
 if have python3 "the sim JSON's content"; then
 python3 - "$tmp/a.json" "$tmp/c.json" <<'PY' || { echo "FAIL: sim json content"; fail=1; }
 import json, sys

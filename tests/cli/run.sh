@@ -179,6 +179,22 @@ fi
 # --seed 1 is the default run, byte for byte (the results regression test holds it to HEAD).
 "$BIN" run --quick --json --seed 1 --out "$TMP/s1" 000 003 >"$TMP/s1.json" 2>/dev/null
 cmp -s "$TMP/det1.json" "$TMP/s1.json" || bad "run --seed 1: the JSON differs from no --seed"
+# ... and another seed reaches the simulator: its scheduler orders same-instant fibers with a
+# seeded coin, so seed 000's context-switch counts move with --seed (not only the recorded seed).
+"$BIN" run --quick --json --seed 5 --out "$TMP/s5" 000 >"$TMP/s5.json" 2>/dev/null || bad "run --seed 5 000: failed"
+if have python3 "run --seed's effect"; then
+	python3 - "$TMP/det1.json" "$TMP/s5.json" <<'PY' || bad "run --seed 5: no figure moved"
+import json, sys
+one, five = (json.load(open(p)) for p in sys.argv[1:])
+def switches(run):
+    runs = run if isinstance(run, list) else [run]
+    return {c["label"]: c["stats"]["scheduler"]["switches"]
+            for r in runs if r["scenario"]["name"] == "seed000-cmdsync" for c in r["cases"]}
+a, b = switches(one), switches(five)
+assert a and a.keys() == b.keys(), (a, b)
+assert a != b, ("the same scheduler switches with seed 1 and seed 5", a)
+PY
+fi
 
 # --repeat 3 on the flat profile: every run the same, so the same figures and a spread of 0.
 "$BIN" run --quick --json --repeat 3 --out "$TMP/r3" 000 003 >"$TMP/r3.json" 2>/dev/null ||

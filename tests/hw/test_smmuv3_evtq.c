@@ -66,6 +66,8 @@ static void test_overflow_toggles_ovflg(void **state)
     }
     assert_int_equal(smt_rd(&f->e, SMT_EVENTQ_CONS) >> 31, 1);
     fault_once(f, 0x2000);
+    /* the next record leaves OVFLG as it was: only a new overflow toggles it (§7.4.1) */
+    assert_int_equal(smt_rd(&f->e, SMT_EVENTQ_PROD), 0x80000041u);
     assert_true(smt_evt_pop(&f->e, rec));
     assert_int_equal(rec[2], 0x2000);
 }

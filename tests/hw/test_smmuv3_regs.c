@@ -344,6 +344,11 @@ static void test_msi_cfg_raz_without_msi(void **state)
     assert_int_equal(smmu_create(&s, &c, &smt_host_ops, &m, NULL), 0);
     smmu_mmio_write(s, SMT_GERROR_IRQ_CFG0, 0x1000, 8);
     assert_int_equal(smmu_mmio_read(s, SMT_GERROR_IRQ_CFG0, 8), 0);
+    /* GERRORN's MSI_*_ABT_ERR fields are RES0 too (§6.3.20): only CMDQ_ERR, EVENTQ_ABT_ERR and
+     * SFM_ERR stay */
+    smmu_mmio_write(s, SMT_GERRORN, 0xFFFFFFFFu, 4);
+    assert_int_equal(smmu_mmio_read(s, SMT_GERRORN, 4) & 0xB0, 0);
+    assert_int_equal(smmu_mmio_read(s, SMT_GERRORN, 4) & 0x5, 0x5);
     smmu_destroy(s);
     smt_mem_fini(&m);
 }

@@ -173,6 +173,10 @@ static void test_fault_record_fields(void **state)
     assert_int_equal((rec[1] >> 35) & 1, 1);
     assert_int_equal((rec[1] >> 34) & 1, 1);
     assert_int_equal((rec[1] >> 33) & 1, 0);
+    /* a write marked as an instruction access is a data access (§13.1.2: InD = 0) */
+    expect_fault(e, 7, 0x6000, true, false, true, SMT_F_TRANSLATION, rec);
+    assert_int_equal((rec[1] >> 35) & 1, 0);
+    assert_int_equal((rec[1] >> 34) & 1, 0);
 }
 
 static void test_walk_eabt_each_level(void **state)
@@ -427,15 +431,49 @@ static void test_tlb_hit_and_global(void **state)
     mkctx(e, 20, 12, 48, 99, &pt2, &cd2, &cdpa2);
     tx(e, 20, 0x9000, false, false, false, &r);
     assert_int_equal(r.status, SMMU_TXN_OK);
-    /* TLBI_NH_ASID does not remove global entries; TLBI_NH_VAA does */
+    /* TLBI_NH_ASID does not remove global entries (§4.4.2.2: it invalidates the non-global
+     * entries of that ASID), neither for another ASID nor for the ASID the entry was cached
+     * under (19): the stale global entry still serves the context that no longer maps it */
     smt_cmd(e, SMT_OP_TLBI_NH_ASID | (99ULL << 48), 0);
     smt_run(e);
     tx(e, 20, 0x9000, false, false, false, &r);
     assert_int_equal(r.status, SMMU_TXN_OK);
+    smt_cmd(e, SMT_OP_TLBI_NH_ASID | (19ULL << 48), 0);
+    smt_run(e);
+    tx(e, 20, 0x9000, false, false, false, &r);
+    assert_int_equal(r.status, SMMU_TXN_OK);
+    /* ... and TLBI_NH_VAA does */
     smt_cmd(e, SMT_OP_TLBI_NH_VAA, 0x9000);
     smt_run(e);
     tx(e, 20, 0x9000, false, false, false, &r);
     assert_int_equal(r.event, SMT_F_TRANSLATION);
+}
+
+/* TLBI_NH_VA invalidates the ASID's entries for the address and the global ones of every ASID
+ * (§4.4.2.3): a global entry cached under ASID 22 goes with a TLBI_NH_VA naming ASID 98. */
+static void test_tlbi_nh_va_removes_global_of_other_asid(void **state)
+{
+    struct smt_env *e = *state;
+    struct smt_pt pt, pt2;
+    struct smt_cd cd, cd2;
+    uint64_t cdpa, cdpa2;
+    struct smmu_txn_rsp r;
+    mkctx(e, 22, 12, 48, 22, &pt, &cd, &cdpa);
+    smt_pt_map(&pt, 0xA000, PABASE, 3, (SMT_PTE_DEFAULT & ~SMT_PTE_NG) | SMT_PTE_AP_EL0);
+    tx(e, 22, 0xA000, false, false, false, &r);
+    assert_int_equal(r.status, SMMU_TXN_OK);
+    mkctx(e, 23, 12, 48, 98, &pt2, &cd2, &cdpa2); /* does not map 0xA000 */
+    tx(e, 23, 0xA000, false, false, false, &r);
+    assert_int_equal(r.status, SMMU_TXN_OK); /* the global entry */
+    /* another address: the global entry stays */
+    smt_cmd(e, SMT_OP_TLBI_NH_VA | (98ULL << 48), 0xB000);
+    smt_run(e);
+    tx(e, 23, 0xA000, false, false, false, &r);
+    assert_int_equal(r.status, SMMU_TXN_OK);
+    smt_cmd(e, SMT_OP_TLBI_NH_VA | (98ULL << 48), 0xA000);
+    smt_run(e);
+    uint64_t rec[4];
+    expect_fault(e, 23, 0xA000, false, false, false, SMT_F_TRANSLATION, rec);
 }
 
 static void test_walk_cache_saves_reads(void **state)
@@ -555,6 +593,7 @@ int main(void)
         T(test_tbi_and_range_check),
         T(test_ttb1_region_and_epd),
         T(test_tlb_hit_and_global),
+        T(test_tlbi_nh_va_removes_global_of_other_asid),
         T(test_walk_cache_saves_reads),
         cmocka_unit_test(test_tlb_policy_lru_fifo),
         cmocka_unit_test(test_no_caches),

@@ -201,6 +201,14 @@ static void test_fast_hit_lifo(void **state)
 	b = ilab_alloc_iova_fast(d, 3, 0x7ffff, true);
 	assert_true(b + 3 <= 0x7ffff);
 	assert_true(b != a);
+	/* the cached range must END below the limit, not just start below it: a limit two pfns
+	 * into the cached 4-pfn range (a <= limit < a + 3) must not hand it out (a magazine pop
+	 * checking `limit` instead of `limit - size` would) */
+	a = ilab_alloc_iova_fast(d, 4, 0xfffff, true);
+	assert_int_equal(ilab_free_iova_fast(d, a, 4), 0);
+	b = ilab_alloc_iova_fast(d, 4, a + 2, true);
+	assert_true(b != 0);
+	assert_true(b + 3 <= a + 2);
 	/* 33+ pfns bypass the caches */
 	a = ilab_alloc_iova_fast(d, 33, 0xfffff, true);
 	assert_int_equal(ilab_find_iova(d, a)->pfn_hi - a + 1, 33);

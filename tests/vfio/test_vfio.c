@@ -301,12 +301,15 @@ static void test_replay_on_late_attach(void **state)
 	assert_int_equal(stats(&t).nr_domains, 0);
 
 	/* The first attach replays it (and pins); the second node's domain replays it too. */
+	assert_int_equal(stats(&t).pinned_pages, 0);
 	assert_int_equal(ilab_vfio_attach_group(t.c, t.grp[GPU0]), 0);
 	assert_int_equal(pins(&t, VA), 1);
+	assert_int_equal(stats(&t).pinned_pages, 2); /* the replay's pins are counted */
 	expect_bytes(&t, GPU0, IOVA + SZ_4K, 1, 0x21);
 	assert_int_equal(ilab_vfio_attach_group(t.c, t.grp[GPU4]), 0);
 	assert_int_equal(stats(&t).nr_domains, 2);
 	assert_int_equal(pins(&t, VA), 1); /* pinned once per mapping, not per domain */
+	assert_int_equal(stats(&t).pinned_pages, 2);
 	assert_int_equal(dinfo(&t, 1).nr_mappings, 1);
 	assert_int_equal(stats(&t).replays, 2);
 	expect_bytes(&t, GPU4, IOVA, 0, 0x21);

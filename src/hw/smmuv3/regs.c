@@ -222,6 +222,19 @@ static bool lockfree_reg(uint64_t off)
            off == SMMU_REG_EVENTQ_PROD || off == SMMU_REG_EVENTQ_CONS;
 }
 
+/* GERRORN keeps only GERROR's defined fields: the MSI_*_ABT_ERR bits need IDR0.MSI, CMDQP_ERR
+ * IDR1.ECMDQ; otherwise they are RES0 (§6.3.20). */
+static uint32_t gerror_fields(const struct smmu *s)
+{
+    uint32_t f = (uint32_t)GERROR_IMPLEMENTED;
+    if (!s->cfg.msi)
+        f &= ~(uint32_t)(GERROR_MSI_CMDQ_ABT_ERR | GERROR_MSI_EVENTQ_ABT_ERR |
+                         GERROR_MSI_GERROR_ABT_ERR);
+    if (s->cfg.ecmdq_count)
+        f |= (uint32_t)GERROR_CMDQP_ERR;
+    return f;
+}
+
 static uint32_t read32(struct smmu *s, uint64_t off)
 {
     const bool msi = s->cfg.msi;
@@ -325,7 +338,7 @@ static void write32(struct smmu *s, uint64_t off, uint32_t v)
         s->irq_ctrl = v & (uint32_t)(IRQ_CTRL_GERROR_IRQEN | IRQ_CTRL_EVENTQ_IRQEN);
         break;
     case SMMU_REG_GERRORN:
-        s->gerrorn = v & (uint32_t)(GERROR_IMPLEMENTED | (s->cfg.ecmdq_count ? GERROR_CMDQP_ERR : 0));
+        s->gerrorn = v & gerror_fields(s);
         break;
     case SMMU_REG_GERROR_IRQ_CFG0:
     case SMMU_REG_GERROR_IRQ_CFG0 + 4:
