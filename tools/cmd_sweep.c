@@ -24,22 +24,6 @@
 #define ERRLEN 2048
 #define JOBS_MAX 1024
 
-/* What a worker sends back through its pipe: one write of less than PIPE_BUF. */
-struct wire {
-	unsigned index;
-	int status;
-	char message[256];
-	unsigned nr_figures;
-	struct ilab_figure figures[ILAB_SCN_MAX_FIGURES];
-};
-
-struct worker {
-	pid_t pid;
-	int fd;
-	unsigned k;
-	double start;
-};
-
 static double now(void)
 {
 	struct timespec ts;
@@ -87,74 +71,8 @@ static int parse_shard(const char *arg, unsigned *i, unsigned *n)
 	return 0;
 }
 
-/* The child: run case k, send the result, exit. */
-static void __attribute__((noreturn)) run_child(const struct ilab_sweep *sw, unsigned k, int fd)
-{
-	struct ilab_case_result r;
-	struct wire w = { .index = k };
-
-	ilab_sweep_run_case(sw, k, &r);
-	w.status = (int)r.status;
-	snprintf(w.message, sizeof(w.message), "%s", r.message);
-	w.nr_figures = r.nr_figures;
-	memcpy(w.figures, r.figures, sizeof(w.figures));
-	_exit(write(fd, &w, sizeof(w)) == (ssize_t)sizeof(w) ? 0 : 1);
-}
-
-static int start(const struct ilab_sweep *sw, unsigned k, struct worker *wk)
-{
-	int p[2];
-
-	if (pipe(p) != 0)
-		return -errno;
-	fflush(NULL); /* the child must not write the parent's buffered output again */
-	wk->pid = fork();
-	if (wk->pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -errno;
-	}
-	if (wk->pid == 0) {
-		close(p[0]);
-		run_child(sw, k, p[1]);
-	}
-	close(p[1]);
-	wk->fd = p[0];
-	wk->k = k;
-	wk->start = now();
-	return 0;
-}
-
-/* The finished child's result into r. */
-static void collect(struct worker *wk, int st, struct ilab_case_result *r)
-{
-	struct wire w;
-	ssize_t n;
-
-	memset(r, 0, sizeof(*r));
-	do
-		n = read(wk->fd, &w, sizeof(w));
-	while (n < 0 && errno == EINTR);
-	close(wk->fd);
-	r->host_seconds = now() - wk->start;
-	if (n == (ssize_t)sizeof(w) && w.index == wk->k && w.nr_figures <= ILAB_SCN_MAX_FIGURES) {
-		r->status = (enum ilab_case_status)w.status;
-		memcpy(r->message, w.message, sizeof(r->message));
-		r->message[sizeof(r->message) - 1] = '\0';
-		r->nr_figures = w.nr_figures;
-		memcpy(r->figures, w.figures, sizeof(r->figures));
-		return;
-	}
-	r->status = ILAB_CASE_FAILED;
-	if (WIFSIGNALED(st))
-		snprintf(r->message, sizeof(r->message), "the worker process died (signal %d)",
-			 WTERMSIG(st));
-	else
-		snprintf(r->message, sizeof(r->message), "the worker process sent no result "
-			 "(exit status %d)", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-}
-
 struct progress {
+	const struct ilab_sweep *sw;
 	bool tty;
 	unsigned done, total;
 	double t0;
@@ -191,55 +109,29 @@ static void show(struct progress *p, const struct ilab_sweep *sw, unsigned k,
 	fflush(stderr);
 }
 
-/* Run the cases k = shard, shard + count ... into res[k]; returns 0 or a negative errno. */
+static void run_one(void *ctx, unsigned k, struct ilab_case_result *r)
+{
+	ilab_sweep_run_case(((struct progress *)ctx)->sw, k, r);
+}
+
+static void one_done(void *ctx, unsigned k, const struct ilab_case_result *r)
+{
+	struct progress *p = ctx;
+
+	p->done++;
+	show(p, p->sw, k, r);
+}
+
+/* Run the cases k = shard, shard + count ... into res[k] on the sweep engine's workers
+ * (src/experiments/sweep_pool.c); returns 0 or a negative errno. */
 static int run_cases(const struct ilab_sweep *sw, unsigned shard, unsigned count,
 		     unsigned jobs, struct ilab_case_result *res)
 {
-	struct worker *wk = calloc(jobs, sizeof(*wk));
-	struct progress p = { .tty = isatty(2), .t0 = now() };
-	unsigned next = shard, running = 0;
-	int ret = 0;
+	struct progress p = { .sw = sw, .tty = isatty(2), .t0 = now() };
 
-	if (!wk)
-		return -ENOMEM;
 	for (unsigned k = shard; k < sw->nr_cases; k += count)
 		p.total++;
-	while (next < sw->nr_cases || running) {
-		unsigned j;
-		int st;
-		pid_t pid;
-
-		if (!ret && next < sw->nr_cases && running < jobs) {
-			for (j = 0; wk[j].pid; j++)
-				;
-			ret = start(sw, next, &wk[j]);
-			if (!ret) {
-				running++;
-				next += count;
-			}
-			continue;
-		}
-		if (ret && !running)
-			break;
-		pid = waitpid(-1, &st, 0);
-		if (pid < 0 && errno == EINTR)
-			continue;
-		if (pid < 0) {
-			ret = -errno;
-			break;
-		}
-		for (j = 0; j < jobs && wk[j].pid != pid; j++)
-			;
-		if (j == jobs)
-			continue;
-		collect(&wk[j], st, &res[wk[j].k]);
-		p.done++;
-		show(&p, sw, wk[j].k, &res[wk[j].k]);
-		wk[j].pid = 0;
-		running--;
-	}
-	free(wk);
-	return ret;
+	return ilab_pool_run(sw->nr_cases, shard, count, jobs, run_one, one_done, &p, res);
 }
 
 /* The result file can be written there: found before the cases run, not after. */
