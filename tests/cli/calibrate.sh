@@ -1,0 +1,89 @@
+#!/bin/bash
+# calibrate.sh — `iommulab calibrate`: a small fit (seed 000's local wait and two seed 002
+# cases, quick sizes, -j2) writes the fitted profile (comments kept, only the free constants'
+# lines changed, a free: section with bounds, value and fitted_on; it loads and runs), the
+# report (text, JSON) and the correlator; the same seed gives the same bytes; a profile's own
+# free: section is read; bad command lines, free constants and free: sections are one line
+# and exit 2, before anything runs; the fitted profile is never written over its input.
+# usage: bash calibrate.sh <iommulab binary> <source dir>
+set -u
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$2
+. "$SRC/tests/support/cli_lib.sh" # fail, bad, have
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+cd "$TMP" || exit 1
+K=$SRC/profiles/kunpeng920.yaml
+SMALL=(000 002 --quick --case cma-pernuma --case t1-g256-map_pages --case t1-g256-per-page
+       --starts 1 --max-evals 20 -j2 --no-plot)
+
+# refused: one line, exit 2, nothing written
+refuse() { # WHAT EXPECTED-SUBSTRING ARGS...
+	local what=$1 want=$2
+	shift 2
+	"$BIN" calibrate "$@" --out "$TMP/no" >out 2>err
+	local rc=$?
+	[ $rc -eq 2 ] || bad "$what: exit $rc, not 2 ($(tail -1 err))"
+	[ "$(grep -c . err)" -eq 1 ] || [ "$(grep -c '^iommulab' err)" -ge 1 ] ||
+		bad "$what: not one line: $(cat err)"
+	grep -q -- "$want" err || bad "$what: '$want' not in: $(head -1 err)"
+	[ -e "$TMP/no" ] && bad "$what: wrote $TMP/no"
+}
+refuse "no profile" "no profile given"
+refuse "no free constant" "no free constants" kunpeng920 000 --quick
+refuse "bad --free" "expected SECTION.KEY=MIN:MAX" kunpeng920 --free smmu.sync_ns=10
+refuse "min >= max" "MIN must be below MAX" kunpeng920 --free smmu.sync_ns=100:10
+refuse "zero bound" "whole numbers" kunpeng920 --free smmu.sync_ns=0:10
+refuse "unknown key" "no such key" kunpeng920 --free smmu.sync_nsx=1:10
+refuse "not a number" "not a whole number" kunpeng920 --free smmu.range_invalidation=1:2
+refuse "beyond the loader" "outside what the profile loader accepts" kunpeng920 \
+	--free smmu.cmd_readahead_entries=1:1000000
+refuse "other machine" "not the machine of profile" kunpeng920 004 --free smmu.sync_ns=1:9
+refuse "unknown case" "no case of that label" kunpeng920 000 --case nope --free smmu.sync_ns=1:9
+refuse "bad --starts" "--starts must be" kunpeng920 --starts 0 --free smmu.sync_ns=1:9
+# a free: section in the profile, strictly
+cp "$K" p.yaml && printf 'free:\n  smmu:\n    sync_ns: { min: 10 }\n' >>p.yaml
+refuse "free: without max" "needs both min and max" "$TMP/p.yaml" 000
+cp "$K" p.yaml && printf 'free:\n  smmu:\n    sync_ns: { min: 10, max: 20, step: 1 }\n' >>p.yaml
+refuse "free: unknown key" "expected the keys min, max" "$TMP/p.yaml" 000
+cp "$K" p.yaml && printf 'free: 3\n' >>p.yaml
+refuse "free: not a mapping" "free: expected a mapping" "$TMP/p.yaml" 000
+"$BIN" run --quick --profile "$TMP/p.yaml" --out r 000 >/dev/null 2>err &&
+	bad "run accepted a profile whose free: is not a mapping"
+
+# a small fit, started away from the profile's sync_ns
+sed 's/^  sync_ns: [0-9]*$/  sync_ns: 300/' "$K" >start.yaml
+grep -q '^  sync_ns: 300$' start.yaml || bad "start.yaml: no sync_ns line to move"
+"$BIN" calibrate "$TMP/start.yaml" "${SMALL[@]}" --free smmu.sync_ns=10:2000 \
+	--free smmu.tlbi_ns=5:500 --out a >a.txt 2>a.err || bad "fit: exit $? ($(tail -1 a.err))"
+for f in kunpeng920.calibrated.yaml calibrate-kunpeng920.json calibrate-kunpeng920.txt; do
+	[ -s "a/$f" ] || bad "fit: no a/$f"
+done
+cmp -s a.txt a/calibrate-kunpeng920.txt || bad "the text report differs from stdout"
+grep -q "^smmu.sync_ns .*\[10, 2000\]" a.txt || bad "no sync_ns row: $(head -8 a.txt)"
+grep -q "seed000-cmdsync/cma-pernuma/cmdsync_wait" a.txt || bad "no residual of seed 000"
+# only the two free constants' lines change, and a free: section is appended
+sed '/^# Free constants (iommulab calibrate/,$d' a/kunpeng920.calibrated.yaml >body.yaml
+grep -q '^  sync_ns: 300$' body.yaml && bad "the fit did not move sync_ns from 300"
+diff start.yaml body.yaml | grep '^[<>]' | grep -v '^[<>]   sync_ns: [0-9]*$\|^[<>]   tlbi_ns: [0-9]*$' \
+	| grep -v '^> $' >d.other
+[ -s d.other ] && bad "more than the free constants' lines changed: $(cat d.other)"
+grep -q '^free:$' a/kunpeng920.calibrated.yaml || bad "no free: section"
+grep -q 'sync_ns: { min: 10, max: 2000, value: [0-9]*, fitted_on: "seed000-cmdsync seed002-map-pages \[cases' \
+	a/kunpeng920.calibrated.yaml || bad "free: entry: $(grep sync_ns a/kunpeng920.calibrated.yaml)"
+"$BIN" run --quick --profile a/kunpeng920.calibrated.yaml --out r 000 >/dev/null 2>err ||
+	bad "the fitted profile does not run: $(tail -1 err)"
+# the fitted profile's own free: section drives a second fit; same seed, same bytes
+"$BIN" calibrate a/kunpeng920.calibrated.yaml "${SMALL[@]}" --out b >/dev/null 2>b.err ||
+	bad "fit from the fitted profile: exit $? ($(tail -1 b.err))"
+grep -q '"key": "smmu.tlbi_ns"' b/calibrate-kunpeng920.json || bad "free: section not read"
+"$BIN" calibrate a/kunpeng920.calibrated.yaml "${SMALL[@]}" --out c >/dev/null 2>&1
+cmp -s b/calibrate-kunpeng920.json c/calibrate-kunpeng920.json || bad "same seed, other bytes"
+cmp -s b/kunpeng920.calibrated.yaml c/kunpeng920.calibrated.yaml || bad "same seed, other profile"
+# never over the input
+cp a/kunpeng920.calibrated.yaml in.yaml
+mkdir -p same && cp in.yaml same/kunpeng920.calibrated.yaml
+"$BIN" calibrate same/kunpeng920.calibrated.yaml "${SMALL[@]}" --out same >/dev/null 2>err
+[ $? -eq 1 ] || bad "fit over its input: not exit 1"
+cmp -s in.yaml same/kunpeng920.calibrated.yaml || bad "the input profile was overwritten"
+exit $fail
