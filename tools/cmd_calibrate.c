@@ -208,6 +208,12 @@ static int write_outputs(const struct opts *o, const struct ilab_calib_report *r
 		return CLI_EXIT_FAIL;
 	}
 	fprintf(stderr, "%s calibrate: wrote %s\n", CLI_PROG, path);
+	ilab_calib_record_path(path, real_out, sizeof(real_out));
+	if (ilab_calib_record_write(r, real_out, err, sizeof(err))) {
+		fprintf(stderr, "%s calibrate: %s\n", CLI_PROG, err);
+		return CLI_EXIT_FAIL;
+	}
+	fprintf(stderr, "%s calibrate: wrote %s\n", CLI_PROG, real_out);
 	snprintf(path, sizeof(path), "%s/calibrate-%s.txt", o->out, set->profile_name);
 	if (save_text(path, report_text, report_len, err, sizeof(err))) {
 		fprintf(stderr, "%s calibrate: %s\n", CLI_PROG, err);

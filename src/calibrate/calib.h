@@ -214,4 +214,14 @@ struct json_t *ilab_calib_correlator_json(const struct ilab_calib_report *r);
 int ilab_calib_correlator_plot(const struct ilab_calib_report *r, const char *base, char *msg,
 			       size_t msglen);
 
+/* ---- record.c ---- */
+/* X.yaml -> X.calibration.json: where a profile's calibration record is. */
+void ilab_calib_record_path(const char *profile, char *buf, size_t len);
+/* The record of this fit (its set, the cross-validation when r->cv, the source tree). */
+int ilab_calib_record_write(const struct ilab_calib_report *r, const char *path, char *err,
+			    size_t errlen);
+/* The line `iommulab run` prints under scenario's table for the profile file it ran on: 1
+ * (line set), 0 (no record beside the profile: nothing to print) or -EINVAL (line says why). */
+int ilab_calib_record_line(const char *profile, const char *scenario, char *line, size_t len);
+
 #endif /* ILAB_CALIBRATE_CALIB_H */

@@ -93,6 +93,41 @@ static int one_start(struct fit_ctx *c, double *x, const double *lb, const doubl
 	return res;
 }
 
+/* The simulated objective is not smooth at small scales (whole-number constants, discrete
+ * events), and BOBYQA's trust region can shrink on a step of it and stop short. Check the
+ * point's neighbours at x0.9 and x1.1 of each constant (the analysis's points, so they cost
+ * nothing later): if one is better, the optimiser starts again from it (at most FIT_POLISH
+ * times per start). Returns 1 (moved: x and *f updated), 0, or a negative errno. */
+#define FIT_POLISH 4
+
+static int compass(struct fit_ctx *c, double *x, const double *lb, const double *ub, double *f)
+{
+	double best = *f, bx[ILAB_CALIB_MAX_FREE];
+	int moved = 0;
+
+	memcpy(bx, x, sizeof(bx));
+	for (unsigned j = 0; j < c->n; j++)
+		for (int d = -1; d <= 1; d += 2) {
+			double y[ILAB_CALIB_MAX_FREE], g;
+
+			memcpy(y, x, sizeof(y));
+			y[j] = fmin(fmax(x[j] + d * log(1.1), lb[j]), ub[j]);
+			if (y[j] == x[j])
+				continue;
+			g = objective(c->n, y, NULL, c);
+			if (c->failed)
+				return -EIO;
+			if (g < best) {
+				best = g;
+				memcpy(bx, y, sizeof(bx));
+				moved = 1;
+			}
+		}
+	memcpy(x, bx, sizeof(bx));
+	*f = best;
+	return moved;
+}
+
 int ilab_calib_fit(struct ilab_calib_set *set, uint64_t seed, unsigned starts,
 		   unsigned max_evals, struct ilab_calib_fit *fit, char *err, size_t errlen)
 {
@@ -133,22 +168,34 @@ int ilab_calib_fit(struct ilab_calib_set *set, uint64_t seed, unsigned starts,
 
 			x[j] = s == 0 ? p : lb[j] + uniform(&stream) * (ub[j] - lb[j]);
 		}
-		rc = one_start(&c, x, lb, ub, max_evals, &f);
-		if (rc == -EIO || rc == -ENOMEM)
-			return rc == -EIO ? -EIO : ilab_errf(err, errlen, rc, "out of memory");
-		fit->starts++;
-		/* the optimiser's best point, re-read from the cache at its rounded values */
-		for (unsigned j = 0; j < c.n; j++)
-			c.theta[c.map[j]] = exp(x[j]);
-		if (ilab_calib_eval(set, c.theta, &tv, err, errlen))
-			return -EIO;
-		f = ilab_calib_objective(set, tv);
-		if (f < fit->objective) {
-			fit->objective = f;
-			fit->nlopt_result = rc;
-			for (unsigned i = 0; i < set->nr_free; i++)
-				fit->theta[i] = (double)llround(c.theta[i]);
+		for (unsigned round = 0; round <= FIT_POLISH; round++) {
+			rc = one_start(&c, x, lb, ub, max_evals, &f);
+			if (rc == -EIO || rc == -ENOMEM)
+				return rc == -EIO ? -EIO : ilab_errf(err, errlen, rc, "out of memory");
+			/* the optimiser's best point, re-read from the cache at its rounded values */
+			for (unsigned j = 0; j < c.n; j++)
+				c.theta[c.map[j]] = exp(x[j]);
+			if (ilab_calib_eval(set, c.theta, &tv, err, errlen))
+				return -EIO;
+			f = ilab_calib_objective(set, tv);
+			if (f < fit->objective) {
+				fit->objective = f;
+				fit->nlopt_result = rc;
+				for (unsigned i = 0; i < set->nr_free; i++)
+					fit->theta[i] = (double)llround(c.theta[i]);
+			}
+			rc = compass(&c, x, lb, ub, &f);
+			if (rc < 0)
+				return rc;
+			if (!rc)
+				break; /* no neighbour better: a minimum at the step the data resolve */
+			if (f < fit->objective) { /* kept should the rounds end here */
+				fit->objective = f;
+				for (unsigned j = 0; j < c.n; j++)
+					fit->theta[c.map[j]] = (double)llround(exp(x[j]));
+			}
 		}
+		fit->starts++;
 	}
 	fit->evals = c.evals;
 	return 0;

@@ -80,6 +80,25 @@ grep -q '"key": "smmu.tlbi_ns"' b/calibrate-kunpeng920.json || bad "free: sectio
 "$BIN" calibrate a/kunpeng920.calibrated.yaml "${SMALL[@]}" --out c >/dev/null 2>&1
 cmp -s b/calibrate-kunpeng920.json c/calibrate-kunpeng920.json || bad "same seed, other bytes"
 cmp -s b/kunpeng920.calibrated.yaml c/kunpeng920.calibrated.yaml || bad "same seed, other profile"
+# the record beside the fitted profile: `run` says in-sample or not under each seed table
+[ -s a/kunpeng920.calibrated.calibration.json ] || bad "no calibration record"
+"$BIN" run --quick --profile a/kunpeng920.calibrated.yaml --out r 000 001 >run.txt 2>err ||
+	bad "run on the fitted profile: exit $?"
+grep -q "^calibration: these figures were in the calibration set (seed000-cmdsync seed002-map-pages" run.txt ||
+	bad "run: no in-sample line for seed 000: $(grep calibration run.txt)"
+grep -q "^calibration: not in the calibration set" run.txt ||
+	bad "run: seed 001 not said to be out of the set: $(grep calibration run.txt)"
+"$BIN" run --quick --out r 000 >run0.txt 2>err
+grep -q "^calibration" run0.txt && bad "run: a calibration line without a record"
+# cross-validation: each experiment left out, its out-of-sample error in the record and in run
+"$BIN" calibrate kunpeng920 "${SMALL[@]}" --free smmu.sync_ns=10:2000 --free smmu.tlbi_ns=5:500 \
+	--cross-validate --folds 2 --out cv >cv.txt 2>cv.err || bad "cross-validate: exit $? ($(tail -1 cv.err))"
+grep -q "seed000-cmdsync *left out: [0-9]* of 1 figures within tolerance.*only it pins (held at the prior): smmu.sync_ns=" cv.txt ||
+	bad "cross-validate: seed 000 not reported as the only one pinning sync_ns: $(grep -A3 '^cross' cv.txt)"
+grep -q "2-fold over cases" cv.txt || bad "cross-validate: no case folds"
+"$BIN" run --quick --profile cv/kunpeng920.calibrated.yaml --out r 002 >run2.txt 2>err
+grep -q "^calibration: .*out of sample (experiment left out): [0-9]* of 4 within tolerance" run2.txt ||
+	bad "run: no out-of-sample line for seed 002: $(grep calibration run2.txt)"
 # never over the input
 cp a/kunpeng920.calibrated.yaml in.yaml
 mkdir -p same && cp in.yaml same/kunpeng920.calibrated.yaml
