@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "calibrate/calib.h"
+#include "report/gnuplot.h"
 #include "util/atomic_file.h"
 
 #define ERRLEN 2048
@@ -178,16 +179,36 @@ static int save_text(const char *path, const char *text, size_t len, char *err, 
 	return ilab_afile_commit(&a, err, errlen);
 }
 
+/* doc (consumed) as sorted, indented JSON text with a final newline. */
+static int save_json(const char *path, json_t *doc, char *err, size_t errlen)
+{
+	char *text = doc ? json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2) |
+					   JSON_REAL_PRECISION(17)) : NULL;
+	char *nl = text ? realloc(text, strlen(text) + 2) : NULL;
+	int ret;
+
+	json_decref(doc);
+	if (!nl) {
+		free(text);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	strcat(nl, "\n");
+	ret = save_text(path, nl, strlen(nl), err, errlen);
+	free(nl);
+	return ret;
+}
+
 /* Every output file, each whole or not at all: the fitted profile, the report (text, JSON),
  * the correlator. All writes of the command are here. */
 static int write_outputs(const struct opts *o, const struct ilab_calib_report *r,
 			 const char *report_text, size_t report_len)
 {
 	const struct ilab_calib_set *set = r->set;
-	char path[PATH_MAX], err[ERRLEN], *prof = NULL, *json;
-	char real_in[PATH_MAX], real_out[PATH_MAX];
-	size_t plen;
-	json_t *doc;
+	char path[PATH_MAX], err[ERRLEN], *prof = NULL, *script = NULL;
+	char real_in[PATH_MAX], real_out[PATH_MAX], png[PATH_MAX], prog[PATH_MAX];
+	size_t plen, slen;
+	FILE *f;
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s.calibrated.yaml", o->out, set->profile_name);
@@ -209,7 +230,7 @@ static int write_outputs(const struct opts *o, const struct ilab_calib_report *r
 	}
 	fprintf(stderr, "%s calibrate: wrote %s\n", CLI_PROG, path);
 	ilab_calib_record_path(path, real_out, sizeof(real_out));
-	if (ilab_calib_record_write(r, real_out, err, sizeof(err))) {
+	if (save_json(real_out, ilab_calib_record_json(r), err, sizeof(err))) {
 		fprintf(stderr, "%s calibrate: %s\n", CLI_PROG, err);
 		return CLI_EXIT_FAIL;
 	}
@@ -219,36 +240,35 @@ static int write_outputs(const struct opts *o, const struct ilab_calib_report *r
 		fprintf(stderr, "%s calibrate: %s\n", CLI_PROG, err);
 		return CLI_EXIT_FAIL;
 	}
-	doc = ilab_calib_report_json(r);
-	json = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-	json_decref(doc);
 	snprintf(path, sizeof(path), "%s/calibrate-%s.json", o->out, set->profile_name);
-	if (json) {
-		size_t n = strlen(json);
-		char *nl = realloc(json, n + 2);
-
-		if (nl) {
-			json = nl;
-			memcpy(json + n, "\n", 2);
-		}
-	}
-	ret = json ? save_text(path, json, strlen(json), err, sizeof(err)) : -ENOMEM;
-	free(json);
-	if (ret) {
-		fprintf(stderr, "%s calibrate: %s\n", CLI_PROG, ret == -ENOMEM ? "out of memory"
-									    : err);
+	if (save_json(path, ilab_calib_report_json(r), err, sizeof(err))) {
+		fprintf(stderr, "%s calibrate: %s\n", CLI_PROG, err);
 		return CLI_EXIT_FAIL;
 	}
 	fprintf(stderr, "%s calibrate: wrote %s and the report beside it\n", CLI_PROG, path);
 	if (!o->plot)
 		return CLI_EXIT_OK;
-	snprintf(path, sizeof(path), "%s/calibrate-%s-correlator", o->out, set->profile_name);
-	ret = ilab_calib_correlator_plot(r, path, err, sizeof(err));
-	if (ret < 0) {
+	snprintf(path, sizeof(path), "%s/calibrate-%s-correlator.gp", o->out, set->profile_name);
+	snprintf(png, sizeof(png), "%s/calibrate-%s-correlator.png", o->out, set->profile_name);
+	f = open_memstream(&script, &slen);
+	if (!f)
+		return CLI_EXIT_FAIL;
+	ilab_calib_correlator_script(r, png, f);
+	fclose(f);
+	ret = save_text(path, script, slen, err, sizeof(err));
+	free(script);
+	if (!ret && !ilab_gnuplot_find(prog, sizeof(prog))) {
+		fprintf(stderr, "%s calibrate: warning: gnuplot not found, no %s (the script is %s)\n",
+			CLI_PROG, png, path);
+		return CLI_EXIT_OK;
+	}
+	if (!ret)
+		ret = ilab_gnuplot_render(prog, path, png, err, sizeof(err));
+	if (ret) {
 		fprintf(stderr, "%s calibrate: correlator: %s\n", CLI_PROG, err);
 		return CLI_EXIT_FAIL;
 	}
-	fprintf(stderr, "%s calibrate: %s%s\n", CLI_PROG, ret ? "" : "wrote ", err);
+	fprintf(stderr, "%s calibrate: wrote %s\n", CLI_PROG, png);
 	return CLI_EXIT_OK;
 }
 

@@ -208,18 +208,15 @@ void ilab_calib_report_text(const struct ilab_calib_report *r, FILE *f);
 struct json_t *ilab_calib_report_json(const struct ilab_calib_report *r);
 /* The correlator: model against measured, log-log, y = x and ±30 % bands, a colour per
  * experiment, hollow markers for out-of-sample points. Its numbers as JSON (points), and the
- * gnuplot script and PNG at base.gp / base.png. Returns 0 (PNG drawn), 1 (no gnuplot: the
- * script kept, msg says so) or a negative errno with msg. */
+ * gnuplot script (data inline) that draws it into png (report/gnuplot.h renders it). */
 struct json_t *ilab_calib_correlator_json(const struct ilab_calib_report *r);
-int ilab_calib_correlator_plot(const struct ilab_calib_report *r, const char *base, char *msg,
-			       size_t msglen);
+void ilab_calib_correlator_script(const struct ilab_calib_report *r, const char *png, FILE *f);
 
 /* ---- record.c ---- */
 /* X.yaml -> X.calibration.json: where a profile's calibration record is. */
 void ilab_calib_record_path(const char *profile, char *buf, size_t len);
 /* The record of this fit (its set, the cross-validation when r->cv, the source tree). */
-int ilab_calib_record_write(const struct ilab_calib_report *r, const char *path, char *err,
-			    size_t errlen);
+struct json_t *ilab_calib_record_json(const struct ilab_calib_report *r);
 /* The line `iommulab run` prints under scenario's table for the profile file it ran on: 1
  * (line set), 0 (no record beside the profile: nothing to print) or -EINVAL (line says why). */
 int ilab_calib_record_line(const char *profile, const char *scenario, char *line, size_t len);

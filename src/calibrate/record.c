@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 
 #include "calibrate/calib.h"
-#include "util/atomic_file.h"
 #include "util/errf.h"
 
 #ifndef ILAB_SRCDIR
@@ -55,14 +54,11 @@ static void source_tree(char *buf, size_t len)
 	snprintf(buf, len, "%.12s%s", line, dirty ? "+changes" : "");
 }
 
-int ilab_calib_record_write(const struct ilab_calib_report *r, const char *path, char *err,
-			    size_t errlen)
+json_t *ilab_calib_record_json(const struct ilab_calib_report *r)
 {
 	const struct ilab_calib_set *set = r->set;
 	json_t *doc = json_object(), *exps = json_array();
-	struct ilab_afile a;
 	char tree[64];
-	int rc;
 
 	source_tree(tree, sizeof(tree));
 	for (unsigned e = 0; e < set->nr_exp; e++) {
@@ -88,14 +84,7 @@ int ilab_calib_record_write(const struct ilab_calib_report *r, const char *path,
 	json_object_set_new(doc, "fitted_on", json_string(r->fitted_on));
 	json_object_set_new(doc, "tree", json_string(tree));
 	json_object_set_new(doc, "experiments", exps);
-	rc = ilab_afile_open(&a, path, err, errlen);
-	if (!rc) {
-		json_dumpf(doc, a.f, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-		fputc('\n', a.f);
-		rc = ilab_afile_commit(&a, err, errlen);
-	}
-	json_decref(doc);
-	return rc;
+	return doc;
 }
 
 int ilab_calib_record_line(const char *profile, const char *scenario, char *line, size_t len)

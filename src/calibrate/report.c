@@ -13,8 +13,6 @@
 #include <string.h>
 
 #include "calibrate/calib.h"
-#include "report/gnuplot.h"
-#include "util/atomic_file.h"
 
 static const char *rel_name(enum ilab_ref_relation r)
 {
@@ -217,7 +215,7 @@ static void put_quoted(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-static void write_script(FILE *f, const struct ilab_calib_report *r, const char *png)
+void ilab_calib_correlator_script(const struct ilab_calib_report *r, const char *png, FILE *f)
 {
 	const struct ilab_calib_set *set = r->set;
 	double lo = INFINITY, hi = 0;
@@ -269,31 +267,4 @@ static void write_script(FILE *f, const struct ilab_calib_report *r, const char 
 				"'%s, out-of-sample'", e, e + 1, set->exp[e]->name);
 	}
 	fputc('\n', f);
-}
-
-int ilab_calib_correlator_plot(const struct ilab_calib_report *r, const char *base, char *msg,
-			       size_t msglen)
-{
-	char script[ILAB_SCN_PATH_MAX + 8], png[ILAB_SCN_PATH_MAX + 8], prog[ILAB_SCN_PATH_MAX];
-	struct ilab_afile a;
-	int ret;
-
-	snprintf(script, sizeof(script), "%s.gp", base);
-	snprintf(png, sizeof(png), "%s.png", base);
-	ret = ilab_afile_open(&a, script, msg, msglen);
-	if (ret)
-		return ret;
-	write_script(a.f, r, png);
-	ret = ilab_afile_commit(&a, msg, msglen);
-	if (ret)
-		return ret;
-	if (!ilab_gnuplot_find(prog, sizeof(prog))) {
-		snprintf(msg, msglen, "warning: gnuplot not found, no %s (the script is %s)", png,
-			 script);
-		return 1;
-	}
-	ret = ilab_gnuplot_render(prog, script, png, msg, msglen);
-	if (!ret)
-		snprintf(msg, msglen, "%s", png);
-	return ret;
 }

@@ -14,8 +14,9 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP" || exit 1
 K=$SRC/profiles/kunpeng920.yaml
-SMALL=(000 002 --quick --case cma-pernuma --case t1-g256-map_pages --case t1-g256-per-page
-       --starts 1 --max-evals 20 -j2 --no-plot)
+PLOT=(000 002 --quick --case cma-pernuma --case t1-g256-map_pages --case t1-g256-per-page
+      --starts 1 --max-evals 20 -j2)
+SMALL=("${PLOT[@]}" --no-plot)
 
 # refused: one line, exit 2, nothing written
 refuse() { # WHAT EXPECTED-SUBSTRING ARGS...
@@ -91,11 +92,23 @@ grep -q "^calibration: not in the calibration set" run.txt ||
 "$BIN" run --quick --out r 000 >run0.txt 2>err
 grep -q "^calibration" run0.txt && bad "run: a calibration line without a record"
 # cross-validation: each experiment left out, its out-of-sample error in the record and in run
-"$BIN" calibrate kunpeng920 "${SMALL[@]}" --free smmu.sync_ns=10:2000 --free smmu.tlbi_ns=5:500 \
+"$BIN" calibrate kunpeng920 "${PLOT[@]}" --free smmu.sync_ns=10:2000 --free smmu.tlbi_ns=5:500 \
 	--cross-validate --folds 2 --out cv >cv.txt 2>cv.err || bad "cross-validate: exit $? ($(tail -1 cv.err))"
 grep -q "seed000-cmdsync *left out: [0-9]* of 1 figures within tolerance.*only it pins (held at the prior): smmu.sync_ns=" cv.txt ||
 	bad "cross-validate: seed 000 not reported as the only one pinning sync_ns: $(grep -A3 '^cross' cv.txt)"
 grep -q "2-fold over cases" cv.txt || bad "cross-validate: no case folds"
+# the correlator: a PNG, its script with filled in-sample and hollow out-of-sample points per
+# experiment, its numbers in the JSON (5 figures in, 5 out)
+if have gnuplot "the correlator PNG"; then
+	[ "$(head -c 8 cv/calibrate-kunpeng920-correlator.png | od -An -tx1 | tr -d ' \n')" = \
+	  89504e470d0a1a0a ] || bad "correlator: not a PNG"
+fi
+grep -q "e0in using 1:2 with points pt 7" cv/calibrate-kunpeng920-correlator.gp &&
+grep -q "e1out using 1:2 with points pt 6" cv/calibrate-kunpeng920-correlator.gp ||
+	bad "correlator script: no filled/hollow series per experiment"
+[ "$(grep -c '"in_sample": true' cv/calibrate-kunpeng920.json)" -eq 5 ] &&
+[ "$(grep -c '"in_sample": false' cv/calibrate-kunpeng920.json)" -eq 5 ] ||
+	bad "correlator JSON: not 5 in-sample and 5 out-of-sample points"
 "$BIN" run --quick --profile cv/kunpeng920.calibrated.yaml --out r 002 >run2.txt 2>err
 grep -q "^calibration: .*out of sample (experiment left out): [0-9]* of 4 within tolerance" run2.txt ||
 	bad "run: no out-of-sample line for seed 002: $(grep calibration run2.txt)"
