@@ -123,11 +123,15 @@ static void run_one(void *ctx, unsigned k, struct ilab_case_result *r)
 	ilab_case_run_alone(cc->scn, &cc->c, rc->profile, 1, r);
 }
 
+/* A case's figure; 0 (nothing got through) is kept finite and positive, so that its log
+ * and an effect's ratio stay numbers the objective and the JSON can hold. */
 static double figure(const struct ilab_case_result *r, const char *metric)
 {
 	const struct ilab_figure *f = ilab_case_result_find(r, metric);
 
-	return f ? f->value : NAN;
+	if (!f || !isfinite(f->value))
+		return NAN;
+	return f->value > 1e-30 ? f->value : 1e-30;
 }
 
 /* Run every case on the profile text; the terms' values into tv. */

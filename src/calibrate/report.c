@@ -14,6 +14,13 @@
 
 #include "calibrate/calib.h"
 
+/* A number, or null where there is none (an experiment without out-of-sample figures):
+ * JSON has no NaN. */
+static json_t *num(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
 static const char *rel_name(enum ilab_ref_relation r)
 {
 	return r == ILAB_REL_GT ? "> " : r == ILAB_REL_LT ? "< " : "";
@@ -186,20 +193,21 @@ json_t *ilab_calib_report_json(const struct ilab_calib_report *r)
 		for (unsigned k = 0; k < r->cv->nr; k++) {
 			const struct ilab_calib_cv_exp *e = &r->cv->e[k];
 
-			json_array_append_new(cv, json_pack("{s:s, s:b, s:i, s:i, s:f, s:s}",
+			json_array_append_new(cv, json_pack("{s:s, s:b, s:i, s:i, s:o, s:s}",
 							    "experiment", set->exp[e->exp]->name,
 							    "left_out", e->loeo, "figures",
 							    e->figures, "within", e->within,
-							    "median_abs_log_error", e->median_abs_log,
+							    "median_abs_log_error",
+							    num(e->median_abs_log),
 							    "pinned_only_by_it_held_at_prior",
 							    e->pinned_only));
 		}
 		json_object_set_new(doc, "cross_validation",
-				    json_pack("{s:o, s:i, s:i, s:i, s:f}", "experiments", cv,
+				    json_pack("{s:o, s:i, s:i, s:i, s:o}", "experiments", cv,
 					      "case_folds", r->cv->folds, "fold_figures",
 					      r->cv->fold_figures, "fold_within", r->cv->fold_within,
 					      "fold_median_abs_log_error",
-					      r->cv->fold_median_abs_log));
+					      num(r->cv->fold_median_abs_log)));
 	}
 	return doc;
 }
