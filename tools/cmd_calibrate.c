@@ -24,7 +24,7 @@
 #define MAX_ARGS 64
 
 struct opts {
-	const char *profile, *out;
+	const char *profile, *out, *measurements, *import_tool, *import_file;
 	const char *scenarios[MAX_ARGS], *frees[MAX_ARGS], *cases[MAX_ARGS];
 	unsigned nr_scenarios, nr_frees, nr_cases;
 	uint64_t seed, starts, jobs, max_evals, folds;
@@ -54,6 +54,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "folds", required_argument, NULL, 'k' },
 		{ "no-plot", no_argument, NULL, 'N' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "measurements", required_argument, NULL, 'm' },
+		{ "import", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -84,6 +86,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'N': o->plot = false; break;
 		case 'v': o->verbose = true; break;
 		case 'o': o->out = optarg; break;
+		case 'm': o->measurements = optarg; break;
+		case 'I':
+			if (strcmp(optarg, "dma_map_benchmark"))
+				return cli_usage_error("calibrate", "--import: 'dma_map_benchmark' is "
+						       "the importer there is, not '%s'", optarg);
+			o->import_tool = optarg;
+			break;
 		case 'S':
 			if (cli_parse_count(optarg, 1, 1ull << 53, &o->seed))
 				return cli_usage_error("calibrate", "--seed must be 1 to 2^53, not '%s'",
@@ -115,6 +124,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		default:
 			return cli_bad_option("calibrate", opt, argc, argv);
 		}
+	}
+	if (o->import_tool) {
+		if (optind != argc - 1)
+			return cli_usage_error("calibrate", "--import %s takes one file of its output",
+					       o->import_tool);
+		o->import_file = argv[optind];
+		return 0;
 	}
 	if (optind == argc)
 		return cli_usage_error("calibrate", "no profile given (a name, kunpeng920, or a file)");
@@ -272,6 +288,26 @@ static int write_outputs(const struct opts *o, const struct ilab_calib_report *r
 	return CLI_EXIT_OK;
 }
 
+/* --import TOOL FILE: the tool's output as measurement entries on stdout, all or nothing. */
+static int import(const struct opts *o)
+{
+	char err[ERRLEN], *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int rc;
+
+	if (!f)
+		return CLI_EXIT_FAIL;
+	rc = ilab_calib_import_dma_map_benchmark(o->import_file, f, err, sizeof(err));
+	fclose(f);
+	if (!rc)
+		fwrite(text, 1, len, stdout);
+	else
+		fprintf(stderr, "%s calibrate: %s\n", CLI_PROG, err);
+	free(text);
+	return rc ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -290,11 +326,16 @@ int cmd_calibrate(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
-	if (ilab_calib_set_open(&set, o.profile, o.scenarios, o.nr_scenarios, o.quick, err,
-				sizeof(err))) {
+	if (o.import_tool)
+		return import(&o);
+	if (ilab_calib_set_open(&set, o.profile, o.nr_scenarios || o.measurements ? o.scenarios
+									       : NULL,
+				o.nr_scenarios, o.quick, err, sizeof(err))) {
 		fprintf(stderr, "%s calibrate: %s\n", CLI_PROG, err);
 		return CLI_EXIT_USAGE;
 	}
+	if (o.measurements)
+		ret = ilab_calib_measurements_add(set, o.measurements, err, sizeof(err));
 	for (unsigned i = 0; !ret && i < o.nr_frees; i++)
 		ret = ilab_calib_free_add_arg(set, o.frees[i], err, sizeof(err));
 	if (!ret && o.nr_cases)

@@ -102,8 +102,9 @@ int ilab_calib_free_add_arg(struct ilab_calib_set *set, const char *arg, char *e
 int ilab_calib_free_check(struct ilab_calib_set *set, char *err, size_t errlen);
 
 /* ---- set.c ---- */
-/* A set on profile (a name or file) with the given scenarios (names or files; none: the
- * built-in scenarios with a seed whose profile is this one). */
+/* A set on profile (a name or file) with the given scenarios (names or files; scenarios
+ * NULL: the built-in scenarios with a seed whose profile is this one; non-NULL with nr 0:
+ * none, for --measurements alone). */
 int ilab_calib_set_open(struct ilab_calib_set **out, const char *profile,
 			const char *const *scenarios, unsigned nr, bool quick, char *err,
 			size_t errlen);
@@ -211,6 +212,17 @@ struct json_t *ilab_calib_report_json(const struct ilab_calib_report *r);
  * gnuplot script (data inline) that draws it into png (report/gnuplot.h renders it). */
 struct json_t *ilab_calib_correlator_json(const struct ilab_calib_report *r);
 void ilab_calib_correlator_script(const struct ilab_calib_report *r, const char *png, FILE *f);
+
+/* ---- measurements.c ---- */
+/* A user's measurements (docs/calibration.md): each entry a one-case scenario on the set's
+ * profile with one figure. 0, or -EINVAL with err "file:line:column: message". */
+int ilab_calib_measurements_add(struct ilab_calib_set *set, const char *path, char *err,
+				size_t errlen);
+/* dma_map_benchmark's output as measurement entries (YAML) on out. 0, or -EINVAL with err
+ * "file:line: not dma_map_benchmark output: ..." (out then holds a part: write it to memory). */
+int ilab_calib_import_dma_map_benchmark(const char *path, FILE *out, char *err, size_t errlen);
+/* Scenario s (owned by the set from now on, unless this fails) into the set. */
+int ilab_calib_set_add_scenario(struct ilab_calib_set *set, struct ilab_scenario *s);
 
 /* ---- record.c ---- */
 /* X.yaml -> X.calibration.json: where a profile's calibration record is. */

@@ -292,6 +292,9 @@ static int check_loadable(const struct ilab_calib_set *set, const char *key, dou
 
 int ilab_calib_free_check(struct ilab_calib_set *set, char *err, size_t errlen)
 {
+	if (!set->nr_terms)
+		return ilab_errf(err, errlen, -EINVAL, "the measurement set has no published "
+				 "figures to fit");
 	if (!set->nr_free)
 		return ilab_errf(err, errlen, -EINVAL, "%s: no free constants (a free: section in "
 				 "the profile, or --free SECTION.KEY=MIN:MAX)", set->profile_path);

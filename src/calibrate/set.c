@@ -192,6 +192,18 @@ static int load_scenario(struct ilab_calib_set *set, const struct ilab_profile *
 	return 0;
 }
 
+int ilab_calib_set_add_scenario(struct ilab_calib_set *set, struct ilab_scenario *s)
+{
+	int rc;
+
+	if (set->nr_exp == ILAB_CALIB_MAX_EXP)
+		return -ENOSPC;
+	rc = add_experiment(set, s);
+	if (rc)
+		set->exp[--set->nr_exp] = NULL;
+	return rc;
+}
+
 /* The built-in scenarios that reproduce a seed on this profile. */
 static int default_scenarios(struct ilab_calib_set *set, const struct ilab_profile *prof,
 			     char *err, size_t errlen)
@@ -245,7 +257,7 @@ int ilab_calib_set_open(struct ilab_calib_set **out, const char *profile,
 		snprintf(set->profile_name, sizeof(set->profile_name), "%s", prof.name);
 		rc = ilab_calib_free_from_profile(set, err, errlen);
 	}
-	if (!rc && !nr)
+	if (!rc && !scenarios)
 		rc = default_scenarios(set, &prof, err, errlen);
 	for (unsigned i = 0; !rc && i < nr; i++) {
 		char path[ILAB_SCN_PATH_MAX];
@@ -254,9 +266,6 @@ int ilab_calib_set_open(struct ilab_calib_set **out, const char *profile,
 		if (!rc)
 			rc = load_scenario(set, &prof, path, true, err, errlen);
 	}
-	if (!rc && !set->nr_terms)
-		rc = ilab_errf(err, errlen, -EINVAL, "the scenarios have no published figures to "
-			       "fit");
 	if (rc) {
 		ilab_calib_set_free(set);
 		return rc;

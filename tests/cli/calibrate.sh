@@ -112,6 +112,33 @@ grep -q "e1out using 1:2 with points pt 6" cv/calibrate-kunpeng920-correlator.gp
 "$BIN" run --quick --profile cv/kunpeng920.calibrated.yaml --out r 002 >run2.txt 2>err
 grep -q "^calibration: .*out of sample (experiment left out): [0-9]* of 4 within tolerance" run2.txt ||
 	bad "run: no out-of-sample line for seed 002: $(grep calibration run2.txt)"
+# the importer: dma_map_benchmark's output (the tool's lines, as iommulab bench prints them
+# too) into entries; a 0.0 latency gives no entry; a bad file is one line, exit 2, no output
+"$BIN" calibrate --import dma_map_benchmark "$SRC/tests/data/calibrate/dma_map_benchmark.txt" \
+	>m.yaml 2>err || bad "import: exit $? ($(cat err))"
+[ "$(grep -c '^  - workload: dma_map_benchmark$' m.yaml)" -eq 3 ] || bad "import: not 3 entries: $(cat m.yaml)"
+grep -q "params: { threads: 4, granule: 1, node: 2 }" m.yaml || bad "import: node 2 lost"
+grep -q "# map latency 0.0 us (threads 4, granule 1)" m.yaml || bad "import: the 0.0 latency not noted"
+head -3 "$SRC/tests/data/calibrate/dma_map_benchmark.txt" >short.txt
+for f in "$K" short.txt; do
+	"$BIN" calibrate --import dma_map_benchmark "$f" >o.txt 2>err
+	[ $? -eq 2 ] && [ "$(grep -c . err)" -eq 1 ] && [ ! -s o.txt ] &&
+		grep -q "not dma_map_benchmark output" err || bad "import of $f: not refused in one line: $(cat err)"
+done
+# --measurements: the entries fitted (and only they: no seed scenario), checked on the machine
+"$BIN" calibrate kunpeng920 --measurements m.yaml --free compute.iommu_unmap_ns=10:1000 \
+	--starts 1 --max-evals 10 -j2 --no-plot --out me >me.txt 2>err || bad "measurements: exit $? ($(tail -1 err))"
+grep -q "^measurement-3/measured/unmap_latency  *3.45 " me.txt || bad "measurements: no entry 3: $(grep measurement me.txt)"
+grep -q "^seed" me.txt && bad "measurements: seed figures in a --measurements set"
+printf 'measurements:\n  - workload: dma_map_benchmark\n    params: { threads: 64 }\n    metric: map_latency\n    value: 1\n    unit: us\n' >m64.yaml
+refuse "measurement beyond the machine" "m64.yaml:2:5: measurement 1: .*threads: 64" kunpeng920 \
+	--measurements "$TMP/m64.yaml" --free smmu.sync_ns=10:2000
+printf 'measurements:\n  - workload: dma_map_benchmark\n    metric: map_latency\n    value: 1\n    unit: us\n    speed: 3\n' >mk.yaml
+refuse "measurement unknown key" "mk.yaml:6:5: measurement 1: unknown key 'speed'" kunpeng920 \
+	--measurements "$TMP/mk.yaml" --free smmu.sync_ns=10:2000
+printf 'measurements:\n  - workload: dma_map_benchmark\n    metric: map_latency\n    value: 1\n    unit: ns\n' >mu.yaml
+refuse "measurement wrong unit" "mu.yaml:2:5: measurement 1: .*unit" kunpeng920 \
+	--measurements "$TMP/mu.yaml" --free smmu.sync_ns=10:2000
 # never over the input
 cp a/kunpeng920.calibrated.yaml in.yaml
 mkdir -p same && cp in.yaml same/kunpeng920.calibrated.yaml
