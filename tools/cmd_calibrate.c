@@ -88,9 +88,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'o': o->out = optarg; break;
 		case 'm': o->measurements = optarg; break;
 		case 'I':
-			if (strcmp(optarg, "dma_map_benchmark"))
-				return cli_usage_error("calibrate", "--import: 'dma_map_benchmark' is "
-						       "the importer there is, not '%s'", optarg);
+			if (strcmp(optarg, "dma_map_benchmark") && strcmp(optarg, "fio"))
+				return cli_usage_error("calibrate", "--import: dma_map_benchmark or "
+						       "fio, not '%s'", optarg);
 			o->import_tool = optarg;
 			break;
 		case 'S':
@@ -298,7 +298,9 @@ static int import(const struct opts *o)
 
 	if (!f)
 		return CLI_EXIT_FAIL;
-	rc = ilab_calib_import_dma_map_benchmark(o->import_file, f, err, sizeof(err));
+	rc = !strcmp(o->import_tool, "fio")
+		     ? ilab_calib_import_fio(o->import_file, f, err, sizeof(err))
+		     : ilab_calib_import_dma_map_benchmark(o->import_file, f, err, sizeof(err));
 	fclose(f);
 	if (!rc)
 		fwrite(text, 1, len, stdout);

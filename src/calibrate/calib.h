@@ -221,6 +221,8 @@ int ilab_calib_measurements_add(struct ilab_calib_set *set, const char *path, ch
 /* dma_map_benchmark's output as measurement entries (YAML) on out. 0, or -EINVAL with err
  * "file:line: not dma_map_benchmark output: ..." (out then holds a part: write it to memory). */
 int ilab_calib_import_dma_map_benchmark(const char *path, FILE *out, char *err, size_t errlen);
+/* fio --output-format=json as entries of the fio workload (iops, bw, clat percentiles). */
+int ilab_calib_import_fio(const char *path, FILE *out, char *err, size_t errlen);
 /* Scenario s (owned by the set from now on, unless this fails) into the set. */
 int ilab_calib_set_add_scenario(struct ilab_calib_set *set, struct ilab_scenario *s);
 

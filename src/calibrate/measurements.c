@@ -17,10 +17,12 @@
  * iommulab bench prints too: docs/dma-bench.md) into such entries.
  */
 #include <errno.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
 
 #include "calibrate/calib.h"
@@ -357,5 +359,118 @@ int ilab_calib_import_dma_map_benchmark(const char *path, FILE *out, char *err, 
 		return ilab_errf(err, errlen, -EINVAL, "%s:%u: not dma_map_benchmark output: %s",
 				 path, lineno, reports ? "a report cut short"
 						       : "no report in it");
+	return 0;
+}
+
+/* fio's size: "4096", "4k", "128K", "1m" (fio's k is 1024). 0 when it is not one. */
+static double fio_size(const char *t)
+{
+	char *end;
+	double v = t ? strtod(t, &end) : 0;
+
+	if (!t || end == t || v <= 0)
+		return 0;
+	if (!*end)
+		return v;
+	if (end[1] && strcasecmp(end + 1, "ib") && strcasecmp(end + 1, "b"))
+		return 0;
+	switch (*end) {
+	case 'k': case 'K': return v * 1024;
+	case 'm': case 'M': return v * 1024 * 1024;
+	default: return 0;
+	}
+}
+
+/* An option of the job, else of the global section. */
+static const char *fio_option(json_t *job, json_t *global, const char *name)
+{
+	json_t *v = json_object_get(json_object_get(job, "job options"), name);
+
+	if (!v)
+		v = json_object_get(global, name);
+	return json_string_value(v);
+}
+
+static void fio_entry(FILE *out, const char *params, const char *metric, double v,
+		      const char *unit)
+{
+	fprintf(out, "  - workload: fio\n    params: %s\n    metric: %s\n    value: %.10g\n"
+		"    unit: %s\n", params, metric, v, unit);
+}
+
+/* fio --output-format=json (fio's HOWTO, "JSON output"): per job of "jobs", the options of
+ * "job options" over "global options" (rw, bs, iodepth, numjobs) and the read or write side's
+ * iops, bw_bytes (or bw, KiB/s) and clat_ns percentiles 50, 99, 99.9. With group_reporting
+ * the one job is the group. Random and sequential reads and writes only (fio's workload). */
+int ilab_calib_import_fio(const char *path, FILE *out, char *err, size_t errlen)
+{
+	static const char *const rws[] = { "randread", "randwrite", "read", "write", NULL };
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je), *jobs, *global, *job;
+	size_t i;
+
+	if (!doc)
+		return ilab_errf(err, errlen, -EINVAL, "%s:%d: not fio JSON output: %s", path,
+				 je.line, je.text);
+	jobs = json_object_get(doc, "jobs");
+	global = json_object_get(doc, "global options");
+	if (!json_is_array(jobs) || !json_array_size(jobs)) {
+		json_decref(doc);
+		return ilab_errf(err, errlen, -EINVAL, "%s: not fio JSON output: no \"jobs\" list",
+				 path);
+	}
+	fprintf(out, "# iommulab calibrate --import fio %s\nmeasurements:\n", path);
+	json_array_foreach(jobs, i, job) {
+		const char *rw = fio_option(job, global, "rw");
+		const char *dir;
+		double bs = fio_size(fio_option(job, global, "bs"));
+		const char *depth = fio_option(job, global, "iodepth");
+		const char *nj = fio_option(job, global, "numjobs");
+		json_t *side, *pct;
+		char params[256];
+		unsigned r;
+
+		for (r = 0; rw && rws[r] && strcmp(rws[r], rw); r++)
+			;
+		if (!rw || !rws[r] || !bs) {
+			/* the message first: the strings are the document's */
+			ilab_errf(err, errlen, -EINVAL, "%s: job %zu: rw '%s' and bs '%s': not fio's "
+				  "randread, randwrite, read or write with a size", path, i,
+				  rw ? rw : "", fio_option(job, global, "bs") ?
+				  fio_option(job, global, "bs") : "");
+			json_decref(doc);
+			return -EINVAL;
+		}
+		dir = r == 0 || r == 2 ? "read" : "write";
+		side = json_object_get(job, dir);
+		if (!json_is_number(json_object_get(side, "iops"))) {
+			json_decref(doc);
+			return ilab_errf(err, errlen, -EINVAL, "%s: job %zu: no %s.iops", path, i,
+					 dir);
+		}
+		snprintf(params, sizeof(params), "{ rw: %u, bs: %.0f, iodepth: %s, numjobs: %s }",
+			 r, bs, depth && strspn(depth, "0123456789") == strlen(depth) && *depth
+			 ? depth : "1", nj && strspn(nj, "0123456789") == strlen(nj) && *nj ? nj
+			 : "1");
+		fio_entry(out, params, "iops", json_number_value(json_object_get(side, "iops")),
+			  "IOPS");
+		if (json_is_number(json_object_get(side, "bw_bytes")))
+			fio_entry(out, params, "bw", json_number_value(json_object_get(side,
+									"bw_bytes")) / 1e6, "MB/s");
+		else if (json_is_number(json_object_get(side, "bw")))
+			fio_entry(out, params, "bw", json_number_value(json_object_get(side, "bw")) *
+				  1024 / 1e6, "MB/s");
+		pct = json_object_get(json_object_get(side, "clat_ns"), "percentile");
+		if (json_is_number(json_object_get(pct, "50.000000")))
+			fio_entry(out, params, "clat_p50", json_number_value(json_object_get(pct,
+								"50.000000")) / 1e3, "us");
+		if (json_is_number(json_object_get(pct, "99.000000")))
+			fio_entry(out, params, "clat_p99", json_number_value(json_object_get(pct,
+								"99.000000")) / 1e3, "us");
+		if (json_is_number(json_object_get(pct, "99.900000")))
+			fio_entry(out, params, "clat_p999", json_number_value(json_object_get(pct,
+								"99.900000")) / 1e3, "us");
+	}
+	json_decref(doc);
 	return 0;
 }

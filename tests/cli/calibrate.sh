@@ -125,6 +125,22 @@ for f in "$K" short.txt; do
 	[ $? -eq 2 ] && [ "$(grep -c . err)" -eq 1 ] && [ ! -s o.txt ] &&
 		grep -q "not dma_map_benchmark output" err || bad "import of $f: not refused in one line: $(cat err)"
 done
+# fio's JSON (tests/data/calibrate/fio.json: fio's JSON layout, figures of the model's drive)
+"$BIN" calibrate --import fio "$SRC/tests/data/calibrate/fio.json" >f.yaml 2>err || bad "import fio: exit $? ($(cat err))"
+[ "$(grep -c '^  - workload: fio$' f.yaml)" -eq 5 ] || bad "import fio: not 5 entries: $(cat f.yaml)"
+grep -q "params: { rw: 0, bs: 4096, iodepth: 32, numjobs: 8 }" f.yaml || bad "import fio: options: $(head -4 f.yaml)"
+grep -A2 "metric: bw" f.yaml | grep -q "value: 3440.64" || bad "import fio: bw not in MB/s"
+grep -A2 "metric: clat_p99$" f.yaml | grep -q "value: 329.728" || bad "import fio: clat p99 not in us"
+sed 's/"randread",$/"randrw",/' "$SRC/tests/data/calibrate/fio.json" >rw.json
+echo '{"jobs": []}' >nojobs.json
+for f in "$SRC/tests/data/calibrate/dma_map_benchmark.txt" rw.json nojobs.json; do
+	"$BIN" calibrate --import fio "$f" >o.txt 2>err
+	[ $? -eq 2 ] && [ "$(grep -c . err)" -eq 1 ] && [ ! -s o.txt ] ||
+		bad "import fio of $f: not refused in one line: $(cat err)"
+	case $f in rw.json) cp err rw.err ;; esac
+done
+grep -q "rw.json: job 0: rw 'randrw' and bs '4k': not fio's randread" rw.err ||
+	bad "import fio: the refused job's options not named: $(cat rw.err)"
 # --measurements: the entries fitted (and only they: no seed scenario), checked on the machine
 "$BIN" calibrate kunpeng920 --measurements m.yaml --free compute.iommu_unmap_ns=10:1000 \
 	--starts 1 --max-evals 10 -j2 --no-plot --out me >me.txt 2>err || bad "measurements: exit $? ($(tail -1 err))"
