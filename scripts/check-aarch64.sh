@@ -27,7 +27,7 @@ if [ ! -x "$root/usr/bin/qemu-aarch64" ]; then
     apt-get install -y -qq --no-install-recommends build-essential cmake pkg-config \
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
       libhwloc-dev:arm64 libhwloc-plugins:arm64 liburcu-dev:arm64 libyaml-dev:arm64 \
-      libjansson-dev:arm64 libcmocka-dev:arm64 >/dev/null'
+      libjansson-dev:arm64 libcmocka-dev:arm64 libnlopt-dev:arm64 >/dev/null'
 fi
 
 echo "check-aarch64: building this tree (HEAD: $(git -C "$src" rev-parse --short HEAD), with local changes) for aarch64"

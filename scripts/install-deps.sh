@@ -10,6 +10,7 @@ PACKAGES=(
   libhwloc-dev hwloc liburcu-dev libyaml-dev libjansson-dev libcmocka-dev
   libhwloc-plugins   # libxml2 XML import: hwloc's built-in parser rejects hand-edited XML
   gnuplot-nox
+  libnlopt-dev   # iommulab calibrate's optimiser
   clang libclang-rt-14-dev   # libFuzzer and sanitizer runtimes
 )
 

@@ -85,6 +85,7 @@ int cmd_fio(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_netperf(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* sweep and merge: write a sweep result (and its plots, next to it when plot); returns a CLI

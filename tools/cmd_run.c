@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "calibrate/calib.h"
 #include "iommulab/report.h"
 #include "iommulab/scenario.h"
 #include "iommulab/sim.h"
@@ -169,6 +170,21 @@ static void add_totals(struct run_totals *t, const struct ilab_scenario_result *
 	}
 }
 
+/* Under a seed table: whether its figures were in the calibration set of the profile it ran
+ * on, and their out-of-sample error (the calibration record beside the profile,
+ * docs/calibration.md). Nothing without a record. */
+static void print_calibration(const struct ilab_scenario *s, const char *profile)
+{
+	char path[ILAB_SCN_PATH_MAX], line[1024], err[256];
+
+	if (!strcmp(s->seed, "none") ||
+	    ilab_profile_resolve(profile ? profile : s->profile, path, sizeof(path), err,
+				 sizeof(err)))
+		return;
+	if (ilab_calib_record_line(path, s->name, line, sizeof(line)))
+		printf("%s\n", line);
+}
+
 /* Run one parsed scenario: table or JSON to stdout, files to out. Returns a CLI exit code. */
 static int run_one(const struct ilab_scenario *s, const char *out,
 		   const struct ilab_run_options *ro, bool json, json_t *json_all,
@@ -190,6 +206,7 @@ static int run_one(const struct ilab_scenario *s, const char *out,
 			ret = CLI_EXIT_FAIL;
 	} else {
 		ilab_report_table(r, stdout);
+		print_calibration(s, ro->profile);
 		fputc('\n', stdout);
 	}
 	snprintf(path, sizeof(path), "%s/%s.json", out, s->name);

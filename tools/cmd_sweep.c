@@ -27,22 +27,6 @@
 #define ERRLEN 2048
 #define JOBS_MAX 1024
 
-/* What a worker sends back through its pipe: one write of less than PIPE_BUF. */
-struct wire {
-	unsigned index;
-	int status;
-	char message[256];
-	unsigned nr_figures;
-	struct ilab_figure figures[ILAB_SCN_MAX_FIGURES];
-};
-
-struct worker {
-	pid_t pid;
-	int fd;
-	unsigned k;
-	double start;
-};
-
 static double now(void)
 {
 	struct timespec ts;
@@ -90,136 +74,8 @@ static int parse_shard(const char *arg, unsigned *i, unsigned *n)
 	return 0;
 }
 
-/* The child: run case k, send the result, exit. */
-static void __attribute__((noreturn)) run_child(const struct ilab_sweep *sw, unsigned k, int fd)
-{
-	struct ilab_case_result r;
-	struct wire w = { .index = k };
-
-	ilab_sweep_run_case(sw, k, &r);
-	w.status = (int)r.status;
-	snprintf(w.message, sizeof(w.message), "%s", r.message);
-	w.nr_figures = r.nr_figures;
-	memcpy(w.figures, r.figures, sizeof(w.figures));
-	_exit(write(fd, &w, sizeof(w)) == (ssize_t)sizeof(w) ? 0 : 1);
-}
-
-/* ---- workers end with their parent ----------------------------------------------------------
- * A sweep stopped by TERM, INT or HUP stops its workers before it exits (on_stop), and a
- * sweep killed outright takes them with it (PR_SET_PDEATHSIG): a case must not run on for
- * minutes with nobody to take its result. */
-
-static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
-static struct sigaction stop_old[3];
-static volatile sig_atomic_t stop_sig;
-static struct worker *volatile stop_workers; /* the running ones, for the handler */
-static unsigned stop_jobs;
-
-static void stop_all(void)
-{
-	struct worker *wk = stop_workers;
-
-	for (unsigned j = 0; wk && j < stop_jobs; j++)
-		if (wk[j].pid > 0)
-			kill(wk[j].pid, SIGTERM);
-}
-
-static void on_stop(int sig)
-{
-	int saved = errno;
-
-	stop_sig = sig;
-	stop_all();
-	errno = saved;
-}
-
-static void stop_handlers(struct worker *wk, unsigned jobs, bool on)
-{
-	struct sigaction sa = { .sa_handler = on_stop }; /* no SA_RESTART: waitpid returns */
-
-	stop_workers = on ? wk : NULL;
-	stop_jobs = jobs;
-	for (unsigned i = 0; i < 3; i++) {
-		if (!on) {
-			sigaction(stop_signals[i], &stop_old[i], NULL);
-			continue;
-		}
-		sigaction(stop_signals[i], NULL, &stop_old[i]);
-		/* a signal ignored when we started (INT of a background job) stays ignored */
-		if (stop_old[i].sa_handler != SIG_IGN)
-			sigaction(stop_signals[i], &sa, NULL);
-	}
-}
-
-/* In the new worker: the parent's handlers are not its own (it gets main's, which remove its
- * temporary profile), and its parent's death is its: TERM, as the parent's handler sends. */
-static void worker_lifetime(pid_t parent)
-{
-	for (unsigned i = 0; i < 3; i++)
-		sigaction(stop_signals[i], &stop_old[i], NULL);
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() != parent || stop_sig) /* it died, or was stopped, before prctl */
-		_exit(1);
-}
-
-static int start(const struct ilab_sweep *sw, unsigned k, struct worker *wk)
-{
-	pid_t parent = getpid();
-	int p[2];
-
-	if (pipe(p) != 0)
-		return -errno;
-	fflush(NULL); /* the child must not write the parent's buffered output again */
-	wk->pid = fork();
-	if (wk->pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -errno;
-	}
-	if (wk->pid == 0) {
-		worker_lifetime(parent);
-		close(p[0]);
-		run_child(sw, k, p[1]);
-	}
-	if (stop_sig) /* the handler ran between fork and the pid's store */
-		kill(wk->pid, SIGTERM);
-	close(p[1]);
-	wk->fd = p[0];
-	wk->k = k;
-	wk->start = now();
-	return 0;
-}
-
-/* The finished child's result into r. */
-static void collect(struct worker *wk, int st, struct ilab_case_result *r)
-{
-	struct wire w;
-	ssize_t n;
-
-	memset(r, 0, sizeof(*r));
-	do
-		n = read(wk->fd, &w, sizeof(w));
-	while (n < 0 && errno == EINTR);
-	close(wk->fd);
-	r->host_seconds = now() - wk->start;
-	if (n == (ssize_t)sizeof(w) && w.index == wk->k && w.nr_figures <= ILAB_SCN_MAX_FIGURES) {
-		r->status = (enum ilab_case_status)w.status;
-		memcpy(r->message, w.message, sizeof(r->message));
-		r->message[sizeof(r->message) - 1] = '\0';
-		r->nr_figures = w.nr_figures;
-		memcpy(r->figures, w.figures, sizeof(r->figures));
-		return;
-	}
-	r->status = ILAB_CASE_FAILED;
-	if (WIFSIGNALED(st))
-		snprintf(r->message, sizeof(r->message), "the worker process died (signal %d)",
-			 WTERMSIG(st));
-	else
-		snprintf(r->message, sizeof(r->message), "the worker process sent no result "
-			 "(exit status %d)", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-}
-
 struct progress {
+	const struct ilab_sweep *sw;
 	bool tty;
 	unsigned done, total;
 	double t0;
@@ -256,59 +112,30 @@ static void show(struct progress *p, const struct ilab_sweep *sw, unsigned k,
 	fflush(stderr);
 }
 
-/* Run the cases k = shard, shard + count ... into res[k]; returns 0 or a negative errno,
- * -EINTR when a signal stopped the sweep (stop_sig says which; its workers are gone). */
+static void run_one(void *ctx, unsigned k, struct ilab_case_result *r)
+{
+	ilab_sweep_run_case(((struct progress *)ctx)->sw, k, r);
+}
+
+static void one_done(void *ctx, unsigned k, const struct ilab_case_result *r)
+{
+	struct progress *p = ctx;
+
+	p->done++;
+	show(p, p->sw, k, r);
+}
+
+/* Run the cases k = shard, shard + count ... into res[k] on the sweep engine's workers
+ * (src/experiments/sweep_pool.c); returns 0 or a negative errno, -EINTR when a signal
+ * stopped the sweep (ilab_pool_stop_signal() says which; its workers are gone). */
 static int run_cases(const struct ilab_sweep *sw, unsigned shard, unsigned count,
 		     unsigned jobs, struct ilab_case_result *res)
 {
-	struct worker *wk = calloc(jobs, sizeof(*wk));
-	struct progress p = { .tty = isatty(2), .t0 = now() };
-	unsigned next = shard, running = 0;
-	int ret = 0;
+	struct progress p = { .sw = sw, .tty = isatty(2), .t0 = now() };
 
-	if (!wk)
-		return -ENOMEM;
 	for (unsigned k = shard; k < sw->nr_cases; k += count)
 		p.total++;
-	stop_handlers(wk, jobs, true);
-	while (next < sw->nr_cases || running) {
-		unsigned j;
-		int st;
-		pid_t pid;
-
-		if ((ret || stop_sig) && !running)
-			break;
-		if (!ret && !stop_sig && next < sw->nr_cases && running < jobs) {
-			for (j = 0; wk[j].pid; j++)
-				;
-			ret = start(sw, next, &wk[j]);
-			if (!ret) {
-				running++;
-				next += count;
-			}
-			continue;
-		}
-		pid = waitpid(-1, &st, 0);
-		if (pid < 0 && errno == EINTR)
-			continue;
-		if (pid < 0) {
-			ret = -errno;
-			break;
-		}
-		for (j = 0; j < jobs && wk[j].pid != pid; j++)
-			;
-		if (j == jobs)
-			continue;
-		collect(&wk[j], st, &res[wk[j].k]);
-		p.done++;
-		if (!stop_sig)
-			show(&p, sw, wk[j].k, &res[wk[j].k]);
-		wk[j].pid = 0;
-		running--;
-	}
-	stop_handlers(wk, jobs, false);
-	free(wk);
-	return stop_sig ? -EINTR : ret;
+	return ilab_pool_run(sw->nr_cases, shard, count, jobs, run_one, one_done, &p, res);
 }
 
 /* OUT.json -> OUT: the plots' base name */
@@ -486,11 +313,11 @@ int cmd_sweep(int argc, char **argv)
 
 		if (r == -EINTR) { /* stopped: say so, and end as the signal asked */
 			fprintf(stderr, "%s sweep: stopped by SIG%s: its workers are stopped, "
-				"nothing written\n", CLI_PROG, sigabbrev_np(stop_sig));
+				"nothing written\n", CLI_PROG, sigabbrev_np(ilab_pool_stop_signal()));
 			free(res);
 			ilab_sweep_free(sw);
-			signal(stop_sig, SIG_DFL);
-			raise(stop_sig);
+			signal(ilab_pool_stop_signal(), SIG_DFL);
+			raise(ilab_pool_stop_signal());
 			return CLI_EXIT_FAIL;
 		}
 		if (r < 0) {

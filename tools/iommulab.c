@@ -58,6 +58,28 @@ static const struct cli_command commands[] = {
 	  "  --no-plot         no plots\n"
 	  "  -h, --help        show this help\n"
 	  "Shards of another sweep, overlapping or missing cases: exit 2.\n" },
+	{ "calibrate", cmd_calibrate, "calibrate PROFILE [SCENARIO...] [--free SECTION.KEY=MIN:MAX]... [--case LABEL]... [--quick] [--seed N] [--starts N] [--max-evals N] [-j N] [--out DIR] [--cross-validate [--folds K]] [--measurements FILE.yaml] [--no-plot] [-v] | calibrate --import dma_map_benchmark|fio FILE",
+	  "fit a profile's free constants jointly to the seeds' published figures (docs/calibration.md)",
+	  "  PROFILE           a profile name (kunpeng920) or file; its free: section names the\n"
+	  "                    constants fitted, with their bounds\n"
+	  "  SCENARIO          the measurement set (default: the built-in seed scenarios of\n"
+	  "                    this profile)\n"
+	  "  --free K=MIN:MAX  one more free constant (smmu.sync_ns=10:2000); repeatable\n"
+	  "  --case LABEL      only these cases of the set; repeatable\n"
+	  "  -q, --quick       the scenarios' reduced sizes\n"
+	  "  --seed N          the starting points' stream (default 1)\n"
+	  "  --starts N        starting points: the priors, then N-1 drawn (default 3)\n"
+	  "  --max-evals N     optimiser steps per start (default 40 per constant + 20)\n"
+	  "  -j, --jobs N      cases of one evaluation run at once (default: the host's CPUs)\n"
+	  "  -o, --out DIR     results directory (default results): DIR/<name>.calibrated.yaml,\n"
+	  "                    calibrate-<name>.txt, .json, -correlator.png\n"
+	  "  --cross-validate  leave each experiment out, and K folds over cases (--folds K, 5)\n"
+	  "  --measurements F  your machine's measurements (docs/calibration.md) in the set\n"
+	  "  --import dma_map_benchmark|fio FILE  the tool's output (fio: its JSON) as\n"
+	  "                    measurement entries on stdout\n"
+	  "  --no-plot         no correlator plot\n"
+	  "  -v, --verbose     a line per evaluation on stderr\n"
+	  "  -h, --help        show this help\n" },
 	{ "netperf", cmd_netperf, "netperf [-t TCP_STREAM|TCP_MAERTS|TCP_RR] [-l SECONDS] [--iommu-mode=strict|lazy|passthrough] [--queues=N] [--profile=NAME|FILE] [--seed=N] [--json] [-- -m SIZE | -r REQ,RSP]",
 	  "run netperf's TCP tests on the machine's NIC in the simulator (docs/netperf.md)",
 	  "  -t TEST            TCP_STREAM (this host sends), TCP_MAERTS (it receives) or\n"

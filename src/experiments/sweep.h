@@ -71,4 +71,30 @@ int ilab_sweep_case(const struct ilab_sweep *sw, unsigned k, struct ilab_case *c
  * result's status and message say whether it ran; stats_json and runs are not kept. */
 void ilab_sweep_run_case(const struct ilab_sweep *sw, unsigned k, struct ilab_case_result *r);
 
+/* Run case c of scenario s (c already effective: quick overrides applied) on the profile file
+ * profile (NULL: the scenario's) with simulator seed seed, alone: no effects, no spread. The
+ * result's status and message say whether it ran; stats_json and runs are not kept. */
+void ilab_case_run_alone(const struct ilab_scenario *s, const struct ilab_case *c,
+			 const char *profile, uint64_t seed, struct ilab_case_result *r);
+
+/* ---- the workers (sweep_pool.c) ---- */
+
+/* Run case k into r (in a worker process). */
+typedef void (*ilab_pool_case_fn)(void *ctx, unsigned k, struct ilab_case_result *r);
+/* Case k finished (in the parent): r is its result, host_seconds set. */
+typedef void (*ilab_pool_done_fn)(void *ctx, unsigned k, const struct ilab_case_result *r);
+
+/* Run the cases k = first, first + step ... < nr into res[k], each in its own forked worker,
+ * jobs at a time; done (may be NULL) after each. A worker that dies or sends nothing fails its
+ * case (status FAILED, message says why). Returns 0, or a negative errno when workers could
+ * not be started (the cases already started are waited for), or -EINTR when TERM, INT or HUP
+ * stopped the pool: its workers are stopped and waited for, and done is not called after the
+ * signal. Workers die with the process that started them (PR_SET_PDEATHSIG). */
+int ilab_pool_run(unsigned nr, unsigned first, unsigned step, unsigned jobs,
+		  ilab_pool_case_fn fn, ilab_pool_done_fn done, void *ctx,
+		  struct ilab_case_result *res);
+
+/* The signal that stopped the last ilab_pool_run (0 if none). */
+int ilab_pool_stop_signal(void);
+
 #endif /* ILAB_EXPERIMENTS_SWEEP_H */

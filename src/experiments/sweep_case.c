@@ -43,11 +43,36 @@ static void fail(struct ilab_case_result *r, const char *what)
 	snprintf(r->message, sizeof(r->message), "%.250s", what);
 }
 
+void ilab_case_run_alone(const struct ilab_scenario *scn, const struct ilab_case *c,
+			 const char *profile, uint64_t seed, struct ilab_case_result *r)
+{
+	struct ilab_run_options ro = { .seed = seed };
+	struct ilab_scenario_result *res = NULL;
+	struct ilab_scenario s = *scn; /* shares nothing it frees: cases points at c */
+	char msg[512];
+
+	memset(r, 0, sizeof(*r));
+	if (profile)
+		snprintf(s.profile, sizeof(s.profile), "%s", profile);
+	s.cases = (struct ilab_case *)c;
+	s.nr_cases = 1;
+	s.effects = NULL;
+	s.nr_effects = 0;
+	if (ilab_scenario_run(&s, &ro, &res, msg, sizeof(msg)) < 0) {
+		fail(r, msg);
+		return;
+	}
+	*r = res->cases[0];
+	free(r->stats_json);
+	free(r->runs);
+	r->stats_json = NULL;
+	r->runs = NULL;
+	res->nr_cases = 0; /* its one case's pointers are freed above */
+	ilab_scenario_result_free(res);
+}
+
 void ilab_sweep_run_case(const struct ilab_sweep *sw, unsigned k, struct ilab_case_result *r)
 {
-	struct ilab_run_options ro = { .seed = sw->seed };
-	struct ilab_scenario_result *res = NULL;
-	struct ilab_scenario s = *sw->scn; /* shares nothing it frees: cases points at c */
 	struct ilab_case c;
 	char msg[512], path[ILAB_SCN_PATH_MAX] = "", *text = NULL;
 	size_t len;
@@ -68,23 +93,8 @@ void ilab_sweep_run_case(const struct ilab_sweep *sw, unsigned k, struct ilab_ca
 			fail(r, msg);
 			return;
 		}
-		snprintf(s.profile, sizeof(s.profile), "%s", path);
 	}
-	s.cases = &c;
-	s.nr_cases = 1;
-	s.effects = NULL;
-	s.nr_effects = 0;
-	if (ilab_scenario_run(&s, &ro, &res, msg, sizeof(msg)) < 0) {
-		fail(r, msg);
-	} else {
-		*r = res->cases[0];
-		free(r->stats_json);
-		free(r->runs);
-		r->stats_json = NULL;
-		r->runs = NULL;
-		res->nr_cases = 0; /* its one case's pointers are freed above */
-		ilab_scenario_result_free(res);
-	}
+	ilab_case_run_alone(sw->scn, &c, path[0] ? path : NULL, sw->seed, r);
 	if (path[0]) {
 		unlink(path);
 		ilab_afile_untrack(path);

@@ -643,6 +643,16 @@ static int parse_iommu_arch(struct pctx *c, const yaml_node_t *v, const char *ke
 	return 0;
 }
 
+/* free: the constants `iommulab calibrate` may fit, with their bounds (docs/calibration.md).
+ * Nothing the simulation reads: its contents are checked by calibrate (src/calibrate/free.c). */
+static int parse_free(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	(void)dst;
+	return v->type == YAML_MAPPING_NODE ? 0 : perr(c, v, "%s: expected a mapping "
+						       "'section: { key: { min: N, max: N } }'",
+						       key);
+}
+
 static bool field_seen(const struct field *f, unsigned nf, const char *key)
 {
 	for (unsigned i = 0; i < nf; i++)
@@ -667,6 +677,7 @@ static int parse_root(struct pctx *c, struct ilab_profile *p)
 		{ "compute", false, parse_compute, p, false },
 		{ "nic", false, parse_nic, p, false },
 		{ "nvme", false, parse_nvme, p, false },
+		{ "free", false, parse_free, NULL, false },
 	};
 	const unsigned nf = sizeof(f) / sizeof(f[0]);
 	int rc;
