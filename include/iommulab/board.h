@@ -58,6 +58,7 @@ struct ilab_board_opts {
 	uint64_t smmu_tlb_lookup_ns;/* each page translated for device DMA */
 	unsigned smmu_cmd_readahead; /* entries one command-queue read fetches (up to PROD); 0 = 64 */
 	bool smmu_sync_all_queues;  /* a CMD_SYNC waits for every queue's TLBIs, not its own's */
+	unsigned smmu_inv_in_flight; /* TLBIs handed to the invalidation engine, at most; 0 = any */
 
 	/* ---- VT-d units (board_vtd.c) ---- */
 	const struct vtd_config *vtd_cfg; /* NULL = vtd_config_default() */

@@ -339,6 +339,7 @@ static int parse_smmu(struct pctx *c, const yaml_node_t *v, const char *key, voi
 		{ "range_invalidation", false, parse_bool, &p->smmu_ril, false },
 		{ "cmd_readahead_entries", false, parse_readahead, &p->smmu_cmd_readahead, false },
 		{ "sync_waits_all_queues", false, parse_bool, &p->smmu_sync_all_queues, false },
+		{ "invalidations_in_flight", false, parse_readahead, &p->smmu_inv_in_flight, false },
 		{ "cmdqv_vcmdqs", false, parse_vcmdqs, &p->smmu_cmdqv_vcmdqs, false },
 		{ "cmdqv_vintfs", false, parse_vintfs, &p->smmu_cmdqv_vintfs, false },
 	};
