@@ -68,6 +68,8 @@ struct ilab_board_opts {
 	uint64_t vtd_wait_ns;         /* + each wait descriptor, before its status write */
 	uint64_t vtd_iotlb_lookup_ns; /* each request translated */
 	uint64_t vtd_walk_ns;         /* + each IOTLB miss that walks the tables */
+	unsigned vtd_walkers;         /* page walkers per unit; 0 = no limit */
+	unsigned vtd_outstanding;     /* translation requests a unit holds at once; 0 = no limit */
 };
 
 struct ilab_board;

@@ -190,6 +190,9 @@ struct ilab_profile {
 				       * optional, 0 */
 	uint64_t vtd_iotlb_lookup_ns; /* one IOTLB lookup (every request translated) */
 	uint64_t vtd_walk_ns;         /* fixed part of an IOTLB-miss walk, beyond its reads */
+	/* vtd.walkers / vtd.outstanding_requests: page walkers per unit, and translation
+	 * requests a unit holds at once (src/hw/vtd_timing.c); 0 (no limit) when not said. */
+	uint64_t vtd_walkers, vtd_outstanding;
 
 	/* named compute charges for driver code (plat_charge_ns), looked up by name */
 	unsigned nr_compute;

@@ -363,6 +363,8 @@ static int parse_vtd(struct pctx *c, const yaml_node_t *v, const char *key, void
 		{ "wait_ns", false, parse_u64, &p->vtd_wait_ns, false },
 		{ "iotlb_lookup_ns", true, parse_u64, &p->vtd_iotlb_lookup_ns, false },
 		{ "walk_ns", true, parse_u64, &p->vtd_walk_ns, false },
+		{ "walkers", false, parse_readahead, &p->vtd_walkers, false },
+		{ "outstanding_requests", false, parse_readahead, &p->vtd_outstanding, false },
 	};
 
 	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));

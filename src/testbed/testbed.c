@@ -104,6 +104,8 @@ void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ila
 		bo->vtd_wait_ns = p->vtd_wait_ns;
 		bo->vtd_iotlb_lookup_ns = p->vtd_iotlb_lookup_ns;
 		bo->vtd_walk_ns = p->vtd_walk_ns;
+		bo->vtd_walkers = (unsigned)p->vtd_walkers;
+		bo->vtd_outstanding = (unsigned)p->vtd_outstanding;
 	}
 }
 
