@@ -603,6 +603,9 @@ static void test_vtd_keys_are_read_required_and_checked(void **state)
 		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: '1'}",
 		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1, tlb_ns: 1}",
 		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1, desc_ns: 4}",
+		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1, walkers: 0}",
+		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1, "
+		"outstanding_requests: 65537}",
 		"iommu: vtd",                                                   /* no vtd: */
 		"iommu: smmuv3\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1}", /* no smmu: */
 	};
@@ -611,7 +614,10 @@ static void test_vtd_keys_are_read_required_and_checked(void **state)
 
 	(void)state;
 	assert_int_equal(parse("iommu: vtd\nvtd: {desc_ns: 31, wait_ns: 7, iotlb_lookup_ns: 3, "
-			       "walk_ns: 216}", &p, err, sizeof(err)), 0);
+			       "walk_ns: 216, walkers: 3, outstanding_requests: 5}", &p, err,
+			       sizeof(err)), 0);
+	assert_int_equal(p.vtd_walkers, 3);
+	assert_int_equal(p.vtd_outstanding, 5);
 	assert_int_equal(p.vtd_desc_ns, 31);
 	assert_int_equal(p.vtd_wait_ns, 7);
 	assert_int_equal(p.vtd_iotlb_lookup_ns, 3);
@@ -620,6 +626,8 @@ static void test_vtd_keys_are_read_required_and_checked(void **state)
 	assert_int_equal(parse("iommu: vtd\nvtd: {desc_ns: 31, iotlb_lookup_ns: 3, walk_ns: 216}",
 			       &p, err, sizeof(err)), 0);
 	assert_int_equal(p.vtd_wait_ns, 0);
+	assert_int_equal(p.vtd_walkers, 0); /* not given: no limit */
+	assert_int_equal(p.vtd_outstanding, 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
 		assert_int_equal(parse(bad[i], &p, err, sizeof(err)), -EINVAL);
