@@ -58,6 +58,7 @@ struct ilab_board_opts {
 	uint64_t smmu_tlb_lookup_ns;/* each page translated for device DMA */
 	unsigned smmu_cmd_readahead; /* entries one command-queue read fetches (up to PROD); 0 = 64 */
 	bool smmu_sync_all_queues;  /* a CMD_SYNC waits for every queue's TLBIs, not its own's */
+	unsigned smmu_inv_in_flight; /* TLBIs handed to the invalidation engine, at most; 0 = any */
 
 	/* ---- VT-d units (board_vtd.c) ---- */
 	const struct vtd_config *vtd_cfg; /* NULL = vtd_config_default() */
@@ -67,6 +68,8 @@ struct ilab_board_opts {
 	uint64_t vtd_wait_ns;         /* + each wait descriptor, before its status write */
 	uint64_t vtd_iotlb_lookup_ns; /* each request translated */
 	uint64_t vtd_walk_ns;         /* + each IOTLB miss that walks the tables */
+	unsigned vtd_walkers;         /* page walkers per unit; 0 = no limit */
+	unsigned vtd_outstanding;     /* translation requests a unit holds at once; 0 = no limit */
 };
 
 struct ilab_board;

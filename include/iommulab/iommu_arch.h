@@ -132,6 +132,12 @@ int ilab_iommu_unit_mem_write(const struct ilab_iommu_unit *u, uint64_t pa, cons
  * callback, with the model's lock held: nothing runs here. */
 void ilab_iommu_unit_raise_irq(struct ilab_iommu_unit *u, uint32_t bits);
 
+/* For an adapter's consume (arch->consume) that leaves work for later (a queue waiting on a
+ * completion time): the unit's doorbell count now, and a wait until it moves past `seen` (a
+ * register write) or until time `until` (plat_now_ns), whichever comes first. */
+uint32_t ilab_iommu_unit_doorbell(struct ilab_iommu_unit *u);
+void ilab_iommu_unit_idle_until(struct ilab_iommu_unit *u, uint32_t seen, uint64_t until);
+
 /* The board's side, for adapters: forward an ATS / device-TLB invalidation from unit u to the
  * handler the board's user registered (ilab_board_set_atc_inv), synchronously. */
 void ilab_iommu_unit_atc_inv(const struct ilab_iommu_unit *u, uint32_t sid, uint32_t ssid,

@@ -172,6 +172,10 @@ struct ilab_profile {
 	/* smmu.sync_waits_all_queues: a CMD_SYNC waits for the TLBIs of every queue, not only
 	 * its own (cross-queue coalescing); 0 (off) when the profile does not say. */
 	int smmu_sync_all_queues;
+	/* smmu.invalidations_in_flight: TLBIs the command processor may have handed to the
+	 * invalidation engine and not seen finish; past it the processor waits (0: no bound,
+	 * when the profile does not say). */
+	uint64_t smmu_inv_in_flight;
 	/* smmu.cmdqv_vcmdqs / smmu.cmdqv_vintfs: the SMMUs have an NVIDIA Tegra241 CMDQV with
 	 * this many VCMDQs (a power of two 1..128) shared out to this many VINTFs (1..64, at most
 	 * the VCMDQs); 0 when the profile does not say (no CMDQV). */
@@ -186,6 +190,9 @@ struct ilab_profile {
 				       * optional, 0 */
 	uint64_t vtd_iotlb_lookup_ns; /* one IOTLB lookup (every request translated) */
 	uint64_t vtd_walk_ns;         /* fixed part of an IOTLB-miss walk, beyond its reads */
+	/* vtd.walkers / vtd.outstanding_requests: page walkers per unit, and translation
+	 * requests a unit holds at once (src/hw/vtd_timing.c); 0 (no limit) when not said. */
+	uint64_t vtd_walkers, vtd_outstanding;
 
 	/* named compute charges for driver code (plat_charge_ns), looked up by name */
 	unsigned nr_compute;

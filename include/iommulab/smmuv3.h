@@ -210,6 +210,12 @@ struct smmu_host_ops {
      * SMMU_CMDQ, 1 + n = ECMDQ or VCMDQ n), its entry read, before any of its effects. Called right
      * after the "cmd" trace point, which does not say the queue. */
     void (*cmd_exec)(void *ctx, unsigned queue, uint64_t d0, uint64_t d1);
+    /* Optional, asked before cmd_exec: may the command at the head of `queue` begin now?
+     * true: not yet (a CMD_SYNC whose preceding commands have not all completed, IHI 0070
+     * §4.7.3): the command stays at the head, CONS where it is, and the consumer goes on
+     * with the other queues; the host calls smmu_process_commands again later, and the
+     * entry is read again then. */
+    bool (*cmd_defer)(void *ctx, unsigned queue, uint64_t d0, uint64_t d1);
     /* Optional: that command has executed without error, before CONS moves past it.
      * `dropped` is the number of TLB and walk-cache entries it invalidated (0 for a command
      * that is not a TLBI), so a host can charge for the entries a TLBI touched. */

@@ -138,6 +138,31 @@ void ilab_iommu_unit_raise_irq(struct ilab_iommu_unit *u, uint32_t bits)
 	plat_wrote(&bu->doorbell);
 }
 
+static struct board_unit *unit_of(struct ilab_iommu_unit *u)
+{
+	return (struct board_unit *)((char *)u - offsetof(struct board_unit, unit));
+}
+
+uint32_t ilab_iommu_unit_doorbell(struct ilab_iommu_unit *u)
+{
+	return plat_load32(&unit_of(u)->doorbell);
+}
+
+void ilab_iommu_unit_idle_until(struct ilab_iommu_unit *u, uint32_t seen, uint64_t until)
+{
+	struct board_unit *bu = unit_of(u);
+	struct agent_wait w = { .agent = bu->agent, .seen = seen };
+	uint64_t now = plat_now_ns();
+
+	if (until <= now)
+		return;
+	/* a stopping agent's poll returns at once: let the time pass instead */
+	if (!bu->agent || plat_agent_should_stop(bu->agent) ||
+	    plat_poll(&bu->doorbell, 4, doorbell_rang, &w, until - now) == -ETIMEDOUT)
+		if (plat_now_ns() < until)
+			plat_delay_ns(until - plat_now_ns());
+}
+
 static void unit_agent(struct plat_agent *agent, void *arg)
 {
 	struct board_unit *bu = arg;

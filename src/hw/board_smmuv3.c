@@ -75,6 +75,12 @@ static size_t cmd_fetch_len(struct board_smmuv3 *bs, uint64_t pa, size_t len)
 	q = fetch_queue(&bs->sim, pa);
 	if (!q || (pa - q->q_base) % 16)
 		return len;
+	bs->sim.last_entry = q;
+	bs->sim.last_entry_pa = pa;
+	if (q->held_pa == pa + 1) { /* a CMD_SYNC that waited: still in the fetch buffer */
+		q->held_pa = 0;
+		return 0;
+	}
 	/* Entries are read in order, once each: inside the last read-ahead this one is already
 	 * in the fetch buffer (charged as its line: a hit, or a re-fetch if a CPU wrote it). */
 	if (q->fetch_seq++ < q->fetched_end)
@@ -99,6 +105,10 @@ static int host_mem_read(void *ctx, uint64_t pa, void *buf, size_t len)
 		size_t span = cmd_fetch_len(bs, pa, len);
 		const void *va = ilab_mem_va(bs->unit->mem, pa, span);
 
+		if (!span && (va = ilab_mem_va(bs->unit->mem, pa, len))) {
+			memcpy(buf, va, len); /* held by the processor: no read */
+			return 0;
+		}
 		if (va) {
 			memcpy(buf, va, len);
 			ilab_sim_mem_access(va, span, false);
@@ -241,77 +251,66 @@ static bool tlbi_scans(const struct board_smmuv3 *b, uint64_t d0, uint64_t d1)
 	}
 }
 
-/* A TLBI the command processor has dispatched from queue q. With smmu_tlbi_ns the
- * invalidation itself is done by an engine behind the command processor (the TLB and
- * walk-cache scan; on a distributed SMMU, the TBUs), one TLBI after another in arrival order,
- * whichever queue it came from, while the processor goes on with the next commands: only a
- * CMD_SYNC waits for it. There is one engine per SMMU (it is the SMMU's TLB), so TLBIs of
- * other queues that arrived earlier delay this one's completion. Without it the TLBI cost its
- * command_ns. Only the timing is deferred: the model drops the cached entries at dispatch,
- * which the architecture allows (an invalidation may take effect at any time before the
- * CMD_SYNC that follows it completes). Its time there depends on its scope and on what it
- * found: smmu_tlbi_ns for a lookup by address, smmu_tlbi_scan_ns for a scan of every entry
- * (tlbi_scans), plus smmu_tlbi_entry_ns for each of the `dropped` entries the model
- * invalidated (each cleared entry is a write of its set). */
-static void invalidation_engine_take(struct board_smmuv3 *b, struct board_sim_track *tr,
-				     struct board_cmdq_track *q, uint64_t d0, uint64_t d1,
-				     uint32_t dropped)
-{
-	uint64_t now = plat_now_ns();
-	uint64_t cost = (tlbi_scans(b, d0, d1) ? b->tlbi_scan_ns : b->tlbi_ns) +
-			(uint64_t)dropped * b->tlbi_entry_ns;
+/* ---- simulation: the command path's timing (smmuv3_timing.c) -------------------------------- */
 
-	q->tlbi_since_sync = true;
-	tr->tlbi_any_queue = true;
-	if (!cost)
-		return;
-	board_smmuv3_trace_engine(b, (unsigned)(d0 & 0xff),
-				  tr->engine_done > now ? tr->engine_done : now, cost);
-	tr->engine_done = (tr->engine_done > now ? tr->engine_done : now) + cost;
-	q->inv_done = tr->engine_done; /* the engine serves in order: this queue's last TLBI */
+static bool is_tlbi(unsigned op)
+{
+	return op >= CMDQ_OP_TLBI_FIRST && op <= CMDQ_OP_TLBI_LAST;
 }
 
-/* How long a CMD_SYNC waits before it completes. A CMD_SYNC completes once the commands
- * before it in its own queue have (IHI 0070 §4.7.3); after TLBIs that means their completion
- * handshake, at least smmu_tlbi_sync_ns (every agent caching translations acknowledging
- * them), and the invalidation engine having done them. The two overlap: a few TLBIs cost the
- * handshake alone, many cost the engine's time (seed 002's t=10 unmaps: flat ~0.6 us per
- * TLBI+sync up to 8 pages, then ~75 ns per page). A sync into an idle queue (seed 000), or
- * into a queue with no TLBI since its last sync, pays neither: other queues' TLBIs are not its
- * business. With smmu.sync_waits_all_queues (b->sync_all_queues), a sync instead waits for
- * every TLBI the engine was given, from any queue, and pays the handshake if any queue had
- * one since the last sync of any queue (cross-queue coalescing: the behaviour before queues
- * were told apart). */
-static uint64_t sync_wait_ns(const struct board_smmuv3 *b, struct board_sim_track *tr,
-			     struct board_cmdq_track *q)
+static unsigned queue_index(const struct board_sim_track *tr, unsigned qi)
 {
-	uint64_t now = plat_now_ns(), done, engine;
+	return qi < tr->nq ? qi : 0;
+}
 
-	if (b->sync_all_queues ? !tr->tlbi_any_queue : !q->tlbi_since_sync)
-		return 0;
-	done = b->sync_all_queues ? tr->engine_done : q->inv_done;
-	q->tlbi_since_sync = false;
-	if (b->sync_all_queues)
-		tr->tlbi_any_queue = false;
-	engine = done > now ? done - now : 0;
-	return engine > b->tlbi_sync_ns ? engine : b->tlbi_sync_ns;
+/* May the command at the head of queue qi begin? Only a CMD_SYNC may have to wait: the first
+ * time it is asked the processor issues it (its occupancy charged) and the timing says when
+ * it completes; until then the queue begins nothing more (IHI 0070 §4.7.3) and the model
+ * leaves it at the head. With one queue nothing else could use the processor meanwhile: the
+ * agent waits here. The processor keeps the entry: the model's second read of it is free. */
+static bool host_cmd_defer(void *ctx, unsigned qi, uint64_t d0, uint64_t d1)
+{
+	struct board_smmuv3 *bs = ctx;
+	struct board_sim_track *tr = &bs->sim;
+	unsigned i = queue_index(tr, qi);
+	uint64_t busy, ready, now;
+
+	(void)d1;
+	if ((unsigned)(d0 & 0xff) != CMDQ_OP_SYNC)
+		return false;
+	if (!bs->timing.q[i].sync_timed)
+		tr->cmd_start = plat_now_ns();
+	ready = smmuv3_timing_sync(&bs->timing, i, plat_now_ns(), &busy);
+	plat_charge_ns(busy);
+	now = plat_now_ns();
+	if (ready <= now)
+		return false;
+	if (tr->nq == 1) {
+		plat_charge_ns(ready - now); /* the queue waits, and it is the only one */
+		return false;
+	}
+	if (tr->last_entry == &tr->q[i]) /* the model asks for it again: no second read */
+		tr->q[i].held_pa = tr->last_entry_pa + 1;
+	return true;
 }
 
 /* The model starts executing a command of queue qi (its entry has been read and charged):
- * charge the execution before its effects (CONS, MSI) become visible. */
+ * charge the processor's occupancy before its effects (CONS, MSI) become visible. A CMD_SYNC
+ * was issued in host_cmd_defer and completes now. */
 static void host_cmd(void *ctx, unsigned qi, uint64_t d0, uint64_t d1)
 {
-	struct board_smmuv3 *bs = ctx, *b = bs;
+	struct board_smmuv3 *bs = ctx;
 	struct board_sim_track *tr = &bs->sim;
-	struct board_cmdq_track *q = &tr->q[qi < tr->nq ? qi : 0];
-	unsigned op = (unsigned)(d0 & 0xff);
+	unsigned op = (unsigned)(d0 & 0xff), i = queue_index(tr, qi);
 	bool sync = op == CMDQ_OP_SYNC;
 
 	(void)d1;
-	tr->cmd_start = plat_now_ns();
-	plat_charge_ns(b->command_ns + (sync ? b->sync_ns : 0));
-	if (sync)
-		plat_charge_ns(sync_wait_ns(b, tr, q));
+	if (sync) {
+		smmuv3_timing_sync_done(&bs->timing, i);
+	} else {
+		tr->cmd_start = plat_now_ns();
+		plat_charge_ns(smmuv3_timing_cmd(&bs->timing, i, is_tlbi(op), tr->cmd_start));
+	}
 	/* Its effects (CONS, invalidations, the MSI) happen now in virtual time: let every
 	 * fiber behind us run first, or a CPU could see them before they happen. */
 	ilab_sim_sync();
@@ -328,18 +327,25 @@ static void host_cmd(void *ctx, unsigned qi, uint64_t d0, uint64_t d1)
 
 /* The model has executed a command of queue qi (simulation): a TLBI goes to the invalidation
  * engine now that the entries it dropped are known. No virtual time has passed since
- * host_cmd charged its execution. */
+ * host_cmd charged its execution. Only the timing is deferred: the model dropped the entries
+ * at execution, which the architecture allows (an invalidation may take effect at any time
+ * before the CMD_SYNC after it completes). */
 static void host_cmd_done(void *ctx, unsigned qi, uint64_t d0, uint64_t d1, uint32_t dropped)
 {
 	struct board_smmuv3 *bs = ctx;
 	struct board_sim_track *tr = &bs->sim;
 	unsigned op = (unsigned)(d0 & 0xff);
 
-	if (op >= CMDQ_OP_TLBI_FIRST && op <= CMDQ_OP_TLBI_LAST)
-		invalidation_engine_take(bs, tr, &tr->q[qi < tr->nq ? qi : 0], d0, d1,
-					 dropped);
+	if (is_tlbi(op)) {
+		uint64_t cost, start;
+
+		start = smmuv3_timing_tlbi(&bs->timing, queue_index(tr, qi), tlbi_scans(bs, d0, d1),
+					   dropped, plat_now_ns(), &cost);
+		if (cost)
+			board_smmuv3_trace_engine(bs, op, start, cost);
+	}
 	board_smmuv3_trace_cmd(bs, qi, op, tr->cmd_start);
-	board_smmuv3_trace_queue(bs, qi < tr->nq ? qi : 0, 1);
+	board_smmuv3_trace_queue(bs, queue_index(tr, qi), 1);
 }
 
 /* CMD_ATC_INV: an ATS Invalidation Request to the endpoint; the devices' model answers it. */
@@ -364,6 +370,7 @@ static const struct smmu_host_ops board_host_ops_sim = {
 	.mem_write = host_mem_write,
 	.msi = host_msi,
 	.atc_inv = host_atc_inv,
+	.cmd_defer = host_cmd_defer,
 	.cmd_exec = host_cmd,
 	.cmd_done = host_cmd_done,
 };
@@ -406,8 +413,23 @@ static void smmuv3_consume(struct ilab_iommu_unit *u)
 {
 	struct board_smmuv3 *bs = u->model;
 
-	while (smmu_process_commands(bs->smmu, bs->process_batch))
-		;
+	for (;;) {
+		/* with one queue no CMD_SYNC is left waiting (host_cmd_defer): no doorbell read */
+		bool waits = plat_sim && bs->sim.nq > 1;
+		uint32_t seen = waits ? ilab_iommu_unit_doorbell(u) : 0;
+		uint64_t next;
+
+		while (smmu_process_commands(bs->smmu, bs->process_batch))
+			;
+		if (!waits)
+			break;
+		/* Queues waiting on a CMD_SYNC: back when the first completes, or earlier when
+		 * a register write brings other work. */
+		next = smmuv3_timing_next_sync(&bs->timing);
+		if (!next)
+			break;
+		ilab_iommu_unit_idle_until(u, seen, next);
+	}
 	if (plat_sim)
 		sync_done(bs); /* a CMD_SYNC without MSI completes when CONS passes it */
 }
@@ -456,6 +478,8 @@ static int make_queue_tracks(struct board_smmuv3 *bs)
 	if (!tr->q || !tr->fetching)
 		return -ENOMEM;
 	tr->nq = nq;
+	if (smmuv3_timing_init(&bs->timing, nq))
+		return -ENOMEM;
 	tr->ecmdq_off = smmu_ecmdq_offset(bs->smmu, 0);
 	tr->ecmdq_stride = nq > 2 ? smmu_ecmdq_offset(bs->smmu, 1) - tr->ecmdq_off
 				  : SMMU_ECMDQ_CP_SIZE;
@@ -465,16 +489,19 @@ static int make_queue_tracks(struct board_smmuv3 *bs)
 /* The board options' smmu_* costs, as this SMMU charges them. */
 static void take_costs(struct board_smmuv3 *bs, const struct ilab_board_opts *o)
 {
+	struct smmuv3_timing *t = &bs->timing;
+
 	bs->process_batch = o->process_batch ? o->process_batch : 256;
-	bs->command_ns = o->smmu_command_ns;
-	bs->sync_ns = o->smmu_sync_ns;
-	bs->tlbi_sync_ns = o->smmu_tlbi_sync_ns;
-	bs->tlbi_ns = o->smmu_tlbi_ns;
-	bs->tlbi_scan_ns = o->smmu_tlbi_scan_ns ? o->smmu_tlbi_scan_ns : o->smmu_tlbi_ns;
-	bs->tlbi_entry_ns = o->smmu_tlbi_entry_ns;
+	t->command_ns = o->smmu_command_ns;
+	t->sync_ns = o->smmu_sync_ns;
+	t->sync_ack_ns = o->smmu_tlbi_sync_ns;
+	t->tlbi_ns = o->smmu_tlbi_ns;
+	t->tlbi_scan_ns = o->smmu_tlbi_scan_ns ? o->smmu_tlbi_scan_ns : o->smmu_tlbi_ns;
+	t->tlbi_entry_ns = o->smmu_tlbi_entry_ns;
+	t->inv_slots = o->smmu_inv_in_flight;
+	t->sync_all_queues = o->smmu_sync_all_queues;
 	bs->tlb_lookup_ns = o->smmu_tlb_lookup_ns;
 	bs->cmd_readahead = o->smmu_cmd_readahead ? o->smmu_cmd_readahead : 64;
-	bs->sync_all_queues = o->smmu_sync_all_queues;
 }
 
 static void smmuv3_destroy(struct ilab_iommu_unit *u)
@@ -487,6 +514,7 @@ static void smmuv3_destroy(struct ilab_iommu_unit *u)
 		smmu_destroy(bs->smmu);
 	free(bs->sim.q);
 	free(bs->sim.fetching);
+	smmuv3_timing_fini(&bs->timing);
 	free(bs);
 	u->model = NULL;
 }

@@ -8,6 +8,7 @@
 #include "iommulab/iommu_arch.h"
 #include "iommulab/sim.h"
 #include "iommulab/smmuv3.h"
+#include "hw/smmuv3_timing.h"
 
 /* A CMDQ_PROD write seen in simulation: commands [.., end) were published at time t. */
 struct board_prod_mark {
@@ -23,9 +24,8 @@ struct board_cmdq_track {
 	unsigned q_log2;      /* (for the command fetch's read-ahead) */
 	uint64_t fetch_seq;   /* entries of this queue the model has read so far */
 	uint64_t fetched_end; /* ...and how far (same count) its last read-ahead reached */
-	bool tlbi_since_sync; /* a TLBI of this queue executed since its last CMD_SYNC */
-	uint64_t inv_done;    /* when the invalidation engine finishes this queue's TLBIs */
 	bool listed;          /* in board_sim_track.fetching (PROD written at least once) */
+	uint64_t held_pa;     /* + 1: the entry of a CMD_SYNC waiting at the head (0: none) */
 };
 
 /* What the board measures of one SMMU in simulation (CMD_SYNC latency, queue occupancy):
@@ -35,14 +35,14 @@ struct board_sim_track {
 	unsigned nq;
 	unsigned *fetching;   /* queues that have had commands published (their indices) */
 	unsigned nfetching, last_hit; /* ...and which of them the last entry read hit */
+	struct board_cmdq_track *last_entry; /* the queue and PA of the last entry read */
+	uint64_t last_entry_pa;
 	uint64_t ecmdq_off, ecmdq_stride; /* ECMDQ 0's register group, and the spacing */
 	uint64_t published;   /* commands published by PROD writes since the start */
 	uint64_t consumed;    /* commands the model has started executing */
 	struct board_prod_mark marks[BOARD_PROD_MARKS];
 	unsigned head, count;
 	bool sync_pending;    /* a CMD_SYNC executed, its completion not yet sampled */
-	bool tlbi_any_queue;  /* a TLBI executed since the last CMD_SYNC of any queue */
-	uint64_t engine_done; /* when the invalidation engine finishes every TLBI it was given */
 	uint64_t sync_pub_t;  /* when that CMD_SYNC was published */
 	char sync_name[ILAB_TOPO_NAME_MAX + 16], used_name[ILAB_TOPO_NAME_MAX + 16];
 	struct ilab_sim_dist sync_dist, used_dist; /* where those two are in the simulator */
@@ -58,12 +58,10 @@ struct board_smmuv3 {
 	struct ilab_iommu_unit *unit;
 	struct smmu *smmu;
 	unsigned process_batch; /* commands per smmu_process_commands call */
-	uint64_t command_ns, sync_ns, tlbi_sync_ns, tlbi_ns, tlb_lookup_ns;
-	uint64_t tlbi_scan_ns;  /* a TLBI that scans every entry (ASID, VMID, all, range) */
-	uint64_t tlbi_entry_ns; /* each entry a TLBI invalidated */
+	uint64_t tlb_lookup_ns;
+	struct smmuv3_timing timing; /* the command path's costs (simulation) */
 	bool ril;               /* the model implements range invalidation (IDR3.RIL) */
 	unsigned cmd_readahead; /* entries per command-queue read */
-	bool sync_all_queues;   /* profile smmu.sync_waits_all_queues */
 	struct board_sim_track sim; /* simulation only */
 };
 

@@ -12,9 +12,9 @@
  * that makes them (the unit's agent for the queue; the translating fiber for a walk) to each
  * line's home, as the SMMUv3 adapter's are. On top of them, from the profile's vtd: section:
  * vtd_desc_ns per descriptor as it starts executing (+ vtd_wait_ns for a wait descriptor,
- * before its status write), vtd_iotlb_lookup_ns per request translated, and vtd_walk_ns per
- * IOTLB miss that walks (a request that read at least one 8-byte paging entry; root and
- * context entries are 16 bytes). Register reads and writes are charged by plat_mmio from the
+ * before its status write), and the translation's timing (src/hw/vtd_timing.c: the IOTLB
+ * lookup, a walk's fixed part for a request that read at least one 8-byte paging entry —
+ * root and context entries are 16 bytes —, and the waits for a request slot and a walker). Register reads and writes are charged by plat_mmio from the
  * profile's mmio: section, by the CPU's and the unit's nodes.
  */
 #include <errno.h>
@@ -30,6 +30,7 @@
 #include <iommulab/trace.h>
 #include <iommulab/vtd.h>
 
+#include "hw/vtd_timing.h"
 #include "iommulab/iommu_arch.h"
 #include "iommulab/plat.h"
 
@@ -44,7 +45,8 @@ struct board_vtd {
 	struct vtd *vtd;
 	unsigned batch;
 	/* costs (simulation), from the board options */
-	uint64_t desc_ns, wait_ns, iotlb_lookup_ns, walk_ns;
+	uint64_t desc_ns, wait_ns;
+	struct vtd_timing timing; /* translation: lookup, request slots, walkers (vtd_timing.c) */
 	/* paging-entry reads of the request being translated: a walk when not 0 */
 	bool translating;
 	unsigned entry_reads;
@@ -250,16 +252,23 @@ static int vtd_unit_translate(struct ilab_iommu_unit *u, const struct ilab_iommu
 	if (r->sid > 0xffff)
 		return -EINVAL;
 	if (plat_sim) {
+		uint64_t arrive = plat_now_ns(), t1, end;
+
 		/* one host thread runs every fiber, and none switches inside the walk (memory
 		 * accesses are not scheduling points): the count is this request's */
-		plat_charge_ns(bv->iotlb_lookup_ns);
+		plat_charge_ns(bv->timing.iotlb_lookup_ns);
 		ilab_sim_sync(); /* the walk sees the tables as they are at this virtual time */
 		bv->translating = true;
 		bv->entry_reads = 0;
+		t1 = plat_now_ns();
 		vtd_translate(bv->vtd, &req, &rsp);
 		bv->translating = false;
+		end = vtd_timing_translate(&bv->timing, arrive, bv->entry_reads > 0,
+					   plat_now_ns() - t1);
 		if (bv->entry_reads)
-			plat_charge_ns(bv->walk_ns);
+			plat_charge_ns(bv->timing.walk_ns);
+		if (end > plat_now_ns()) /* queued for a request slot or a walker */
+			plat_delay_ns(end - plat_now_ns());
 	} else {
 		vtd_translate(bv->vtd, &req, &rsp);
 	}
@@ -370,6 +379,7 @@ static void vtd_unit_destroy(struct ilab_iommu_unit *u)
 	if (!bv)
 		return;
 	vtd_destroy(bv->vtd);
+	vtd_timing_fini(&bv->timing);
 	free(bv);
 	u->model = NULL;
 }
@@ -397,8 +407,12 @@ static int vtd_unit_create(struct ilab_iommu_unit *u, const char **why)
 	bv->batch = o->process_batch ? o->process_batch : VTD_PROCESS_BATCH;
 	bv->desc_ns = o->vtd_desc_ns;
 	bv->wait_ns = o->vtd_wait_ns;
-	bv->iotlb_lookup_ns = o->vtd_iotlb_lookup_ns;
-	bv->walk_ns = o->vtd_walk_ns;
+	bv->timing.iotlb_lookup_ns = o->vtd_iotlb_lookup_ns;
+	bv->timing.walk_ns = o->vtd_walk_ns;
+	if (vtd_timing_init(&bv->timing, o->vtd_outstanding, o->vtd_walkers)) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
 	rc = vtd_create(&bv->vtd, &cfg, plat_sim ? &board_vtd_host_ops_sim : &board_vtd_host_ops,
 			bv, why);
 	if (rc && !*why)

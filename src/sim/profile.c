@@ -141,6 +141,21 @@ static int parse_latency(struct pctx *c, const yaml_node_t *v, const char *key, 
 	return get_latency(c, v, key, dst);
 }
 
+/* A hardware unit's number of servers (TLBIs in flight, page walkers, request slots): a count
+ * from 1; the key left out means no limit. */
+#define PROFILE_POOL_MAX 65536u
+
+static int parse_pool(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
+{
+	uint64_t *out = dst;
+	int rc = get_u64(c, v, key, out);
+
+	if (!rc && (*out < 1 || *out > PROFILE_POOL_MAX))
+		return perr(c, v, "%s: expected a count from 1 to %u (leave the key out for no "
+				  "limit), got %llu", key, PROFILE_POOL_MAX, (unsigned long long)*out);
+	return rc;
+}
+
 static int parse_table(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
 	struct ilab_dist_cost *t = dst;
@@ -382,6 +397,7 @@ static int parse_smmu(struct pctx *c, const yaml_node_t *v, const char *key, voi
 		{ "range_invalidation", false, parse_bool, &p->smmu_ril, false },
 		{ "cmd_readahead_entries", false, parse_readahead, &p->smmu_cmd_readahead, false },
 		{ "sync_waits_all_queues", false, parse_bool, &p->smmu_sync_all_queues, false },
+		{ "invalidations_in_flight", false, parse_pool, &p->smmu_inv_in_flight, false },
 		{ "cmdqv_vcmdqs", false, parse_vcmdqs, &p->smmu_cmdqv_vcmdqs, false },
 		{ "cmdqv_vintfs", false, parse_vintfs, &p->smmu_cmdqv_vintfs, false },
 	};
@@ -405,6 +421,8 @@ static int parse_vtd(struct pctx *c, const yaml_node_t *v, const char *key, void
 		{ "wait_ns", false, parse_u64, &p->vtd_wait_ns, false },
 		{ "iotlb_lookup_ns", true, parse_u64, &p->vtd_iotlb_lookup_ns, false },
 		{ "walk_ns", true, parse_u64, &p->vtd_walk_ns, false },
+		{ "walkers", false, parse_pool, &p->vtd_walkers, false },
+		{ "outstanding_requests", false, parse_pool, &p->vtd_outstanding, false },
 	};
 
 	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));

@@ -98,11 +98,14 @@ void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ila
 		bo->smmu_tlb_lookup_ns = p->smmu_tlb_lookup_ns;
 		bo->smmu_cmd_readahead = (unsigned)p->smmu_cmd_readahead;
 		bo->smmu_sync_all_queues = p->smmu_sync_all_queues > 0;
+		bo->smmu_inv_in_flight = (unsigned)p->smmu_inv_in_flight;
 		/* and every vtd: cost, for VT-d units */
 		bo->vtd_desc_ns = p->vtd_desc_ns;
 		bo->vtd_wait_ns = p->vtd_wait_ns;
 		bo->vtd_iotlb_lookup_ns = p->vtd_iotlb_lookup_ns;
 		bo->vtd_walk_ns = p->vtd_walk_ns;
+		bo->vtd_walkers = (unsigned)p->vtd_walkers;
+		bo->vtd_outstanding = (unsigned)p->vtd_outstanding;
 	}
 }
 

@@ -117,6 +117,8 @@ static void smmu_queue_keys_are_read_and_checked(void **state)
 		{ "  sync_waits_all_queues: true\n  sync_waits_all_queues: false\n", "bad.yaml:11:3",
 		  "given twice" },
 		{ "  sync_wait_all_queues: true\n", "bad.yaml:10:3", "unknown key" },
+		{ "  invalidations_in_flight: 0\n", "bad.yaml:10:28", "count from 1 to 65536" },
+		{ "  invalidations_in_flight: 65537\n", "bad.yaml:10:28", "got 65537" },
 		/* the Tegra241 CMDQV's counts: powers of two, VINTFs at most the VCMDQs */
 		{ "  cmdqv_vcmdqs: 12\n  cmdqv_vintfs: 1\n", "bad.yaml:10:17",
 		  "power of two from 1 to 128, got '12'" },
@@ -134,14 +136,16 @@ static void smmu_queue_keys_are_read_and_checked(void **state)
 			 0);
 	assert_int_equal(p.smmu_cmd_readahead, 64);
 	assert_int_equal(p.smmu_sync_all_queues, 0);
+	assert_int_equal(p.smmu_inv_in_flight, 0); /* no bound unless the profile says */
 	assert_int_equal(p.smmu_cmdqv_vcmdqs, 0); /* no CMDQV unless the profile says */
 	snprintf(text, sizeof(text), "%s  cmdqv_vcmdqs: 128\n  cmdqv_vintfs: 64\n", head);
 	assert_int_equal(ilab_profile_parse(text, strlen(text), "t.yaml", &p, err, sizeof(err)), 0);
 	assert_int_equal(p.smmu_cmdqv_vcmdqs, 128);
 	assert_int_equal(p.smmu_cmdqv_vintfs, 64);
-	snprintf(text, sizeof(text), "%s  cmd_readahead_entries: 1\n  sync_waits_all_queues: true\n",
-		 head);
+	snprintf(text, sizeof(text), "%s  cmd_readahead_entries: 1\n  sync_waits_all_queues: true\n"
+		 "  invalidations_in_flight: 16\n", head);
 	assert_int_equal(ilab_profile_parse(text, strlen(text), "t.yaml", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.smmu_inv_in_flight, 16);
 	assert_int_equal(p.smmu_cmd_readahead, 1);
 	assert_int_equal(p.smmu_sync_all_queues, 1);
 	snprintf(text, sizeof(text), "%s  cmd_readahead_entries: 524288\n"

@@ -75,7 +75,18 @@ static int rig_teardown(void **state)
 
 /* The profile's machine in simulation, every unit modelled, the board and its agents up and
  * no driver probed: these tests drive the units' registers and queues themselves. */
+static void rig_up_walkers(struct rig *r, uint64_t wait_ns, uint64_t walkers,
+			   uint64_t outstanding);
+
 static void rig_up(struct rig *r, uint64_t wait_ns)
+{
+	rig_up_walkers(r, wait_ns, UINT64_MAX, UINT64_MAX);
+}
+
+/* The same with the profile's vtd.walkers and vtd.outstanding_requests replaced
+ * (UINT64_MAX: as the profile says). */
+static void rig_up_walkers(struct rig *r, uint64_t wait_ns, uint64_t walkers,
+			   uint64_t outstanding)
 {
 	struct ilab_testbed_opts o = { .seed = 1, .no_driver = true };
 	char err[512];
@@ -84,6 +95,10 @@ static void rig_up(struct rig *r, uint64_t wait_ns)
 	if (ilab_profile_load(PROFILE, &r->prof, err, sizeof(err)))
 		fail_msg("profile: %s", err);
 	r->prof.vtd_wait_ns = wait_ns;
+	if (walkers != UINT64_MAX)
+		r->prof.vtd_walkers = walkers;
+	if (outstanding != UINT64_MAX)
+		r->prof.vtd_outstanding = outstanding;
 	o.profile = &r->prof;
 	live = r;
 	if (ilab_testbed_up(&r->tb, &o, err, sizeof(err)))
@@ -352,6 +367,96 @@ static void test_walk_costs_walk_ns_and_a_read_per_level_on_the_tables_node(void
 	rig_teardown(NULL);
 }
 
+/* ---- the walker pool (src/hw/vtd_timing.c) ----------------------------------------------- */
+
+struct pair_arg {
+	struct rig *r;
+	uint16_t sid;
+	uint64_t iova[2], ns[2];
+	int rc[2];
+};
+
+static void pair_fn(unsigned idx, void *arg)
+{
+	struct pair_arg *a = arg;
+	struct ilab_iommu_unit *u = ilab_board_iommu_unit(a->r->tb.board, 0);
+	struct ilab_iommu_dma_req req = { .sid = a->sid, .iova = a->iova[idx] };
+	struct ilab_iommu_dma_rsp rsp;
+	uint64_t t0 = plat_now_ns();
+
+	a->rc[idx] = u->arch->translate(u, &req, &rsp, NULL);
+	a->ns[idx] = plat_now_ns() - t0;
+}
+
+/* After prepare_xlate's three requests (context and PDE cached), two requests at once from
+ * two CPUs, each missing the IOTLB on a page whose PTE is in a line of its own: each walk
+ * reads one PTE. Returns the two requests' times. */
+static void two_walks_at_once(struct rig *r, uint64_t ns[2])
+{
+	struct xlate_arg a;
+	struct pair_arg pa = { .r = r };
+	int cpu[2] = { plat_node_cpu(0, 0), plat_node_cpu(0, 1) };
+	uint64_t top;
+
+	prepare_xlate(r, &a);
+	assert_int_equal(plat_run_threads(1, &cpu[0], xlate_fn, &a), 0);
+	top = get64(r->mem, (get64(r->mem, a.root + 16 * (a.sid >> 8)) & ~0xfffull) +
+			    16 * (a.sid & 0xff)) & ~0xfffull;
+	pa.sid = a.sid;
+	for (unsigned i = 0; i < 2; i++) {
+		pa.iova[i] = a.iova[2] + (uint64_t)(i + 1) * 8 * 4096;
+		map4k(r->mem, 1, top, pa.iova[i], page_on(r->mem, 1));
+	}
+	assert_int_equal(plat_run_threads(2, cpu, pair_fn, &pa), 0);
+	assert_int_equal(pa.rc[0], 0);
+	assert_int_equal(pa.rc[1], 0);
+	ns[0] = pa.ns[0];
+	ns[1] = pa.ns[1];
+}
+
+static void test_walks_queue_behind_the_walkers(void **state)
+{
+	static struct rig r;
+	uint64_t free_run[2], one[2], walk, hi;
+
+	(void)state;
+	rig_up(&r, 0);
+	assert_int_equal(r.prof.vtd_walkers, 0); /* the profile sets no bound */
+	two_walks_at_once(&r, free_run);
+	walk = r.prof.vtd_iotlb_lookup_ns + r.prof.vtd_walk_ns + at(&r.prof.mem, 20);
+	rig_teardown(NULL);
+	rig_up_walkers(&r, 0, 1, UINT64_MAX); /* again with one walker */
+	two_walks_at_once(&r, one);
+	hi = one[0] > one[1] ? one[0] : one[1];
+	print_message("two one-level walks at once: %llu / %llu ns with no limit, %llu / %llu ns "
+		      "with one walker (one walk %llu ns)\n", (unsigned long long)free_run[0],
+		      (unsigned long long)free_run[1], (unsigned long long)one[0],
+		      (unsigned long long)one[1], (unsigned long long)walk);
+	/* no limit: the two overlap, each one walk; one walker: the later waits for the other */
+	assert_int_equal(free_run[0], walk);
+	assert_int_equal(free_run[1], walk);
+	assert_true(hi >= 2 * walk - r.prof.vtd_iotlb_lookup_ns);
+	rig_teardown(NULL);
+}
+
+/* One request slot: the second request waits for the first's whole time, lookup included. */
+static void test_requests_queue_behind_the_outstanding_limit(void **state)
+{
+	static struct rig r;
+	uint64_t one[2], walk, hi;
+
+	(void)state;
+	rig_up_walkers(&r, 0, UINT64_MAX, 1);
+	assert_int_equal(r.prof.vtd_outstanding, 1);
+	two_walks_at_once(&r, one);
+	walk = r.prof.vtd_iotlb_lookup_ns + r.prof.vtd_walk_ns + at(&r.prof.mem, 20);
+	hi = one[0] > one[1] ? one[0] : one[1];
+	print_message("two one-level walks at once, one request slot: %llu / %llu ns\n",
+		      (unsigned long long)one[0], (unsigned long long)one[1]);
+	assert_int_equal(hi, 2 * walk);
+	rig_teardown(NULL);
+}
+
 /* ---- the invalidation queue: descriptors and the wait descriptor --------------------------- */
 
 enum { NR_INV = 3 };
@@ -498,6 +603,9 @@ static void test_vtd_keys_are_read_required_and_checked(void **state)
 		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: '1'}",
 		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1, tlb_ns: 1}",
 		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1, desc_ns: 4}",
+		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1, walkers: 0}",
+		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1, "
+		"outstanding_requests: 65537}",
 		"iommu: vtd",                                                   /* no vtd: */
 		"iommu: smmuv3\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1}", /* no smmu: */
 	};
@@ -506,7 +614,10 @@ static void test_vtd_keys_are_read_required_and_checked(void **state)
 
 	(void)state;
 	assert_int_equal(parse("iommu: vtd\nvtd: {desc_ns: 31, wait_ns: 7, iotlb_lookup_ns: 3, "
-			       "walk_ns: 216}", &p, err, sizeof(err)), 0);
+			       "walk_ns: 216, walkers: 3, outstanding_requests: 5}", &p, err,
+			       sizeof(err)), 0);
+	assert_int_equal(p.vtd_walkers, 3);
+	assert_int_equal(p.vtd_outstanding, 5);
 	assert_int_equal(p.vtd_desc_ns, 31);
 	assert_int_equal(p.vtd_wait_ns, 7);
 	assert_int_equal(p.vtd_iotlb_lookup_ns, 3);
@@ -515,6 +626,8 @@ static void test_vtd_keys_are_read_required_and_checked(void **state)
 	assert_int_equal(parse("iommu: vtd\nvtd: {desc_ns: 31, iotlb_lookup_ns: 3, walk_ns: 216}",
 			       &p, err, sizeof(err)), 0);
 	assert_int_equal(p.vtd_wait_ns, 0);
+	assert_int_equal(p.vtd_walkers, 0); /* not given: no limit */
+	assert_int_equal(p.vtd_outstanding, 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
 		assert_int_equal(parse(bad[i], &p, err, sizeof(err)), -EINVAL);
@@ -528,6 +641,9 @@ static void test_vtd_keys_are_read_required_and_checked(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_walks_queue_behind_the_walkers, rig_teardown),
+		cmocka_unit_test_teardown(test_requests_queue_behind_the_outstanding_limit,
+					  rig_teardown),
 		cmocka_unit_test_teardown(test_profile_builds_four_dmar_units_on_their_nodes,
 					  rig_teardown),
 		cmocka_unit_test_teardown(test_register_access_costs_the_mmio_section,

@@ -377,6 +377,8 @@ static unsigned consume(struct smmu *s, struct smmu_cmdq *q, unsigned max)
             break;
         }
         const uint64_t d0 = le64(b), d1 = le64(b + 8);
+        if (s->ops.cmd_defer && s->ops.cmd_defer(s->ctx, q->index, d0, d1))
+            break; /* not yet: the queue waits, CONS stays on this command */
         smmu_trace(s, "cmd", d0, d1);
         if (s->ops.cmd_exec)
             s->ops.cmd_exec(s->ctx, q->index, d0, d1);
