@@ -351,10 +351,27 @@ static void test_msi_cfg_raz_without_msi(void **state)
 static void test_reset_restores(void **state)
 {
     struct smt_env *e = *state;
+    /* The MSI configuration registers reset to 0 as well (§6.3.30-32 and §6.3.21-23). They
+     * are written with their IRQs disabled: from SMMUv3.2 a write while enabled is ignored. */
+    smt_wr(e, SMT_IRQ_CTRL, 0);
+    static const uint32_t cfg[] = { SMT_GERROR_IRQ_CFG0, SMT_EVENTQ_IRQ_CFG0 };
+    for (unsigned i = 0; i < 2; i++) {
+        smmu_mmio_write(e->smmu, cfg[i], 0x1000, 8);
+        smt_wr(e, cfg[i] + 8, 7);  /* CFG1: the MSI data */
+        smt_wr(e, cfg[i] + 12, 1); /* CFG2: MemAttr */
+        assert_int_equal(smmu_mmio_read(e->smmu, cfg[i], 8), 0x1000);
+        assert_int_equal(smt_rd(e, cfg[i] + 8), 7);
+        assert_int_equal(smt_rd(e, cfg[i] + 12), 1);
+    }
     smmu_reset(e->smmu);
     assert_int_equal(smt_rd(e, SMT_CR0), 0);
     assert_int_equal(smmu_mmio_read(e->smmu, SMT_STRTAB_BASE, 8), 0);
     assert_int_equal(smt_rd(e, SMT_GBPA), 0x1000);
+    for (unsigned i = 0; i < 2; i++) {
+        assert_int_equal(smmu_mmio_read(e->smmu, cfg[i], 8), 0);
+        assert_int_equal(smt_rd(e, cfg[i] + 8), 0);
+        assert_int_equal(smt_rd(e, cfg[i] + 12), 0);
+    }
 }
 
 int main(void)
