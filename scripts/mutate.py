@@ -579,6 +579,15 @@ def main():
             print(f"{m.id:<28} {m.status:<10} {m.file}:{m.line} [{m.op}] {m.old!r} -> {m.new!r}")
         return 0
 
+    # the commit measured: the tree as copied now (later commits do not change the copy)
+    commit = "?"
+    try:
+        commit = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip() or "?"
+        if subprocess.run(["git", "-C", root, "diff", "--quiet", "HEAD"]).returncode:
+            commit += "+dirty"
+    except FileNotFoundError:
+        pass
     scratch = os.path.abspath(a.scratch or os.path.join(root, "build-mutate"))
     cmake_args = a.cmake_arg if a.cmake_arg is not None else [
         "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DILAB_WERROR=OFF"]
@@ -616,14 +625,8 @@ def main():
         interrupted = True
         log("interrupted: the scratch tree is restored; the report covers the mutants run")
     meta = {"command": " ".join(["scripts/mutate.py"] + sys.argv[1:]), "seed": a.seed,
-            "sample": a.sample, "seconds": time.time() - t_start, "interrupted": interrupted}
-    try:
-        meta["commit"] = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
-                                        capture_output=True, text=True).stdout.strip() or "?"
-        if subprocess.run(["git", "-C", root, "diff", "--quiet", "HEAD"]).returncode:
-            meta["commit"] += "+dirty"
-    except FileNotFoundError:
-        meta["commit"] = "?"
+            "sample": a.sample, "seconds": time.time() - t_start, "interrupted": interrupted,
+            "commit": commit}
     rep = text_report(named, randoms, meta)
     print(rep, end="")
     if a.report:
