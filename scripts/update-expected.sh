@@ -2,7 +2,8 @@
 # Rewrite tests/data/expected/quick-figures.txt, the figures that tests/experiments/
 # test_results_regression.c pins, from `iommulab run --quick --json` of the current tree.
 # Run it when a change of the simulated results is wanted, and commit the file with that
-# change: the diff of the file shows in review which figures moved, and by how much.
+# change: the diff of the file shows in review which figures moved, and by how much, and the
+# commit's message names them on the `Moved:` line this script prints (CI checks it).
 #   scripts/update-expected.sh [BUILD_DIR]      (default: build; configured if need be)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,4 +31,10 @@ else
 	echo "update-expected: $out rewritten; the figures that moved:"
 	git diff --stat -- "$out"
 	git diff -U0 -- "$out" | grep -E '^[-+]figure' || true
+	# CI (scripts/check-expected-moves.py) fails a commit of this file whose message does
+	# not name every case that moved: the line to paste, against the last commit.
+	git show HEAD:"$out" >"$log" 2>/dev/null || : >"$log"
+	moved=$(python3 scripts/check-expected-moves.py --moved-line "$log" "$out")
+	echo "update-expected: put this line in the commit message (CI checks it):"
+	echo "$moved"
 fi

@@ -117,10 +117,12 @@ static void expect_fault(struct mt *t, int i, uint64_t iova)
 /* The CD an SMMU uses for a StreamID: STE.S1ContextPtr → CD (IHI 0070 §5.2, §5.4). */
 static void read_cd(struct mt *t, int i, uint64_t cd[8])
 {
-	uint64_t ste[8];
+	uint64_t ste[9]; /* one word more: the read copies the STE's 8 and no further */
 	ilab_pa_t cd_pa;
 
+	ste[8] = 0x5a5a5a5a5a5a5a5aull;
 	assert_int_equal(ilab_smmu_drv_read_ste(t->iommu[i], t->dev[i]->sid, ste), 0);
+	assert_int_equal(ste[8], 0x5a5a5a5a5a5a5a5aull);
 	assert_int_equal((ste[0] >> 1) & 7, 5); /* Config = S1 translate */
 	cd_pa = ste[0] & 0x000ffffffffffffc0ull;
 	assert_int_equal(ilab_mem_read(ilab_board_mem(t->board), cd_pa, cd, 64), 0);

@@ -290,6 +290,34 @@ static void test_cd_unsupported_granule(void **state)
     smt_env_fini(&f.e);
 }
 
+/* Without the 64K granule (IDR5.GRAN64K = 0) a 4K-granule CD still translates; a 64K one is
+ * ILLEGAL (§5.4: a TG0 the SMMU does not support). */
+static void test_cd_64k_granule_off(void **state)
+{
+    (void)state;
+    struct smmu_config c;
+    smmu_config_default(&c);
+    c.gran64k = false;
+    c.oas = 48; /* a 52-bit OAS needs the 64K granule */
+    c.thread_safe = false;
+    struct fx f;
+    assert_int_equal(smt_env_init(&f.e, &c, 8), 0);
+    smt_simple_stream(&f.e, SID, &f.pt, &f.cd, &f.cd_pa);
+    smt_pt_map(&f.pt, IOVA, PA, 3, SMT_PTE_DEFAULT | SMT_PTE_AP_EL0);
+    struct smmu_txn_rsp r;
+    xlate(&f, SID, false, 0, &r);
+    assert_int_equal(r.status, SMMU_TXN_OK);
+    assert_int_equal(r.pa, PA);
+    smt_env_fini(&f.e);
+    assert_int_equal(smt_env_init(&f.e, &c, 8), 0); /* nothing cached */
+    smt_simple_stream(&f.e, SID, &f.pt, &f.cd, &f.cd_pa);
+    f.cd.tg0 = 1; /* 64K */
+    smt_cd_write(&f.e.mem, f.cd_pa, &f.cd);
+    uint64_t rec[4];
+    expect_event(&f, SID, false, 0, SMT_C_BAD_CD, rec);
+    smt_env_fini(&f.e);
+}
+
 static void test_cd_asid16_off(void **state)
 {
     (void)state;
@@ -552,6 +580,7 @@ int main(void)
         T(test_cd_illegal_fields),
         cmocka_unit_test(test_cd_a0_with_term_model),
         cmocka_unit_test(test_cd_unsupported_granule),
+        cmocka_unit_test(test_cd_64k_granule_off),
         cmocka_unit_test(test_cd_asid16_off),
         T(test_cd_fetch_abort),
         T(test_substream_linear),

@@ -143,6 +143,31 @@ static void test_reset_values(void **state)
     smmu_destroy(s);
 }
 
+/* SMMUEN == 0: GBPA decides (§3.3.5). ABORT = 0 bypasses (PA = IOVA), and the statistics
+ * count the transaction as translated and bypassed; ABORT = 1 aborts it, not bypassed. */
+static void test_global_bypass_counted(void **state)
+{
+    (void)state;
+    struct smmu *s = fresh();
+    struct smmu_txn_req req = {.sid = 1, .iova = 0x12345000, .write = true};
+    struct smmu_txn_rsp rsp;
+    struct smmu_stats st;
+    smmu_translate(s, &req, &rsp);
+    assert_int_equal(rsp.status, SMMU_TXN_OK);
+    assert_true(rsp.bypass);
+    assert_int_equal(rsp.pa, 0x12345000);
+    smmu_get_stats(s, &st);
+    assert_int_equal(st.translations, 1);
+    assert_int_equal(st.bypassed, 1);
+    smmu_mmio_write(s, SMT_GBPA, (1u << 31) | (1u << 20), 4); /* UPDATE, ABORT */
+    smmu_translate(s, &req, &rsp);
+    assert_int_not_equal(rsp.status, SMMU_TXN_OK);
+    smmu_get_stats(s, &st);
+    assert_int_equal(st.translations, 2);
+    assert_int_equal(st.bypassed, 1);
+    smmu_destroy(s);
+}
+
 static void test_cr0_ack(void **state)
 {
     struct smt_env *e = *state;
@@ -356,10 +381,27 @@ static void test_msi_cfg_raz_without_msi(void **state)
 static void test_reset_restores(void **state)
 {
     struct smt_env *e = *state;
+    /* The MSI configuration registers reset to 0 as well (§6.3.30-32 and §6.3.21-23). They
+     * are written with their IRQs disabled: from SMMUv3.2 a write while enabled is ignored. */
+    smt_wr(e, SMT_IRQ_CTRL, 0);
+    static const uint32_t cfg[] = { SMT_GERROR_IRQ_CFG0, SMT_EVENTQ_IRQ_CFG0 };
+    for (unsigned i = 0; i < 2; i++) {
+        smmu_mmio_write(e->smmu, cfg[i], 0x1000, 8);
+        smt_wr(e, cfg[i] + 8, 7);  /* CFG1: the MSI data */
+        smt_wr(e, cfg[i] + 12, 1); /* CFG2: MemAttr */
+        assert_int_equal(smmu_mmio_read(e->smmu, cfg[i], 8), 0x1000);
+        assert_int_equal(smt_rd(e, cfg[i] + 8), 7);
+        assert_int_equal(smt_rd(e, cfg[i] + 12), 1);
+    }
     smmu_reset(e->smmu);
     assert_int_equal(smt_rd(e, SMT_CR0), 0);
     assert_int_equal(smmu_mmio_read(e->smmu, SMT_STRTAB_BASE, 8), 0);
     assert_int_equal(smt_rd(e, SMT_GBPA), 0x1000);
+    for (unsigned i = 0; i < 2; i++) {
+        assert_int_equal(smmu_mmio_read(e->smmu, cfg[i], 8), 0);
+        assert_int_equal(smt_rd(e, cfg[i] + 8), 0);
+        assert_int_equal(smt_rd(e, cfg[i] + 12), 0);
+    }
 }
 
 int main(void)
@@ -369,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_idr_from_config),
         cmocka_unit_test(test_invalid_config_rejected),
         cmocka_unit_test(test_reset_values),
+        cmocka_unit_test(test_global_bypass_counted),
         cmocka_unit_test_setup_teardown(test_cr0_ack, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cr1_cr2_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gbpa_update, setup, teardown),

@@ -786,6 +786,40 @@ static void forgotten_lines_leave_the_others_found(void **state)
 	free(w.base);
 }
 
+static void sample_fn(unsigned idx, void *arg)
+{
+	static const uint64_t v[] = { 0, 1, 3, 1000 };
+
+	(void)idx;
+	(void)arg;
+	for (unsigned i = 0; i < 4; i++)
+		ilab_sim_sample("model.dist", v[i]);
+}
+
+/* A distribution's JSON: log2 buckets (0 for zeros, b for [2^(b-1), 2^b)) up to the last one
+ * used, which holds the largest sample: 0, 1, 3 and 1000 fill buckets 0, 1, 2 and 10. */
+static void distribution_json_has_every_bucket(void **state)
+{
+	struct ilab_sim *s = fix_sim(1, 1);
+	json_t *j, *d, *b;
+	uint64_t want[11] = { [0] = 1, [1] = 1, [2] = 1, [10] = 1 };
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(ilab_sim_run_threads(1, NULL, sample_fn, NULL), 0);
+	j = ilab_sim_json(s);
+	d = json_object_get(json_object_get(j, "distributions"), "model.dist");
+	assert_non_null(d);
+	assert_int_equal(json_integer_value(json_object_get(d, "count")), 4);
+	assert_int_equal(json_integer_value(json_object_get(d, "max")), 1000);
+	b = json_object_get(d, "log2_buckets");
+	assert_int_equal(json_array_size(b), 11);
+	for (size_t i = 0; i < 11; i++)
+		assert_int_equal(json_integer_value(json_array_get(b, i)), want[i]);
+	json_decref(j);
+	fix_sim_done(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -805,6 +839,7 @@ int main(void)
 		cmocka_unit_test(fresh_memory_has_no_cache_history),
 		cmocka_unit_test(forgotten_lines_leave_the_others_found),
 		cmocka_unit_test(statistics_counters_cost_no_simulated_time),
+		cmocka_unit_test(distribution_json_has_every_bucket),
 	};
 	int failed;
 
