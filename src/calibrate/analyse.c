@@ -177,8 +177,9 @@ int ilab_calib_analyse(struct ilab_calib_set *set, const double *theta, double f
 
 		if (set->free[j].fixed)
 			continue;
-		memcpy(lo, theta, sizeof(lo));
-		memcpy(hi, theta, sizeof(hi));
+		/* theta holds nr_free values (the caller's array may be no longer) */
+		memcpy(lo, theta, set->nr_free * sizeof(*theta));
+		memcpy(hi, theta, set->nr_free * sizeof(*theta));
 		lo[j] = round(theta[j] * 0.9);
 		hi[j] = round(theta[j] * 1.1);
 		if (lo[j] >= theta[j])
