@@ -28,7 +28,10 @@ cd "$TMP" || exit 1
 check_args() {
 	local out rc
 	rm -f args.txt
-	out=$(PATH="$TMP/bin:$PATH" "$T/run.sh" "$@" 2>err); rc=$?
+	# not the suite's own make's variables (make test BUILD=build-asan exports BUILD and
+	# MAKEFLAGS to ctest and so to here): run.sh must build the stub tree's default build/
+	out=$(env -u BUILD -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH="$TMP/bin:$PATH" \
+		"$T/run.sh" "$@" 2>err); rc=$?
 	[ $rc -eq 0 ] || bad "run.sh $*: exit $rc ($(tail -2 err))"
 	printf '<%s>\n' run "$@" >want.txt
 	cmp -s want.txt args.txt || bad "run.sh passed other arguments: got
