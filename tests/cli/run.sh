@@ -44,6 +44,8 @@ assert len(pts) == int(sys.argv[2]), (len(pts), sys.argv[2])
 assert {p["experiment"] for p in pts} == {"seed000-cmdsync", "seed001-domain-lookup",
     "seed002-map-pages", "seed003-ecmdq", "seed004-vfio-numa", "whatif-seed004-smmuv3"}
 assert all(p["measured"] > 0 and p["model"] > 0 for p in pts)
+# every seed is in the calibration set of its shipped profile (profiles/*.calibration.json)
+assert all(p["in_sample"] for p in pts), [p["label"] for p in pts if not p["in_sample"]]
 assert "seed000-cmdsync/cma-pernuma/cmdsync_wait" in {p["label"] for p in pts}
 PY
 fi
