@@ -39,9 +39,18 @@ CONSTANT = re.compile(r"^(\s+)([a-z_]+):(\s*)(-?\d+)(\s*(#.*)?)$")
 
 def profile_constants(path):
     """(line index, section, key, value, kind) for each integer constant; kind is what its
-    comment says it is: "calibrated" (CALIBRATED), "measured" (MEASURED) or "estimate"."""
+    comment says it is: "calibrated" (a free constant of the profile's free: section, fitted by
+    `iommulab calibrate`, or CALIBRATED), "measured" (MEASURED) or "estimate"."""
     with open(path) as f:
         lines = f.read().split("\n")
+    free, sub = set(), None
+    for line in lines[next((i for i, l in enumerate(lines) if l.startswith("free:")), len(lines)):]:
+        m = re.match(r"^  ([a-z_]+):\s*$", line)
+        if m:
+            sub = m.group(1)
+        m = re.match(r"^    ([a-z_]+):\s*\{", line)
+        if m and sub:
+            free.add((sub, m.group(1)))
     out, section, comment = [], None, []
     for i, line in enumerate(lines):
         m = SECTION.match(line)
@@ -54,7 +63,7 @@ def profile_constants(path):
         m = CONSTANT.match(line)
         if m and section:
             text = " ".join(comment) + (m.group(5) or "")
-            kind = ("calibrated" if "CALIBRATED" in text else
+            kind = ("calibrated" if "CALIBRATED" in text or (section, m.group(2)) in free else
                     "measured" if "MEASURED" in text else "estimate")
             out.append((i, section, m.group(2), int(m.group(4)), kind))
         comment = []

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "calibrate/calib.h"
-#include "report/gnuplot.h"
 #include "util/atomic_file.h"
 
 #define ERRLEN 2048
@@ -221,10 +220,10 @@ static int write_outputs(const struct opts *o, const struct ilab_calib_report *r
 			 const char *report_text, size_t report_len)
 {
 	const struct ilab_calib_set *set = r->set;
-	char path[PATH_MAX], err[ERRLEN], *prof = NULL, *script = NULL;
-	char real_in[PATH_MAX], real_out[PATH_MAX], png[PATH_MAX], prog[PATH_MAX];
-	size_t plen, slen;
-	FILE *f;
+	char path[PATH_MAX], err[ERRLEN], *prof = NULL;
+	char real_in[PATH_MAX], real_out[PATH_MAX], png[PATH_MAX];
+	struct ilab_correlator corr;
+	size_t plen;
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s.calibrated.yaml", o->out, set->profile_name);
@@ -266,20 +265,14 @@ static int write_outputs(const struct opts *o, const struct ilab_calib_report *r
 		return CLI_EXIT_OK;
 	snprintf(path, sizeof(path), "%s/calibrate-%s-correlator.gp", o->out, set->profile_name);
 	snprintf(png, sizeof(png), "%s/calibrate-%s-correlator.png", o->out, set->profile_name);
-	f = open_memstream(&script, &slen);
-	if (!f)
-		return CLI_EXIT_FAIL;
-	ilab_calib_correlator_script(r, png, f);
-	fclose(f);
-	ret = save_text(path, script, slen, err, sizeof(err));
-	free(script);
-	if (!ret && !ilab_gnuplot_find(prog, sizeof(prog))) {
-		fprintf(stderr, "%s calibrate: warning: gnuplot not found, no %s (the script is %s)\n",
-			CLI_PROG, png, path);
+	ret = ilab_calib_correlator(r, &corr);
+	if (!ret)
+		ret = ilab_correlator_save(&corr, NULL, path, png, err, sizeof(err));
+	ilab_correlator_free(&corr);
+	if (ret == 1) {
+		fprintf(stderr, "%s calibrate: warning: %s\n", CLI_PROG, err);
 		return CLI_EXIT_OK;
 	}
-	if (!ret)
-		ret = ilab_gnuplot_render(prog, path, png, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s calibrate: correlator: %s\n", CLI_PROG, err);
 		return CLI_EXIT_FAIL;
@@ -365,8 +358,8 @@ int cmd_calibrate(int argc, char **argv)
 	if (!ret)
 		ret = ilab_calib_analyse(set, fit.theta, fit.objective, &sens, err, sizeof(err));
 	if (!ret && o.cv)
-		ret = ilab_calib_crossval(set, o.seed, (unsigned)o.starts, (unsigned)o.folds, &cv,
-					  err, sizeof(err));
+		ret = ilab_calib_crossval(set, o.seed, (unsigned)o.starts, (unsigned)o.max_evals,
+					  (unsigned)o.folds, &cv, err, sizeof(err));
 	if (!ret)
 		ret = ilab_calib_eval(set, fit.theta, &tv, err, sizeof(err));
 	if (ret) {

@@ -74,8 +74,11 @@ static int prepare_out(const char *out)
 	return CLI_EXIT_OK;
 }
 
+/* The correlator of the run's published figures: <out>/correlator.json, .gp, .png. */
+#define CORRELATOR "correlator"
+
 /* What the run reads (scenario and profile files) and writes (each scenario's JSON, plot
- * script and PNG in out): no output may be an input or another output, found before anything
+ * script and PNG in out, and the correlator): no output may be an input or another output, found before anything
  * runs. Prints the one-line reason; returns a CLI exit code. The trace joins files later. */
 static int check_files(struct ilab_scenario **scn, int nr, const char *out, const char *profile,
 		       struct ilab_output_set *files)
@@ -92,6 +95,10 @@ static int check_files(struct ilab_scenario **scn, int nr, const char *out, cons
 	}
 	if (profile && !ilab_profile_resolve(profile, path, sizeof(path), err, sizeof(err)))
 		ilab_output_set_input(files, path, "the profile");
+	static const char *const corr[][2] = { { "json", "the correlator's points" },
+					       { "gp", "the correlator's script" },
+					       { "png", "the correlator" } };
+
 	for (int i = 0; i < nr; i++)
 		for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 			snprintf(path, sizeof(path), "%s/%s.%s", out, scn[i]->name, kinds[k][0]);
@@ -100,6 +107,13 @@ static int check_files(struct ilab_scenario **scn, int nr, const char *out, cons
 				return CLI_EXIT_USAGE;
 			}
 		}
+	for (unsigned k = 0; k < sizeof(corr) / sizeof(corr[0]); k++) {
+		snprintf(path, sizeof(path), "%s/" CORRELATOR ".%s", out, corr[k][0]);
+		if (ilab_output_set_output(files, path, corr[k][1], err, sizeof(err))) {
+			fprintf(stderr, "%s run: %s\n", CLI_PROG, err);
+			return CLI_EXIT_USAGE;
+		}
+	}
 	return CLI_EXIT_OK;
 }
 
@@ -112,7 +126,8 @@ static void print_help(FILE *f)
 		"run the seed experiments and compare with the published figures\n"
 		"  scenario          a scenario file, a built-in name (seed000-cmdsync), its short\n"
 		"                    name (cmdsync) or a seed id (000); default: all built-in ones\n"
-		"  -o, --out DIR     write <scenario>.json and <scenario>.png there (default results)\n"
+		"  -o, --out DIR     write <scenario>.json and <scenario>.png there, and the\n"
+		"                    correlator (correlator.png, .json) (default results)\n"
 		"  -q, --quick       reduced sizes (the scenario's quick: parameters), for tests\n"
 		"  -j, --json        print the result JSON to stdout instead of the tables\n"
 		"  --seed N          the simulator's seed, 1 to 2^53 (default 1)\n"
@@ -185,10 +200,42 @@ static void print_calibration(const struct ilab_scenario *s, const char *profile
 		printf("%s\n", line);
 }
 
+/* Each published figure of r into the correlator: in-sample when its scenario was in the
+ * calibration set of the profile it ran on (the record beside it, docs/calibration.md), or,
+ * without a record, when the scenario names it a calibration figure; else out-of-sample. */
+static int add_correlator(const struct ilab_scenario_result *r, const char *profile,
+			  struct ilab_correlator *corr)
+{
+	const struct ilab_scenario *s = r->scenario;
+	char path[ILAB_SCN_PATH_MAX], label[ILAB_SCN_NAME_MAX * 2 + ILAB_SCN_KEY_MAX + 4],
+	     err[256];
+	int in = -ENOENT, rc = 0;
+
+	if (!ilab_profile_resolve(profile ? profile : s->profile, path, sizeof(path), err,
+				  sizeof(err)))
+		in = ilab_calib_record_in_sample(path, s->name);
+	for (unsigned i = 0; !rc && i < r->nr_cases; i++)
+		for (unsigned j = 0; !rc && j < s->cases[i].nr_refs; j++) {
+			const struct ilab_reference *ref = &s->cases[i].refs[j];
+			struct ilab_comparison c;
+			bool fitted = in >= 0 ? in == 1 : ref->kind == ILAB_REF_CALIBRATION;
+
+			ilab_compare(s, ref, &r->cases[i], &c);
+			if (!c.have_ours)
+				continue;
+			snprintf(label, sizeof(label), "%s/%s/%s", s->name, s->cases[i].label,
+				 ref->metric);
+			rc = ilab_correlator_add(corr, s->name, label, ref->unit, ref->value,
+						 c.ours_raw, fitted ? NULL : in >= 0 ?
+						 "not in the calibration set" : "prediction");
+		}
+	return rc;
+}
+
 /* Run one parsed scenario: table or JSON to stdout, files to out. Returns a CLI exit code. */
 static int run_one(const struct ilab_scenario *s, const char *out,
 		   const struct ilab_run_options *ro, bool json, json_t *json_all,
-		   struct run_totals *tot)
+		   struct run_totals *tot, struct ilab_correlator *corr)
 {
 	struct ilab_scenario_result *r;
 	char path[ILAB_SCN_PATH_MAX + 80], err[ERRLEN];
@@ -199,6 +246,8 @@ static int run_one(const struct ilab_scenario *s, const char *out,
 		return CLI_EXIT_FAIL;
 	}
 	add_totals(tot, r);
+	if (add_correlator(r, ro->profile, corr))
+		ret = CLI_EXIT_FAIL;
 	if (json) {
 		json_t *j = ilab_result_json(r);
 
@@ -231,6 +280,26 @@ static int run_one(const struct ilab_scenario *s, const char *out,
 }
 
 /* A whole decimal number in [min, max], or -1 with the one-line reason printed. */
+/* <out>/correlator.json, .gp, .png (registered in check_files). Nonzero on a failed write. */
+static int save_correlator(const struct ilab_correlator *corr, const char *out)
+{
+	char json[ILAB_SCN_PATH_MAX + 32], gp[ILAB_SCN_PATH_MAX + 32], png[ILAB_SCN_PATH_MAX + 32],
+	     err[ERRLEN];
+	int rc;
+
+	snprintf(json, sizeof(json), "%s/" CORRELATOR ".json", out);
+	snprintf(gp, sizeof(gp), "%s/" CORRELATOR ".gp", out);
+	snprintf(png, sizeof(png), "%s/" CORRELATOR ".png", out);
+	rc = ilab_correlator_save(corr, json, gp, png, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "%s run: correlator: %s\n", CLI_PROG, err);
+		return 1;
+	}
+	fprintf(stderr, "%s run: wrote %s and %s%s%s\n", CLI_PROG, json, rc ? gp : png,
+		rc ? "; " : "", rc ? err : "");
+	return 0;
+}
+
 static int parse_count(const char *opt, const char *arg, uint64_t min, uint64_t max,
 		       uint64_t *out)
 {
@@ -351,11 +420,13 @@ int cmd_run(int argc, char **argv)
 	struct ilab_output_set io = ILAB_OUTPUT_SET_INIT; /* the files read and written */
 	struct ilab_scenario **scn = NULL;
 	struct run_totals tot = { 0 };
+	struct ilab_correlator corr;
 	char err[ERRLEN], path[ILAB_SCN_PATH_MAX];
 	char **builtin = NULL, **files;
 	int opt, nr, ret = CLI_EXIT_OK;
 	json_t *json_all = NULL;
 
+	ilab_correlator_init(&corr, "iommulab run: published figures", "iommulab run");
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":o:qjh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -458,12 +529,15 @@ int cmd_run(int argc, char **argv)
 		struct ilab_run_options ro = { .quick = quick, .progress = stderr, .seed = seed,
 					       .repeat = (unsigned)repeat, .profile = profile,
 					       .trace = trace };
-		int r = run_one(scn[i], out, &ro, json, json_all, &tot);
+		int r = run_one(scn[i], out, &ro, json, json_all, &tot, &corr);
 
 		if (r != CLI_EXIT_OK)
 			ret = r;
 	}
 
+	if (ready && tot.scenarios && save_correlator(&corr, out) && ret == CLI_EXIT_OK)
+		ret = CLI_EXIT_FAIL;
+	ilab_correlator_free(&corr);
 	if (trace && cli_trace_close("run", trace) && ret == CLI_EXIT_OK)
 		ret = CLI_EXIT_FAIL;
 	if (ret != CLI_EXIT_USAGE && json_all) {

@@ -10,7 +10,8 @@
  *   analyse.c     each constant's sensitivity, and the constants the set cannot separate;
  *   crossval.c    leave-one-experiment-out and k-fold over cases;
  *   profile_out.c the fitted profile (comments and sources kept, values replaced in place);
- *   report.c      the text and JSON report, the correlator plot.
+ *   report.c      the text and JSON report;
+ *   correlator.c  model against measured, drawn (also by `iommulab run`).
  * It is not the command line (tools/cmd_calibrate.c).
  */
 #ifndef ILAB_CALIBRATE_CALIB_H
@@ -182,8 +183,10 @@ struct ilab_calib_cv {
 				       * fold), NAN for effects */
 	bool *oos_loeo;               /* per term: oos came from the leave-one-experiment-out fit */
 };
+/* Each fit of the cross-validation as the main one: starts, max_evals (0: the default). */
 int ilab_calib_crossval(struct ilab_calib_set *set, uint64_t seed, unsigned starts,
-			unsigned folds, struct ilab_calib_cv *cv, char *err, size_t errlen);
+			unsigned max_evals, unsigned folds, struct ilab_calib_cv *cv, char *err,
+			size_t errlen);
 void ilab_calib_cv_free(struct ilab_calib_cv *cv);
 
 /* ---- profile_out.c ---- */
@@ -194,6 +197,39 @@ void ilab_calib_cv_free(struct ilab_calib_cv *cv);
 int ilab_calib_fitted_profile(const struct ilab_calib_set *set, const double *theta,
 			      const char *fitted_on, char **out, size_t *outlen, char *err,
 			      size_t errlen);
+
+/* ---- correlator.c ---- */
+/* Model against measured, log-log, y = x and +-30 % bands, a colour per experiment, filled
+ * markers in-sample and hollow ones out-of-sample: `calibrate` and `run` draw the same. */
+struct ilab_correlator_point {
+	unsigned exp;       /* index into exp: its colour */
+	char *label, *unit;
+	double measured, model;
+	char *held_out_by;  /* NULL: in-sample; else how it was kept out ("experiment", ...) */
+};
+struct ilab_correlator {
+	char title[ILAB_SCN_NAME_MAX + 64];
+	char command[256];  /* what drew it, for the script's first line */
+	unsigned nr_exp;
+	char **exp;         /* experiment names, in order of first appearance */
+	unsigned nr, cap;
+	struct ilab_correlator_point *pts;
+};
+void ilab_correlator_init(struct ilab_correlator *c, const char *title, const char *command);
+void ilab_correlator_free(struct ilab_correlator *c);
+/* One point (strings copied). A figure that is not positive on either axis is left out (log
+ * axes): 0. -ENOMEM. */
+int ilab_correlator_add(struct ilab_correlator *c, const char *experiment, const char *label,
+			const char *unit, double measured, double model, const char *held_out_by);
+/* The points: [{label, experiment, measured, model, in_sample, unit, held_out_by?}]. */
+struct json_t *ilab_correlator_json(const struct ilab_correlator *c);
+/* The gnuplot script (data inline) drawing into png, or the variable ilab_png when set
+ * (report/gnuplot.h renders it). */
+void ilab_correlator_script(const struct ilab_correlator *c, const char *png, FILE *f);
+/* Write the points (json_path; NULL: not), the script (gp_path) and the PNG, each whole or
+ * not at all. 0; 1 when gnuplot is not found (no PNG; msg says so); negative with msg. */
+int ilab_correlator_save(const struct ilab_correlator *c, const char *json_path,
+			 const char *gp_path, const char *png_path, char *msg, size_t msglen);
 
 /* ---- report.c ---- */
 struct ilab_calib_report {
@@ -207,11 +243,10 @@ struct ilab_calib_report {
 };
 void ilab_calib_report_text(const struct ilab_calib_report *r, FILE *f);
 struct json_t *ilab_calib_report_json(const struct ilab_calib_report *r);
-/* The correlator: model against measured, log-log, y = x and ±30 % bands, a colour per
- * experiment, hollow markers for out-of-sample points. Its numbers as JSON (points), and the
- * gnuplot script (data inline) that draws it into png (report/gnuplot.h renders it). */
+/* The correlator of this report (correlator.c): every figure at the fit (in-sample) and,
+ * with cross-validation, out-of-sample. Its points as JSON. */
+int ilab_calib_correlator(const struct ilab_calib_report *r, struct ilab_correlator *c);
 struct json_t *ilab_calib_correlator_json(const struct ilab_calib_report *r);
-void ilab_calib_correlator_script(const struct ilab_calib_report *r, const char *png, FILE *f);
 
 /* ---- measurements.c ---- */
 /* A user's measurements (docs/calibration.md): each entry a one-case scenario on the set's
@@ -234,5 +269,8 @@ struct json_t *ilab_calib_record_json(const struct ilab_calib_report *r);
 /* The line `iommulab run` prints under scenario's table for the profile file it ran on: 1
  * (line set), 0 (no record beside the profile: nothing to print) or -EINVAL (line says why). */
 int ilab_calib_record_line(const char *profile, const char *scenario, char *line, size_t len);
+/* Was scenario in the calibration set of the profile file's record: 1 yes, 0 no, -ENOENT no
+ * record, -EINVAL an unreadable one (record_line says why). */
+int ilab_calib_record_in_sample(const char *profile, const char *scenario);
 
 #endif /* ILAB_CALIBRATE_CALIB_H */

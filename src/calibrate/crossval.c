@@ -36,8 +36,8 @@ static double median(double *v, unsigned n)
 /* Fit with the terms where out[i] is set left out; their predictions into pred (figures).
  * Constants nothing left in pins are held at their prior, listed in pinned. */
 static int fit_without(struct ilab_calib_set *set, const bool *out, const double *theta0,
-		       uint64_t seed, unsigned starts, double *pred, char *pinned, size_t plen,
-		       char *err, size_t errlen)
+		       uint64_t seed, unsigned starts, unsigned max_evals, double *pred,
+		       char *pinned, size_t plen, char *err, size_t errlen)
 {
 	struct ilab_calib_sens s;
 	struct ilab_calib_fit fit;
@@ -56,7 +56,7 @@ static int fit_without(struct ilab_calib_set *set, const bool *out, const double
 						set->free[j].key, set->free[j].prior);
 	}
 	if (!rc)
-		rc = ilab_calib_fit(set, seed, starts, 0, &fit, err, errlen);
+		rc = ilab_calib_fit(set, seed, starts, max_evals, &fit, err, errlen);
 	if (!rc)
 		rc = ilab_calib_eval(set, fit.theta, &tv, err, errlen);
 	for (unsigned i = 0; !rc && i < set->nr_terms; i++)
@@ -91,7 +91,7 @@ static void score(const struct ilab_calib_set *set, const double *pred, unsigned
 }
 
 int ilab_calib_crossval(struct ilab_calib_set *set, uint64_t seed, unsigned starts,
-			unsigned folds, struct ilab_calib_cv *cv, char *err, size_t errlen)
+			unsigned max_evals, unsigned folds, struct ilab_calib_cv *cv, char *err, size_t errlen)
 {
 	unsigned n = set->nr_terms;
 	bool *out = calloc(n + 1, sizeof(*out));
@@ -120,7 +120,7 @@ int ilab_calib_crossval(struct ilab_calib_set *set, uint64_t seed, unsigned star
 			break;
 		for (unsigned i = 0; i < n; i++)
 			out[i] = set->terms[i].exp == e;
-		rc = fit_without(set, out, theta0, seed, starts, loeo, x->pinned_only,
+		rc = fit_without(set, out, theta0, seed, starts, max_evals, loeo, x->pinned_only,
 				 sizeof(x->pinned_only), err, errlen);
 	}
 	cv->folds = folds;
@@ -129,7 +129,7 @@ int ilab_calib_crossval(struct ilab_calib_set *set, uint64_t seed, unsigned star
 
 		for (unsigned i = 0; i < n; i++)
 			out[i] = set->terms[i].c % folds == f || set->terms[i].from % folds == f;
-		rc = fit_without(set, out, theta0, seed, starts, fold, pinned, sizeof(pinned),
+		rc = fit_without(set, out, theta0, seed, starts, max_evals, fold, pinned, sizeof(pinned),
 				 err, errlen);
 	}
 	if (rc)

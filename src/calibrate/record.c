@@ -137,3 +137,29 @@ int ilab_calib_record_line(const char *profile, const char *scenario, char *line
 	json_decref(doc);
 	return 1;
 }
+
+int ilab_calib_record_in_sample(const char *profile, const char *scenario)
+{
+	char path[ILAB_SCN_PATH_MAX + 32];
+	const char *name;
+	json_t *doc, *exps, *e;
+	struct stat st;
+	size_t i;
+	int in = 0;
+
+	ilab_calib_record_path(profile, path, sizeof(path));
+	if (stat(path, &st) != 0)
+		return -ENOENT;
+	doc = json_load_file(path, 0, NULL);
+	exps = doc ? json_object_get(doc, "experiments") : NULL;
+	if (!json_is_array(exps)) {
+		json_decref(doc);
+		return -EINVAL;
+	}
+	json_array_foreach(exps, i, e)
+		if (!json_unpack(e, "{s:s}", "name", &name) && !strcmp(name, scenario))
+			in = 1;
+	json_decref(doc);
+	return in;
+}
+

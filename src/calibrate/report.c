@@ -1,9 +1,7 @@
 /* report.c — a calibration's report: the fitted constants with their bounds and
  * sensitivity, what the set cannot separate, and the residual of every figure and effect
- * (text for people, JSON with sorted keys and no host time for tools); and the correlator:
- * model against measured on log-log axes with y = x and +-30 % bands, a colour per
- * experiment, filled markers in-sample and hollow ones out-of-sample (gnuplot, as the
- * scenario plots).
+ * (text for people, JSON with sorted keys and no host time for tools); and the correlator's
+ * points of the fit (drawn by correlator.c).
  */
 #include <errno.h>
 #include <jansson.h>
@@ -101,31 +99,35 @@ void ilab_calib_report_text(const struct ilab_calib_report *r, FILE *f)
 	}
 }
 
-json_t *ilab_calib_correlator_json(const struct ilab_calib_report *r)
+int ilab_calib_correlator(const struct ilab_calib_report *r, struct ilab_correlator *c)
 {
 	const struct ilab_calib_set *set = r->set;
-	json_t *pts = json_array();
+	char cmd[128];
+	int rc = 0;
 
-	for (unsigned i = 0; i < set->nr_terms; i++) {
+	snprintf(cmd, sizeof(cmd), "iommulab calibrate %s", set->profile_name);
+	ilab_correlator_init(c, set->profile_name, cmd);
+	for (unsigned i = 0; !rc && i < set->nr_terms; i++) {
 		const struct ilab_calib_term *t = &set->terms[i];
+		const char *name = set->exp[t->exp]->name;
 
 		if (t->kind != ILAB_CALIB_FIGURE)
 			continue;
-		json_array_append_new(pts, json_pack("{s:s, s:s, s:f, s:f, s:b, s:s}", "label",
-						     t->label, "experiment",
-						     set->exp[t->exp]->name, "measured", t->measured,
-						     "model", r->tv[i], "in_sample", 1, "unit",
-						     t->unit));
-		if (!isnan(oos(r, i)))
-			json_array_append_new(pts, json_pack("{s:s, s:s, s:f, s:f, s:b, s:s, s:s}",
-							     "label", t->label, "experiment",
-							     set->exp[t->exp]->name, "measured",
-							     t->measured, "model", oos(r, i),
-							     "in_sample", 0, "unit", t->unit,
-							     "held_out_by", r->cv->oos_loeo[i]
-							     ? "experiment" : "case fold"));
+		rc = ilab_correlator_add(c, name, t->label, t->unit, t->measured, r->tv[i], NULL);
+		if (!rc && !isnan(oos(r, i)))
+			rc = ilab_correlator_add(c, name, t->label, t->unit, t->measured, oos(r, i),
+						 r->cv->oos_loeo[i] ? "experiment" : "case fold");
 	}
-	return pts;
+	return rc;
+}
+
+json_t *ilab_calib_correlator_json(const struct ilab_calib_report *r)
+{
+	struct ilab_correlator c;
+	json_t *j = ilab_calib_correlator(r, &c) ? NULL : ilab_correlator_json(&c);
+
+	ilab_correlator_free(&c);
+	return j;
 }
 
 json_t *ilab_calib_report_json(const struct ilab_calib_report *r)
@@ -210,69 +212,4 @@ json_t *ilab_calib_report_json(const struct ilab_calib_report *r)
 					      num(r->cv->fold_median_abs_log)));
 	}
 	return doc;
-}
-
-static void put_quoted(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
-	}
-	fputc('\'', f);
-}
-
-void ilab_calib_correlator_script(const struct ilab_calib_report *r, const char *png, FILE *f)
-{
-	const struct ilab_calib_set *set = r->set;
-	double lo = INFINITY, hi = 0;
-	fprintf(f, "# Correlator of `iommulab calibrate %s`: model against measured. Filled: "
-		"in-sample (fitted), hollow: out-of-sample (cross-validation). Re-render: gnuplot "
-		"<this file>\n", set->profile_name);
-	fputs("set terminal pngcairo noenhanced size 800,720 font ',10'\n", f);
-	fputs("if (!exists(\"ilab_png\")) ilab_png = ", f);
-	put_quoted(f, png);
-	fputs("\nset output ilab_png\nset logscale xy\nset grid\nset key top left\n"
-	      "set xlabel 'measured (published figure, its own unit)'\n"
-	      "set ylabel 'model (iommulab)'\n", f);
-	fputs("set title ", f);
-	put_quoted(f, set->profile_name);
-	fputc('\n', f);
-	for (unsigned i = 0; i < set->nr_terms; i++)
-		if (set->terms[i].kind == ILAB_CALIB_FIGURE) {
-			lo = fmin(lo, fmin(set->terms[i].measured, r->tv[i]));
-			hi = fmax(hi, fmax(set->terms[i].measured, r->tv[i]));
-		}
-	for (unsigned e = 0; e < set->nr_exp; e++)
-		for (unsigned in = 0; in < 2; in++) {
-			fprintf(f, "$e%u%s << EOD\n", e, in ? "in" : "out");
-			for (unsigned i = 0; i < set->nr_terms; i++) {
-				const struct ilab_calib_term *t = &set->terms[i];
-				double y = in ? r->tv[i] : oos(r, i);
-
-				if (t->kind != ILAB_CALIB_FIGURE || t->exp != e || isnan(y))
-					continue;
-				fprintf(f, "%.17g %.17g\n", t->measured, y);
-				lo = fmin(lo, y);
-				hi = fmax(hi, y);
-			}
-			fputs("EOD\n", f);
-		}
-	if (!(hi > 0))
-		lo = 1, hi = 10;
-	fprintf(f, "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n", lo / 2, hi * 2, lo / 2,
-		hi * 2);
-	fputs("plot x with lines lc rgb 'black' title 'y = x', "
-	      "1.3*x with lines dt 2 lc rgb 'gray40' title '+30 %', "
-	      "0.7*x with lines dt 2 lc rgb 'gray40' title '-30 %'", f);
-	for (unsigned e = 0; e < set->nr_exp; e++) {
-		fprintf(f, ", \\\n     $e%uin using 1:2 with points pt 7 ps 1.2 lc %u title ", e,
-			e + 1);
-		put_quoted(f, set->exp[e]->name);
-		if (r->cv)
-			fprintf(f, ", \\\n     $e%uout using 1:2 with points pt 6 ps 1.4 lc %u title "
-				"'%s, out-of-sample'", e, e + 1, set->exp[e]->name);
-	}
-	fputc('\n', f);
 }

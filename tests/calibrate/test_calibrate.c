@@ -32,6 +32,7 @@ static struct ilab_calib_set *open_set(const char *const *scn, unsigned nscn,
 		fail_msg("set: %s", err);
 	if (ilab_calib_set_only_cases(set, cases, ncases, err, sizeof(err)))
 		fail_msg("cases: %s", err);
+	set->nr_free = 0; /* the test's constants, not the shipped profile's free: section */
 	for (unsigned i = 0; i < nfree; i++)
 		if (ilab_calib_free_add_arg(set, frees[i], err, sizeof(err)))
 			fail_msg("free: %s", err);
@@ -56,7 +57,7 @@ static void test_planted_recovered(void **state)
 					     "t1-g256-map_pages", "t1-g16-per-page" };
 	static const char *const frees[] = { "smmu.sync_ns=10:2000", "smmu.tlbi_ns=5:500",
 					     "compute.iommu_unmap_ns=10:1000" };
-	const double planted[] = { 150, 90, 200 };
+	const double planted[] = { 150, 90, 200 }, start[] = { 87, 67, 114 };
 	struct ilab_calib_set *set = open_set(scn, 2, cases, 4, frees, 3);
 	struct ilab_calib_fit fit;
 	struct ilab_calib_sens sens;
@@ -71,7 +72,9 @@ static void test_planted_recovered(void **state)
 	for (unsigned i = 0; i < set->nr_terms; i++)
 		set->terms[i].measured = tv[i];
 	assert_true(ilab_calib_objective(set, tv) < 1e-12);
-	/* the start (the profile's 87, 67, 114) is elsewhere */
+	/* the start (the one-figure fits' 87, 67, 114, not the shipped joint fit's) is elsewhere */
+	for (unsigned j = 0; j < 3; j++)
+		set->free[j].prior = start[j];
 	for (unsigned j = 0; j < 3; j++)
 		assert_true(fabs(set->free[j].prior / planted[j] - 1) > 0.25);
 	if (ilab_calib_fit(set, 1, 2, 0, &fit, err, sizeof(err)))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh — `iommulab run`: all built-in scenarios (exit 0, a table naming every seed, results/
-# JSON per scenario), one by name or id, --json, --quick, and malformed scenario files (exit 2
-# with file:line:column). Not the runner's internals (tests/experiments). Run as:
+# JSON per scenario, the correlator), one by name or id, --json, --quick, and malformed
+# scenario files (exit 2 with file:line:column). Not the runner's internals (tests/experiments). Run as:
 #   bash run.sh <iommulab> <srcdir>
 set -u
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -28,6 +28,48 @@ for n in seed000-cmdsync seed001-domain-lookup seed002-map-pages seed003-ecmdq s
 	grep -q '"schema": "iommulab-result/1"' "$f" || bad "$f: no schema tag"
 	grep -q '"quick": true' "$f" || bad "$f: --quick not recorded"
 done
+# The correlator of the run's published figures (docs/calibration.md): every figure of the
+# table a point, a colour per experiment, in-sample where the profile's calibration record
+# (profiles/*.calibration.json) has the scenario in its set; the PNG when gnuplot is there.
+total=$(printf '%s\n' "$out" | sed -n 's/.* of \([0-9]*\) published figures within tolerance.*/\1/p')
+[ -s "$TMP/res/correlator.json" ] || bad "run: no correlator.json"
+grep -q 'e0in using 1:2 with points pt 7' "$TMP/res/correlator.gp" || bad "run: correlator script has no in-sample series"
+if have python3 "the correlator's points"; then
+	python3 - "$TMP/res/correlator.json" "$total" <<'PY' || bad "run: correlator.json: wrong points"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "iommulab-correlator/1", d["schema"]
+pts = d["points"]
+assert len(pts) == int(sys.argv[2]), (len(pts), sys.argv[2])
+assert {p["experiment"] for p in pts} == {"seed000-cmdsync", "seed001-domain-lookup",
+    "seed002-map-pages", "seed003-ecmdq", "seed004-vfio-numa", "whatif-seed004-smmuv3"}
+assert all(p["measured"] > 0 and p["model"] > 0 for p in pts)
+# every seed is in the calibration set of its shipped profile (profiles/*.calibration.json)
+assert all(p["in_sample"] for p in pts), [p["label"] for p in pts if not p["in_sample"]]
+assert "seed000-cmdsync/cma-pernuma/cmdsync_wait" in {p["label"] for p in pts}
+PY
+fi
+if have gnuplot "the correlator PNG"; then
+	[ "$(head -c 8 "$TMP/res/correlator.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+		bad "run: correlator.png is not a PNG"
+fi
+# With a calibration record beside the profile (as calibrate writes it): the scenario in its set
+# is drawn in-sample (filled), one outside it out-of-sample (hollow), each in its own colour.
+cp "$SRC/profiles/kunpeng920.yaml" "$TMP/k.yaml"
+printf '%s\n' '{"schema": "iommulab-calibration-record/1", "profile": "kunpeng920", "fitted_on": "test",' \
+	'"tree": "test", "experiments": [{"name": "seed000-cmdsync", "in_sample": true}]}' >"$TMP/k.calibration.json"
+"$BIN" run --quick --profile "$TMP/k.yaml" --out "$TMP/oos" 000 001 >"$TMP/out" 2>&1 || bad "run --profile k.yaml 000 001 failed"
+grep -q 'e0in using 1:2 with points pt 7' "$TMP/oos/correlator.gp" &&
+grep -q 'e1out using 1:2 with points pt 6' "$TMP/oos/correlator.gp" ||
+	bad "run: seed 000 (in the record) not filled, or seed 001 (not in it) not hollow"
+grep -q 'e0out using' "$TMP/oos/correlator.gp" && bad "run: a scenario in the calibration set drawn out-of-sample"
+grep -q 'e1in using' "$TMP/oos/correlator.gp" && bad "run: a scenario not in the calibration set drawn in-sample"
+# A scenario named correlator would write over the correlator's files: refused before it runs.
+sed 's/^name: seed000-cmdsync$/name: correlator/' "$SRC/scenarios/seed000-cmdsync.yaml" >"$TMP/correlator.yaml"
+"$BIN" run --quick --out "$TMP/coll" "$TMP/correlator.yaml" >/dev/null 2>"$TMP/err"; rc=$?
+[ $rc -eq 2 ] || bad "run of a scenario named correlator: exit $rc, want 2"
+[ "$(grep -c . "$TMP/err")" -eq 1 ] || bad "run of a scenario named correlator: not one line: $(cat "$TMP/err")"
+[ -e "$TMP/coll/correlator.json" ] && bad "run of a scenario named correlator: ran anyway"
 
 # One scenario, by id and by file; --json prints the result object.
 out=$("$BIN" run --quick 003 --out "$TMP/one" 2>/dev/null); rc=$?
@@ -99,7 +141,7 @@ fi
 # The probe leaves nothing behind in a good directory.
 mkdir "$TMP/empty"
 "$BIN" run --quick --out "$TMP/empty" 000 >/dev/null 2>&1 || bad "run --out an empty directory failed"
-[ -z "$(ls -A "$TMP/empty" | grep -v '^seed000-cmdsync\.\(json\|gp\|png\)$')" ] ||
+[ -z "$(ls -A "$TMP/empty" | grep -v '^\(seed000-cmdsync\|correlator\)\.\(json\|gp\|png\)$')" ] ||
 	bad "run left other files: $(ls -A "$TMP/empty" | tr '\n' ' ')"
 
 # A results file that cannot be written whole (here a 2 KiB file size limit, SIGXFSZ ignored so

@@ -349,7 +349,9 @@ static int profile_edit(char *path, const char *key, const char *repl)
 	while (fgets(line, sizeof(line), in)) {
 		const char *k = line + strspn(line, " ");
 
-		if (k != line && !strncmp(k, key, strlen(key)) && k[strlen(key)] == ':') {
+		/* not the free: section's entry of the key (a { min, max } table) */
+		if (k != line && !strncmp(k, key, strlen(key)) && k[strlen(key)] == ':' &&
+		    !strchr(k, '{')) {
 			fputs(repl, out);
 			found++;
 		} else {
