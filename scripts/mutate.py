@@ -10,8 +10,8 @@ Mutants are of two kinds:
   random  a seeded sample (--seed, --sample) of comparison (< <=, > >=, == !=), boundary
           (a constant +-1, "a - b" -> "a") and dropped-statement mutations in the function
           bodies of --dirs (default src/hw src/drivers src/iommu src/sim src/report).
-          Preprocessor lines, comments, strings, declarations' array sizes and case labels
-          are never mutated.
+          Preprocessor lines, comments, strings, declarations' array sizes, array designators
+          ([4] = ...) and case labels are never mutated.
 
 Each mutant is built and tested in a scratch copy of the tree (--scratch, default
 build-mutate/: tree/ is the copy, build/ its own CMake build; both persist between runs so
@@ -138,6 +138,16 @@ def is_declaration(code_line):
     return bool(DECL_RE.match(code_line)) and not NOT_DECL_START.match(code_line)
 
 
+def is_designator(code, m):
+    """The constant is an array designator, `[4] = ...` of an initialiser: changing it moves
+    an entry of a table, it does not change a computation (`v[4] = ...`, a subscript, is one)."""
+    before = code[:m.start()].rstrip()
+    if not before.endswith("[") or not re.match(r"\s*\]\s*=(?!=)", code[m.end():]):
+        return False
+    prev = before[:-1].rstrip()
+    return prev == "" or prev[-1] in "{,"
+
+
 def random_candidates(root, rel, text):
     """Every random-kind mutation of one file: (kind, line, col, old, new) tuples."""
     masked = mask_c(text)
@@ -158,9 +168,11 @@ def random_candidates(root, rel, text):
             if op == ">" and m.start() > 0 and code[m.start() - 1] == "-":
                 continue
             out.append(("comparison", no, m.start(), op, CMP_SWAP[op]))
-        # boundary: a constant +-1 (not an array size in a declaration, not a case label)
+        # boundary: a constant +-1 (not an array size in a declaration, a designator, a case label)
         if not label and not (decl and "[" in code):
             for m in INT_RE.finditer(code):
+                if is_designator(code, m):
+                    continue
                 num, suf = m.group(1), m.group(2)
                 val = int(num, 16) if num[:2] in ("0x", "0X") else int(num, 8) if (
                     len(num) > 1 and num[0] == "0") else int(num)

@@ -3,7 +3,8 @@
 # is killed (by that test), an equivalent one survives, one that does not compile is "didn't
 # build" (not a kill), one that hangs is a timeout (killed, counted apart), a pattern found
 # nowhere is "not found" and one found twice "ambiguous"; the file is restored after each
-# mutant; the random sample is the same for the same seed. Not the kill rate of this tree
+# mutant; the random sample is the same for the same seed and never mutates an array
+# designator (`[4] = ...`), only a subscript. Not the kill rate of this tree
 # (docs/mutation.md). Run as:
 #   bash mutate.sh <iommulab> <srcdir>
 set -u
@@ -37,6 +38,17 @@ int clamp_add(int a, int b, int max)
 int twice(int a)
 {
 	return a * 2;
+}
+
+const char *name_of(int i)
+{
+	static const char *const names[8] = {
+		[0] = "zero", [4] = "four",
+	};
+	int v[2];
+
+	v[1] = i & 7;
+	return names[v[1]];
 }
 X
 cat >"$F/tests/core/test_calc.c" <<'X'
@@ -83,6 +95,10 @@ cmp -s "$F/build-mutate/tree/src/core/calc.c" "$TMP/calc.orig" || bad "the scrat
 M --named '' --sample 3 --seed 7 --list >"$TMP/l1" 2>/dev/null
 M --named '' --sample 3 --seed 7 --list >"$TMP/l2" 2>/dev/null
 [ "$(wc -l <"$TMP/l1")" = 3 ] && cmp -s "$TMP/l1" "$TMP/l2" || bad "seeded sample: $(cat "$TMP/l1")"
+# an array designator is never mutated, a subscript is
+M --named '' --sample 1000 --list >"$TMP/all" 2>/dev/null
+grep -q 'calc.c:19 ' "$TMP/all" && bad "a designator mutated: $(grep 'calc.c:19 ' "$TMP/all")"
+grep -q "calc.c:23 \[boundary\] '1' -> '2'" "$TMP/all" || bad "subscript not mutated: $(cat "$TMP/all")"
 M --sample -1 >/dev/null 2>"$TMP/err"; rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] || bad "--sample -1: exit $rc, $(cat "$TMP/err")"
 exit $fail

@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 
+#include "hw/smmuv3/smmuv3_internal.h"
 #include "support/smmu_tables.h"
 
 #define SID 5
@@ -174,6 +175,26 @@ static void test_ste_s1dss_reserved(void **state)
     rewrite_ste(f);
     uint64_t rec[4];
     expect_event(f, SID, false, 0, SMT_F_STREAM_DISABLED, rec);
+}
+
+/* The configuration lookup writes every word of the event it returns: its callers pass an
+ * uninitialised stack array and queue all four words, so a word left alone would put stack
+ * garbage into a RES0 field of the record (§7.3.7: F_STREAM_DISABLED carries only the
+ * StreamID). The buffer is filled with ones first to see any word left alone. */
+static void test_stream_disabled_record_whole(void **state)
+{
+    struct fx *f = *state;
+    f->ste.s1cdmax = 4;
+    f->ste.s1dss = 3;
+    rewrite_ste(f);
+    struct smmu_txn_req q = {.sid = SID, .iova = IOVA};
+    const struct smmu_ctx *ctx = NULL;
+    struct smmu_ste ste;
+    uint64_t evt[4] = {~0ULL, ~0ULL, ~0ULL, ~0ULL};
+    assert_int_equal(smmu_cfg_lookup(f->e.smmu, &q, &ctx, &ste, evt), CFG_FAULT);
+    assert_int_equal(evt[0], SMT_F_STREAM_DISABLED | ((uint64_t)SID << 32));
+    for (unsigned w = 1; w < 4; w++)
+        assert_int_equal(evt[w], 0);
 }
 
 static void test_ste_s1stalld_without_stall(void **state)
@@ -572,6 +593,7 @@ int main(void)
         T(test_ste_s1cdmax_too_big),
         T(test_ste_s1fmt_reserved),
         T(test_ste_s1dss_reserved),
+        T(test_stream_disabled_record_whole),
         T(test_ste_s1stalld_without_stall),
         T(test_ste_ctxptr_beyond_oas),
         T(test_bad_streamid_recinvsid),

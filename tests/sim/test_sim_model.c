@@ -427,6 +427,41 @@ static void deadlock_is_reported(void **state)
 	fix_sim_done(s);
 }
 
+/* The stall is dated by the fibers that wait (or could still run), never by one that has
+ * finished: a thread that worked 1 ms and returned does not move a deadlock of two threads
+ * parked after 10 us to 1 ms. */
+static void late_finisher_fn(unsigned idx, void *arg)
+{
+	struct dl *d = arg;
+
+	if (idx == 2) {
+		plat_delay_ns(1000000);
+		return;
+	}
+	plat_delay_ns(10000);
+	plat_poll(idx ? &d->a : &d->b, 4, is_one, NULL, 0);
+}
+
+static void deadlock_dated_by_the_waiters(void **state)
+{
+	struct ilab_sim *s = fix_sim(1, 1);
+	static struct dl d; /* abandoned fibers keep pointers to it */
+	unsigned long long at = 0;
+	const char *e;
+
+	(void)state;
+	assert_non_null(s);
+	plat_track(&d.a, "late.a");
+	plat_track(&d.b, "late.b");
+	assert_int_equal(ilab_sim_run_threads(3, NULL, late_finisher_fn, &d), -EDEADLK);
+	e = ilab_sim_error(s);
+	assert_non_null(strstr(e, "deadlock at "));
+	assert_int_equal(sscanf(strstr(e, "deadlock at "), "deadlock at %llu ns", &at), 1);
+	assert_true(at >= 10000);
+	assert_true(at < 1000000);
+	fix_sim_done(s);
+}
+
 /* ---- memory and MMIO costs ----------------------------------------------------------------- */
 
 struct memc {
@@ -832,6 +867,7 @@ int main(void)
 		cmocka_unit_test(poll_times_out),
 		cmocka_unit_test(poll_refuses_malformed_requests),
 		cmocka_unit_test(deadlock_is_reported),
+		cmocka_unit_test(deadlock_dated_by_the_waiters),
 		cmocka_unit_test(progress_hook_reports_without_changing_the_run),
 		cmocka_unit_test(memory_and_mmio_costs_follow_distance),
 		cmocka_unit_test(agent_serves_and_stops),
