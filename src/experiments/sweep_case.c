@@ -18,12 +18,18 @@ static int write_profile(const char *text, size_t len, char *path, size_t pathle
 	const char *dir = getenv("TMPDIR");
 	int fd, ret = 0;
 	ssize_t n;
+	sigset_t held;
 
 	snprintf(path, pathlen, "%s/iommulab-sweep-XXXXXX.yaml", dir && *dir ? dir : "/tmp");
+	ilab_afile_hold_signals(&held);
 	fd = mkstemps(path, 5);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		ret = -errno;
+		ilab_afile_release_signals(&held);
+		return ret;
+	}
 	ilab_afile_track(path); /* a stopped sweep's worker removes it (TERM) */
+	ilab_afile_release_signals(&held);
 	n = write(fd, text, len);
 	if (n != (ssize_t)len) /* a full $TMPDIR: say so, not "Input/output error" */
 		ret = n < 0 ? -errno : -ENOSPC;

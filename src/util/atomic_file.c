@@ -108,6 +108,25 @@ static void live_del(const char *tmp)
 			live_tmp[i] = NULL;
 }
 
+/* TERM, INT and HUP held off between a temporary's creation and its tracking: a signal in
+ * between would end the process with the file left behind (seen: a TERM just after the
+ * trace's temporary appeared left it about one run in four). */
+void ilab_afile_hold_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+void ilab_afile_release_signals(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
 void ilab_afile_track(char *tmp)
 {
 	live_add(tmp);
@@ -140,18 +159,22 @@ int ilab_afile_open(struct ilab_afile *a, const char *path, char *err, size_t er
 {
 	size_t len = strlen(path) + 16;
 	char *tmp = malloc(len);
+	sigset_t held;
 	int ret;
 
 	a->f = NULL;
 	a->tmp = NULL; /* abort removes only a file this call created */
 	a->path = strdup(path);
+	ilab_afile_hold_signals(&held);
 	ret = !a->path || !tmp ? -ENOMEM : ilab_afile_tmpname(path, tmp, len);
 	if (ret) {
+		ilab_afile_release_signals(&held);
 		free(tmp);
 		goto fail;
 	}
 	a->tmp = tmp;
 	live_add(tmp);
+	ilab_afile_release_signals(&held);
 	if (!(a->f = fopen(a->tmp, "w"))) {
 		ret = -errno;
 		goto fail;

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 
 struct ilab_afile {
@@ -54,6 +55,9 @@ void ilab_afile_remove_on_signal(void);
  * tmp must stay valid until then. */
 void ilab_afile_track(char *tmp);
 void ilab_afile_untrack(const char *tmp);
+/* Hold TERM, INT and HUP off from a temporary's creation to its ilab_afile_track. */
+void ilab_afile_hold_signals(sigset_t *old);
+void ilab_afile_release_signals(const sigset_t *old);
 
 /* Standard output under the same rule: stdout becomes a stream over fd 1 that remembers why
  * a write failed (glibc drops the bytes of a large failed write, and its errno with them), so
