@@ -80,20 +80,6 @@ static struct ilab_calib_free *add(struct ilab_calib_set *set, const char *key)
 	return f;
 }
 
-static yaml_node_t *map_get(yaml_document_t *doc, yaml_node_t *map, const char *name)
-{
-	if (!map || map->type != YAML_MAPPING_NODE)
-		return NULL;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		const char *k = ilab_yaml_scalar(yaml_document_get_node(doc, p->key));
-
-		if (k && !strcmp(k, name))
-			return yaml_document_get_node(doc, p->value);
-	}
-	return NULL;
-}
-
 /* One entry { min: A, max: B [, value: V] [, fitted_on: "..."] }. */
 static int parse_entry(struct ilab_calib_set *set, yaml_document_t *doc, yaml_node_t *v,
 		       const char *key)
@@ -167,7 +153,7 @@ int ilab_calib_free_from_profile(struct ilab_calib_set *set, char *err, size_t e
 	if (rc)
 		return rc;
 	root = yaml_document_get_root_node(&doc);
-	fr = map_get(&doc, root, "free");
+	fr = ilab_yaml_map_get(&doc, root, "free");
 	if (fr && fr->type != YAML_MAPPING_NODE)
 		rc = ferr(err, errlen, file, fr, "free: expected a mapping 'section: { key: "
 			  "{ min: N, max: N } }'");
@@ -252,8 +238,8 @@ static int profile_value(const struct ilab_calib_set *set, const char *key, doub
 	if (rc)
 		return rc;
 	snprintf(section, sizeof(section), "%.*s", dot ? (int)(dot - key) : 0, key);
-	n = map_get(&doc, map_get(&doc, yaml_document_get_root_node(&doc), section),
-		    dot ? dot + 1 : "");
+	n = ilab_yaml_map_get(&doc, yaml_document_get_root_node(&doc), section);
+	n = ilab_yaml_map_get(&doc, n, dot ? dot + 1 : "");
 	if (!n)
 		rc = ilab_errf(err, errlen, -EINVAL, "%s: free constant %s: the profile has no "
 			       "such key", set->profile_path, key);

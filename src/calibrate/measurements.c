@@ -50,18 +50,6 @@ static int file_errf(char *err, size_t errlen, const char *file, size_t line,
 	return rc;
 }
 
-static yaml_node_t *get(yaml_document_t *doc, yaml_node_t *map, const char *name)
-{
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		const char *k = ilab_yaml_scalar(yaml_document_get_node(doc, p->key));
-
-		if (k && !strcmp(k, name))
-			return yaml_document_get_node(doc, p->value);
-	}
-	return NULL;
-}
-
 /* A flat mapping of plain words as "{ k: v, ... }"; -1 when it is not one. */
 static int flow_map(FILE *f, yaml_document_t *doc, yaml_node_t *map)
 {
@@ -121,18 +109,18 @@ static int entry_text(const char *file, yaml_document_t *doc, yaml_node_t *e, un
 					      kn->start_mark.column + 1, "measurement %u: unknown "
 					      "key '%s'", i + 1, k ? k : "");
 	}
-	wl = get(doc, e, "workload");
-	metric = get(doc, e, "metric") ? plain(get(doc, e, "metric")) : NULL;
-	value = get(doc, e, "value") ? plain(get(doc, e, "value")) : NULL;
-	unit = get(doc, e, "unit") ? plain(get(doc, e, "unit")) : NULL;
+	wl = ilab_yaml_map_get(doc, e, "workload");
+	metric = plain(ilab_yaml_map_get(doc, e, "metric"));
+	value = plain(ilab_yaml_map_get(doc, e, "value"));
+	unit = plain(ilab_yaml_map_get(doc, e, "unit"));
 	if (!wl || !plain(wl) || !metric || !value || !unit)
 		return file_errf(err, errlen, file, e->start_mark.line + 1,
 				      e->start_mark.column + 1, "measurement %u: needs workload, "
 				      "metric, value and unit, each a plain word or number", i + 1);
-	pa = get(doc, e, "params");
-	me = get(doc, e, "mechanisms");
-	tr = get(doc, e, "truncate");
-	lb = get(doc, e, "label");
+	pa = ilab_yaml_map_get(doc, e, "params");
+	me = ilab_yaml_map_get(doc, e, "mechanisms");
+	tr = ilab_yaml_map_get(doc, e, "truncate");
+	lb = ilab_yaml_map_get(doc, e, "label");
 	f = open_memstream(text, len);
 	if (!f)
 		return -ENOMEM;
@@ -266,7 +254,7 @@ int ilab_calib_measurements_add(struct ilab_calib_set *set, const char *path, ch
 	if (rc)
 		return rc;
 	root = yaml_document_get_root_node(&doc);
-	list = root && root->type == YAML_MAPPING_NODE ? get(&doc, root, "measurements") : NULL;
+	list = root && root->type == YAML_MAPPING_NODE ? ilab_yaml_map_get(&doc, root, "measurements") : NULL;
 	if (!list || list->type != YAML_SEQUENCE_NODE || root->data.mapping.pairs.top -
 	    root->data.mapping.pairs.start != 1 || list->data.sequence.items.start ==
 	    list->data.sequence.items.top)

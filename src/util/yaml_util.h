@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <yaml.h>
 
 #include "util/errf.h"
@@ -19,6 +20,22 @@
 static inline const char *ilab_yaml_scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* The value of key `name` in mapping `map`, or NULL (no such key, or map is not a mapping). */
+static inline yaml_node_t *ilab_yaml_map_get(yaml_document_t *doc, yaml_node_t *map,
+					     const char *name)
+{
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		const char *k = ilab_yaml_scalar(yaml_document_get_node(doc, p->key));
+
+		if (k && !strcmp(k, name))
+			return yaml_document_get_node(doc, p->value);
+	}
+	return NULL;
 }
 
 /* A scalar written without quotes: what a number must be ("10" is the string 10 in YAML). */
