@@ -142,18 +142,10 @@ static int parse_latency(struct pctx *c, const yaml_node_t *v, const char *key, 
 }
 
 /* A hardware unit's number of servers (TLBIs in flight, page walkers, request slots): a count
- * from 1; the key left out means no limit. */
-#define PROFILE_POOL_MAX 65536u
-
+ * from 1 (its range, profile_range.c); the key left out means no limit. */
 static int parse_pool(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
 {
-	uint64_t *out = dst;
-	int rc = get_u64(c, v, key, out);
-
-	if (!rc && (*out < 1 || *out > PROFILE_POOL_MAX))
-		return perr(c, v, "%s: expected a count from 1 to %u (leave the key out for no "
-				  "limit), got %llu", key, PROFILE_POOL_MAX, (unsigned long long)*out);
-	return rc;
+	return get_u64(c, v, key, dst);
 }
 
 static int parse_table(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)

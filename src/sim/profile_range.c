@@ -47,6 +47,8 @@ static const struct ilab_profile_range ranges[] = {
 	{ "smmu.tlbi_scan_ns", 1, 1 * MS, "ns" },
 	{ "smmu.tlbi_entry_ns", 0, 10 * US, "ns" },
 	{ "smmu.tlb_lookup_ns", 0, 10 * US, "ns" },
+	/* a unit's servers; the key left out means no limit */
+	{ "smmu.invalidations_in_flight", 1, 65536, "invalidations" },
 	{ "smmu.cmd_readahead_entries", 1, 1u << 19, "commands" }, /* IDR1.CMDQS <= 19 */
 	{ "smmu.cmdqv_vcmdqs", 1, 128, "queues (a power of two)" },
 	{ "smmu.cmdqv_vintfs", 1, 64, "interfaces (a power of two)" },
@@ -55,6 +57,8 @@ static const struct ilab_profile_range ranges[] = {
 	{ "vtd.wait_ns", 0, 1 * MS, "ns" },
 	{ "vtd.iotlb_lookup_ns", 0, 10 * US, "ns" },
 	{ "vtd.walk_ns", 0, 100 * US, "ns" },
+	{ "vtd.walkers", 1, 65536, "walkers" },
+	{ "vtd.outstanding_requests", 1, 65536, "requests" },
 	/* compute: driver code paths of tens of ns to a cross-CPU wake-up of ~1 us */
 	{ "compute.*", 0, 100 * US, "ns" },
 	/* nic: (the receive, ATS and netperf models' limits) */

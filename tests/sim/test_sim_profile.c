@@ -117,8 +117,8 @@ static void smmu_queue_keys_are_read_and_checked(void **state)
 		{ "  sync_waits_all_queues: true\n  sync_waits_all_queues: false\n", "bad.yaml:11:3",
 		  "given twice" },
 		{ "  sync_wait_all_queues: true\n", "bad.yaml:10:3", "unknown key" },
-		{ "  invalidations_in_flight: 0\n", "bad.yaml:10:28", "count from 1 to 65536" },
-		{ "  invalidations_in_flight: 65537\n", "bad.yaml:10:28", "got 65537" },
+		{ "  invalidations_in_flight: 0\n", "bad.yaml:10:28", "0 is out of range: 1..65536" },
+		{ "  invalidations_in_flight: 65537\n", "bad.yaml:10:28", "65537 is out of range: 1..65536" },
 		/* the Tegra241 CMDQV's counts: powers of two, VINTFs at most the VCMDQs */
 		{ "  cmdqv_vcmdqs: 12\n  cmdqv_vintfs: 1\n", "bad.yaml:10:17",
 		  "power of two from 1 to 128, got '12'" },
