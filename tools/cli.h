@@ -40,17 +40,27 @@ int cli_bad_option(const char *cmd, int opt, int argc, char **argv);
 struct json_t;
 void cli_print_breakdown(FILE *f, struct json_t *sim);
 
-/* --trace FILE and --trace-limit-us N (tools/trace_opt.c): each returns 0 or a CLI exit code
- * after printing why. Open with path NULL does nothing (limit_us must then be 0); otherwise
- * path joins files, the run's inputs and outputs, and must be none of them (exit 2). Close
- * stops tracing new simulators and closes t (NULL is fine). */
+/* --trace FILE, --trace-limit-us N and --trace-limit-mb M (tools/trace_opt.c): each returns 0
+ * or a CLI exit code after printing why. Open with no path does nothing (no limit may then be
+ * set); otherwise the path joins files, the run's inputs and outputs, and must be none of them
+ * (exit 2). Close stops tracing new simulators, closes the trace (NULL is fine) and says so on
+ * stderr when the file reached its size bound. */
 #include <stdint.h>
+#include <iommulab/trace.h>
 struct ilab_trace;
 struct ilab_output_set;
-int cli_trace_limit(const char *cmd, const char *arg, uint64_t *us);
-int cli_trace_open(const char *cmd, const char *path, uint64_t limit_us,
+struct cli_trace_opt {
+	const char *path;   /* --trace */
+	uint64_t limit_us;  /* --trace-limit-us: the window; 0 = the whole run */
+	uint64_t max_bytes; /* --trace-limit-mb in bytes; 0 = no bound */
+	bool limit_set;     /* either limit was given */
+};
+#define CLI_TRACE_OPT_INIT { .max_bytes = ILAB_TRACE_MAX_BYTES }
+int cli_trace_limit(const char *cmd, const char *arg, struct cli_trace_opt *o);
+int cli_trace_limit_mb(const char *cmd, const char *arg, struct cli_trace_opt *o);
+int cli_trace_open(const char *cmd, const struct cli_trace_opt *o,
 		   struct ilab_output_set *files, struct ilab_trace **t);
-int cli_trace_close(const char *cmd, struct ilab_trace *t);
+int cli_trace_close(const char *cmd, const struct cli_trace_opt *o, struct ilab_trace *t);
 
 /* The progress line of a long simulated run (tools/cli_progress.c): start before the run with
  * its host-time estimate (no line unless it is at least CLI_PROGRESS_MIN_S) and the virtual

@@ -56,8 +56,7 @@ struct bench_opts {
 	int unit;               /* --unit N (--smmu N): a device behind unit N only; -1 any */
 	bool json;
 	bool breakdown; /* --breakdown: print where the simulated time went */
-	const char *trace;  /* --trace FILE: the simulation's timeline (docs/trace.md) */
-	uint64_t trace_limit_us; /* --trace-limit-us: its window; 0 = the whole run */
+	struct cli_trace_opt trace; /* --trace FILE and its limits (docs/trace.md) */
 	enum plat_engine engine;
 	const char *profile;     /* --profile: file or name; NULL = the topology's */
 	const char *iommu;       /* --iommu: the architecture the machine must have; alone, it
@@ -156,6 +155,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		{ "breakdown", no_argument, NULL, 'B' },
 		{ "trace", required_argument, NULL, 'W' },
 		{ "trace-limit-us", required_argument, NULL, 'Y' },
+		{ "trace-limit-mb", required_argument, NULL, 1001 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -174,6 +174,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	o->seed = 1;
 	o->ecmdq = -1;
 	o->cmdqv = -1;
+	o->trace.max_bytes = ILAB_TRACE_MAX_BYTES;
 	ilab_kernel_era_latest(&o->kernel);
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":t:s:n:b:d:x:g:m:jh", opts, NULL)) != -1) {
@@ -362,9 +363,13 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'j': o->json = true; break;
 		case 'B': o->breakdown = true; break;
-		case 'W': o->trace = optarg; break;
+		case 'W': o->trace.path = optarg; break;
 		case 'Y':
-			if (cli_trace_limit("bench", optarg, &o->trace_limit_us))
+			if (cli_trace_limit("bench", optarg, &o->trace))
+				return CLI_EXIT_USAGE;
+			break;
+		case 1001:
+			if (cli_trace_limit_mb("bench", optarg, &o->trace))
 				return CLI_EXIT_USAGE;
 			break;
 		case 'h':
@@ -383,11 +388,12 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 	if (o->breakdown && o->engine != PLAT_ENGINE_SIM)
 		return cli_usage_error("bench", "--breakdown needs --engine sim (only the simulator "
 				       "knows where each CPU's time went)");
-	if ((o->trace || o->trace_limit_us) && o->engine != PLAT_ENGINE_SIM)
+	if ((o->trace.path || o->trace.limit_set) && o->engine != PLAT_ENGINE_SIM)
 		return cli_usage_error("bench", "--trace is not supported natively: it needs "
 				       "--engine sim (only the simulator has a timeline to write)");
-	if (o->trace_limit_us && !o->trace)
-		return cli_usage_error("bench", "--trace-limit-us needs --trace FILE");
+	if (o->trace.limit_set && !o->trace.path)
+		return cli_usage_error("bench", "--trace-limit-us and --trace-limit-mb need "
+				       "--trace FILE");
 	if (o->seed_set && o->engine != PLAT_ENGINE_SIM)
 		return cli_usage_error("bench", "--seed needs --engine sim (a native run has no "
 				       "random numbers to seed)");
@@ -800,7 +806,7 @@ int cmd_bench(int argc, char **argv)
 		/* the trace is written over neither the profile nor its topology file */
 		ilab_output_set_input(&files, prof->source, "the profile");
 		ilab_output_set_input(&files, prof->topology, "the topology file");
-		rc = cli_trace_open("bench", o.trace, o.trace_limit_us, &files, &trace);
+		rc = cli_trace_open("bench", &o.trace, &files, &trace);
 		ilab_output_set_free(&files);
 		if (rc)
 			goto out;
@@ -886,7 +892,7 @@ out:
 	if (dev)
 		ilab_iommu_release_device(dev);
 	ilab_testbed_down(&tb);
-	if (trace && cli_trace_close("bench", trace) && rc == CLI_EXIT_OK)
+	if (trace && cli_trace_close("bench", &o.trace, trace) && rc == CLI_EXIT_OK)
 		rc = CLI_EXIT_FAIL;
 	free(prof);
 	return rc;

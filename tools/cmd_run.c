@@ -407,6 +407,7 @@ int cmd_run(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'P' },
 		{ "trace", required_argument, NULL, 'W' },
 		{ "trace-limit-us", required_argument, NULL, 'Y' },
+		{ "trace-limit-mb", required_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -414,8 +415,7 @@ int cmd_run(int argc, char **argv)
 	bool quick = false, json = false;
 	uint64_t seed = 1, repeat = 1;
 	const char *profile = NULL;
-	const char *trace_path = NULL;
-	uint64_t trace_limit_us = 0;
+	struct cli_trace_opt topt = CLI_TRACE_OPT_INIT;
 	struct ilab_trace *trace = NULL;
 	struct ilab_output_set io = ILAB_OUTPUT_SET_INIT; /* the files read and written */
 	struct ilab_scenario **scn = NULL;
@@ -446,10 +446,14 @@ int cmd_run(int argc, char **argv)
 			profile = optarg;
 			break;
 		case 'W':
-			trace_path = optarg;
+			topt.path = optarg;
 			break;
 		case 'Y':
-			if (cli_trace_limit("run", optarg, &trace_limit_us))
+			if (cli_trace_limit("run", optarg, &topt))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'Z':
+			if (cli_trace_limit_mb("run", optarg, &topt))
 				return CLI_EXIT_USAGE;
 			break;
 		case 'h':
@@ -463,9 +467,10 @@ int cmd_run(int argc, char **argv)
 		return cli_usage_error("run", "--out needs a directory");
 	if (profile && !*profile)
 		return cli_usage_error("run", "--profile needs a profile name or file");
-	if (trace_limit_us && !trace_path)
-		return cli_usage_error("run", "--trace-limit-us needs --trace FILE");
-	if (trace_path && !*trace_path)
+	if (topt.limit_set && !topt.path)
+		return cli_usage_error("run", "--trace-limit-us and --trace-limit-mb need "
+				       "--trace FILE");
+	if (topt.path && !*topt.path)
 		return cli_usage_error("run", "--trace needs a file name");
 	if (seed + repeat - 1 > 1ull << 53)
 		return cli_usage_error("run", "--seed %llu with --repeat %llu goes past 2^53",
@@ -519,7 +524,7 @@ int cmd_run(int argc, char **argv)
 	if (ret == CLI_EXIT_OK && json && !(json_all = json_array()))
 		ret = CLI_EXIT_FAIL;
 	if (ret == CLI_EXIT_OK)
-		ret = cli_trace_open("run", trace_path, trace_limit_us, &io, &trace);
+		ret = cli_trace_open("run", &topt, &io, &trace);
 	ilab_output_set_free(&io);
 
 	/* Nothing runs when the set-up failed: results with nowhere to go are wasted time. */
@@ -538,7 +543,7 @@ int cmd_run(int argc, char **argv)
 	if (ready && tot.scenarios && save_correlator(&corr, out) && ret == CLI_EXIT_OK)
 		ret = CLI_EXIT_FAIL;
 	ilab_correlator_free(&corr);
-	if (trace && cli_trace_close("run", trace) && ret == CLI_EXIT_OK)
+	if (trace && cli_trace_close("run", &topt, trace) && ret == CLI_EXIT_OK)
 		ret = CLI_EXIT_FAIL;
 	if (ret != CLI_EXIT_USAGE && json_all) {
 		/* One scenario: its object; several: an array of them. */

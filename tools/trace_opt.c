@@ -1,4 +1,5 @@
-/* trace_opt.c — `--trace FILE` and `--trace-limit-us N` of `bench` and `run`: their parsing
+/* trace_opt.c — `--trace FILE`, `--trace-limit-us N` and `--trace-limit-mb M` of `bench` and
+ * `run`: their parsing
  * and the trace file's opening and closing with the CLI's messages and exit codes. Not the
  * trace itself (src/sim/trace.c, docs/trace.md).
  */
@@ -12,7 +13,7 @@
 #include "util/output_set.h"
 
 /* The window, in simulated microseconds: 1 .. 10^9 (1000 s, the simulator's time limit). */
-int cli_trace_limit(const char *cmd, const char *arg, uint64_t *us)
+int cli_trace_limit(const char *cmd, const char *arg, struct cli_trace_opt *o)
 {
 	char *end;
 	unsigned long long v;
@@ -22,19 +23,38 @@ int cli_trace_limit(const char *cmd, const char *arg, uint64_t *us)
 	if (!v || errno || *end || v > 1000000000ull)
 		return cli_usage_error(cmd, "--trace-limit-us must be a number in 1..1000000000, "
 				       "not '%s'", arg);
-	*us = v;
+	o->limit_us = v;
+	o->limit_set = true;
 	return 0;
 }
 
-int cli_trace_open(const char *cmd, const char *path, uint64_t limit_us,
+/* The size bound in MiB: 0 (none) .. 1 TiB. */
+int cli_trace_limit_mb(const char *cmd, const char *arg, struct cli_trace_opt *o)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = (arg[0] >= '0' && arg[0] <= '9') ? strtoull(arg, &end, 10) : ~0ull;
+	if (v == ~0ull || errno || *end || v > (1ull << 20))
+		return cli_usage_error(cmd, "--trace-limit-mb must be a number in 0..1048576 "
+				       "(0: no bound), not '%s'", arg);
+	o->max_bytes = v << 20;
+	o->limit_set = true;
+	return 0;
+}
+
+int cli_trace_open(const char *cmd, const struct cli_trace_opt *o,
 		   struct ilab_output_set *files, struct ilab_trace **t)
 {
+	const char *path = o->path;
 	char err[2048];
 
 	*t = NULL;
 	if (!path) {
-		if (limit_us)
-			return cli_usage_error(cmd, "--trace-limit-us needs --trace FILE");
+		if (o->limit_set)
+			return cli_usage_error(cmd, "--trace-limit-us and --trace-limit-mb need "
+					       "--trace FILE");
 		return 0;
 	}
 	if (!*path)
@@ -45,18 +65,23 @@ int cli_trace_open(const char *cmd, const char *path, uint64_t limit_us,
 			"--trace " : "", err);
 		return CLI_EXIT_USAGE;
 	}
-	if (ilab_trace_open(path, limit_us * 1000, t, err, sizeof(err))) {
+	if (ilab_trace_open(path, o->limit_us * 1000, o->max_bytes, t, err, sizeof(err))) {
 		fprintf(stderr, "%s %s: --trace %s\n", CLI_PROG, cmd, err);
 		return CLI_EXIT_USAGE;
 	}
 	return 0;
 }
 
-int cli_trace_close(const char *cmd, struct ilab_trace *t)
+int cli_trace_close(const char *cmd, const struct cli_trace_opt *o, struct ilab_trace *t)
 {
 	char err[512];
 
 	ilab_trace_use(NULL, NULL);
+	if (ilab_trace_stopped(t, err, sizeof(err)))
+		fprintf(stderr, "%s %s: --trace %s: stopped at %llu MiB in %s; the run went on "
+			"(--trace-limit-us N writes a shorter window, --trace-limit-mb M a longer "
+			"file, 0 none)\n", CLI_PROG, cmd, o->path,
+			(unsigned long long)(o->max_bytes >> 20), err);
 	if (ilab_trace_close(t, err, sizeof(err))) {
 		fprintf(stderr, "%s %s: --trace %s\n", CLI_PROG, cmd, err);
 		return CLI_EXIT_FAIL;

@@ -4,7 +4,7 @@
  * a statistic and changes no simulated figure: it only reads the running fiber's clock.
  *
  *   struct ilab_trace *t;
- *   ilab_trace_open("out.json", 0, &t, err, sizeof(err));
+ *   ilab_trace_open("out.json", 0, ILAB_TRACE_MAX_BYTES, &t, err, sizeof(err));
  *   ilab_trace_use(t, "bench");         simulators created from now on write to t
  *   ... ilab_testbed_up / run / down ...
  *   ilab_trace_use(NULL, NULL);
@@ -28,10 +28,18 @@ extern "C" {
 
 struct ilab_trace;
 
+/* The default bound on a trace file's size: Catapult and Perfetto's JSON importer read the
+ * whole file as one JavaScript string, and V8's longest string is 512 MiB. */
+#define ILAB_TRACE_MAX_BYTES (256ull << 20)
+
 /* Start the file (a temporary next to path) and write its head. limit_ns: the window (0 = the
- * whole run). Returns 0, or a negative errno with "path: reason" in err. */
-int ilab_trace_open(const char *path, uint64_t limit_ns, struct ilab_trace **out, char *err,
-		    size_t errlen);
+ * whole run). max_bytes: once the file is about that long (it may pass it by a few thousand
+ * events), no event starts any more and the run goes on (0 = no bound); an instant event
+ * "trace limit reached" marks where. Returns 0, or a negative errno with "path: reason" in err. */
+int ilab_trace_open(const char *path, uint64_t limit_ns, uint64_t max_bytes,
+		    struct ilab_trace **out, char *err, size_t errlen);
+/* Did the file reach max_bytes? Then what holds "<process>, at <t> us of simulated time". */
+bool ilab_trace_stopped(const struct ilab_trace *t, char *what, size_t len);
 /* Write the tail, close and rename the file to path: written whole or not at all. Returns 0,
  * or a negative errno with "path: reason" in err when any write failed (a full disk); then
  * an earlier file at path is left as it was. NULL is fine. */

@@ -253,6 +253,7 @@ struct ilab_sim {
 	/* the timeline trace (trace.c): NULL when not traced */
 	struct ilab_trace *trace;
 	unsigned trace_pid;
+	char trace_name[216];           /* its process's name, for the trace's stop message */
 	bool trace_window;              /* CPU threads have started: trace_end_ns is set */
 	uint64_t trace_end_ns;          /* nothing that starts later is written */
 	unsigned char *trace_cpu_named; /* nr_cpus: its track has its name */

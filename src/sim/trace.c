@@ -12,7 +12,9 @@
  * (fibers run ahead within the lookahead), which both viewers accept: they sort.
  *
  * Memory: nothing is kept per event. The stream is a stdio FILE with a 1 MiB buffer; the
- * window (limit_ns) bounds the file. It opens when a simulator first starts CPU threads (the
+ * window (limit_ns) bounds the file in time, max_bytes in size: once the file is that long
+ * no event starts any more (a viewer reads the whole file into one string, and V8's longest
+ * is 512 MiB), the run goes on, and the CLI says where it stopped. It opens when a simulator first starts CPU threads (the
  * set-up before, a few dozen events, is written whole: its virtual time says nothing about
  * the workload) and an event that starts past its end is not written, except the E of a B
  * that was (the bit of its depth in the fiber's trace_open), so every slice is closed.
@@ -30,12 +32,21 @@
 
 #define TRACE_BUF_BYTES (1u << 20)
 #define TRACE_LABEL_MAX 200
+/* The file's size is read (ftello) once per this many events: cheap, and the bound is then
+ * passed by at most this many events (~100 bytes each). */
+#define TRACE_SIZE_EVERY 4096u
 
 struct ilab_trace {
 	FILE *f;              /* af.f */
 	struct ilab_afile af; /* written whole or not at all: a full disk keeps the old trace */
 	char *buf;
 	uint64_t limit_ns; /* ~0: no window */
+	uint64_t max_bytes; /* 0: no bound; else no event starts once the file is this long */
+	uint64_t events;
+	bool full;          /* max_bytes reached: only the E of an open B is still written */
+	uint64_t full_at_ns; /* the virtual time, in the process below, when it was reached */
+	unsigned full_pid;
+	char full_in[TRACE_LABEL_MAX + 16];
 	unsigned next_pid;
 	bool any;          /* an event was written: the next one needs a comma */
 	char label[TRACE_LABEL_MAX];
@@ -47,8 +58,8 @@ static struct ilab_trace *trace_next;
 
 /* ---- the file ----------------------------------------------------------------------------- */
 
-int ilab_trace_open(const char *path, uint64_t limit_ns, struct ilab_trace **out, char *err,
-		    size_t errlen)
+int ilab_trace_open(const char *path, uint64_t limit_ns, uint64_t max_bytes,
+		    struct ilab_trace **out, char *err, size_t errlen)
 {
 	struct ilab_trace *t = calloc(1, sizeof(*t));
 	int rc;
@@ -70,9 +81,19 @@ int ilab_trace_open(const char *path, uint64_t limit_ns, struct ilab_trace **out
 	t->f = t->af.f;
 	setvbuf(t->f, t->buf, _IOFBF, TRACE_BUF_BYTES);
 	t->limit_ns = limit_ns ? limit_ns : UINT64_MAX;
+	t->max_bytes = max_bytes;
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", t->f);
 	*out = t;
 	return 0;
+}
+
+bool ilab_trace_stopped(const struct ilab_trace *t, char *what, size_t len)
+{
+	if (!t || !t->full)
+		return false;
+	snprintf(what, len, "%s, at %" PRIu64 ".%03u us of simulated time", t->full_in,
+		 t->full_at_ns / 1000, (unsigned)(t->full_at_ns % 1000));
+	return true;
 }
 
 int ilab_trace_close(struct ilab_trace *t, char *err, size_t errlen)
@@ -83,6 +104,10 @@ int ilab_trace_close(struct ilab_trace *t, char *err, size_t errlen)
 		return 0;
 	if (trace_next == t)
 		trace_next = NULL;
+	if (t->full)
+		fprintf(t->f, ",\n{\"ph\":\"i\",\"cat\":\"run\",\"pid\":%u,\"ts\":%" PRIu64
+			".%03u,\"s\":\"g\",\"name\":\"trace limit reached\"}", t->full_pid,
+			t->full_at_ns / 1000, (unsigned)(t->full_at_ns % 1000));
 	fputs("\n]}\n", t->f);
 	rc = ilab_afile_commit(&t->af, err, errlen); /* "path: reason"; the temporary is gone */
 	free(t->buf);
@@ -118,15 +143,50 @@ static void put_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* The start of one event: separator, phase, process, and (tid >= 0) thread. */
+/* The category of an event (its "cat", by which both viewers filter): a CPU's scopes, an
+ * IOMMU unit's tracks (commands, invalidation engine, descriptors), counters, the run's own
+ * marks, and Chrome's name for metadata. */
+static const char *category(const struct ilab_sim *s, char ph, int tid)
+{
+	if (ph == 'M')
+		return "__metadata";
+	if (ph == 'C')
+		return "counter";
+	if (tid < 0)
+		return "run";
+	return (unsigned)tid < s->nr_cpus ? "cpu" : "iommu";
+}
+
+/* Every TRACE_SIZE_EVERY events: has the file reached its bound? The first to find it full
+ * notes where and when (the instant event "trace limit reached" is written at the close). */
+static void size_check(struct ilab_sim *s)
+{
+	struct ilab_trace *t = s->trace;
+	off_t size;
+
+	if (!t->max_bytes || t->full || t->events % TRACE_SIZE_EVERY)
+		return;
+	size = ftello(t->f);
+	if (size < 0 || (uint64_t)size < t->max_bytes)
+		return;
+	t->full = true;
+	t->full_pid = s->trace_pid;
+	t->full_at_ns = plat_sim_cur ? plat_sim_cur->t : s->cur->pc.t;
+	snprintf(t->full_in, sizeof(t->full_in), "%s", s->trace_name);
+}
+
+/* The start of one event: separator, phase, category, process, and (tid >= 0) thread. */
 static FILE *event(struct ilab_sim *s, char ph, int tid)
 {
 	struct ilab_trace *t = s->trace;
 
-	fprintf(t->f, "%s{\"ph\":\"%c\",\"pid\":%u", t->any ? ",\n" : "", ph, s->trace_pid);
+	size_check(s);
+	fprintf(t->f, "%s{\"ph\":\"%c\",\"cat\":\"%s\",\"pid\":%u", t->any ? ",\n" : "",
+		ph, category(s, ph, tid), s->trace_pid);
 	if (tid >= 0)
 		fprintf(t->f, ",\"tid\":%d", tid);
 	t->any = true;
+	t->events++;
 	return t->f;
 }
 
@@ -134,6 +194,13 @@ static FILE *event(struct ilab_sim *s, char ph, int tid)
 static void put_us(FILE *f, const char *key, uint64_t ns)
 {
 	fprintf(f, ",\"%s\":%" PRIu64 ".%03u", key, ns / 1000, (unsigned)(ns % 1000));
+}
+
+/* May an event that starts at ts be written? Not past the window, nor once the file has
+ * reached its bound (size_check). */
+static bool may_write(struct ilab_sim *s, uint64_t ts)
+{
+	return ts <= s->trace_end_ns && !s->trace->full;
 }
 
 static void metadata(struct ilab_sim *s, int tid, const char *what, const char *name,
@@ -168,7 +235,9 @@ void sim_trace_attach(struct ilab_sim *s)
 		snprintf(name, sizeof(name), "%s (%u)", t->label, t->label_uses);
 	else
 		snprintf(name, sizeof(name), "%s", t->label[0] ? t->label : "simulation");
-	metadata(s, -1, "process_name", name, s->trace_pid);
+	snprintf(s->trace_name, sizeof(s->trace_name), "%s", name);
+	if (!t->full)
+		metadata(s, -1, "process_name", name, s->trace_pid);
 }
 
 /* The first simulated CPU threads start: the window (limit_ns) opens now. */
@@ -198,7 +267,7 @@ void ilab_sim_trace_end(struct ilab_sim *s)
 
 	if (!s || !s->trace)
 		return;
-	if (s->cur->pc.t <= s->trace_end_ns) {
+	if (may_write(s, s->cur->pc.t)) {
 		o = event(s, 'i', -1);
 		put_us(o, "ts", s->cur->pc.t);
 		fputs(",\"s\":\"p\",\"name\":\"statistics\"}", o);
@@ -225,7 +294,7 @@ void sim_trace_enter(struct ilab_sim *s, struct sim_fiber *f, int id)
 {
 	FILE *o;
 
-	if (f->pc.t > s->trace_end_ns || f->prof_depth >= 32)
+	if (f->prof_depth >= 32 || !may_write(s, f->pc.t))
 		return;
 	o = event(s, 'B', cpu_track(s, f->pc.cpu));
 	put_us(o, "ts", f->pc.t);
@@ -280,7 +349,8 @@ int ilab_sim_trace_track(const char *name)
 	if (!v[k])
 		return -1;
 	s->nr_trace_tracks++;
-	metadata(s, (int)(s->nr_cpus + k), "thread_name", name, s->nr_cpus + k);
+	if (!s->trace->full)
+		metadata(s, (int)(s->nr_cpus + k), "thread_name", name, s->nr_cpus + k);
 	return (int)(s->nr_cpus + k);
 }
 
@@ -290,7 +360,7 @@ void ilab_sim_trace_slice(int track, const char *name, uint64_t start_ns, uint64
 	struct ilab_sim *s = tracing_sim();
 	FILE *o;
 
-	if (!s || track < 0 || start_ns > s->trace_end_ns)
+	if (!s || track < 0 || !may_write(s, start_ns))
 		return;
 	o = event(s, 'X', track);
 	put_us(o, "ts", start_ns);
@@ -307,7 +377,7 @@ static void counter_at(struct ilab_sim *s, uint64_t ts, const char *name, const 
 {
 	FILE *o;
 
-	if (ts > s->trace_end_ns)
+	if (!may_write(s, ts))
 		return;
 	o = event(s, 'C', -1);
 	put_us(o, "ts", ts);

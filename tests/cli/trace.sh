@@ -72,6 +72,28 @@ bench --trace "$tmp/w.json" --trace-limit-us 40 >/dev/null || bad "--trace-limit
 python3 "$CHECK" --limit-us 40 "$tmp/w.json" - >/dev/null || bad "--trace-limit-us 40: trace_check"
 [ "$(stat -c %s "$tmp/w.json")" -lt "$(stat -c %s "$tmp/b.json")" ] || bad "the window did not shrink the file"
 
+# the size bound: the file stops near it, the run goes on and says so in one line; 0: none
+bench --iterations 3000 --trace "$tmp/m.json" --trace-limit-mb 1 >"$tmp/m.res" 2>"$tmp/m.err" ||
+	bad "--trace-limit-mb 1 failed"
+python3 "$CHECK" --limit-us 1e12 "$tmp/m.json" - >/dev/null || bad "--trace-limit-mb 1: trace_check"
+size=$(stat -c %s "$tmp/m.json")
+[ "$size" -ge 1048576 ] && [ "$size" -lt 1572864 ] || bad "--trace-limit-mb 1 wrote $size bytes"
+grep -qF '"name":"trace limit reached"' "$tmp/m.json" || bad "no 'trace limit reached' mark"
+[ "$(wc -l <"$tmp/m.err")" -eq 1 ] && grep -q -- "--trace $tmp/m.json: stopped at 1 MiB in bench .*--trace-limit-us" \
+	"$tmp/m.err" || bad "--trace-limit-mb 1: not one line naming --trace-limit-us: $(cat "$tmp/m.err")"
+python3 -c 'import json,sys; assert "config" in json.load(open(sys.argv[1]))' "$tmp/m.res" || bad "--trace-limit-mb 1: the run's own result is missing"
+bench --iterations 3000 --trace "$tmp/m0.json" --trace-limit-mb 0 >/dev/null 2>"$tmp/m0.err" ||
+	bad "--trace-limit-mb 0 failed"
+[ ! -s "$tmp/m0.err" ] && [ "$(stat -c %s "$tmp/m0.json")" -gt 1572864 ] ||
+	bad "--trace-limit-mb 0 bounded the file"
+for v in -1 x 1048577; do
+	"$BIN" bench --engine sim --trace "$tmp/mx.json" --trace-limit-mb "$v" --iterations 2 \
+		>/dev/null 2>&1
+	[ $? -eq 2 ] || bad "--trace-limit-mb $v: not exit 2"
+done
+"$BIN" run --quick --out "$tmp/res" --trace-limit-mb 5 cmdsync >/dev/null 2>&1
+[ $? -eq 2 ] || bad "run --trace-limit-mb without --trace: not exit 2"
+
 # the checker can fail: one E dropped, one command dropped, one slice 2 % longer
 python3 - "$tmp/b.json" "$tmp" <<'PY' || bad "could not make the broken traces"
 import json, sys

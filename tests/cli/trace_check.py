@@ -6,7 +6,9 @@ usage: trace_check.py TRACE RESULT [--limit-us N] [--no-commands]
 
 It checks, for every process (one simulator):
   - the file is JSON trace-event format: an object with a traceEvents list, each event a
-    known phase with pid, ts a number (us), X with dur >= 0, C with numeric args;
+    known phase with pid, ts a number (us), X with dur >= 0, C with numeric args, and a
+    category by which viewers filter: cpu (a CPU's scopes), iommu (a unit's tracks),
+    counter, run (the run's own marks), __metadata (names);
   - on every track (pid, tid), B and E pair up in order, properly nested, time never going
     back, no slice left open;
   - CPU tracks: for every call path of the breakdown (dma_map, dma_map/iommu_map, ...), the
@@ -63,6 +65,9 @@ def load_events(path):
             bad("event %d: counter with a non-numeric value" % i)
         if ph in ("B", "E", "X") and not isinstance(e.get("tid"), int):
             bad("event %d: slice without a tid" % i)
+        want = {"M": "__metadata", "C": "counter", "i": "run"}.get(ph, ("cpu", "iommu"))
+        if e.get("cat") not in (want if isinstance(want, tuple) else (want,)):
+            bad("event %d: %s with category %r" % (i, ph, e.get("cat")))
     return doc["traceEvents"]
 
 
