@@ -122,7 +122,8 @@ static void print_help(FILE *f)
 {
 	fprintf(f,
 		"usage: %s run [--out DIR] [--quick] [--json] [--seed N] [--repeat N]\n"
-		"           [--profile NAME|FILE] [--trace FILE [--trace-limit-us N]] [scenario...]\n"
+		"           [--profile NAME|FILE] [--trace FILE [--trace-limit-us N]\n"
+		"           [--trace-limit-mb M]] [scenario...]\n"
 		"run the seed experiments and compare with the published figures\n"
 		"  scenario          a scenario file, a built-in name (seed000-cmdsync), its short\n"
 		"                    name (cmdsync) or a seed id (000); default: all built-in ones\n"
@@ -137,6 +138,8 @@ static void print_help(FILE *f)
 		"                    JSON trace, a process per case (docs/trace.md)\n"
 		"  --trace-limit-us N  only the first N simulated microseconds of each case\n"
 		"                    after its CPU threads start (its set-up is always written)\n"
+		"  --trace-limit-mb M  stop the trace once the file is M MiB (default 256, 0: no\n"
+		"                    bound); the run goes on\n"
 		"  --profile P       run every scenario on profile P (a name or a file) instead of\n"
 		"                    its own. P must describe the same machine (topology): a named\n"
 		"                    scenario of another machine is refused (exit 2); with none\n"
