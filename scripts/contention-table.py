@@ -59,6 +59,13 @@ def figures(d):
     }
 
 
+def claim_in_issue(share):
+    """cmdq_claim's and issue_cmdlist's (every cmdq_* entry's) self shares, and the ratio."""
+    claim = share.get("cmdq_claim", 0.0)
+    issue = sum(v for k, v in share.items() if k.startswith("cmdq_"))
+    return claim, issue, 100.0 * claim / issue if issue else 0.0
+
+
 def table(title, cpus, profiles, res, fmt, get):
     print("\n%s\n" % title)
     print("| CPUs | " + " | ".join(profiles) + " |")
@@ -122,6 +129,10 @@ def main():
     table("Aggregate map+unmap, M/s", cpus, profiles, res, "%.3f", lambda f: f["mops"])
     table("cmpxchg attempts per command-queue claim", cpus, profiles, res, "%.3f",
           lambda f: f["attempts"])
+    table("Command-queue claim within issue_cmdlist: cmdq_claim / issue_cmdlist (the cmdq_* "
+          "entries: claim, write, owner wait, doorbell, sync wait), % of the CPUs' time; the "
+          "claim's share of issue_cmdlist", cpus, profiles, res, "%s",
+          lambda f: "%.1f / %.1f; %.1f %%" % claim_in_issue(f["share"]))
     names = sorted({k for p in profiles for n in cpus for k, v in res[p][n]["share"].items()
                     if v >= 1.0})
     print("\nBreakdown: self share of the CPUs' simulated time, %% (entries at 1 %% or more "

@@ -100,6 +100,7 @@ struct plat_sim_ops {
 			   struct plat_agent **out);
 	bool (*agent_should_stop)(const struct plat_agent *agent);
 	void (*agent_stop)(struct plat_agent *agent, const void *wake_addr);
+	void (*agent_wake)(struct plat_agent *agent); /* optional: plat_agent_wake */
 	/* The running CPU's or agent's own spinlock queue node (PLAT_LOCK_NODE_BYTES, one cache
 	 * line at a fixed address per simulated context): a node on the stack would make the
 	 * simulated results depend on the compiler's frame layout. */
@@ -187,6 +188,11 @@ bool plat_agent_should_stop(const struct plat_agent *agent);
  * back to its loop to see plat_agent_should_stop(); wake_addr (may be NULL), the word it
  * polls, is also reported written in simulation so that a parked agent re-checks at once. */
 void plat_agent_stop(struct plat_agent *agent, const void *wake_addr);
+/* A signal between two agents of one device that is no memory (a unit handing work to
+ * another): an agent parked in plat_poll re-checks its predicate now, at the caller's time,
+ * and its re-read of the word is its own line's (the caller stored the word plainly, without
+ * plat_wrote, so no line transfer is charged). Natively a no-op: a native poll spins. */
+void plat_agent_wake(struct plat_agent *agent);
 
 /* ---- kernel-side objects ------------------------------------------------------------------- */
 

@@ -296,6 +296,7 @@ int ilab_sim_agent_start(const char *name, int node, plat_agent_fn fn, void *arg
 			 struct plat_agent **out);
 bool ilab_sim_agent_should_stop(const struct plat_agent *agent);
 void ilab_sim_agent_stop(struct plat_agent *agent, const void *wake_addr);
+void ilab_sim_agent_wake(struct plat_agent *agent);
 
 /* Virtual time of the set-up context (the code that called ilab_sim_run_threads). */
 uint64_t ilab_sim_now_ns(const struct ilab_sim *s);

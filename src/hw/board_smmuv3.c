@@ -124,10 +124,22 @@ static int host_mem_read(void *ctx, uint64_t pa, void *buf, size_t len)
 	return ilab_mem_read(bs->unit->mem, pa, buf, len) ? -1 : 0;
 }
 
+/* In simulation a CMD_SYNC's MSI (its only 4-byte write) goes to the SMMU's write path
+ * (smmuv3_msi_path.c): the processor goes on, the path makes it. */
 static int host_mem_write(void *ctx, uint64_t pa, const void *buf, size_t len)
 {
 	struct board_smmuv3 *bs = ctx;
 
+	if (plat_sim && bs->sim.in_sync && len == 4 && ilab_mem_va(bs->unit->mem, pa, 4)) {
+		const uint8_t *b = buf;
+		uint32_t data = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+				(uint32_t)b[3] << 24;
+
+		if (smmuv3_msi_path_post(&bs->msi, pa, data)) {
+			bs->sim.msi_posted = true;
+			return 0;
+		}
+	}
 	return ilab_iommu_unit_mem_write(bs->unit, pa, buf, len);
 }
 
@@ -149,10 +161,26 @@ static void host_msi(void *ctx, uint64_t addr, uint32_t data)
 	void *va = ilab_mem_va(bs->unit->mem, addr, 4);
 
 	(void)data;
+	if (bs->sim.msi_posted) { /* the write path makes it, and then says so (msi_written) */
+		bs->sim.msi_posted = false;
+		return;
+	}
 	if (plat_sim)
 		sync_done(bs); /* the MSI is the CMD_SYNC's completion signal */
 	if (va)
 		plat_wrote(va); /* wake simulated pollers of that word */
+}
+
+/* The write path made a posted MSI: the write (charged to the path by the memory model),
+ * then what host_msi does for one made in place. */
+static void msi_written(void *ctx, uint64_t pa, uint32_t data)
+{
+	struct board_smmuv3 *bs = ctx;
+	uint8_t b[4] = { (uint8_t)data, (uint8_t)(data >> 8), (uint8_t)(data >> 16),
+			 (uint8_t)(data >> 24) };
+
+	ilab_iommu_unit_mem_write(bs->unit, pa, b, sizeof(b));
+	host_msi(bs, pa, data);
 }
 
 /* Entries between cons and prod (index + wrap bit each) of a queue of 2^log2 entries. */
@@ -305,7 +333,10 @@ static void host_cmd(void *ctx, unsigned qi, uint64_t d0, uint64_t d1)
 	bool sync = op == CMDQ_OP_SYNC;
 
 	(void)d1;
+	tr->in_sync = sync;
 	if (sync) {
+		/* the MSI of the CMD_SYNC before, if still going, is made first (§3.18) */
+		smmuv3_msi_path_drain(&bs->msi);
 		smmuv3_timing_sync_done(&bs->timing, i);
 	} else {
 		tr->cmd_start = plat_now_ns();
@@ -336,6 +367,7 @@ static void host_cmd_done(void *ctx, unsigned qi, uint64_t d0, uint64_t d1, uint
 	struct board_sim_track *tr = &bs->sim;
 	unsigned op = (unsigned)(d0 & 0xff);
 
+	tr->in_sync = false;
 	if (is_tlbi(op)) {
 		uint64_t cost, start;
 
@@ -430,8 +462,10 @@ static void smmuv3_consume(struct ilab_iommu_unit *u)
 			break;
 		ilab_iommu_unit_idle_until(u, seen, next);
 	}
-	if (plat_sim)
-		sync_done(bs); /* a CMD_SYNC without MSI completes when CONS passes it */
+	/* a CMD_SYNC without MSI completes when CONS passes it; one whose MSI is still in the
+	 * write path completes when the path has made it (msi_written) */
+	if (plat_sim && !smmuv3_msi_path_busy(&bs->msi))
+		sync_done(bs);
 }
 
 /* ---- device DMA ------------------------------------------------------------------------------ */
@@ -512,6 +546,7 @@ static void smmuv3_destroy(struct ilab_iommu_unit *u)
 		return;
 	if (bs->smmu)
 		smmu_destroy(bs->smmu);
+	smmuv3_msi_path_stop(&bs->msi);
 	free(bs->sim.q);
 	free(bs->sim.fetching);
 	smmuv3_timing_fini(&bs->timing);
@@ -544,6 +579,7 @@ static int smmuv3_create(struct ilab_iommu_unit *u, const char **why)
 	bs->unit = u;
 	bs->ril = cfg.ril; /* the range form of a TLBI is a scan (invalidation_engine_take) */
 	take_costs(bs, o);
+	smmuv3_msi_path_init(&bs->msi, u->name, u->node, msi_written, bs);
 	snprintf(bs->sim.sync_name, sizeof(bs->sim.sync_name), "%s.cmd_sync_ns", u->name);
 	snprintf(bs->sim.used_name, sizeof(bs->sim.used_name), "%s.cmdq_used", u->name);
 	rc = smmu_create(&bs->smmu, &cfg, plat_sim ? &board_host_ops_sim : &board_host_ops, bs,

@@ -8,6 +8,7 @@
 #include "iommulab/iommu_arch.h"
 #include "iommulab/sim.h"
 #include "iommulab/smmuv3.h"
+#include "hw/smmuv3_msi_path.h"
 #include "hw/smmuv3_timing.h"
 
 /* A CMDQ_PROD write seen in simulation: commands [.., end) were published at time t. */
@@ -50,6 +51,8 @@ struct board_sim_track {
 	bool trace_ready;     /* its tracks were asked for */
 	int trace_cmds, trace_engine; /* track ids, -1 when not traced */
 	uint64_t cmd_start;   /* when the command being executed started */
+	bool in_sync;         /* the command being executed is a CMD_SYNC */
+	bool msi_posted;      /* ...and its MSI went to the write path (host_msi: not yet) */
 };
 
 /* One SMMU: its model, what its work costs in simulation (the board options' smmu_*), and
@@ -60,6 +63,7 @@ struct board_smmuv3 {
 	unsigned process_batch; /* commands per smmu_process_commands call */
 	uint64_t tlb_lookup_ns;
 	struct smmuv3_timing timing; /* the command path's costs (simulation) */
+	struct smmuv3_msi_path msi;  /* CMD_SYNC MSIs, written apart from the processor (sim) */
 	bool ril;               /* the model implements range invalidation (IDR3.RIL) */
 	unsigned cmd_readahead; /* entries per command-queue read */
 	struct board_sim_track sim; /* simulation only */

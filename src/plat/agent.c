@@ -89,3 +89,9 @@ void plat_agent_stop(struct plat_agent *agent, const void *wake_addr)
 	pthread_join(agent->tid, NULL);
 	free(agent);
 }
+
+void plat_agent_wake(struct plat_agent *agent)
+{
+	if (agent && plat_sim && plat_sim->agent_wake)
+		plat_sim->agent_wake(agent);
+}

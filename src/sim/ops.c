@@ -415,6 +415,7 @@ static const struct plat_sim_ops sim_ops = {
 	.agent_start = ilab_sim_agent_start,
 	.agent_should_stop = ilab_sim_agent_should_stop,
 	.agent_stop = ilab_sim_agent_stop,
+	.agent_wake = ilab_sim_agent_wake,
 	.lock_node = op_lock_node,
 	.fresh = op_fresh,
 };

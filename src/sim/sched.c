@@ -729,6 +729,19 @@ bool ilab_sim_agent_should_stop(const struct plat_agent *agent)
 	return !a || a->stop;
 }
 
+void ilab_sim_agent_wake(struct plat_agent *agent)
+{
+	struct sim_agent *a = (struct sim_agent *)agent;
+	struct ilab_sim *s = sim_active;
+
+	if (!a || !s || !a->f || a->f == s->cur)
+		return;
+	if (a->f->state == SIM_PARKED && a->f->wait_line) {
+		sim_line_unwait(a->f);
+		sim_make_runnable(s, a->f, s->cur->pc.t);
+	}
+}
+
 void ilab_sim_agent_stop(struct plat_agent *agent, const void *wake_addr)
 {
 	struct sim_agent *a = (struct sim_agent *)agent;

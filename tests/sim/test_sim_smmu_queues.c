@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,21 +97,29 @@ static void qstack_up(struct qstack *st, void (*tweak)(struct ilab_profile *))
 	assert_int_not_equal(st->queue[0], st->queue[1]);
 }
 
-/* One counter of the SMMU's agent in the simulator's statistics. */
-static uint64_t agent_stat(struct qstack *st, const char *key)
+/* One counter of an agent of the SMMU in the simulator's statistics: its command processor
+ * (suffix ""), its MSI write path (".msi"). */
+static uint64_t agent_stat_of(struct qstack *st, const char *suffix, const char *key)
 {
 	json_t *root = ilab_sim_json(st->tb.sim), *agent, *v;
+	char name[ILAB_TOPO_NAME_MAX + 8];
 	uint64_t n;
 
 	assert_non_null(root);
-	agent = json_object_get(json_object_get(root, "agents"),
-				ilab_topo_smmu(st->tb.topo, st->smmu)->name);
-	assert_non_null(agent);
+	snprintf(name, sizeof(name), "%s%s", ilab_topo_smmu(st->tb.topo, st->smmu)->name, suffix);
+	agent = json_object_get(json_object_get(root, "agents"), name);
+	if (!agent)
+		fail_msg("no agent %s in the simulator's statistics", name);
 	v = json_object_get(agent, key);
 	assert_true(json_is_integer(v));
 	n = (uint64_t)json_integer_value(v);
 	json_decref(root);
 	return n;
+}
+
+static uint64_t agent_stat(struct qstack *st, const char *key)
+{
+	return agent_stat_of(st, "", key);
 }
 
 struct issue_arg {
@@ -318,6 +327,58 @@ static void test_inflight_bound_holds_the_processor(void **state)
 	qstack_teardown(NULL);
 }
 
+/* ---- the CMD_SYNC's MSI, made by the write path ------------------------------------------ */
+
+/* A CMD_SYNC's MSI is posted (IHI 0070 §3.18, MSI synchronization; smmuv3_msi_path.c): the
+ * write path's agent makes it, one memory access per sync, and the command processor makes
+ * none (its only access is the fetch of the entries, one read-ahead). The issuing CPU still
+ * sees its sync only once the write is made. A processor that makes the write itself (the
+ * timing before) has no ".msi" agent and one more access per sync. The hand-over is a signal
+ * inside the SMMU: the path's time per sync is the write's alone, as test_sim_stack has it:
+ * max(llc(2,h), the CPU's copy invalidated through the queue's home, xfer3 = transfer_local
+ * + mem(d(2,h)) - mem(10)) (a hand-over through a memory word would add a transfer). */
+static void test_sync_msi_is_made_by_the_write_path(void **state)
+{
+	static struct qstack st;
+	uint64_t p0, w0, wns0, t, p1, w1, wns1, base, mem10, memd, xfer3, llc, msi;
+	enum { SYNCS = 4 };
+	struct smmu *s;
+	int home;
+
+	(void)state;
+	qstack_up(&st, NULL);
+	issue_on(&st, 0, 0, true, 0); /* the queue's lines into the CPU's cache */
+	s = ilab_board_smmu(st.tb.board, st.smmu);
+	base = smmu_mmio_read(s, smmu_ecmdq_offset(s, st.queue[0] - 1) + SMMU_ECMDQ_REG_BASE, 8);
+	home = ilab_mem_node_of(ilab_board_mem(st.tb.board), base & 0x000fffffffffffe0ull);
+	assert_true(home >= 0);
+	assert_int_equal(ilab_profile_dist_ns(&st.prof, ILAB_DIST_MEM, 10, &mem10), 0);
+	assert_int_equal(ilab_profile_dist_ns(&st.prof, ILAB_DIST_MEM,
+					      ilab_topo_distance(st.tb.topo, 2, (unsigned)home),
+					      &memd), 0);
+	xfer3 = st.prof.transfer.local_ns + (memd - mem10);
+	llc = st.prof.llc_local_ns + (memd - mem10);
+	msi = llc > xfer3 ? llc : xfer3;
+	for (unsigned k = 0; k < SYNCS; k++) {
+		p0 = agent_stat(&st, "mem_accesses");
+		w0 = agent_stat_of(&st, ".msi", "mem_accesses");
+		wns0 = agent_stat_of(&st, ".msi", "mem_ns") + agent_stat_of(&st, ".msi", "transfer_ns");
+		issue_timed(&st, 0, 0, true, 0, &t);
+		p1 = agent_stat(&st, "mem_accesses");
+		w1 = agent_stat_of(&st, ".msi", "mem_accesses");
+		wns1 = agent_stat_of(&st, ".msi", "mem_ns") + agent_stat_of(&st, ".msi", "transfer_ns");
+		print_message("sync %u: %llu ns on the CPU; accesses: processor %llu, write path "
+			      "%llu (%llu ns)\n", k, (unsigned long long)t,
+			      (unsigned long long)(p1 - p0), (unsigned long long)(w1 - w0),
+			      (unsigned long long)(wns1 - wns0));
+		assert_int_equal(w1 - w0, 1);
+		assert_int_equal(p1 - p0, 1);
+		assert_int_equal(wns1 - wns0, msi);
+		assert_true(t > wns1 - wns0);
+	}
+	qstack_teardown(NULL);
+}
+
 /* ---- command read-ahead on an ECMDQ ------------------------------------------------------ */
 
 enum { RA_TLBIS = 63, RA_BATCH = RA_TLBIS + 1 }; /* + CMD_SYNC: 16 lines of 4 entries */
@@ -411,6 +472,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_switch_makes_a_sync_wait_for_every_queue,
 					  qstack_teardown),
 		cmocka_unit_test_teardown(test_ecmdq_batch_is_one_multi_line_fetch, qstack_teardown),
+		cmocka_unit_test_teardown(test_sync_msi_is_made_by_the_write_path, qstack_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
