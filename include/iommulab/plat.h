@@ -561,6 +561,17 @@ static inline void plat_count_add(enum plat_count c, int64_t delta)
 		plat_count_fn((int)c, delta);
 }
 
+/* The running CPU's wait for key is over: the trace draws a flow (an arrow) from the device's
+ * work that released it, which the model named with the same key (ilab_sim_trace_flow_out in
+ * iommulab/trace.h: for a CMD_SYNC, its queue's base address and index), to the wait's slice.
+ * Call it inside the wait's scope. Set while a traced simulator is active, NULL otherwise. */
+extern void (*plat_flow_fn)(uint64_t key);
+static inline void plat_trace_flow_in(uint64_t key)
+{
+	if (plat_unlikely(plat_flow_fn != NULL))
+		plat_flow_fn(key);
+}
+
 static inline uint32_t plat_mmio_read32(const struct plat_mmio *m, uint64_t off)
 {
 	if (plat_unlikely(plat_sim))

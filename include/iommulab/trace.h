@@ -67,6 +67,12 @@ int ilab_sim_trace_track(const char *name);
  * argument (arg_key NULL: none). name must stay valid until the call returns. */
 void ilab_sim_trace_slice(int track, const char *name, uint64_t start_ns, uint64_t dur_ns,
 			  const char *arg_key, int64_t arg);
+/* A flow (an arrow in the viewers) starts at start_ns from the slice on track that begins
+ * there: the device's work that will release a CPU's wait. Kernel-side code ends it with
+ * plat_trace_flow_in(key) (iommulab/plat.h) inside its wait's slice. A key started again
+ * before its end replaces the first; a flow never ended is drawn as a start alone. name must
+ * live as long as the simulator (a string literal). */
+void ilab_sim_trace_flow_out(int track, const char *name, uint64_t key, uint64_t start_ns);
 /* A counter's new value at the running fiber's virtual time: counter track name of the active
  * simulator's process, series key (the viewers show "name key"). */
 void ilab_sim_trace_counter(const char *name, const char *key, int64_t value);

@@ -567,13 +567,22 @@ static int poll_until_consumed(struct arm_smmu_device *smmu, struct arm_smmu_cmd
 	}
 }
 
-/* Linux __arm_smmu_cmdq_poll_until_sync: MSI polling unless the queue needs busy polling. */
+/* Linux __arm_smmu_cmdq_poll_until_sync: MSI polling unless the queue needs busy polling.
+ * llq->prod is our CMD_SYNC. The simulator's trace draws the wait's end from that CMD_SYNC,
+ * which the board names by its entry's address (board_smmuv3_trace_cmd): not Linux's. */
 static int poll_until_sync(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq,
 			   struct arm_smmu_ll_queue *llq)
 {
+	uint64_t entry = cmdq->q.base_pa + (uint64_t)q_idx(llq, llq->prod) * cmdq->q.ent_dwords * 8;
+	int ret;
+
 	if (smmu->msipoll && !cmdq->busy_poll)
-		return poll_until_msi(smmu, cmdq, llq);
-	return poll_until_consumed(smmu, cmdq, llq);
+		ret = poll_until_msi(smmu, cmdq, llq);
+	else
+		ret = poll_until_consumed(smmu, cmdq, llq);
+	if (!ret)
+		plat_trace_flow_in(entry);
+	return ret;
 }
 
 /* ---- insertion (Linux arm_smmu_cmdq_issue_cmdlist) ------------------------------------------ */

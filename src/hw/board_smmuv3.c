@@ -376,7 +376,7 @@ static void host_cmd_done(void *ctx, unsigned qi, uint64_t d0, uint64_t d1, uint
 		if (cost)
 			board_smmuv3_trace_engine(bs, op, start, cost);
 	}
-	board_smmuv3_trace_cmd(bs, qi, op, tr->cmd_start);
+	board_smmuv3_trace_cmd(bs, qi, op, tr->cmd_start, tr->last_entry_pa);
 	board_smmuv3_trace_queue(bs, queue_index(tr, qi), 1);
 }
 

@@ -74,7 +74,8 @@ extern const struct ilab_iommu_arch ilab_iommu_arch_smmuv3;
 struct json_t *board_smmuv3_stats_json(struct ilab_iommu_unit *u, struct ilab_iommu *drv);
 
 /* board_smmuv3_trace.c: the timeline trace; no-ops when the simulation is not traced */
-void board_smmuv3_trace_cmd(struct board_smmuv3 *bs, unsigned qi, unsigned op, uint64_t start);
+void board_smmuv3_trace_cmd(struct board_smmuv3 *bs, unsigned qi, unsigned op, uint64_t start,
+			    uint64_t entry_pa);
 void board_smmuv3_trace_engine(struct board_smmuv3 *bs, unsigned op, uint64_t start,
 			       uint64_t dur);
 void board_smmuv3_trace_queue(struct board_smmuv3 *bs, unsigned qi, unsigned executing);

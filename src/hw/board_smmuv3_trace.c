@@ -29,6 +29,8 @@ static const char *const cmd_names[256] = {
 	[0x46] = "CMD_SYNC",
 };
 
+#define CMD_SYNC_OPCODE 0x46 /* IHI 0070 §4.7.3 */
+
 static const char *cmd_name(unsigned op, char *buf, size_t len)
 {
 	if (cmd_names[op & 0xff])
@@ -56,13 +58,19 @@ static bool tracks(struct board_smmuv3 *bs)
 	return tr->trace_cmds >= 0;
 }
 
-void board_smmuv3_trace_cmd(struct board_smmuv3 *bs, unsigned qi, unsigned op, uint64_t start)
+/* A CMD_SYNC also starts a flow to the CPU that waits for it: the driver ends it when its
+ * poll sees the sync complete, naming the same entry address (plat_trace_flow_in). */
+void board_smmuv3_trace_cmd(struct board_smmuv3 *bs, unsigned qi, unsigned op, uint64_t start,
+			    uint64_t entry_pa)
 {
 	char buf[16];
 
-	if (tracks(bs))
-		ilab_sim_trace_slice(bs->sim.trace_cmds, cmd_name(op, buf, sizeof(buf)), start,
-				     plat_now_ns() - start, "queue", qi);
+	if (!tracks(bs))
+		return;
+	ilab_sim_trace_slice(bs->sim.trace_cmds, cmd_name(op, buf, sizeof(buf)), start,
+			     plat_now_ns() - start, "queue", qi);
+	if ((op & 0xff) == CMD_SYNC_OPCODE)
+		ilab_sim_trace_flow_out(bs->sim.trace_cmds, "CMD_SYNC", entry_pa, start);
 }
 
 void board_smmuv3_trace_engine(struct board_smmuv3 *bs, unsigned op, uint64_t start,

@@ -19,6 +19,7 @@ uint64_t plat_charge_table[PLAT_CHARGE_NR];
 void (*plat_scope_fn)(int what);
 /* The simulator's timeline trace (plat_count_add): set when a traced simulator is active. */
 void (*plat_count_fn)(int what, int64_t delta);
+void (*plat_flow_fn)(uint64_t key);
 
 static bool sim_ops_complete(const struct plat_sim_ops *s)
 {
@@ -75,6 +76,7 @@ void plat_fini(void)
 	plat_sim = NULL;
 	plat_scope_fn = NULL;
 	plat_count_fn = NULL;
+	plat_flow_fn = NULL;
 }
 
 enum plat_engine plat_engine_kind(void)

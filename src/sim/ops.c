@@ -452,6 +452,7 @@ const struct plat_sim_ops *ilab_sim_ops(struct ilab_sim *s)
 	/* the trace hangs on the breakdown's scopes (trace.c) */
 	plat_scope_fn = s->prof_on || s->trace ? sim_prof_scope : NULL;
 	plat_count_fn = s->trace ? sim_trace_count : NULL;
+	plat_flow_fn = s->trace ? sim_trace_flow_in : NULL;
 	/* Looked up once here, so that a charge in driver code is an array read. A name the
 	 * profile does not give charges nothing. */
 	for (unsigned i = 0; i < PLAT_CHARGE_NR; i++)

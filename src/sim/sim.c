@@ -114,6 +114,7 @@ void ilab_sim_destroy(struct ilab_sim *s)
 		plat_sim_cur = NULL;
 		plat_scope_fn = NULL;
 		plat_count_fn = NULL;
+		plat_flow_fn = NULL;
 	}
 	sim_trace_detach(s);
 	sim_prof_fini(s);

@@ -260,6 +260,7 @@ struct ilab_sim {
 	char **trace_tracks;            /* named tracks (tid nr_cpus + k) */
 	unsigned nr_trace_tracks;
 	int64_t trace_count[PLAT_COUNT_NR]; /* plat_count_add sums */
+	struct sim_trace_flow *trace_flows;  /* flows started, waiting for their end (trace.c) */
 
 	char err[SIM_ERR_MAX];
 };
@@ -321,6 +322,7 @@ void sim_trace_threads(struct ilab_sim *s, uint64_t now);
 void sim_trace_enter(struct ilab_sim *s, struct sim_fiber *f, int id);
 void sim_trace_leave(struct ilab_sim *s, struct sim_fiber *f);
 void sim_trace_count(int what, int64_t delta);
+void sim_trace_flow_in(uint64_t key);
 
 /* cost.c */
 int sim_cost_init(struct ilab_sim *s, char *err, size_t errlen);

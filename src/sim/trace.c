@@ -35,6 +35,16 @@
 /* The file's size is read (ftello) once per this many events: cheap, and the bound is then
  * passed by at most this many events (~100 bytes each). */
 #define TRACE_SIZE_EVERY 4096u
+/* Flows started and not yet ended, per simulator: an open-addressed table by key. A flow
+ * whose slot is taken by a newer key before its end is lost (its start stays, drawn alone):
+ * more waits than this in flight at once do not happen with queues of a few thousand. */
+#define TRACE_FLOWS 4096u
+
+struct sim_trace_flow {
+	uint64_t key;
+	uint64_t id; /* 0: free */
+	const char *name;
+};
 
 struct ilab_trace {
 	FILE *f;              /* af.f */
@@ -43,6 +53,7 @@ struct ilab_trace {
 	uint64_t limit_ns; /* ~0: no window */
 	uint64_t max_bytes; /* 0: no bound; else no event starts once the file is this long */
 	uint64_t events;
+	uint64_t next_flow; /* flow ids, unique in the file */
 	bool full;          /* max_bytes reached: only the E of an open B is still written */
 	uint64_t full_at_ns; /* the virtual time, in the process below, when it was reached */
 	unsigned full_pid;
@@ -150,6 +161,8 @@ static const char *category(const struct ilab_sim *s, char ph, int tid)
 {
 	if (ph == 'M')
 		return "__metadata";
+	if (ph == 's' || ph == 'f')
+		return "flow";
 	if (ph == 'C')
 		return "counter";
 	if (tid < 0)
@@ -255,6 +268,8 @@ void sim_trace_detach(struct ilab_sim *s)
 		free(s->trace_tracks[i]);
 	free(s->trace_tracks);
 	free(s->trace_cpu_named);
+	free(s->trace_flows);
+	s->trace_flows = NULL;
 	s->trace_tracks = NULL;
 	s->trace_cpu_named = NULL;
 	s->nr_trace_tracks = 0;
@@ -406,4 +421,61 @@ void sim_trace_count(int what, int64_t delta)
 		return;
 	s->trace_count[what] += delta;
 	counter_at(s, plat_sim_cur->t, names[what], "entries", s->trace_count[what]);
+}
+
+/* ---- flows: from the device's work to the CPU wait it released ------------------------------ */
+
+static struct sim_trace_flow *flow_slot(struct ilab_sim *s, uint64_t key)
+{
+	uint64_t h = key * 0x9e3779b97f4a7c15ull;
+
+	if (!s->trace_flows) {
+		s->trace_flows = calloc(TRACE_FLOWS, sizeof(*s->trace_flows));
+		if (!s->trace_flows)
+			return NULL; /* no flows: the trace goes on without them */
+	}
+	return &s->trace_flows[(h >> 40) % TRACE_FLOWS];
+}
+
+void ilab_sim_trace_flow_out(int track, const char *name, uint64_t key, uint64_t start_ns)
+{
+	struct ilab_sim *s = tracing_sim();
+	struct sim_trace_flow *fl;
+	FILE *o;
+
+	if (!s || track < 0 || !may_write(s, start_ns) || !(fl = flow_slot(s, key)))
+		return;
+	fl->key = key;
+	fl->id = ++s->trace->next_flow;
+	fl->name = name;
+	o = event(s, 's', track);
+	put_us(o, "ts", start_ns);
+	fprintf(o, ",\"id\":%" PRIu64 ",\"name\":", fl->id);
+	put_str(o, name);
+	fputc('}', o);
+}
+
+/* plat_flow_fn while a traced simulator is active: the running CPU's wait for key is over.
+ * The end binds to the slice open on the CPU's track (bp "e"): the wait, still open. */
+void sim_trace_flow_in(uint64_t key)
+{
+	struct ilab_sim *s = tracing_sim();
+	struct sim_trace_flow *fl;
+	FILE *o;
+
+	if (!s || !s->trace_flows)
+		return;
+	fl = flow_slot(s, key);
+	if (!fl->id || fl->key != key)
+		return;
+	/* a simulated CPU's wait only: the set-up context and agents have no track of scopes */
+	if (s->cur->pc.cpu >= 0 && (unsigned)s->cur->pc.cpu < s->nr_cpus &&
+	    may_write(s, plat_sim_cur->t)) {
+		o = event(s, 'f', cpu_track(s, s->cur->pc.cpu));
+		put_us(o, "ts", plat_sim_cur->t);
+		fprintf(o, ",\"bp\":\"e\",\"id\":%" PRIu64 ",\"name\":", fl->id);
+		put_str(o, fl->name);
+		fputc('}', o);
+	}
+	fl->id = 0;
 }

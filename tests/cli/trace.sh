@@ -37,7 +37,7 @@ case $out in *"--trace $tmp/no/such/dir/t.json: "*) ;; *) bad "bad --trace path:
 # bench, strict (SMMUv3): checked against its own JSON; the same seed twice, byte for byte
 bench() { "$BIN" bench --engine sim -t 8 --iterations 30 --json "$@"; }
 bench --trace "$tmp/b.json" >"$tmp/b.res" || bad "bench --trace failed"
-python3 "$CHECK" "$tmp/b.json" "$tmp/b.res" || bad "bench strict: trace_check"
+python3 "$CHECK" --flows "$tmp/b.json" "$tmp/b.res" || bad "bench strict: trace_check"
 bench --trace "$tmp/b2.json" >/dev/null || bad "bench --trace (again) failed"
 cmp -s "$tmp/b.json" "$tmp/b2.json" || bad "the same seed gave two different traces"
 bench --seed 2 --trace "$tmp/b3.json" >/dev/null || bad "bench --seed 2 --trace failed"
@@ -47,6 +47,10 @@ for want in '"name":"dma_unmap"' '"name":"cmdq_sync_wait"' '"name":"CMD_SYNC"' \
 	'"name":"smmu2 invalidation engine"' '"name":"cpu 0 (node 0)"' '"name":"statistics"'; do
 	grep -qF -- "$want" "$tmp/b.json" || bad "bench trace lacks $want"
 done
+
+# per-CPU queues (ECMDQ): every wait still has its flow from its own queue's CMD_SYNC
+bench --ecmdq on --trace "$tmp/e.json" >"$tmp/e.res" || bad "bench --ecmdq on --trace"
+python3 "$CHECK" --flows "$tmp/e.json" "$tmp/e.res" || bad "bench ECMDQ: trace_check --flows"
 
 # lazy mode: the flush queue's depth; VT-d: descriptors
 bench --mode lazy --trace "$tmp/l.json" >"$tmp/l.res" || bad "bench --mode lazy --trace"
@@ -59,7 +63,7 @@ grep -qF '"name":"INV_WAIT"' "$tmp/v.json" || bad "VT-d trace without wait descr
 # run: one process per case, each against its case's statistics
 "$BIN" run --quick --json --out "$tmp/res" --trace "$tmp/r.json" map-pages >"$tmp/r.res" \
 	2>/dev/null || bad "run --trace map-pages failed"
-python3 "$CHECK" "$tmp/r.json" "$tmp/r.res" >"$tmp/r.log" || { cat "$tmp/r.log"; bad "run: trace_check"; }
+python3 "$CHECK" --flows "$tmp/r.json" "$tmp/r.res" >"$tmp/r.log" || { cat "$tmp/r.log"; bad "run: trace_check"; }
 n=$(grep -c "^trace_check: seed002-map-pages " "$tmp/r.log")
 [ "$n" -eq 44 ] || bad "run map-pages: $n cases checked, not 44"
 # seed 000 clears the SMMU's counters after its warm-up: the structure and breakdown only
@@ -94,7 +98,8 @@ done
 "$BIN" run --quick --out "$tmp/res" --trace-limit-mb 5 cmdsync >/dev/null 2>&1
 [ $? -eq 2 ] || bad "run --trace-limit-mb without --trace: not exit 2"
 
-# the checker can fail: one E dropped, one command dropped, one slice 2 % longer
+# the checker can fail: one E dropped, one command dropped, one slice 2 % longer, one flow's
+# end dropped
 python3 - "$tmp/b.json" "$tmp" <<'PY' || bad "could not make the broken traces"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -119,11 +124,14 @@ ev = [dict(e) for e in ev]
 total = sum(1 for e in ev if e["ph"] == "B" and e["name"] == "dma_unmap")
 ev[best[0]]["ts"] -= best[1] * 0.02 * total  # 2 % of the sum of all dma_unmap slices
 write("x3.json", ev)
+i = next(k for k, e in enumerate(ev) if e["ph"] == "f")
+write("x4.json", ev[:i] + ev[i + 1:])
 PY
-for x in x1 x2 x3; do
-	python3 "$CHECK" "$tmp/$x.json" "$tmp/b.res" >"$tmp/$x.log" 2>&1 &&
+for x in x1 x2 x3 x4; do
+	python3 "$CHECK" --flows "$tmp/$x.json" "$tmp/b.res" >"$tmp/$x.log" 2>&1 &&
 		bad "trace_check passed the broken trace $x"
 done
+grep -q "cmdq_sync_wait at .* 0 flows end in it" "$tmp/x4.log" || bad "x4: the missing flow not reported"
 grep -q "open slices\|E of\|E without B" "$tmp/x1.log" || bad "x1: not reported as unbalanced"
 grep -q "command slices" "$tmp/x2.log" || bad "x2: the missing command not reported"
 grep -q "dma_unmap: slices sum to" "$tmp/x3.log" || bad "x3: the longer slice not reported"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """trace_check.py — checks an `iommulab --trace` file against the run's own JSON (docs/trace.md).
 
-usage: trace_check.py TRACE RESULT [--limit-us N] [--no-commands]
+usage: trace_check.py TRACE RESULT [--limit-us N] [--no-commands] [--flows]
   RESULT: the `bench --json` or `run --json` output of the same run.
 
 It checks, for every process (one simulator):
@@ -20,6 +20,9 @@ It checks, for every process (one simulator):
     by_opcode; model.descriptors);
     (--no-commands: not this, for workloads that clear the unit's statistics after a
     warm-up, as seed 000's cmdsync does);
+  - with --flows: every cmdq_sync_wait slice holds the end ('f', bound to it) of exactly one
+    flow whose start ('s') lies on a "<unit> commands" track at the start of a CMD_SYNC
+    slice there: the command that released the wait; and no flow ends twice;
   - with --limit-us N: no event but an E starts more than N us after the first B (the
     window opens when the CPU threads start, at or before their first slice).
 Every mismatch is printed; the exit status is 1 if there was any.
@@ -53,7 +56,7 @@ def load_events(path):
         return []
     for i, e in enumerate(doc["traceEvents"]):
         ph = e.get("ph")
-        if ph not in ("B", "E", "X", "C", "M", "i"):
+        if ph not in ("B", "E", "X", "C", "M", "i", "s", "f"):
             bad("event %d: phase %r" % (i, ph))
         if not isinstance(e.get("pid"), int):
             bad("event %d: no pid" % i)
@@ -65,7 +68,8 @@ def load_events(path):
             bad("event %d: counter with a non-numeric value" % i)
         if ph in ("B", "E", "X") and not isinstance(e.get("tid"), int):
             bad("event %d: slice without a tid" % i)
-        want = {"M": "__metadata", "C": "counter", "i": "run"}.get(ph, ("cpu", "iommu"))
+        want = {"M": "__metadata", "C": "counter", "i": "run", "s": "flow",
+                "f": "flow"}.get(ph, ("cpu", "iommu"))
         if e.get("cat") not in (want if isinstance(want, tuple) else (want,)):
             bad("event %d: %s with category %r" % (i, ph, e.get("cat")))
     return doc["traceEvents"]
@@ -160,6 +164,59 @@ def check_cpus(proc, bd, where):
     return sum(n for n, _ in paths.values())
 
 
+def check_flows(proc, where):
+    """Every cmdq_sync_wait slice: one flow in, from a CMD_SYNC's slice. Returns the count."""
+    threads = proc["threads"]
+    syncs = set()   # (tid, ts) of CMD_SYNC slices on command tracks
+    starts = {}     # flow id -> (tid, ts)
+    ends = defaultdict(list)  # tid -> [(ts, id)]
+    for e in proc["events"]:
+        if e["ph"] == "X" and e["name"] == "CMD_SYNC":
+            syncs.add((e["tid"], e["ts"]))
+        elif e["ph"] == "s":
+            starts[e["id"]] = (e["tid"], e["ts"])
+        elif e["ph"] == "f":
+            if e.get("bp") != "e":
+                bad("%s: flow %s ends without binding to its enclosing slice" % (where, e["id"]))
+            ends[e["tid"]].append((e["ts"], e["id"]))
+    seen = defaultdict(int)
+    for lst in ends.values():
+        for _, fid in lst:
+            seen[fid] += 1
+    for fid, n in seen.items():
+        if n > 1:
+            bad("%s: flow %s ends %d times" % (where, fid, n))
+    waits, stacks = 0, defaultdict(list)
+    for e in proc["events"]:
+        if e["ph"] not in ("B", "E"):
+            continue
+        if e["ph"] == "B":
+            stacks[e["tid"]].append(e)
+            continue
+        if not stacks[e["tid"]]:
+            continue  # unbalanced: cpu_slices reports it
+        b = stacks[e["tid"]].pop()
+        if b["name"] != "cmdq_sync_wait":
+            continue
+        waits += 1
+        inside = [fid for ts, fid in ends[e["tid"]] if b["ts"] <= ts <= e["ts"]]
+        if len(inside) != 1:
+            bad("%s: cmdq_sync_wait at %s us on %s: %d flows end in it, not 1" %
+                (where, b["ts"], threads.get(e["tid"]), len(inside)))
+            continue
+        src = starts.get(inside[0])
+        if src is None:
+            bad("%s: flow %s into the wait at %s us has no start" % (where, inside[0], b["ts"]))
+        elif not threads.get(src[0], "").endswith(" commands") or src not in syncs:
+            bad("%s: flow %s starts at %s us on %s, not at a CMD_SYNC slice" %
+                (where, inside[0], src[1], threads.get(src[0])))
+        elif src[1] > e["ts"]:
+            bad("%s: flow %s: its CMD_SYNC starts after the wait it released" % (where, inside[0]))
+    if not waits:
+        bad("%s: --flows: no cmdq_sync_wait slice to check" % where)
+    return waits
+
+
 def check_units(proc, units, where):
     tracks = {name: tid for tid, name in proc["threads"].items()}
     total = 0
@@ -221,6 +278,9 @@ def main():
     check_commands = "--no-commands" not in args
     if not check_commands:
         args.remove("--no-commands")
+    flows = "--flows" in args
+    if flows:
+        args.remove("--flows")
     trace, result = args
     events = load_events(trace)
     procs = by_process(events)
@@ -256,7 +316,9 @@ def main():
         else:  # a workload without a breakdown (allreduce): the structure only
             slices = sum(n for n, _ in cpu_slices(procs[pids[0]], where)[0].values())
         cmds = check_units(procs[pids[0]], units, where) if check_commands else 0
-        print("trace_check: %s: %d CPU slices, %d IOMMU commands" % (where, slices, cmds))
+        waits = check_flows(procs[pids[0]], where) if flows else 0
+        print("trace_check: %s: %d CPU slices, %d IOMMU commands, %d waits with their flow" %
+              (where, slices, cmds, waits))
     return 1 if errors else 0
 
 
