@@ -85,7 +85,8 @@ static int check_files(struct ilab_scenario **scn, int nr, const char *out, cons
 {
 	static const char *const kinds[][2] = { { "json", "the result file" },
 						{ "gp", "the plot script" },
-						{ "png", "the plot" } };
+						{ "png", "the plot" },
+						{ "svg", "the plot's SVG" } };
 	char path[ILAB_SCN_PATH_MAX + 80], err[ERRLEN];
 
 	for (int i = 0; i < nr; i++) {
@@ -97,7 +98,8 @@ static int check_files(struct ilab_scenario **scn, int nr, const char *out, cons
 		ilab_output_set_input(files, path, "the profile");
 	static const char *const corr[][2] = { { "json", "the correlator's points" },
 					       { "gp", "the correlator's script" },
-					       { "png", "the correlator" } };
+					       { "png", "the correlator" },
+					       { "svg", "the correlator's SVG" } };
 
 	for (int i = 0; i < nr; i++)
 		for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
@@ -127,8 +129,8 @@ static void print_help(FILE *f)
 		"run the seed experiments and compare with the published figures\n"
 		"  scenario          a scenario file, a built-in name (seed000-cmdsync), its short\n"
 		"                    name (cmdsync) or a seed id (000); default: all built-in ones\n"
-		"  -o, --out DIR     write <scenario>.json and <scenario>.png there, and the\n"
-		"                    correlator (correlator.png, .json) (default results)\n"
+		"  -o, --out DIR     write <scenario>.json and <scenario>.png (and .svg) there,\n"
+		"                    and the correlator (correlator.png, .json) (default results)\n"
 		"  -q, --quick       reduced sizes (the scenario's quick: parameters), for tests\n"
 		"  -j, --json        print the result JSON to stdout instead of the tables\n"
 		"  --seed N          the simulator's seed, 1 to 2^53 (default 1)\n"

@@ -154,7 +154,8 @@ int cli_sweep_plot_outputs(const char *cmd, struct ilab_output_set *files, const
 
 	plot_base(out, base, sizeof(base));
 	for (unsigned i = 0; ilab_sweep_plot_file(doc, base, i, path, sizeof(path)); i++)
-		if (ilab_output_set_output(files, path, i % 2 ? "the plot" : "the plot script",
+		if (ilab_output_set_output(files, path, (const char *[]){ "the plot script", "the plot",
+							   "the plot's SVG" }[i % 3],
 					   err, sizeof(err))) {
 			fprintf(stderr, "%s %s: %s\n", CLI_PROG, cmd, err);
 			return CLI_EXIT_USAGE;
