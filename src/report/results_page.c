@@ -397,8 +397,9 @@ static void write_page(FILE *f, const char *dir, struct dirent **names, int nr)
 	      "this directory, as the files beside this page hold it; written by iommulab "
 	      "built from tree <b>", f);
 	put_html(f, ILAB_TREE);
-	fputs("</b>. Each section names the profile its figures ran on.</p>\n<ul class=toc>\n",
-	      f);
+	fputs("</b>. Each scenario names the profile it ran on; a sweep's inputs (sweep file, "
+	      "base scenario, profile) are named by their hash, as in its result file.</p>\n"
+	      "<ul class=toc>\n", f);
 	for (unsigned k = 0; k < 3; k++)
 		write_sections(f, dir, names, nr, order[k], true);
 	fputs("</ul>\n", f);

@@ -298,7 +298,8 @@ static void write_heatmap(FILE *f, const struct grid *g, const char *png)
 			fprintf(f, "unset colorbox\nset cbrange [%.17g:%.17g]\n", lo - 1, hi + 1);
 		else
 			fputs("set colorbox\nset cbrange [*:*]\n", f);
-		fprintf(f, "plot $h%u using 1:2:3 with image, $h%u using 1:2:4:5 with labels "
+		/* pixels: a rectangle per cell; a bitmap would be smoothed by browsers in the SVG */
+		fprintf(f, "plot $h%u using 1:2:3 with image pixels, $h%u using 1:2:4:5 with labels "
 			"font ',9' tc rgb variable\n", m, m);
 	}
 	fputs("unset multiplot\n", f);
