@@ -12,6 +12,7 @@ PACKAGES=(
   gnuplot-nox
   libnlopt-dev   # iommulab calibrate's optimiser
   clang libclang-rt-14-dev   # libFuzzer and sanitizer runtimes
+  chromium   # tests/cli/results_page.sh opens the results page in headless Chromium
 )
 
 missing=()

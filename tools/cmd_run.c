@@ -18,6 +18,7 @@
 #include "iommulab/sim.h"
 #include "iommulab/topo.h"
 #include "iommulab/trace.h"
+#include "report/results_page.h"
 #include "util/atomic_file.h"
 #include "util/output_set.h"
 
@@ -85,7 +86,8 @@ static int check_files(struct ilab_scenario **scn, int nr, const char *out, cons
 {
 	static const char *const kinds[][2] = { { "json", "the result file" },
 						{ "gp", "the plot script" },
-						{ "png", "the plot" } };
+						{ "png", "the plot" },
+						{ "svg", "the plot's SVG" } };
 	char path[ILAB_SCN_PATH_MAX + 80], err[ERRLEN];
 
 	for (int i = 0; i < nr; i++) {
@@ -97,7 +99,8 @@ static int check_files(struct ilab_scenario **scn, int nr, const char *out, cons
 		ilab_output_set_input(files, path, "the profile");
 	static const char *const corr[][2] = { { "json", "the correlator's points" },
 					       { "gp", "the correlator's script" },
-					       { "png", "the correlator" } };
+					       { "png", "the correlator" },
+					       { "svg", "the correlator's SVG" } };
 
 	for (int i = 0; i < nr; i++)
 		for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
@@ -114,6 +117,11 @@ static int check_files(struct ilab_scenario **scn, int nr, const char *out, cons
 			return CLI_EXIT_USAGE;
 		}
 	}
+	ilab_results_page_path(out, path, sizeof(path));
+	if (ilab_output_set_output(files, path, "the results page", err, sizeof(err))) {
+		fprintf(stderr, "%s run: %s\n", CLI_PROG, err);
+		return CLI_EXIT_USAGE;
+	}
 	return CLI_EXIT_OK;
 }
 
@@ -127,8 +135,9 @@ static void print_help(FILE *f)
 		"run the seed experiments and compare with the published figures\n"
 		"  scenario          a scenario file, a built-in name (seed000-cmdsync), its short\n"
 		"                    name (cmdsync) or a seed id (000); default: all built-in ones\n"
-		"  -o, --out DIR     write <scenario>.json and <scenario>.png there, and the\n"
-		"                    correlator (correlator.png, .json) (default results)\n"
+		"  -o, --out DIR     write <scenario>.json and <scenario>.png (and .svg) there,\n"
+		"                    the correlator (correlator.png, .json) and index.html, the\n"
+		"                    page of every result there (default results)\n"
 		"  -q, --quick       reduced sizes (the scenario's quick: parameters), for tests\n"
 		"  -j, --json        print the result JSON to stdout instead of the tables\n"
 		"  --seed N          the simulator's seed, 1 to 2^53 (default 1)\n"
@@ -545,6 +554,15 @@ int cmd_run(int argc, char **argv)
 
 	if (ready && tot.scenarios && save_correlator(&corr, out) && ret == CLI_EXIT_OK)
 		ret = CLI_EXIT_FAIL;
+	if (ready && tot.scenarios) { /* the page of every result in out, this run's among them */
+		if (ilab_results_page(out, err, sizeof(err)) < 0) {
+			fprintf(stderr, "%s run: results page: %s\n", CLI_PROG, err);
+			if (ret == CLI_EXIT_OK)
+				ret = CLI_EXIT_FAIL;
+		} else {
+			fprintf(stderr, "%s run: wrote %s\n", CLI_PROG, err);
+		}
+	}
 	ilab_correlator_free(&corr);
 	if (trace && cli_trace_close("run", &topt, trace) && ret == CLI_EXIT_OK)
 		ret = CLI_EXIT_FAIL;

@@ -21,6 +21,7 @@
 
 #include "experiments/sweep.h"
 #include "iommulab/sim.h"
+#include "report/results_page.h"
 #include "report/sweep_result.h"
 #include "util/output_set.h"
 
@@ -45,8 +46,9 @@ static void print_help(FILE *f)
 		"  --shard I/N       run only the cases k with k mod N = I (0 <= I < N) and write a\n"
 		"                    shard file for `%s merge`\n"
 		"  -o, --out FILE    the result file (default results/sweep-<name>.json, or\n"
-		"                    results/sweep-<name>.shard-I-of-N.json); plots go next to it\n"
-		"  --no-plot         no plots\n"
+		"                    results/sweep-<name>.shard-I-of-N.json); plots go next to it,\n"
+		"                    and index.html, the page of every result in its folder\n"
+		"  --no-plot         no plots and no page\n"
 		"  --check           check the sweep file, print its number of cases and its\n"
 		"                    hash, run nothing\n"
 		"  -h, --help        show this help\n"
@@ -147,14 +149,33 @@ static void plot_base(const char *out, char *base, size_t len)
 		 out);
 }
 
+/* OUT.json's folder: its plots and the results page (index.html) go there */
+static void out_dir(const char *out, char *dir, size_t len)
+{
+	const char *slash = strrchr(out, '/');
+
+	if (!slash)
+		snprintf(dir, len, ".");
+	else
+		snprintf(dir, len, "%.*s", (int)(slash == out ? 1 : slash - out), out);
+}
+
 int cli_sweep_plot_outputs(const char *cmd, struct ilab_output_set *files, const json_t *doc,
 			   const char *out)
 {
 	char base[ILAB_SCN_PATH_MAX], path[ILAB_SCN_PATH_MAX + 200], err[ERRLEN];
 
+	out_dir(out, base, sizeof(base));
+	ilab_results_page_path(base, path, sizeof(path));
+	if (ilab_output_set_output(files, path, "the results page", err, sizeof(err))) {
+		fprintf(stderr, "%s %s: %s\n", CLI_PROG, cmd, err);
+		return CLI_EXIT_USAGE;
+	}
+
 	plot_base(out, base, sizeof(base));
 	for (unsigned i = 0; ilab_sweep_plot_file(doc, base, i, path, sizeof(path)); i++)
-		if (ilab_output_set_output(files, path, i % 2 ? "the plot" : "the plot script",
+		if (ilab_output_set_output(files, path, (const char *[]){ "the plot script", "the plot",
+							   "the plot's SVG" }[i % 3],
 					   err, sizeof(err))) {
 			fprintf(stderr, "%s %s: %s\n", CLI_PROG, cmd, err);
 			return CLI_EXIT_USAGE;
@@ -215,6 +236,12 @@ int cli_sweep_save(const char *cmd, const json_t *doc, const char *out, bool plo
 	}
 	fprintf(stderr, "%s %s: wrote %s%s%s\n", CLI_PROG, cmd, out, pr == 0 ? " and " : "; ",
 		err);
+	out_dir(out, base, sizeof(base)); /* the page of every result there, this one's among them */
+	if (ilab_results_page(base, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s %s: results page: %s\n", CLI_PROG, cmd, err);
+		return CLI_EXIT_FAIL;
+	}
+	fprintf(stderr, "%s %s: wrote %s\n", CLI_PROG, cmd, err);
 	return CLI_EXIT_OK;
 }
 

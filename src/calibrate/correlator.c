@@ -129,10 +129,8 @@ void ilab_correlator_script(const struct ilab_correlator *c, const char *png, FI
 
 	fprintf(f, "# Correlator of `%s`: model against measured. Filled: in-sample (fitted), "
 		"hollow: out-of-sample. Re-render: gnuplot <this file>\n", c->command);
-	fputs("set terminal pngcairo noenhanced size 800,720 font ',10'\n", f);
-	fputs("if (!exists(\"ilab_png\")) ilab_png = ", f);
-	put_quoted(f, png);
-	fputs("\nset output ilab_png\nset logscale xy\nset grid\nset key top left\n"
+	ilab_gnuplot_header(f, 800, 720, png);
+	fputs("set logscale xy\nset grid\nset key top left\n"
 	      "set xlabel 'measured (published figure, its own unit)'\n"
 	      "set ylabel 'model (iommulab)'\n", f);
 	fputs("set title ", f);

@@ -40,7 +40,7 @@ static unsigned index_of(const char **arr, unsigned *nr, unsigned max, const cha
 }
 
 /* gnuplot single-quoted strings: '' stands for one quote. */
-static void put_quoted(FILE *f, const char *s)
+void ilab_gnuplot_quoted(FILE *f, const char *s)
 {
 	fputc('\'', f);
 	for (; *s; s++) {
@@ -50,6 +50,32 @@ static void put_quoted(FILE *f, const char *s)
 			fputc(*s, f);
 	}
 	fputc('\'', f);
+}
+
+#define put_quoted ilab_gnuplot_quoted
+
+void ilab_gnuplot_header(FILE *f, unsigned w, unsigned h, const char *png)
+{
+	/* one script, two pictures: the PNG for viewers, the SVG for the results page */
+	fprintf(f, "if (!exists(\"ilab_fmt\")) ilab_fmt = 'png'\n"
+		"if (ilab_fmt eq 'svg') {\n"
+		"    set terminal svg noenhanced size %u,%u font 'sans,10' background '#ffffff'\n"
+		"} else {\n"
+		"    set terminal pngcairo noenhanced size %u,%u font ',10'\n"
+		"}\n", w, h, w, h);
+	/* iommulab renders to a temporary name given with -e and renames it when complete */
+	fputs("if (!exists(\"ilab_png\")) ilab_png = ", f);
+	put_quoted(f, png);
+	fputs("\nset output ilab_png\n", f);
+}
+
+void ilab_gnuplot_svg_name(const char *png, char *buf, size_t len)
+{
+	size_t n = strlen(png);
+
+	if (n > 4 && !strcmp(png + n - 4, ".png"))
+		n -= 4;
+	snprintf(buf, len, "%.*s.svg", (int)n, png);
 }
 
 /* A case without reference figures is drawn by plot.y's metric alone (iommulab's value). */
@@ -149,6 +175,32 @@ static void write_block(FILE *f, const struct ilab_scenario_result *r,
 		fputs("EOD\n", f);
 }
 
+/* An x axis of whole numbers (threads, pages) gets a whole tic step: 1, 2, 5, 10, 20 ...
+ * with at most 10 tics, never the 0.5 gnuplot picks for a short range. 0 when some x is not
+ * whole (or the axis is the cases themselves, or logarithmic: its tics are powers of 2). */
+static double integer_xtic_step(const struct ilab_scenario *s)
+{
+	double lo = INFINITY, hi = -INFINITY, step = 1;
+
+	if (!s->plot_x[0] || s->plot_logx)
+		return 0;
+	for (unsigned i = 0; i < s->nr_cases; i++) {
+		double x = ilab_case_param(&s->cases[i], s->plot_x, NAN);
+
+		if (isnan(x))
+			continue;
+		if (x != floor(x) || fabs(x) > 1e15)
+			return 0;
+		lo = x < lo ? x : lo;
+		hi = x > hi ? x : hi;
+	}
+	if (lo > hi)
+		return 0;
+	for (unsigned k = 0; (hi - lo) / step > 10; k++)
+		step *= k % 3 == 1 ? 2.5 : 2; /* 1, 2, 5, 10, 20, 50 ... */
+	return step;
+}
+
 static int write_script(FILE *f, const struct ilab_scenario_result *r, const char *png)
 {
 	const struct ilab_scenario *s = r->scenario;
@@ -161,14 +213,15 @@ static int write_script(FILE *f, const struct ilab_scenario_result *r, const cha
 		s->name);
 	fputs("# Points: the seed's published figures. Lines: iommulab's. Re-render: gnuplot <this file>\n",
 	      f);
-	fprintf(f, "set terminal pngcairo noenhanced size %u,600 font ',10'\n",
-		ax.nr_metrics > 1 ? 560 * ax.nr_metrics : 720);
-	/* iommulab renders to a temporary name given with -e and renames it when complete */
-	fputs("if (!exists(\"ilab_png\")) ilab_png = ", f);
-	put_quoted(f, png);
-	fputs("\nset output ilab_png\nset datafile missing NaN\nset grid\nset key below\n", f);
+	ilab_gnuplot_header(f, ax.nr_metrics > 1 ? 560 * ax.nr_metrics : 720, 600, png);
+	fputs("set datafile missing NaN\nset grid\nset key below\n", f);
 	if (s->plot_logx)
 		fputs("set logscale x 2\n", f);
+	/* room at both ends, no point on the frame: half a step between categories */
+	fputs(s->plot_x[0] ? "set offsets graph 0.04, graph 0.04, 0, 0\n"
+			   : "set offsets 0.5, 0.5, 0, 0\n", f);
+	if (integer_xtic_step(s) > 0)
+		fprintf(f, "set xtics %.0f\nset mxtics 1\n", integer_xtic_step(s));
 	if (s->plot_logy)
 		fputs("set logscale y\n", f);
 	for (unsigned m = 0; m < ax.nr_metrics; m++)
@@ -211,9 +264,12 @@ static int write_script(FILE *f, const struct ilab_scenario_result *r, const cha
 			}
 			snprintf(name, sizeof(name), "iommulab%s%s", ax.series[sr][0] ? ": " : "",
 				 ax.series[sr]);
-			fprintf(f, "%s$m%us%u using %s with linespoints pt 6 lc %u title ",
+			/* cases without an x parameter are categories: points, never a line
+			 * that would read as an interpolation between them */
+			fprintf(f, "%s$m%us%u using %s with %s pt 6 ps 1.3 lc %u title ",
 				first ? "" : ", \\\n     ", m, sr,
-				s->plot_x[0] || refs[m][sr] ? "1:3" : "1:3:xtic(4)", sr + 1);
+				s->plot_x[0] || refs[m][sr] ? "1:3" : "1:3:xtic(4)",
+				s->plot_x[0] ? "linespoints" : "points", sr + 1);
 			put_quoted(f, name);
 			first = false;
 		}
@@ -243,16 +299,17 @@ bool ilab_gnuplot_find(char *buf, size_t len)
 	return false;
 }
 
-/* gnuplot -e "ilab_png='out'" script: the script's output name, overridden. */
-static int run_gnuplot(const char *prog, const char *script, const char *out, char *msg,
-		       size_t msglen)
+/* gnuplot -e "ilab_fmt='fmt'; ilab_png='out'" script: the script's format and output name,
+ * overridden. */
+static int run_gnuplot(const char *prog, const char *script, const char *fmt, const char *out,
+		       char *msg, size_t msglen)
 {
 	char set[2 * ILAB_SCN_PATH_MAX + 100], *p = set;
 	char *argv[] = { (char *)prog, "-e", set, (char *)script, NULL };
 	pid_t pid;
 	int st, ret;
 
-	p += sprintf(p, "ilab_png='");
+	p += sprintf(p, "ilab_fmt='%s'; ilab_png='", fmt);
 	for (; *out && p < set + sizeof(set) - 4; out++) { /* '' stands for one quote */
 		if (*out == '\'')
 			*p++ = '\'';
@@ -278,47 +335,69 @@ static int run_gnuplot(const char *prog, const char *script, const char *out, ch
 	return 0;
 }
 
-/* A PNG file ends with its IEND chunk: without it, gnuplot (or the disk) stopped short. */
-static bool png_complete(const char *path)
+/* The file ends with tail: without it, gnuplot (or the disk) stopped short. */
+static bool ends_with(const char *path, const void *tail, size_t n)
 {
-	static const unsigned char iend[12] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D',
-						0xae, 0x42, 0x60, 0x82 };
-	unsigned char tail[12];
+	unsigned char buf[16];
 	FILE *f = fopen(path, "rb");
 	bool ok;
 
 	if (!f)
 		return false;
-	ok = fseek(f, -12, SEEK_END) == 0 && fread(tail, 1, 12, f) == 12 &&
-	     memcmp(tail, iend, 12) == 0;
+	ok = n <= sizeof(buf) && fseek(f, -(long)n, SEEK_END) == 0 && fread(buf, 1, n, f) == n &&
+	     memcmp(buf, tail, n) == 0;
 	fclose(f);
 	return ok;
 }
 
-/* Render script into png through a temporary file next to it, renamed when complete. */
-int ilab_gnuplot_render(const char *prog, const char *script, const char *png, char *msg,
-			size_t msglen)
+/* A PNG file ends with its IEND chunk; gnuplot's SVG with its closing tag. */
+static bool picture_complete(const char *path, bool svg)
+{
+	static const unsigned char iend[12] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D',
+						0xae, 0x42, 0x60, 0x82 };
+
+	return svg ? ends_with(path, "</svg>\n", 7) || ends_with(path, "</svg>\n\n", 8)
+		   : ends_with(path, iend, sizeof(iend));
+}
+
+/* One picture of script into out through a temporary file next to it, renamed when
+ * complete. */
+static int render_one(const char *prog, const char *script, const char *out, bool svg,
+		      char *msg, size_t msglen)
 {
 	char tmp[ILAB_SCN_PATH_MAX + 100];
 	int ret;
 
-	ret = ilab_afile_tmpname(png, tmp, sizeof(tmp));
+	ret = ilab_afile_tmpname(out, tmp, sizeof(tmp));
 	if (ret) {
-		snprintf(msg, msglen, "%s: %s", png, strerror(-ret));
+		snprintf(msg, msglen, "%s: %s", out, strerror(-ret));
 		return ret;
 	}
-	ret = run_gnuplot(prog, script, tmp, msg, msglen);
-	if (!ret && !png_complete(tmp)) {
-		snprintf(msg, msglen, "%s ran but wrote no complete %s", prog, png);
+	ret = run_gnuplot(prog, script, svg ? "svg" : "png", tmp, msg, msglen);
+	if (!ret && !picture_complete(tmp, svg)) {
+		snprintf(msg, msglen, "%s ran but wrote no complete %s", prog, out);
 		ret = -EIO;
 	}
-	if (!ret && rename(tmp, png) != 0) {
+	if (!ret && rename(tmp, out) != 0) {
 		ret = -errno;
-		snprintf(msg, msglen, "%s: %s", png, strerror(-ret));
+		snprintf(msg, msglen, "%s: %s", out, strerror(-ret));
 	}
 	if (ret)
 		unlink(tmp); /* an older picture stays, as every output's: the error names it */
 	return ret;
+}
+
+/* Render script into png, then the same picture as SVG beside it. */
+int ilab_gnuplot_render(const char *prog, const char *script, const char *png, char *msg,
+			size_t msglen)
+{
+	char svg[ILAB_SCN_PATH_MAX + 100];
+	int ret = render_one(prog, script, png, false, msg, msglen);
+
+	if (ret)
+		return ret;
+	ilab_gnuplot_svg_name(png, svg, sizeof(svg));
+	return render_one(prog, script, svg, true, msg, msglen);
 }
 
 int ilab_report_plot(const struct ilab_scenario_result *r, const char *dir, char *msg,

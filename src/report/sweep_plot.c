@@ -22,17 +22,7 @@ struct grid {
 	unsigned nr_axes, nr_metrics, size[ILAB_SWEEP_MAX_AXES];
 };
 
-static void put_quoted(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		if (*s != '\n')
-			fputc(*s, f);
-	}
-	fputc('\'', f);
-}
+#define put_quoted ilab_gnuplot_quoted
 
 static const char *axis_path(const struct grid *g, unsigned a)
 {
@@ -43,6 +33,45 @@ static const char *axis_value(const struct grid *g, unsigned a, unsigned i)
 {
 	return json_string_value(json_array_get(json_object_get(json_array_get(g->axes, a),
 								"values"), i));
+}
+
+/* An axis's name for a reader: "params.threads" is "threads", "profile.smmu.tlbi_sync_ns"
+ * "smmu tlbi sync (ns)", "mechanisms.cma" "cma"; the path is in the result file. */
+static void axis_name(const struct grid *g, unsigned a, char *buf, size_t len)
+{
+	const char *path = axis_path(g, a), *p, *unit = NULL;
+	size_t n, off = 0;
+
+	if (!path)
+		path = "";
+	p = strchr(path, '.') ? strchr(path, '.') + 1 : path; /* without params./profile. */
+	n = strlen(p);
+	if (n > 3 && !strcmp(p + n - 3, "_ns"))
+		unit = "ns", n -= 3;
+	else if (n > 3 && !strcmp(p + n - 3, "_us"))
+		unit = "us", n -= 3;
+	for (size_t i = 0; i < n && off + 1 < len; i++)
+		buf[off++] = p[i] == '_' || p[i] == '.' ? ' ' : p[i];
+	buf[off] = '\0';
+	if (unit)
+		snprintf(buf + off, len - off, " (%s)", unit);
+}
+
+/* A categorical axis (a mechanism's value names, or any value that is not a number): its
+ * cases are not points of a line, so they are drawn as points only. */
+static bool axis_categorical(const struct grid *g, unsigned a)
+{
+	for (unsigned i = 0; i < g->size[a]; i++) {
+		const char *v = axis_value(g, a, i);
+		char *end;
+
+		if (!v || !*v)
+			return true;
+		strtod(v, &end);
+		if (*end)
+			return true;
+	}
+	return false;
 }
 
 static const char *metric_field(const struct grid *g, unsigned m, const char *field)
@@ -100,27 +129,29 @@ static void line_title(FILE *f, const struct grid *g, unsigned a, const unsigned
 
 	t[0] = '\0';
 	for (unsigned b = 0; b < g->nr_axes && off < sizeof(t); b++)
-		if (b != a)
+		if (b != a) {
+			char name[128];
+
+			axis_name(g, b, name, sizeof(name));
 			off += (size_t)snprintf(t + off, sizeof(t) - off, "%s%s=%s", off ? ", " : "",
-						axis_path(g, b), axis_value(g, b, idx[b]));
+						name, axis_value(g, b, idx[b]));
+		}
 	put_quoted(f, off ? t : "iommulab");
 }
 
 static void write_axis_plot(FILE *f, const struct grid *g, unsigned a, const char *png)
 {
 	unsigned others = 1, idx[ILAB_SWEEP_MAX_AXES] = { 0 };
-	bool lines;
+	bool lines, cat = axis_categorical(g, a);
+	char name[128];
 
 	for (unsigned b = 0; b < g->nr_axes; b++)
 		others *= b == a ? 1 : g->size[b];
 	lines = others <= MAX_LINES;
 	fprintf(f, "# written by iommulab sweep/merge from sweep %s. Re-render: gnuplot <this file>\n",
 		json_string_value(json_object_get(g->doc, "sweep")));
-	fprintf(f, "set terminal pngcairo noenhanced size %u,560 font ',10'\n",
-		g->nr_metrics > 1 ? 520 * g->nr_metrics : 720);
-	fputs("if (!exists(\"ilab_png\")) ilab_png = ", f);
-	put_quoted(f, png);
-	fputs("\nset output ilab_png\nset datafile missing NaN\nset grid\nset key below\n", f);
+	ilab_gnuplot_header(f, g->nr_metrics > 1 ? 520 * g->nr_metrics : 720, 560, png);
+	fputs("set datafile missing NaN\nset grid\nset key below\n", f);
 	for (unsigned m = 0; m < g->nr_metrics; m++)
 		for (unsigned o = 0; o < (lines ? others : 1); o++) {
 			fprintf(f, "$m%uo%u << EOD\n", m, o);
@@ -152,8 +183,9 @@ static void write_axis_plot(FILE *f, const struct grid *g, unsigned a, const cha
 	put_quoted(f, json_string_value(json_object_get(g->doc, "sweep")));
 	fputc('\n', f);
 	put_tics(f, g, "xtics", a);
+	axis_name(g, a, name, sizeof(name));
 	fputs("set xlabel ", f);
-	put_quoted(f, axis_path(g, a));
+	put_quoted(f, name);
 	fputc('\n', f);
 	for (unsigned m = 0; m < g->nr_metrics; m++) {
 		fputs("set title ", f);
@@ -163,13 +195,16 @@ static void write_axis_plot(FILE *f, const struct grid *g, unsigned a, const cha
 		fputs("\nplot ", f);
 		for (unsigned o = 0; o < (lines ? others : 1); o++) {
 			fprintf(f, "%s$m%uo%u ", o ? ", \\\n     " : "", m, o);
+			/* categories are not joined: a line would read as interpolation */
 			if (lines) {
 				other_idx(g, a, o, idx);
-				fprintf(f, "using 1:2 with linespoints pt 7 lc %u title ", o + 1);
+				fprintf(f, "using 1:2 with %s pt 7 ps 1.3 lc %u title ",
+					cat ? "points" : "linespoints", o + 1);
 				line_title(f, g, a, idx);
 			} else {
-				fprintf(f, "using 1:2:3:4 with yerrorlines pt 7 title 'mean of %u "
-					"cases (bars: min to max)'", others);
+				fprintf(f, "using 1:2:3:4 with %s pt 7 title 'mean of %u "
+					"cases (bars: min to max)'", cat ? "yerrorbars" : "yerrorlines",
+					others);
 			}
 		}
 		fputc('\n', f);
@@ -177,24 +212,61 @@ static void write_axis_plot(FILE *f, const struct grid *g, unsigned a, const cha
 	fputs("unset multiplot\n", f);
 }
 
-static void write_heatmap(FILE *f, const struct grid *g, const char *png)
+/* A heat map cell's label: whole numbers from 100 up ("1220", not "1.22e+03"), three
+ * significant digits below. */
+static void cell_label(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) >= 100)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+/* Viridis (matplotlib's perceptually uniform map, also readable in grey): 9 of its stops. */
+static const char viridis[] =
+	"set palette defined (0 '#440154', 1 '#472c7a', 2 '#3b518b', 3 '#2c718e', "
+	"4 '#21908d', 5 '#27ad81', 6 '#5cc863', 7 '#aadc32', 8 '#fde725')\n";
+
+static void metric_range(const struct grid *g, unsigned m, double *lo, double *hi)
 {
 	unsigned idx[2];
 
+	*lo = INFINITY, *hi = -INFINITY;
+	for (idx[0] = 0; idx[0] < g->size[0]; idx[0]++)
+		for (idx[1] = 0; idx[1] < g->size[1]; idx[1]++) {
+			double v = value_at(g, idx, m);
+
+			if (!isnan(v))
+				*lo = v < *lo ? v : *lo, *hi = v > *hi ? v : *hi;
+		}
+}
+
+static void write_heatmap(FILE *f, const struct grid *g, const char *png)
+{
+	unsigned idx[2];
+	char name[128], label[64];
+
 	fputs("# written by iommulab sweep/merge. Re-render: gnuplot <this file>\n", f);
-	fprintf(f, "set terminal pngcairo noenhanced size %u,560 font ',10'\n",
-		g->nr_metrics > 1 ? 560 * g->nr_metrics : 720);
-	fputs("if (!exists(\"ilab_png\")) ilab_png = ", f);
-	put_quoted(f, png);
-	fputs("\nset output ilab_png\nset datafile missing NaN\nunset key\n"
-	      "set palette rgbformulae 33,13,10\n", f);
+	ilab_gnuplot_header(f, g->nr_metrics > 1 ? 560 * g->nr_metrics : 720, 560, png);
+	fputs("set datafile missing NaN\nunset key\n", f);
+	fputs(viridis, f);
 	for (unsigned m = 0; m < g->nr_metrics; m++) {
+		double lo, hi;
+
+		metric_range(g, m, &lo, &hi);
 		fprintf(f, "$h%u << EOD\n", m);
 		for (idx[0] = 0; idx[0] < g->size[0]; idx[0]++)
 			for (idx[1] = 0; idx[1] < g->size[1]; idx[1]++) {
+				double v = value_at(g, idx, m);
+				/* dark text on viridis' light (green-yellow) end, white elsewhere */
+				bool light = hi > lo && (v - lo) / (hi - lo) > 0.6;
+
+				cell_label(v, label, sizeof(label));
 				fprintf(f, "%u %u", idx[1], idx[0]);
-				put_num(f, value_at(g, idx, m));
-				fputc('\n', f);
+				put_num(f, v);
+				fprintf(f, " \"%s\" %d\n", label, light ? 0 : 0xffffff);
 			}
 		fputs("EOD\n", f);
 	}
@@ -204,18 +276,31 @@ static void write_heatmap(FILE *f, const struct grid *g, const char *png)
 	fputc('\n', f);
 	put_tics(f, g, "xtics", 1);
 	put_tics(f, g, "ytics", 0);
+	axis_name(g, 1, name, sizeof(name));
 	fputs("set xlabel ", f);
-	put_quoted(f, axis_path(g, 1));
+	put_quoted(f, name);
+	axis_name(g, 0, name, sizeof(name));
 	fputs("\nset ylabel ", f);
-	put_quoted(f, axis_path(g, 0));
+	put_quoted(f, name);
 	fputc('\n', f);
 	for (unsigned m = 0; m < g->nr_metrics; m++) {
+		double lo, hi;
+
+		metric_range(g, m, &lo, &hi);
 		fputs("set title ", f);
 		put_quoted(f, metric_field(g, m, "name"));
 		fputs("\nset cblabel ", f);
 		put_quoted(f, metric_field(g, m, "unit"));
-		fprintf(f, "\nplot $h%u using 1:2:3 with image, $h%u using 1:2:(sprintf('%%.3g', "
-			"$3)) with labels font ',8'\n", m, m);
+		fputc('\n', f);
+		/* one value everywhere: a colour scale would explain nothing; the cells are one
+		 * mid colour and their labels say the value */
+		if (lo == hi)
+			fprintf(f, "unset colorbox\nset cbrange [%.17g:%.17g]\n", lo - 1, hi + 1);
+		else
+			fputs("set colorbox\nset cbrange [*:*]\n", f);
+		/* pixels: a rectangle per cell; a bitmap would be smoothed by browsers in the SVG */
+		fprintf(f, "plot $h%u using 1:2:3 with image pixels, $h%u using 1:2:4:5 with labels "
+			"font ',9' tc rgb variable\n", m, m);
 	}
 	fputs("unset multiplot\n", f);
 }
@@ -258,9 +343,11 @@ bool ilab_sweep_plot_file(const json_t *doc, const char *base, unsigned i, char 
 	unsigned n = (unsigned)json_array_size(axes);
 	unsigned plots = n + (n == 2); /* each axis, and the heat map of two */
 
-	if (i >= 2 * plots)
+	static const char *const ext[] = { "gp", "png", "svg" };
+
+	if (i >= 3 * plots)
 		return false;
-	plot_name(axes, i / 2 < n ? (int)(i / 2) : -1, base, i % 2 ? "png" : "gp", buf, len);
+	plot_name(axes, i / 3 < n ? (int)(i / 3) : -1, base, ext[i % 3], buf, len);
 	return true;
 }
 

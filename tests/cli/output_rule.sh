@@ -7,7 +7,7 @@
 # symbolic link), a directory or a device is refused up front, exit 2, nothing run; files get
 # the umask's mode, PNGs too; a signal that ends a run removes its temporaries. Every file it writes is under its own temporary directory, even
 # with a broken build (inputs are copies; no device is named as an output).
-# A full disk is a 64 KiB tmpfs when this can mount one (root, as CI), and always a file size
+# A full disk is a 512 KiB tmpfs when this can mount one (root, as CI), and always a file size
 # limit (ulimit -f, SIGXFSZ ignored: writes fail with EFBIG), which needs no privilege.
 # usage: bash output_rule.sh <iommulab binary> <source dir>
 set -u
@@ -83,7 +83,8 @@ rc=$?
 cmp -s sig.json small.ref || bad "bench --trace, TERM: the earlier trace was replaced"
 no_temporaries . "bench --trace, TERM"
 mkdir mnt
-if mount -t tmpfs -o size=128k tmpfs mnt 2>/dev/null; then
+# 512 KiB: more than the earlier trace (132 KiB) and run's files, less than the 400-iteration trace
+if mount -t tmpfs -o size=512k tmpfs mnt 2>/dev/null; then
 	MNT=$TMP/mnt
 	cp small.ref mnt/t.json
 	trace 400 mnt/t.json 2>err
@@ -91,10 +92,10 @@ if mount -t tmpfs -o size=128k tmpfs mnt 2>/dev/null; then
 	cmp -s mnt/t.json small.ref || bad "--trace on a full tmpfs: the earlier trace was replaced"
 	no_temporaries mnt "--trace on a full tmpfs"
 	rm mnt/t.json
-	# the result files of run, as its trace
+	# the result files of run, as its trace (~130 KiB with the SVGs and the results page)
 	"$BIN" run --quick --out mnt/res 000 >/dev/null 2>&1 || bad "run into the tmpfs: exit $?"
 	cp mnt/res/seed000-cmdsync.json run.ref
-	head -c 200000 /dev/zero >mnt/filler 2>/dev/null # fills the rest
+	head -c 600000 /dev/zero >mnt/filler 2>/dev/null # fills the rest
 	"$BIN" run --quick --out mnt/res 000 >/dev/null 2>err
 	[ $? -eq 1 ] && grep -qF "mnt/res/seed000-cmdsync." err ||
 		bad "run onto a full tmpfs: want exit 1 naming the file, got '$(cat err)'"

@@ -141,7 +141,7 @@ fi
 # The probe leaves nothing behind in a good directory.
 mkdir "$TMP/empty"
 "$BIN" run --quick --out "$TMP/empty" 000 >/dev/null 2>&1 || bad "run --out an empty directory failed"
-[ -z "$(ls -A "$TMP/empty" | grep -v '^\(seed000-cmdsync\|correlator\)\.\(json\|gp\|png\)$')" ] ||
+[ -z "$(ls -A "$TMP/empty" | grep -v '^\(seed000-cmdsync\|correlator\)\.\(json\|gp\|png\|svg\)$' | grep -vx index.html)" ] ||
 	bad "run left other files: $(ls -A "$TMP/empty" | tr '\n' ' ')"
 
 # A results file that cannot be written whole (here a 2 KiB file size limit, SIGXFSZ ignored so

@@ -269,7 +269,7 @@ static void test_png_write_failure_keeps_the_old_png(void **state)
 	make_tmpdir(dir, sizeof(dir));
 	plot_or_skip(f, dir);
 	list_dir(dir, list, sizeof(list));
-	assert_string_equal(list, "atomic-test.gp atomic-test.png");
+	assert_string_equal(list, "atomic-test.gp atomic-test.png atomic-test.svg");
 	snprintf(png, sizeof(png), "%s/atomic-test.png", dir);
 	assert_int_equal(stat(png, &before), 0);
 	/* the script fits in 8 KiB, the picture does not */
@@ -277,7 +277,7 @@ static void test_png_write_failure_keeps_the_old_png(void **state)
 	assert_true(o.ret < 0);
 	assert_non_null(strstr(o.msg, "gnuplot"));
 	list_dir(dir, list, sizeof(list));
-	assert_string_equal(list, "atomic-test.gp atomic-test.png");
+	assert_string_equal(list, "atomic-test.gp atomic-test.png atomic-test.svg");
 	/* the same file (not renamed over), whole */
 	assert_int_equal(stat(png, &after), 0);
 	assert_int_equal(after.st_ino, before.st_ino);
@@ -298,7 +298,7 @@ static void test_script_alone_renders_its_png(void **state)
 	snprintf(cmd, sizeof(cmd), "gnuplot %s/atomic-test.gp 2>/dev/null", dir);
 	assert_int_equal(system(cmd), 0);
 	list_dir(dir, list, sizeof(list));
-	assert_string_equal(list, "atomic-test.gp atomic-test.png");
+	assert_string_equal(list, "atomic-test.gp atomic-test.png atomic-test.svg");
 	remove_dir(dir);
 }
 
