@@ -66,7 +66,8 @@ struct ilab_netperf_result {
 	double gbps;               /* bytes x 8 / window */
 	uint64_t transactions;     /* RR: completed within the window */
 	double tps;
-	uint64_t lat_p50_ns, lat_p99_ns, lat_min_ns, lat_max_ns; /* RR, nearest rank */
+	uint64_t lat_p50_ns, lat_p99_ns, lat_min_ns, lat_max_ns; /* RR; percentiles by fio's rule on
+							   * lat_hist.h's histogram */
 	double lat_mean_ns;
 	uint64_t skbs, segments;   /* sent within the window */
 	uint64_t tx_skbs;          /* built over the whole run; their maps and unmaps: */
