@@ -12,6 +12,7 @@ PACKAGES=(
   gnuplot-nox
   libnlopt-dev   # iommulab calibrate's optimiser
   clang libclang-rt-14-dev   # libFuzzer and sanitizer runtimes
+  fio iperf3   # the real tools iommulab fio / iperf3 are checked against (tests/cli/fio_real.sh)
 )
 
 missing=()
