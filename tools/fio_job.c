@@ -356,8 +356,13 @@ static int finish(struct fio_job *j, const char *name)
 {
 	struct ilab_nvme_cfg *c = &j->cfg;
 
-	if (j->sync_engine)
-		c->iodepth = 1; /* fio: a sync engine has one I/O in flight whatever iodepth says */
+	j->iodepth_opt = c->iodepth;
+	if (j->sync_engine && c->iodepth > 1) {
+		/* fio: a sync engine has one I/O in flight whatever iodepth says; its note */
+		fprintf(stderr, "note: both iodepth >= 1 and synchronous I/O engine are selected, "
+			"queue depth will be capped at 1\n");
+		c->iodepth = 1;
+	}
 	if (j->runtime_set && c->number_ios)
 		return usage(NULL, "job '%s': give runtime or number_ios, not both%s", name, "");
 	if (j->size_set) {

@@ -31,6 +31,7 @@ struct fio_job {
 	struct ilab_nvme_cfg cfg;
 	bool runtime_set, time_based, group_reporting, sync_engine;
 	uint64_t size_set;
+	unsigned iodepth_opt;       /* iodepth as given (a sync engine runs at 1) */
 	const char *ioengine;
 	double pct[FIO_MAX_PCT];
 	unsigned npct;

@@ -147,7 +147,7 @@ static json_t *job_obj(const struct fio_report *rep, const struct fio_run *run, 
 		      "latency_ns", pct_obj(lat_keys, 10, ns),
 		      "latency_us", pct_obj(lat_keys, 10, us),
 		      "latency_ms", pct_obj(lat_keys, 12, ms),
-		      "latency_depth", (int)j->cfg.iodepth, "latency_target", 0,
+		      "latency_depth", (int)j->iodepth_opt, "latency_target", 0,
 		      "latency_percentile", 100.0, "latency_window", 0);
 	return o;
 }
@@ -329,7 +329,7 @@ static void print_job(FILE *f, const struct fio_report *rep, const char *date)
 	fprintf(f, "     issued rwts: total=%llu,%llu,0,0 short=0,0,0,0 dropped=0,0,0,0\n",
 		(unsigned long long)(w ? 0 : r->ios), (unsigned long long)(w ? r->ios : 0));
 	fprintf(f, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n\n",
-		j->cfg.iodepth);
+		j->iodepth_opt);
 }
 
 static void write_normal(FILE *f, const struct fio_report *reps, unsigned nreps,
@@ -356,7 +356,7 @@ static void write_normal(FILE *f, const struct fio_report *reps, unsigned nreps,
 		fprintf(f, "%s: (g=0): rw=%s, bs=(R) %uB-%uB, (W) %uB-%uB, (T) %uB-%uB, "
 			"ioengine=%s, iodepth=%u\n", j->sec->name, ilab_fio_rw_name(j->cfg.rw),
 			j->cfg.bs, j->cfg.bs, j->cfg.bs, j->cfg.bs, j->cfg.bs, j->cfg.bs, j->ioengine,
-			j->cfg.iodepth);
+			j->iodepth_opt);
 		(void)w;
 	}
 	fprintf(f, "%s\nStarting %u process%s\n%s\n\n", FIO_VERSION, procs, procs > 1 ? "es" : "",
