@@ -134,6 +134,7 @@ static int parse(int argc, char **argv, struct fio_cli *o, struct fio_run *run)
 static int check_limits(const struct fio_run *run, double *estimate_s, uint64_t *sim_ns)
 {
 	char msg[300], work[160];
+	const char *hint = "shorten runtime or size, or lower numjobs or iodepth";
 
 	*estimate_s = 0;
 	*sim_ns = 0;
@@ -149,9 +150,21 @@ static int check_limits(const struct fio_run *run, double *estimate_s, uint64_t 
 						       (c->runtime_ns + c->ramp_ns) / 1e3);
 		*sim_ns += c->number_ios ? 0 : c->runtime_ns + c->ramp_ns;
 	}
-	snprintf(work, sizeof(work), "%u job section%s", run->nsecs, run->nsecs > 1 ? "s" : "");
-	if (ilab_host_time_check(*estimate_s, work, "run", "shorten runtime or size, or lower "
-				 "numjobs or iodepth", msg, sizeof(msg)))
+	if (run->nsecs == 1) {
+		const struct ilab_nvme_cfg *c = &run->jobs[0].cfg;
+
+		if (c->number_ios)
+			snprintf(work, sizeof(work), "%u jobs x %llu I/Os", c->numjobs,
+				 (unsigned long long)c->number_ios);
+		else
+			snprintf(work, sizeof(work), "%u jobs at iodepth %u for %.0f simulated ms",
+				 c->numjobs, c->iodepth, (c->runtime_ns + c->ramp_ns) / 1e6);
+		hint = c->number_ios ? "lower number_ios (or size), numjobs or iodepth"
+				     : "shorten runtime or lower numjobs or iodepth";
+	} else {
+		snprintf(work, sizeof(work), "%u job sections", run->nsecs);
+	}
+	if (ilab_host_time_check(*estimate_s, work, "run", hint, msg, sizeof(msg)))
 		return USAGE("%s", msg);
 	return 0;
 }

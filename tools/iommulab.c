@@ -78,11 +78,13 @@ static const struct cli_command commands[] = {
 	  "  --no-plot         no correlator plot\n"
 	  "  -v, --verbose     a line per evaluation on stderr\n"
 	  "  -h, --help        show this help\n" },
-	{ "netperf", cmd_netperf, "netperf [-t TCP_STREAM|TCP_MAERTS|TCP_RR] [-l SECONDS] [--iommu-mode=strict|lazy|passthrough] [--queues=N] [--profile=NAME|FILE] [--seed=N] [--json] [-- -m SIZE | -r REQ,RSP]",
+	{ "netperf", cmd_netperf, "netperf [-H HOST] [-t TCP_STREAM|TCP_MAERTS|TCP_RR] [-l SECONDS] [-P 0|1] [--iommu-mode=strict|lazy|passthrough] [--queues=N] [--profile=NAME|FILE] [--seed=N] [--json] [-- -m SIZE | -r REQ,RSP]",
 	  "run netperf's TCP tests on the machine's NIC in the simulator (docs/netperf.md)",
 	  "  -t TEST            TCP_STREAM (this host sends), TCP_MAERTS (it receives) or\n"
 	  "                     TCP_RR (request/response latency) (TCP_STREAM)\n"
-	  "  -l SECONDS         simulated time measured, 0.0001 to 10 (0.02), after 200 us\n"
+	  "  -H HOST            the simulated peer's name, in the banner (localhost)\n"
+	  "  -l SECONDS         simulated time measured, from 0.0001 (0.02), after 200 us\n"
+	  "  -P 0|1             0: netperf's data lines only, no banner or headers (1)\n"
 	  "  --iommu-mode=M     strict, lazy or passthrough (strict)\n"
 	  "  --queues=N         streams, one NIC queue pair and CPU each (1; at most 256)\n"
 	  "  --profile=P        machine profile with a NIC and the nic: netperf keys (kunpeng920)\n"

@@ -35,11 +35,11 @@ for f in "$SRC"/profiles/*.yaml; do
 		want "$p fio $m" "^iommulab: simulated time, profile $(basename "$p" .yaml), device nvme.*, iommu=$m," "$out"
 		out=$(run "$p TCP_STREAM $m" netperf --profile="$p" -t TCP_STREAM -l 0.001 \
 			--iommu-mode=$m -- -m 64K)
-		want "$p TCP_STREAM $m" "^65536 +0\.001 +$NUM$" "$out"
+		want "$p TCP_STREAM $m" "^131072  16384  65536    0\.00 +$NUM +$" "$out"
 		want "$p TCP_STREAM $m" "iommu=$m, 1 queue, profile $p," "$out"
 		out=$(run "$p TCP_RR $m" netperf --profile="$p" -t TCP_RR -l 0.001 \
 			--iommu-mode=$m -- -r 1,1)
-		want "$p TCP_RR $m" "^1 +1 +0\.001 +$NUM +$NUM +$NUM$" "$out"
+		want "$p TCP_RR $m" "^16384  131072 1 +1 +0\.00 +$NUM +$" "$out"
 	done
 done
 [ $n -ge 5 ] || bad "only $n profiles found in $SRC/profiles"
