@@ -94,6 +94,21 @@ static const struct cli_command commands[] = {
 	  "  test options, after --:\n"
 	  "  -m SIZE            TCP_STREAM/TCP_MAERTS: bytes per send: 64, 16K, 64K (16K)\n"
 	  "  -r REQ[,RSP]       TCP_RR: request and response bytes, at most 65160 (1,1)\n" },
+	{ "iperf3", cmd_iperf3, "iperf3 -c HOST [-p PORT] [-t SECONDS] [-P N] [-l LEN] [-R] [-i SECONDS] [-O SECONDS] [-J] [--iommu-mode=strict|lazy|passthrough] [--profile=NAME|FILE] [--seed=N]",
+	  "run iperf3's TCP client on the machine's NIC in the simulator (docs/iperf3.md)",
+	  "  -c HOST            the simulated server's name (nothing is sent)\n"
+	  "  -p PORT            its port, in the output (5201)\n"
+	  "  -t SECONDS         simulated time (10)\n"
+	  "  -P N               parallel streams, one NIC queue pair and CPU each (1; at most 128)\n"
+	  "  -l LEN             bytes per write: 64, 16K, 128K, up to 1M (128K)\n"
+	  "  -R                 reverse: the server sends, this host receives\n"
+	  "  -i SECONDS         interval reports (1; 0: none)\n"
+	  "  -O SECONDS         omit the first seconds (0)\n"
+	  "  -J                 iperf3's JSON\n"
+	  "  --iommu-mode=M     strict, lazy or passthrough (strict)\n"
+	  "  --profile=P        machine profile with a NIC and the nic: netperf keys (kunpeng920)\n"
+	  "  --seed=N           simulator seed, 1 to 2^53 (1)\n"
+	  "  -h, --help         show this help\n" },
 	{ "help", cmd_help, "help [command]", "show help for iommulab or one command", "" },
 };
 

@@ -384,6 +384,13 @@ static void count_tx(struct np *n, struct np_queue *q, const struct np_skb *s)
 		return;
 	q->bytes += s->payload;
 	q->skbs++;
+	if (n->cfg->report_interval_ns && n->cfg->interval_bytes) {
+		uint64_t i = (now - n->win_lo) / n->cfg->report_interval_ns;
+
+		if (i < n->cfg->intervals)
+			n->cfg->interval_bytes[(uint64_t)q->index * n->cfg->intervals + i] +=
+				s->payload;
+	}
 	q->segments += ilab_netperf_segments(s->payload);
 }
 
@@ -507,9 +514,17 @@ static int run_maerts(struct ilab_board *board, struct ilab_dev *dev,
 	if (nc.packet_bytes < 64)
 		nc.packet_bytes = 64; /* Ethernet's minimum frame: the payload is padded */
 	nc.frames_per_buffer = payload == ILAB_NETPERF_MSS ? 65536 / nc.packet_bytes : 1;
+	if (c->report_interval_ns && c->interval_bytes) {
+		/* frames counted where the bytes go, then made bytes */
+		nc.report_interval_ns = c->report_interval_ns;
+		nc.intervals = c->intervals;
+		nc.interval_frames = c->interval_bytes;
+	}
 	ret = ilab_nic_run(board, dev, &nc, &nr, err, errlen);
 	if (ret)
 		return ret;
+	for (uint64_t i = 0; nc.interval_frames && i < (uint64_t)c->queues * c->intervals; i++)
+		c->interval_bytes[i] *= payload;
 	res->window_ns = nr.window_ns;
 	res->bytes = nr.frames * (uint64_t)payload;
 	res->gbps = res->bytes * 8.0 / (double)nr.window_ns;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # fio_real.sh — iommulab fio against Debian's fio (3.33): for the same job file (the real fio
 # with ioengine=null, as it has no simulated drive; iommulab with libaio), the JSON and json+
-# outputs have fio's keys at every level (tests/cli/fio_keys.py), and fio's own
+# outputs have fio's keys at every level (tests/cli/json_keys.py), and fio's own
 # fio_jsonplus_clat2csv reads and validates iommulab's json+. Skipped (77) when fio is not
 # installed, failed instead when CI is set (scripts/install-deps.sh installs it).
 # usage: bash fio_real.sh <iommulab binary> <source dir>
@@ -39,7 +39,7 @@ for fmt in json json+; do
 	fio --output-format=$fmt real.fio >real.json 2>real.err || bad "fio $fmt: $(cat real.err)"
 	"$BIN" fio --output-format=$fmt ours.fio >ours.json 2>ours.err ||
 		bad "iommulab fio $fmt: $(cat ours.err)"
-	out=$(python3 "$SRC/tests/cli/fio_keys.py" real.json ours.json) ||
+	out=$(python3 "$SRC/tests/cli/json_keys.py" real.json ours.json) ||
 		bad "$fmt key sets differ from fio's: $out"
 done
 # the last pair is json+: fio's own tool reads ours
@@ -54,6 +54,6 @@ fio --name=x --ioengine=null --size=256k --numjobs=2 --group_reporting --output-
 	>real.json 2>real.err || bad "fio command line: $(cat real.err)"
 "$BIN" fio --name=x --ioengine=libaio --size=256k --numjobs=2 --group_reporting \
 	--output-format=json >ours.json 2>ours.err || bad "iommulab fio command line: $(cat ours.err)"
-out=$(python3 "$SRC/tests/cli/fio_keys.py" real.json ours.json) ||
+out=$(python3 "$SRC/tests/cli/json_keys.py" real.json ours.json) ||
 	bad "command-line key sets differ from fio's: $out"
 exit $fail

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""fio_keys.py REAL.json OURS.json — fio's JSON (json or json+) against iommulab fio's: the
+"""json_keys.py [--loose-lists] REAL.json OURS.json — fio's JSON (json or json+), or iperf3's
+with --loose-lists, against iommulab's: the
 same keys at every level, recursively, and numbers where fio has numbers. Keys that are values
 are compared by rule: a percentile object has the same keys (both runs did I/O of the same
 kind with the same percentile_list), json+ "bins" keys are numbers; the contents of "job
 options" / "global options" are the job's own. Prints each difference; exit 1 if any."""
 import json, sys
-real = json.load(open(sys.argv[1])); ours = json.load(open(sys.argv[2]))
+# --loose-lists: lists may differ in length (iperf3's intervals: a real run's timing adds one);
+# the elements both have are compared
+LOOSE_LISTS = "--loose-lists" in sys.argv
+args = [a for a in sys.argv[1:] if a != "--loose-lists"]
+real = json.load(open(args[0])); ours = json.load(open(args[1]))
 errs = []
 def cmp(a, b, path):
     if isinstance(a, dict):
@@ -19,11 +24,11 @@ def cmp(a, b, path):
             return
         for k in sorted(set(a) | set(b)):
             if k not in b: errs.append(f"{path}/{k}: missing in ours")
-            elif k not in a: errs.append(f"{path}/{k}: not in fio's")
+            elif k not in a: errs.append(f"{path}/{k}: not in the real tool's")
             else: cmp(a[k], b[k], f"{path}/{k}")
     elif isinstance(a, list):
-        if not isinstance(b, list) or len(a) != len(b):
-            errs.append(f"{path}: list lengths differ"); return
+        if not isinstance(b, list) or (len(a) != len(b) and not LOOSE_LISTS) or (a and not b):
+            errs.append(f"{path}: list lengths differ ({len(a)}, {len(b)} in ours)"); return
         for i, (x, y) in enumerate(zip(a, b)): cmp(x, y, f"{path}[{i}]")
     elif isinstance(a, (int, float)) and not isinstance(a, bool):
         if not isinstance(b, (int, float)) or isinstance(b, bool): errs.append(f"{path}: not a number in ours")
