@@ -29,7 +29,8 @@ struct fio_cli {
 
 #define USAGE(...) cli_usage_error("fio", __VA_ARGS__)
 
-/* iommulab's own options (the machine) and fio's command-line-only ones; 1 when not one. */
+/* iommulab's own options (the machine) and fio's command-line-only ones: 0, CLI_EXIT_USAGE
+ * after one line, or 1 when key is not one of them (a job option). */
 static int parse_own(struct fio_cli *o, const char *key, const char *val)
 {
 	if (!strcmp(key, "iommu-mode") || !strcmp(key, "iommu_mode")) {
@@ -111,11 +112,10 @@ static int parse(int argc, char **argv, struct fio_cli *o, struct fio_run *run)
 					    !strcmp(key, "output") || !strcmp(key, "output-format")))
 			val = argv[++i];
 		ret = parse_own(o, key, val);
-		if (ret <= 0 || ret == CLI_EXIT_USAGE) {
-			if (ret)
-				return ret;
-			continue;
-		}
+		if (ret == CLI_EXIT_USAGE)
+			return ret;
+		if (!ret)
+			continue; /* one of iommulab's or fio's command-line-only options */
 		if (!strcmp(key, "name")) {
 			if (!val || !*val)
 				return USAGE("--name needs a job name");

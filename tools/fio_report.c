@@ -114,7 +114,7 @@ static void lat_buckets(const struct ilab_lat_hist *h, uint64_t ns[10], uint64_t
 	}
 }
 
-static json_t *job_obj(const struct fio_report *rep, const struct fio_run *run, bool plus)
+static json_t *job_obj(const struct fio_report *rep, bool plus)
 {
 	static const char *const depth_keys[] = { "1", "2", "4", "8", "16", "32", ">=64" };
 	static const char *const batch_keys[] = { "0", "4", "8", "16", "32", "64", ">=64" };
@@ -124,7 +124,6 @@ static json_t *job_obj(const struct fio_report *rep, const struct fio_run *run, 
 	json_t *opts = json_object(), *o;
 	uint64_t ns[10], us[10], ms[12];
 
-	(void)run;
 	for (unsigned i = 0; opts && i < j->sec->nopts; i++)
 		json_object_set_new(opts, j->sec->opts[i].key,
 				    json_string(j->sec->opts[i].val ? j->sec->opts[i].val : ""));
@@ -161,7 +160,7 @@ static int write_json(FILE *f, const struct fio_run *run, const struct fio_repor
 
 	strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", localtime(&now));
 	for (unsigned i = 0; jobs && i < nreps; i++)
-		json_array_append_new(jobs, job_obj(&reps[i], run, plus));
+		json_array_append_new(jobs, job_obj(&reps[i], plus));
 	if (run->global.nopts) {
 		glob = json_object();
 		for (unsigned i = 0; glob && i < run->global.nopts; i++)
@@ -335,7 +334,7 @@ static void print_job(FILE *f, const struct fio_report *rep, const char *date)
 static void write_normal(FILE *f, const struct fio_report *reps, unsigned nreps,
 			 const char *machine)
 {
-	double lo[2] = { INFINITY, INFINITY }, hi[2] = { 0, 0 }, tot[2] = { 0, 0 };
+	double lo[2] = { INFINITY, INFINITY }, hi[2] = { 0, 0 };
 	uint64_t bytes[2] = { 0, 0 }, rlo[2] = { UINT64_MAX, UINT64_MAX }, rhi[2] = { 0, 0 };
 	double span[2] = { 0, 0 };
 	unsigned procs = 0;
@@ -346,7 +345,6 @@ static void write_normal(FILE *f, const struct fio_report *reps, unsigned nreps,
 
 	for (unsigned i = 0; i < nreps; i++) {
 		const struct fio_job *j = reps[i].job;
-		bool w = ilab_fio_rw_is_write(j->cfg.rw);
 
 		procs += reps[i].jobs;
 		if (i && reps[i - 1].job == j) {
@@ -357,7 +355,6 @@ static void write_normal(FILE *f, const struct fio_report *reps, unsigned nreps,
 			"ioengine=%s, iodepth=%u\n", j->sec->name, ilab_fio_rw_name(j->cfg.rw),
 			j->cfg.bs, j->cfg.bs, j->cfg.bs, j->cfg.bs, j->cfg.bs, j->cfg.bs, j->ioengine,
 			j->iodepth_opt);
-		(void)w;
 	}
 	fprintf(f, "%s\nStarting %u process%s\n%s\n\n", FIO_VERSION, procs, procs > 1 ? "es" : "",
 		machine);
@@ -370,7 +367,6 @@ static void write_normal(FILE *f, const struct fio_report *reps, unsigned nreps,
 		print_job(f, rep, date);
 		lo[d] = fmin(lo[d], b);
 		hi[d] = fmax(hi[d], b);
-		tot[d] += b;
 		bytes[d] += rep->r.ios * rep->job->cfg.bs;
 		rlo[d] = ms < rlo[d] ? ms : rlo[d];
 		rhi[d] = ms > rhi[d] ? ms : rhi[d];
@@ -394,7 +390,6 @@ static void write_normal(FILE *f, const struct fio_report *reps, unsigned nreps,
 			"run=%llu-%llumsec\n", d ? "WRITE" : "READ", a, as, l, h, ls, hs, io, ios,
 			(unsigned long long)rlo[d], (unsigned long long)rhi[d]);
 	}
-	(void)tot;
 }
 
 int fio_report_write(FILE *f, enum fio_format fmt, const struct fio_run *run,
