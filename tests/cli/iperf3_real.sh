@@ -20,14 +20,17 @@ cleanup() {
 trap cleanup EXIT
 port=$((20000 + $$ % 20000))
 real_run() { # out args...: one server, one client run, retried while the server starts
-	local out=$1 try
+	local out=$1 try ok
 	shift
 	iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
 	server=$!
-	for try in 1 2 3 4 5 6 7 8 9 10; do
-		iperf3 -c 127.0.0.1 -p "$port" "$@" -J >"$out" 2>/dev/null && break
+	ok=
+	for try in $(seq 1 50); do
+		iperf3 -c 127.0.0.1 -p "$port" "$@" -J >"$out" 2>/dev/null && { ok=1; break; }
 		sleep 0.2
 	done
+	# a server that never saw a client would wait for one forever
+	[ -n "$ok" ] || kill "$server" 2>/dev/null
 	wait "$server" 2>/dev/null
 	server=
 	[ -s "$out" ] && python3 -c 'import json, sys; json.load(open(sys.argv[1]))["end"]["sum_sent"]' "$out"
