@@ -13,6 +13,7 @@ PACKAGES=(
   libnlopt-dev   # iommulab calibrate's optimiser
   clang libclang-rt-14-dev   # libFuzzer and sanitizer runtimes
   chromium   # tests/cli/results_page.sh opens the results page in headless Chromium
+  fio iperf3   # the real tools iommulab fio / iperf3 are checked against (tests/cli/fio_real.sh)
 )
 
 missing=()

@@ -95,6 +95,7 @@ int cmd_fio(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_netperf(int argc, char **argv);
+int cmd_iperf3(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 

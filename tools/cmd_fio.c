@@ -1,15 +1,11 @@
-/* cmd_fio.c — `iommulab fio`: fio's block workload on the machine's NVMe in the simulator, in
- * one IOMMU mode, with fio's option names (--numjobs=8 --iodepth=32 --bs=4k --rw=randread)
- * and fio's figures (IOPS, bandwidth, completion-latency percentiles) in simulated time.
- * Not the model (src/workloads/nvme.c) nor the machine's set-up (nvme_env.c): this parses
- * options and prints.
+/* cmd_fio.c — `iommulab fio`: fio's command lines and job files (tools/fio_job.c) run as the
+ * block workload on the machine's NVMe in the simulator, in one IOMMU mode, and fio's outputs
+ * (tools/fio_report.c) in simulated time. Not the model (src/workloads/nvme.c) nor the
+ * machine's set-up (nvme_env.c): this parses, runs each job section and prints.
  */
 #include "cli.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,359 +15,298 @@
 
 #include "experiments/case_checks.h"
 #include "experiments/host_time.h"
+#include "fio_job.h"
+#include "fio_report.h"
+#include "util/atomic_file.h"
 #include "workloads/nvme_env.h"
 
-struct fio_opts {
-	struct ilab_nvme_cfg cfg;
+struct fio_cli {
 	struct ilab_nvme_env env;
-	const char *name;
-	bool json;
-	bool runtime_set;
+	char machine[300];  /* what ran, for the normal output */
+	enum fio_format fmt;
+	const char *output;
 };
-
-/* fio's sizes: a number with an optional k/m/g (powers of 1024, either case), "B" allowed. */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mul = 1;
-
-	if (!isdigit((unsigned char)s[0]))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	switch (tolower((unsigned char)*end)) {
-	case 'k': mul = 1ull << 10; end++; break;
-	case 'm': mul = 1ull << 20; end++; break;
-	case 'g': mul = 1ull << 30; end++; break;
-	default: break;
-	}
-	if (tolower((unsigned char)*end) == 'i' && mul > 1)
-		end++;
-	if (tolower((unsigned char)*end) == 'b')
-		end++;
-	if (*end || v > UINT64_MAX / mul)
-		return -1;
-	*out = v * mul;
-	return 0;
-}
-
-/* fio's times: seconds by default, or with us, ms, s or m. In ns of simulated time. */
-static int parse_time(const char *s, uint64_t *ns)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mul;
-
-	if (!isdigit((unsigned char)s[0]))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	if (!*end || !strcmp(end, "s"))
-		mul = 1000000000ull;
-	else if (!strcmp(end, "ms"))
-		mul = 1000000ull;
-	else if (!strcmp(end, "us"))
-		mul = 1000ull;
-	else if (!strcmp(end, "m"))
-		mul = 60000000000ull;
-	else
-		return -1;
-	if (v > UINT64_MAX / mul)
-		return -1;
-	*ns = v * mul;
-	return 0;
-}
 
 #define USAGE(...) cli_usage_error("fio", __VA_ARGS__)
 
-enum { O_NAME = 256, O_NUMJOBS, O_IODEPTH, O_BS, O_RW, O_RUNTIME, O_RAMP, O_NUMBER_IOS,
-       O_MODE, O_PROFILE, O_DEVICE, O_SEED, O_IOENGINE, O_DIRECT, O_GROUP, O_JSON, O_HELP };
-
-static int parse_opt(int opt, struct fio_opts *o)
+/* iommulab's own options (the machine) and fio's command-line-only ones: 0, CLI_EXIT_USAGE
+ * after one line, or 1 when key is not one of them (a job option). */
+static int parse_own(struct fio_cli *o, const char *key, const char *val)
 {
-	uint64_t v;
-
-	switch (opt) {
-	case O_NAME: o->name = optarg; break;
-	case O_NUMJOBS:
-		if (cli_parse_count(optarg, 1, ILAB_NVME_MAX_JOBS, &v))
-			return USAGE("--numjobs must be a number in 1..%u, not '%s'",
-				     ILAB_NVME_MAX_JOBS, optarg);
-		o->cfg.numjobs = (unsigned)v;
-		break;
-	case O_IODEPTH:
-		if (cli_parse_count(optarg, 1, ILAB_NVME_DEFAULT_QUEUE - 1, &v))
-			return USAGE("--iodepth must be a number in 1..%u (a queue of %u entries), "
-				     "not '%s'", ILAB_NVME_DEFAULT_QUEUE - 1,
-				     ILAB_NVME_DEFAULT_QUEUE, optarg);
-		o->cfg.iodepth = (unsigned)v;
-		break;
-	case O_BS:
-		if (parse_size(optarg, &v) || v < 512 || v % 512 || v > ILAB_NVME_MAX_BS)
-			return USAGE("--bs must be a size, a multiple of 512 up to 2m (4k, 128k), "
-				     "not '%s'", optarg);
-		o->cfg.bs = (unsigned)v;
-		break;
-	case O_RW:
-		if (ilab_fio_rw_parse(optarg, &o->cfg.rw))
-			return USAGE("--rw must be randread, randwrite, read or write, not '%s'",
-				      optarg);
-		break;
-	case O_RUNTIME:
-		if (parse_time(optarg, &o->cfg.runtime_ns) || !o->cfg.runtime_ns ||
-		    o->cfg.runtime_ns > 10000000000ull)
-			return USAGE("--runtime must be a time up to 10 s (20ms, 500us, 1s), not '%s'",
-				     optarg);
-		o->runtime_set = true;
-		break;
-	case O_RAMP:
-		if (parse_time(optarg, &o->cfg.ramp_ns) || o->cfg.ramp_ns > 10000000000ull)
-			return USAGE("--ramp_time must be a time up to 10 s (1ms), not '%s'", optarg);
-		break;
-	case O_NUMBER_IOS:
-		if (cli_parse_count(optarg, 1, 100000000, &o->cfg.number_ios))
-			return USAGE("--number_ios must be a number in 1..100000000, not '%s'", optarg);
-		break;
-	case O_MODE:
-		if (!strcmp(optarg, "strict"))
+	if (!strcmp(key, "iommu-mode") || !strcmp(key, "iommu_mode")) {
+		if (val && !strcmp(val, "strict"))
 			o->env.mode = ILAB_NVME_ENV_STRICT;
-		else if (!strcmp(optarg, "lazy"))
+		else if (val && !strcmp(val, "lazy"))
 			o->env.mode = ILAB_NVME_ENV_LAZY;
-		else if (!strcmp(optarg, "passthrough"))
+		else if (val && !strcmp(val, "passthrough"))
 			o->env.mode = ILAB_NVME_ENV_PASSTHROUGH;
 		else
 			return USAGE("--iommu-mode must be strict, lazy or passthrough, not '%s'",
-				     optarg);
-		break;
-	case O_PROFILE: o->env.profile = optarg; break;
-	case O_DEVICE:
-		if (!*optarg)
+				     val ? val : "");
+	} else if (!strcmp(key, "profile")) {
+		if (!val || !*val)
+			return USAGE("--profile needs a profile name or file");
+		o->env.profile = val;
+	} else if (!strcmp(key, "device")) {
+		if (!val || !*val)
 			return USAGE("--device needs a device name");
-		o->env.device = optarg;
-		break;
-	case O_SEED:
-		if (cli_parse_count(optarg, 1, CLI_SEED_MAX, &o->env.seed))
+		o->env.device = val;
+	} else if (!strcmp(key, "seed")) {
+		if (!val || cli_parse_count(val, 1, CLI_SEED_MAX, &o->env.seed))
 			return USAGE("--seed must be a whole number from 1 to %llu, not '%s'",
-				     (unsigned long long)CLI_SEED_MAX, optarg);
-		break;
-	case O_IOENGINE:
-		if (strcmp(optarg, "sim"))
-			return USAGE("--ioengine: only 'sim' (the simulated drive), not '%s'", optarg);
-		break;
-	case O_DIRECT:
-		if (strcmp(optarg, "1"))
-			return USAGE("--direct: only 1 (the model has no page cache), not '%s'", optarg);
-		break;
-	case O_GROUP: break; /* the jobs are always reported as one group */
-	case O_JSON: o->json = true; break;
-	default: return -2;
+				     (unsigned long long)CLI_SEED_MAX, val ? val : "");
+	} else if (!strcmp(key, "output-format")) {
+		if (val && !strcmp(val, "normal"))
+			o->fmt = FIO_NORMAL;
+		else if (val && !strcmp(val, "json"))
+			o->fmt = FIO_JSON;
+		else if (val && !strcmp(val, "json+"))
+			o->fmt = FIO_JSON_PLUS;
+		else
+			return USAGE("--output-format must be normal, json or json+ (terse is not "
+				     "supported), not '%s'", val ? val : "");
+	} else if (!strcmp(key, "output")) {
+		if (!val || !*val)
+			return USAGE("--output needs a file name");
+		o->output = val;
+	} else if (!strcmp(key, "eta") || !strcmp(key, "eta-newline")) {
+		/* fio's progress line: iommulab prints its own on stderr */
+	} else {
+		return 1;
 	}
 	return 0;
 }
 
-static int parse(int argc, char **argv, struct fio_opts *o)
+/* argv: iommulab's options, fio's command-line options (--name starts a job), job files. */
+static int parse(int argc, char **argv, struct fio_cli *o, struct fio_run *run)
 {
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, O_NAME },
-		{ "numjobs", required_argument, NULL, O_NUMJOBS },
-		{ "iodepth", required_argument, NULL, O_IODEPTH },
-		{ "bs", required_argument, NULL, O_BS },
-		{ "blocksize", required_argument, NULL, O_BS },
-		{ "rw", required_argument, NULL, O_RW },
-		{ "readwrite", required_argument, NULL, O_RW },
-		{ "runtime", required_argument, NULL, O_RUNTIME },
-		{ "ramp_time", required_argument, NULL, O_RAMP },
-		{ "number_ios", required_argument, NULL, O_NUMBER_IOS },
-		{ "iommu-mode", required_argument, NULL, O_MODE },
-		{ "iommu_mode", required_argument, NULL, O_MODE },
-		{ "profile", required_argument, NULL, O_PROFILE },
-		{ "device", required_argument, NULL, O_DEVICE },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "ioengine", required_argument, NULL, O_IOENGINE },
-		{ "direct", required_argument, NULL, O_DIRECT },
-		{ "group_reporting", no_argument, NULL, O_GROUP },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt, ret;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
-	o->name = "fio";
-	o->cfg.numjobs = 1;  /* fio's defaults */
-	o->cfg.iodepth = 1;
-	o->cfg.bs = 4096;
-	o->cfg.rw = ILAB_FIO_READ;
 	o->env.profile = "kunpeng920";
 	o->env.seed = 1;
 	o->env.mode = ILAB_NVME_ENV_STRICT;
 	o->env.drive_from_profile = true;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		if (opt == 'h' || opt == O_HELP) {
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		char key[256];
+		const char *eq, *val;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			cli_print_command_help(cli_find_command("fio"), stdout);
 			return -1;
 		}
-		ret = parse_opt(opt, o);
-		if (ret == -2)
-			return cli_bad_option("fio", opt, argc, argv);
+		if (strncmp(a, "--", 2) || !a[2]) {
+			ret = fio_run_read_file(run, a);
+			if (ret)
+				return ret;
+			continue;
+		}
+		a += 2;
+		eq = strchr(a, '=');
+		snprintf(key, sizeof(key), "%.*s", (int)(eq ? eq - a : (long)strlen(a)), a);
+		val = eq ? eq + 1 : NULL;
+		/* iommulab's own options also take "--opt value" */
+		if (!eq && i + 1 < argc && (!strcmp(key, "iommu-mode") || !strcmp(key, "profile") ||
+					    !strcmp(key, "device") || !strcmp(key, "seed") ||
+					    !strcmp(key, "output") || !strcmp(key, "output-format")))
+			val = argv[++i];
+		ret = parse_own(o, key, val);
+		if (ret == CLI_EXIT_USAGE)
+			return ret;
+		if (!ret)
+			continue; /* one of iommulab's or fio's command-line-only options */
+		if (!strcmp(key, "name")) {
+			if (!val || !*val)
+				return USAGE("--name needs a job name");
+			ret = fio_run_add_section(run, val, NULL);
+		} else {
+			ret = fio_run_add_opt(run, key, val, NULL);
+		}
 		if (ret)
 			return ret;
 	}
-	if (optind < argc)
-		return USAGE("unexpected argument '%s' (fio's options are --name=value; job files "
-			     "are not read)", argv[optind]);
-	if (o->runtime_set && o->cfg.number_ios)
-		return USAGE("give --runtime or --number_ios, not both");
-	if (!o->runtime_set && !o->cfg.number_ios)
-		o->cfg.runtime_ns = 20000000ull; /* 20 ms of simulated time */
-	if (o->cfg.number_ios && o->cfg.ramp_ns)
-		return USAGE("--ramp_time needs --runtime (with --number_ios every I/O counts)");
-	o->cfg.seed = o->env.seed;
+	return fio_run_resolve(run);
+}
+
+/* Before anything is built: the buffers fit the simulated memory, and the run its host
+ * time (the limits of run's fio cases, case_checks.c). The estimate, for the progress line. */
+static int check_limits(const struct fio_run *run, double *estimate_s, uint64_t *sim_ns)
+{
+	char msg[300], work[160];
+	const char *hint = "shorten runtime or size, or lower numjobs or iodepth";
+
+	*estimate_s = 0;
+	*sim_ns = 0;
+	for (unsigned i = 0; i < run->nsecs; i++) {
+		const struct ilab_nvme_cfg *c = &run->jobs[i].cfg;
+
+		if (ilab_fio_buffers_check(c->numjobs, c->iodepth, c->bs, msg, sizeof(msg)))
+			return USAGE("job '%s': %s", run->secs[i].name, msg);
+		if (c->number_ios)
+			*estimate_s += (double)c->number_ios * c->numjobs * ILAB_HOST_S_FIO_IO;
+		else
+			*estimate_s += ilab_host_s_fio(c->numjobs, c->iodepth,
+						       (c->runtime_ns + c->ramp_ns) / 1e3);
+		*sim_ns += c->number_ios ? 0 : c->runtime_ns + c->ramp_ns;
+	}
+	if (run->nsecs == 1) {
+		const struct ilab_nvme_cfg *c = &run->jobs[0].cfg;
+
+		if (c->number_ios)
+			snprintf(work, sizeof(work), "%u jobs x %llu I/Os", c->numjobs,
+				 (unsigned long long)c->number_ios);
+		else
+			snprintf(work, sizeof(work), "%u jobs at iodepth %u for %.0f simulated ms",
+				 c->numjobs, c->iodepth, (c->runtime_ns + c->ramp_ns) / 1e6);
+		hint = c->number_ios ? "lower number_ios (or size), numjobs or iodepth"
+				     : "shorten runtime or lower numjobs or iodepth";
+	} else {
+		snprintf(work, sizeof(work), "%u job sections", run->nsecs);
+	}
+	if (ilab_host_time_check(*estimate_s, work, "run", hint, msg, sizeof(msg)))
+		return USAGE("%s", msg);
 	return 0;
 }
 
+/* Run job section j; its reports (one per job, or one with group_reporting) go to reps. */
 static const char *mode_name(enum ilab_nvme_env_mode m)
 {
 	return m == ILAB_NVME_ENV_LAZY ? "lazy" : m == ILAB_NVME_ENV_PASSTHROUGH ? "passthrough"
 										 : "strict";
 }
 
-/* fio's short numbers, three figures: 839k, 10.4k, 1234, 3.44M. */
-static void num(char *buf, size_t len, double v)
+static int run_job(struct fio_cli *o, struct fio_job *j, struct fio_report *reps,
+		   unsigned *nreps, char *err, size_t errlen)
 {
-	if (v >= 1e7)
-		snprintf(buf, len, "%.1fM", v / 1e6);
-	else if (v >= 1e6)
-		snprintf(buf, len, "%.2fM", v / 1e6);
-	else if (v >= 1e5)
-		snprintf(buf, len, "%.0fk", v / 1e3);
-	else if (v >= 1e4)
-		snprintf(buf, len, "%.1fk", v / 1e3);
-	else
-		snprintf(buf, len, "%.0f", v);
-}
-
-static void print_text(const struct fio_opts *o, const struct ilab_nvme_env_info *in,
-		       const struct ilab_nvme_result *r)
-{
-	const struct ilab_nvme_cfg *c = &o->cfg;
-	bool w = ilab_fio_rw_is_write(c->rw);
-	char iops[32];
-
-	num(iops, sizeof(iops), r->iops);
-	printf("%s: (g=0): rw=%s, bs=(%c) %uB-%uB, ioengine=sim, iodepth=%u\n", o->name,
-	       ilab_fio_rw_name(c->rw), w ? 'W' : 'R', c->bs, c->bs, c->iodepth);
-	printf("%s: (groupid=0, jobs=%u): err=%2llu: iommu=%s, device %s (node %d, iommu unit %u), "
-	       "profile %s, seed %llu\n", o->name, c->numjobs, (unsigned long long)r->errors,
-	       mode_name(o->env.mode), in->device, in->node, in->iommu, in->profile,
-	       (unsigned long long)o->env.seed);
-	printf("  %s: IOPS=%s, BW=%.0fMiB/s (%.0fMB/s)(%.1fMiB/%lluusec)\n", w ? "write" : "read",
-	       iops, r->bw_mbps * 1e6 / (1 << 20), r->bw_mbps,
-	       (double)r->ios * c->bs / (1 << 20), (unsigned long long)(r->window_ns / 1000));
-	printf("    clat (usec): min=%.1f, max=%.1f, avg=%.2f, stdev=%.2f\n",
-	       r->clat_min_ns / 1e3, r->clat_max_ns / 1e3, r->clat_mean_ns / 1e3,
-	       r->clat_stdev_ns / 1e3);
-	printf("    clat percentiles (usec):\n");
-	printf("     | 50.00th=[%.1f], 99.00th=[%.1f], 99.90th=[%.1f]\n", r->clat_p50_ns / 1e3,
-	       r->clat_p99_ns / 1e3, r->clat_p999_ns / 1e3);
-	printf("  cpu          : busy=%.1f%% (mean of the jobs' CPUs)\n", r->cpu_busy * 100);
-	printf("  drive: %llu commands, %llu with a PRP list, %llu DMAs faulted; CPUs: %llu "
-	       "interrupts, %llu map errors; simulated time\n", (unsigned long long)r->commands,
-	       (unsigned long long)r->prp_lists, (unsigned long long)r->dma_faults,
-	       (unsigned long long)r->interrupts, (unsigned long long)r->map_errors);
-}
-
-static void print_json(const struct fio_opts *o, const struct ilab_nvme_env_info *in,
-		       const struct ilab_nvme_result *r, const char *stats)
-{
-	const struct ilab_nvme_cfg *c = &o->cfg;
-	json_t *root = json_pack(
-		"{s:{s:s,s:I,s:I,s:I,s:s,s:I,s:I,s:I,s:s,s:s,s:s,s:I},"
-		"s:{s:I,s:I,s:I,s:f,s:f,s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f}}",
-		"job", "name", o->name, "numjobs", (json_int_t)c->numjobs, "iodepth",
-		(json_int_t)c->iodepth, "bs", (json_int_t)c->bs, "rw", ilab_fio_rw_name(c->rw),
-		"runtime_ns", (json_int_t)c->runtime_ns, "ramp_ns", (json_int_t)c->ramp_ns,
-		"number_ios", (json_int_t)c->number_ios, "iommu_mode", mode_name(o->env.mode),
-		"profile", in->profile, "device", in->device, "seed", (json_int_t)o->env.seed,
-		"result", "ios", (json_int_t)r->ios, "errors", (json_int_t)r->errors, "window_ns",
-		(json_int_t)r->window_ns, "iops", r->iops, "bw_mbps", r->bw_mbps, "clat_min_ns",
-		(json_int_t)r->clat_min_ns, "clat_max_ns", (json_int_t)r->clat_max_ns,
-		"clat_mean_ns", r->clat_mean_ns, "clat_stdev_ns", r->clat_stdev_ns,
-		"clat_p50_ns", (json_int_t)r->clat_p50_ns, "clat_p99_ns", (json_int_t)r->clat_p99_ns,
-		"clat_p999_ns", (json_int_t)r->clat_p999_ns, "dma_faults",
-		(json_int_t)r->dma_faults, "interrupts", (json_int_t)r->interrupts, "commands",
-		(json_int_t)r->commands, "prp_lists", (json_int_t)r->prp_lists, "cpu_busy",
-		r->cpu_busy);
-
-	cli_print_result_json(root, stats);
-}
-
-/* Before anything is built: the jobs' buffers fit the simulated memory, and the run its host
- * time (the limits of run's fio cases, case_checks.c). The estimate, for the progress line. */
-static int check_limits(const struct fio_opts *o, double *estimate_s)
-{
-	const struct ilab_nvme_cfg *c = &o->cfg;
-	char msg[300], work[128];
-
-	if (ilab_fio_buffers_check(c->numjobs, c->iodepth, c->bs, msg, sizeof(msg)))
-		return USAGE("%s", msg);
-	if (c->number_ios) {
-		*estimate_s = (double)c->number_ios * c->numjobs * ILAB_HOST_S_FIO_IO;
-		snprintf(work, sizeof(work), "%u jobs x %llu I/Os", c->numjobs,
-			 (unsigned long long)c->number_ios);
-	} else {
-		*estimate_s = ilab_host_s_fio(c->numjobs, c->iodepth,
-					      (c->runtime_ns + c->ramp_ns) / 1e3);
-		snprintf(work, sizeof(work), "%u jobs at iodepth %u for %.0f simulated ms",
-			 c->numjobs, c->iodepth, (c->runtime_ns + c->ramp_ns) / 1e6);
-	}
-	if (ilab_host_time_check(*estimate_s, work, "run", c->number_ios
-				 ? "lower --number_ios, --numjobs or --iodepth"
-				 : "shorten --runtime or lower --numjobs or --iodepth", msg,
-				 sizeof(msg)))
-		return USAGE("%s", msg);
-	return 0;
-}
-
-int cmd_fio(int argc, char **argv)
-{
-	struct fio_opts o;
-	struct ilab_nvme_result res;
+	struct ilab_nvme_job_result *jr = calloc(j->cfg.numjobs, sizeof(*jr));
 	struct ilab_nvme_env_info info = { 0 };
-	struct cli_progress progress;
-	char err[600] = "", *stats = NULL;
-	double estimate_s = 0;
-	int ret = parse(argc, argv, &o);
+	struct ilab_nvme_result res;
+	int ret;
 
-	if (ret)
-		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
-	ret = check_limits(&o, &estimate_s);
-	if (ret)
-		return ret;
-	setenv("HWLOC_HIDE_ERRORS", "2", 0);
-	cli_progress_start(&progress, "fio", estimate_s,
-			   o.cfg.number_ios ? 0 : o.cfg.runtime_ns + o.cfg.ramp_ns);
-	ret = ilab_nvme_env_run(&o.env, &o.cfg, &res, o.json ? &stats : NULL, &info, err,
-				sizeof(err));
-	cli_progress_end(&progress);
+	if (!jr)
+		return snprintf(err, errlen, "out of memory"), -ENOMEM;
+	j->cfg.seed = o->env.seed;
+	j->cfg.job_results = jr;
+	ret = ilab_nvme_env_run(&o->env, &j->cfg, &res, NULL, &info, err, errlen);
+	snprintf(o->machine, sizeof(o->machine), "iommulab: simulated time, profile %s, device %s "
+		 "(node %d, iommu unit %u), iommu=%s, seed %llu", info.profile, info.device,
+		 info.node, info.iommu, mode_name(o->env.mode), (unsigned long long)o->env.seed);
+	j->cfg.job_results = NULL;
 	if (ret && ret != -EIO) {
-		fprintf(stderr, "%s fio: %s\n", CLI_PROG, err);
-		return ret == -EINVAL || ret == -ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+		free(jr);
+		return ret;
 	}
-	if (o.json)
-		print_json(&o, &info, &res, stats);
-	else
-		print_text(&o, &info, &res);
-	free(stats);
-	if (ret) { /* -EIO: I/O errors, printed like fio's err= and said once more */
+	for (unsigned i = 0; i < j->cfg.numjobs; i++) {
+		struct fio_report *rep = &reps[*nreps];
+
+		if (i && j->group_reporting) {
+			ilab_lat_hist_merge(&rep[-1].r.slat, &jr[i].slat);
+			ilab_lat_hist_merge(&rep[-1].r.clat, &jr[i].clat);
+			ilab_lat_hist_merge(&rep[-1].r.lat, &jr[i].lat);
+			rep[-1].r.ios += jr[i].ios;
+			rep[-1].r.errors += jr[i].errors;
+			rep[-1].r.cpu_busy += jr[i].cpu_busy;
+			rep[-1].r.run_ns = jr[i].run_ns > rep[-1].r.run_ns ? jr[i].run_ns
+									  : rep[-1].r.run_ns;
+			for (unsigned k = 0; k < ILAB_NVME_DEPTH_BUCKETS; k++) {
+				rep[-1].r.depth[k] += jr[i].depth[k];
+				rep[-1].r.submit_batch[k] += jr[i].submit_batch[k];
+				rep[-1].r.complete_batch[k] += jr[i].complete_batch[k];
+			}
+			rep[-1].jobs++;
+			continue;
+		}
+		*rep = (struct fio_report){ .job = j, .jobs = 1, .r = jr[i],
+					    .window_ns = res.window_ns,
+					    .error = jr[i].errors ? EIO : 0 };
+		(*nreps)++;
+	}
+	if (j->group_reporting)
+		reps[*nreps - 1].r.cpu_busy /= j->cfg.numjobs;
+	free(jr);
+	return ret;
+}
+
+static int write_out(const struct fio_cli *o, const struct fio_run *run,
+		     const struct fio_report *reps, unsigned nreps)
+{
+	struct ilab_afile af;
+	char err[600];
+	int ret;
+
+	if (!o->output) {
+		ret = fio_report_write(stdout, o->fmt, run, reps, nreps, o->machine);
+		return ret ? (fprintf(stderr, "%s fio: out of memory\n", CLI_PROG), CLI_EXIT_FAIL)
+			   : CLI_EXIT_OK;
+	}
+	ret = ilab_afile_open(&af, o->output, err, sizeof(err));
+	if (!ret) {
+		if (fio_report_write(af.f, o->fmt, run, reps, nreps, o->machine)) {
+			ilab_afile_abort(&af);
+			snprintf(err, sizeof(err), "out of memory");
+			ret = -ENOMEM;
+		} else {
+			ret = ilab_afile_commit(&af, err, sizeof(err));
+		}
+	}
+	if (ret) {
 		fprintf(stderr, "%s fio: %s\n", CLI_PROG, err);
 		return CLI_EXIT_FAIL;
 	}
 	return CLI_EXIT_OK;
+}
+
+int cmd_fio(int argc, char **argv)
+{
+	struct fio_cli o;
+	struct fio_run *run = calloc(1, sizeof(*run));
+	struct fio_report *reps = NULL;
+	struct cli_progress progress;
+	char err[600] = "", ioerr[600] = "";
+	double estimate_s = 0;
+	uint64_t sim_ns;
+	unsigned nreps = 0, total = 0;
+	int ret;
+
+	if (!run)
+		return fprintf(stderr, "%s fio: out of memory\n", CLI_PROG), CLI_EXIT_FAIL;
+	ret = parse(argc, argv, &o, run);
+	if (!ret)
+		ret = check_limits(run, &estimate_s, &sim_ns);
+	if (!ret && o.output && ilab_afile_check(o.output, err, sizeof(err)))
+		ret = USAGE("--output: %s", err);
+	for (unsigned i = 0; !ret && i < run->nsecs; i++)
+		total += run->jobs[i].cfg.numjobs;
+	if (!ret && !(reps = calloc(total, sizeof(*reps))))
+		ret = (fprintf(stderr, "%s fio: out of memory\n", CLI_PROG), CLI_EXIT_FAIL);
+	if (ret) {
+		fio_run_free(run);
+		free(run);
+		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
+	}
+	setenv("HWLOC_HIDE_ERRORS", "2", 0);
+	cli_progress_start(&progress, "fio", estimate_s, sim_ns);
+	for (unsigned i = 0; !ret && i < run->nsecs; i++) {
+		ret = run_job(&o, &run->jobs[i], reps, &nreps, err, sizeof(err));
+		if (ret == -EIO) { /* I/O errors: reported as fio's err=, said once more */
+			snprintf(ioerr, sizeof(ioerr), "job '%s': %s", run->secs[i].name, err);
+			ret = 0;
+		}
+	}
+	cli_progress_end(&progress);
+	if (ret) {
+		fprintf(stderr, "%s fio: %s\n", CLI_PROG, err);
+		ret = ret == -EINVAL || ret == -ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+	} else {
+		ret = write_out(&o, run, reps, nreps);
+		if (!ret && *ioerr) {
+			fprintf(stderr, "%s fio: %s\n", CLI_PROG, ioerr);
+			ret = CLI_EXIT_FAIL;
+		}
+	}
+	free(reps);
+	fio_run_free(run);
+	free(run);
+	return ret;
 }

@@ -23,9 +23,17 @@
 struct np_opts {
 	struct ilab_netperf_cfg cfg;
 	struct ilab_nic_env env;
+	const char *host;   /* -H: the simulated peer's name (nothing is sent) */
+	bool headers;       /* -P 1 (netperf's default) */
 	bool json;
 	bool m_set, r_set;
 };
+
+/* The socket buffer sizes netperf prints (getsockopt before the test, which on Linux is
+ * tcp_wmem[1] and tcp_rmem[1]: 16384 and 131072 since Linux 4.20, Documentation/networking/
+ * ip-sysctl.rst). Configuration the model has no counterpart for, printed as Linux's. */
+#define NETPERF_SNDBUF 16384
+#define NETPERF_RCVBUF 131072
 
 static const char *const test_names[] = { "TCP_STREAM", "TCP_MAERTS", "TCP_RR" };
 
@@ -53,8 +61,9 @@ static int parse_size(const char *s, unsigned max, unsigned *out)
 	return 0;
 }
 
-/* -l: seconds of simulated time, a decimal number from 0.0001 to 10 (netperf's negative
- * lengths, counts of transactions or bytes, are not supported). 100 us is the least in which
+/* -l: seconds of simulated time, a decimal number from 0.0001 up (the host-time estimate
+ * bounds it; netperf's negative lengths, counts of transactions or bytes, are refused by the
+ * caller). 100 us is the least in which
  * every test measures something on the shipped profiles (kunpeng920: TCP_RR 2 transactions,
  * TCP_STREAM 12 skbs); shorter, a window holds no transaction and the result would be 0. */
 #define NETPERF_LENGTH_MIN_S 0.0001
@@ -67,7 +76,7 @@ static int parse_length(const char *s, uint64_t *ns)
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || *end || !(v >= NETPERF_LENGTH_MIN_S) || v > 10)
+	if (errno || *end || !(v >= NETPERF_LENGTH_MIN_S) || v > 1e6)
 		return -1;
 	*ns = (uint64_t)(v * 1e9 + 0.5);
 	return *ns ? 0 : -1;
@@ -86,11 +95,25 @@ static int parse_global(int opt, struct np_opts *o)
 				o->cfg.test = (enum ilab_netperf_test)i;
 				return 0;
 			}
-		return USAGE("-t must be TCP_STREAM, TCP_MAERTS or TCP_RR, not '%s'", optarg);
+		return USAGE("-t must be TCP_STREAM, TCP_MAERTS or TCP_RR (UDP_STREAM, UDP_RR, "
+			     "TCP_CRR and OMNI are not supported), not '%s'", optarg);
 	case 'l':
+		if (optarg[0] == '-')
+			return USAGE("-l %s: a count of transactions or bytes is not supported; give "
+				     "the length in seconds", optarg);
 		if (parse_length(optarg, &o->cfg.duration_ns))
-			return USAGE("-l must be a test length in seconds, from %g to 10 (0.02), "
+			return USAGE("-l must be a test length in seconds, at least %g (30, 0.02), "
 				     "not '%s'", NETPERF_LENGTH_MIN_S, optarg);
+		return 0;
+	case 'H':
+		if (!*optarg)
+			return USAGE("-H needs a host name");
+		o->host = optarg;
+		return 0;
+	case 'P':
+		if (strcmp(optarg, "0") && strcmp(optarg, "1"))
+			return USAGE("-P must be 0 (no banner and headers) or 1, not '%s'", optarg);
+		o->headers = optarg[0] == '1';
 		return 0;
 	case O_MODE:
 		if (!strcmp(optarg, "strict"))
@@ -185,6 +208,8 @@ static int parse(int argc, char **argv, struct np_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->cfg.test = ILAB_NETPERF_STREAM; /* netperf's default test */
+	o->host = "localhost";             /* netperf's default -H */
+	o->headers = true;
 	o->cfg.queues = 1;
 	o->cfg.send_bytes = 16384;         /* netperf's usual -m on Linux: the socket buffer */
 	o->cfg.req_bytes = o->cfg.rsp_bytes = 1;
@@ -198,7 +223,7 @@ static int parse(int argc, char **argv, struct np_opts *o)
 	o->env.map_pages = true;
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+:t:l:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:t:l:H:P:h", opts, NULL)) != -1) {
 		if (opt == 'h' || opt == O_HELP) {
 			cli_print_command_help(cli_find_command("netperf"), stdout);
 			return -1;
@@ -230,36 +255,58 @@ static const char *mode_name(enum ilab_nic_env_mode m)
 									   : "strict";
 }
 
+static const char *const banner_names[] = { "TCP STREAM", "TCP MAERTS",
+					    "TCP REQUEST/RESPONSE" };
+
+/* netperf 2.7's migrated tests' output (src/nettest_omni.c send_tcp_stream, send_tcp_maerts,
+ * send_tcp_rr; the banner: nettest_bsd.c print_top_test_header), column for column: -P 0
+ * leaves the data lines only. TCP_RR's sixth column is the transaction rate. */
 static void print_text(const struct np_opts *o, const struct ilab_nic_env_info *in,
 		       const struct ilab_netperf_result *r)
 {
 	const struct ilab_netperf_cfg *c = &o->cfg;
 	double secs = r->window_ns / 1e9;
+	bool rr = c->test == ILAB_NETPERF_RR;
 
-	printf("MIGRATED %s TEST (simulated) to %s (node %d, iommu unit %u): iommu=%s, "
-	       "%u queue%s, profile %s, seed %llu\n", test_names[c->test], in->device, in->node,
+	if (o->headers)
+		printf("MIGRATED %s TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to %s () port 0 "
+		       "AF_INET%s\n", banner_names[c->test], o->host, rr ? " : first burst 0" : "");
+	if (rr) {
+		if (o->headers)
+			printf("Local /Remote\n"
+			       "Socket Size   Request  Resp.   Elapsed  Trans.\n"
+			       "Send   Recv   Size     Size    Time     Rate         \n"
+			       "bytes  Bytes  bytes    bytes   secs.    per sec   \n\n");
+		printf("%-6d %-6d %-6u   %-6u  %-6.2f   %7.2f   \n", NETPERF_SNDBUF, NETPERF_RCVBUF,
+		       c->req_bytes, c->rsp_bytes, secs, r->tps);
+		printf("%-6d %-6d\n", NETPERF_SNDBUF, NETPERF_RCVBUF);
+	} else {
+		if (o->headers)
+			printf("Recv   Send    Send                          \n"
+			       "Socket Socket  Message  Elapsed              \n"
+			       "Size   Size    Size     Time     Throughput  \n"
+			       "bytes  bytes   bytes    secs.    10^6bits/sec  \n\n");
+		printf("%6d %6d %6u    %-6.2f   %7.2f   \n", NETPERF_RCVBUF, NETPERF_SNDBUF,
+		       c->send_bytes, secs, r->gbps * 1e3);
+	}
+	if (!o->headers)
+		return;
+	/* iommulab's own lines, after netperf's (not with -P 0, whose users parse lines) */
+	printf("\niommulab: simulated time, %s to %s (node %d, iommu unit %u), iommu=%s, %u "
+	       "queue%s, profile %s, seed %llu\n", test_names[c->test], in->device, in->node,
 	       in->iommu, mode_name(o->env.mode), c->queues, c->queues == 1 ? "" : "s",
 	       in->profile, (unsigned long long)o->env.seed);
-	if (c->test == ILAB_NETPERF_RR) {
-		printf("Request Response Elapsed  Trans.      P50       P99\n");
-		printf("Size    Size     Time     Rate        Latency   Latency\n");
-		printf("bytes   bytes    secs.    per sec     usec      usec\n\n");
-		printf("%-7u %-8u %-8.3f %-11.2f %-9.2f %.2f\n", c->req_bytes, c->rsp_bytes, secs,
-		       r->tps, r->lat_p50_ns / 1e3, r->lat_p99_ns / 1e3);
-	} else {
-		printf("Send     Elapsed  Throughput\n");
-		printf("Message  Time     10^6bits/sec\n");
-		printf("Size     secs.\n");
-		printf("bytes\n\n");
-		printf("%-8u %-8.3f %.2f\n", c->send_bytes, secs, r->gbps * 1e3);
-	}
+	if (rr)
+		printf("iommulab: latency p50 %.2f us, p99 %.2f us, %llu transactions\n",
+		       r->lat_p50_ns / 1e3, r->lat_p99_ns / 1e3,
+		       (unsigned long long)r->transactions);
 	if (c->test == ILAB_NETPERF_MAERTS)
-		printf("rx: %llu buffers, %llu frames; 0 DMAs faulted; simulated time\n",
+		printf("iommulab: rx %llu buffers, %llu frames; 0 DMAs faulted\n",
 		       (unsigned long long)r->rx_buffers, (unsigned long long)r->segments);
 	else
-		printf("tx: %llu skbs, %llu segments in the window; %llu maps, %llu unmaps, %llu "
-		       "interrupts, %llu DMAs faulted, %llu map errors, CPUs busy %.1f%% over the "
-		       "run; simulated time\n",
+		printf("iommulab: tx %llu skbs, %llu segments in the window; %llu maps, %llu "
+		       "unmaps, %llu interrupts, %llu DMAs faulted, %llu map errors, CPUs busy "
+		       "%.1f%% over the run\n",
 		       (unsigned long long)r->skbs, (unsigned long long)r->segments,
 		       (unsigned long long)r->tx_maps, (unsigned long long)r->tx_unmaps,
 		       (unsigned long long)r->interrupts, (unsigned long long)r->dma_faults,

@@ -31,22 +31,20 @@ static const struct cli_command commands[] = {
 	  "  --profile P       another profile of the same machine\n"
 	  "  -h, --help        show this help\n" },
 	{ "bench", cmd_bench, "bench [-t N] [-s S] [-n node] [-b bits] [-d dir] [-x ns] [-g pages] [-m single|sg] [--mode strict|lazy|passthrough] [--map-pages on|off] [--lookup refcount|direct] [--cma global|pernuma] [--fq-timer agent|unmap] [--topology X] [--unit N|--device NAME] [--duration-ms MS] [--iterations N] [--engine native|sim] [--profile FILE|NAME] [--iommu smmuv3|vtd] [--seed N] [--ecmdq on|off] [--cmdqv on|off] [--fq percpu|single] [--fq-size N] [--fq-timeout-ms MS] [--iova-depot list|fixed32] [--cmdq-lock shared|fair] [--kernel X.Y|latest] [--json] [--breakdown] [--trace FILE [--trace-limit-us N] [--trace-limit-mb M]]", "run the dma_map_benchmark experiment on the modelled IOMMU (SMMUv3 or VT-d), natively or simulated", "  -t threads (1)  -s seconds (20)  -n node (-1)  -b dma_bits (32)  -d dir 0|1|2 (0)\n  -x dma_trans_ns (0)  -g granule pages (1)  -m single|sg (single)\n  --mode strict|lazy|passthrough (strict)  --map-pages on|off (on)\n  --lookup refcount|direct (direct)  --cma global|pernuma (global)\n  --fq-timer agent|unmap (agent: lazy mode's 10 ms timer is a polling thread)\n  --fq percpu|single (lazy: per-CPU rings of 256 and 10 ms, or one shared ring of\n  32768 and 1 s)  --fq-size N (power of two)  --fq-timeout-ms MS (override)\n  --iova-depot list|fixed32 (list: >= 6.7, fixed32: <= 6.6; default: the kernel's)\n  --cmdq-lock shared|fair (SMMUv3 cmdq lock: before / since the 2026 fairness fix;\n  default: the kernel's)\n  --kernel X.Y|latest (latest: the Linux version whose queue, IOVA caches, SAC\n  latch, cmdq lock and page-table rules run, 4.14 .. 7.x; the switches above\n  win; docs/kernel-eras.md)\n  --topology X (kunpeng920)  --unit N (a device behind IOMMU unit N, smmuN or\n  dmarN; --smmu N too)  --device NAME (default: the NIC on node 2)\n  --duration-ms MS (instead of -s)  --iterations N (per thread, instead of a time)\n  --engine native|sim (native; sim: simulated CPUs, virtual time, -s is simulated s)\n  --profile FILE|NAME (sim: the topology's profile; native: with --iommu, its\n  topology)  --seed N (1 to 2^53; 1)\n  --iommu smmuv3|vtd (the profile's architecture must be it; alone it picks\n  kunpeng920 or icelake-2s-a100; native: every unit of the topology has it)\n  --ecmdq on|off (none: no ECMDQs; on|off: one per CPU, used by the driver or not)\n  --cmdqv on|off (sim: the profile's Tegra241 CMDQV used or not; default: used if\n  the machine has one, as Linux; on needs one, and no --ecmdq)\n  --breakdown (sim: where the simulated time went, by function, and the hottest\n  cache lines; docs/breakdown.md)  --json  -h, --help\n  --trace FILE (sim: write the simulation as a Chrome/Perfetto JSON trace;\n  docs/trace.md)  --trace-limit-us N (only its first N simulated us\n  after the CPU threads start)  --trace-limit-mb M (256; 0: no bound)\n" },
-	{ "fio", cmd_fio, "fio [--name=NAME] [--numjobs=N] [--iodepth=N] [--bs=SIZE] [--rw=randread|randwrite|read|write] [--runtime=TIME|--number_ios=N] [--ramp_time=TIME] [--iommu-mode=strict|lazy|passthrough] [--profile=NAME|FILE] [--device=NAME] [--seed=N] [--json]",
-	  "run fio's block workload on the machine's NVMe in the simulator (docs/fio.md)",
-	  "  --name=NAME        job name in the output (fio)\n"
-	  "  --numjobs=N        jobs, one CPU and NVMe queue pair each (1; at most 128)\n"
-	  "  --iodepth=N        I/Os in flight per job (1; at most 1023)\n"
-	  "  --bs=SIZE          bytes per I/O: 4k, 128k ... (4k; multiple of 512, at most 2m)\n"
-	  "  --rw=MODE          randread, randwrite, read or write (read)\n"
-	  "  --runtime=TIME     simulated time measured: 20ms, 500us, 1s (20ms)\n"
-	  "  --ramp_time=TIME   simulated I/O before the measurement, not counted (0)\n"
-	  "  --number_ios=N     instead of --runtime: I/Os per job\n"
+	{ "fio", cmd_fio, "fio [JOBFILE...] [--name=NAME --OPTION=VALUE...] [--output-format=normal|json|json+] [--output=FILE] [--iommu-mode=strict|lazy|passthrough] [--profile=NAME|FILE] [--device=NAME] [--seed=N]",
+	  "run fio's job files and command lines on the machine's NVMe in the simulator (docs/fio.md)",
+	  "  JOBFILE            fio job file: [global] and job sections, include, ${VAR}\n"
+	  "  --name=NAME        starts a job (fio); the options after it are the job's, the\n"
+	  "                     ones before the first --name (or after --name=global) global\n"
+	  "  --OPTION=VALUE     fio's job options docs/fio.md lists: numjobs, iodepth, bs, rw,\n"
+	  "                     runtime, time_based, ramp_time, size, offset, number_ios,\n"
+	  "                     ioengine, direct, group_reporting, percentile_list, kb_base ...\n"
+	  "  --output-format=F  normal, json or json+ (fio 3.x's shapes) (normal)\n"
+	  "  --output=FILE      write the output there, whole or not at all\n"
 	  "  --iommu-mode=M     strict, lazy or passthrough (strict)\n"
 	  "  --profile=P        machine profile with an NVMe and an nvme: section (kunpeng920)\n"
 	  "  --device=NAME      the topology's NVMe of that name (its first)\n"
 	  "  --seed=N           simulator seed, 1 to 2^53 (1)\n"
-	  "  --ioengine=sim, --direct=1, --group_reporting: accepted, as the model is\n"
-	  "  --json             print JSON, with the simulator's statistics\n"
 	  "  -h, --help         show this help\n" },
 	{ "sweep", cmd_sweep, "sweep FILE.yaml [-j N] [--shard I/N] [-o OUT.json] [--no-plot] [--check]",
 	  "run a grid of cases over scenario, mechanism and profile parameters (docs/sweep.md)",
@@ -80,11 +78,13 @@ static const struct cli_command commands[] = {
 	  "  --no-plot         no correlator plot\n"
 	  "  -v, --verbose     a line per evaluation on stderr\n"
 	  "  -h, --help        show this help\n" },
-	{ "netperf", cmd_netperf, "netperf [-t TCP_STREAM|TCP_MAERTS|TCP_RR] [-l SECONDS] [--iommu-mode=strict|lazy|passthrough] [--queues=N] [--profile=NAME|FILE] [--seed=N] [--json] [-- -m SIZE | -r REQ,RSP]",
+	{ "netperf", cmd_netperf, "netperf [-H HOST] [-t TCP_STREAM|TCP_MAERTS|TCP_RR] [-l SECONDS] [-P 0|1] [--iommu-mode=strict|lazy|passthrough] [--queues=N] [--profile=NAME|FILE] [--seed=N] [--json] [-- -m SIZE | -r REQ,RSP]",
 	  "run netperf's TCP tests on the machine's NIC in the simulator (docs/netperf.md)",
 	  "  -t TEST            TCP_STREAM (this host sends), TCP_MAERTS (it receives) or\n"
 	  "                     TCP_RR (request/response latency) (TCP_STREAM)\n"
-	  "  -l SECONDS         simulated time measured, 0.0001 to 10 (0.02), after 200 us\n"
+	  "  -H HOST            the simulated peer's name, in the banner (localhost)\n"
+	  "  -l SECONDS         simulated time measured, from 0.0001 (0.02), after 200 us\n"
+	  "  -P 0|1             0: netperf's data lines only, no banner or headers (1)\n"
 	  "  --iommu-mode=M     strict, lazy or passthrough (strict)\n"
 	  "  --queues=N         streams, one NIC queue pair and CPU each (1; at most 256)\n"
 	  "  --profile=P        machine profile with a NIC and the nic: netperf keys (kunpeng920)\n"
@@ -94,6 +94,21 @@ static const struct cli_command commands[] = {
 	  "  test options, after --:\n"
 	  "  -m SIZE            TCP_STREAM/TCP_MAERTS: bytes per send: 64, 16K, 64K (16K)\n"
 	  "  -r REQ[,RSP]       TCP_RR: request and response bytes, at most 65160 (1,1)\n" },
+	{ "iperf3", cmd_iperf3, "iperf3 -c HOST [-p PORT] [-t SECONDS] [-P N] [-l LEN] [-R] [-i SECONDS] [-O SECONDS] [-J] [--iommu-mode=strict|lazy|passthrough] [--profile=NAME|FILE] [--seed=N]",
+	  "run iperf3's TCP client on the machine's NIC in the simulator (docs/iperf3.md)",
+	  "  -c HOST            the simulated server's name (nothing is sent)\n"
+	  "  -p PORT            its port, in the output (5201)\n"
+	  "  -t SECONDS         simulated time (10)\n"
+	  "  -P N               parallel streams, one NIC queue pair and CPU each (1; at most 128)\n"
+	  "  -l LEN             bytes per write: 64, 16K, 128K, up to 1M (128K)\n"
+	  "  -R                 reverse: the server sends, this host receives\n"
+	  "  -i SECONDS         interval reports (1; 0: none)\n"
+	  "  -O SECONDS         omit the first seconds (0)\n"
+	  "  -J                 iperf3's JSON\n"
+	  "  --iommu-mode=M     strict, lazy or passthrough (strict)\n"
+	  "  --profile=P        machine profile with a NIC and the nic: netperf keys (kunpeng920)\n"
+	  "  --seed=N           simulator seed, 1 to 2^53 (1)\n"
+	  "  -h, --help         show this help\n" },
 	{ "help", cmd_help, "help [command]", "show help for iommulab or one command", "" },
 };
 

@@ -58,6 +58,12 @@ struct ilab_netperf_cfg {
 	double rx_completions_mps; /* MAERTS: receive buffers the NIC completes, M/s */
 	uint64_t tx_skb_ns, tx_clean_ns, irq_ns, nic_tx_ns, nic_rx_ns, wire_ns;
 	uint64_t rx_buffer_ns, copy_mbps;
+	/* iperf3's intervals, when report_interval_ns: payload delivered by queue q in the
+	 * window's i-th interval of report_interval_ns goes to interval_bytes[q * intervals + i]
+	 * (queues x intervals counters the caller zeroed) */
+	uint64_t report_interval_ns;
+	unsigned intervals;
+	uint64_t *interval_bytes;
 };
 
 struct ilab_netperf_result {
@@ -66,7 +72,8 @@ struct ilab_netperf_result {
 	double gbps;               /* bytes x 8 / window */
 	uint64_t transactions;     /* RR: completed within the window */
 	double tps;
-	uint64_t lat_p50_ns, lat_p99_ns, lat_min_ns, lat_max_ns; /* RR, nearest rank */
+	uint64_t lat_p50_ns, lat_p99_ns, lat_min_ns, lat_max_ns; /* RR; percentiles by fio's rule on
+							   * lat_hist.h's histogram */
 	double lat_mean_ns;
 	uint64_t skbs, segments;   /* sent within the window */
 	uint64_t tx_skbs;          /* built over the whole run; their maps and unmaps: */

@@ -52,6 +52,11 @@ struct ilab_nic_cfg {
 	uint64_t copy_mbps;
 	uint64_t duration_ns;      /* measured window, after the warm-up */
 	uint64_t warmup_ns;        /* traffic before the window (not counted) */
+	/* Per interval, when report_interval_ns: frames queue q finished in the window's i-th
+	 * interval go to interval_frames[q * intervals + i] (zeroed by the caller) */
+	uint64_t report_interval_ns;
+	unsigned intervals;
+	uint64_t *interval_frames;
 };
 
 struct ilab_nic_result {

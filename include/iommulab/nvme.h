@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <iommulab/lat_hist.h>
+
 struct ilab_board;
 struct ilab_dev;
 struct ilab_scenario;
@@ -91,6 +93,7 @@ struct ilab_nvme_cfg {
 	uint64_t ramp_ns;          /* fio ramp_time: I/O before the window, not counted */
 	uint64_t number_ios;       /* per job, with runtime_ns 0 (fio number_ios) */
 	uint64_t size_bytes;       /* the region offsets are drawn from; 0 = 1 TiB */
+	uint64_t offset_bytes;     /* where that region starts on the drive (fio offset) */
 	uint64_t seed;             /* random offsets (rand*) */
 	/* the drive (profile nvme:) */
 	uint64_t read_latency_ns, write_latency_ns;
@@ -98,8 +101,28 @@ struct ilab_nvme_cfg {
 	uint64_t read_mbps, write_mbps;  /* 0: no limit */
 	/* the CPU's block stack (profile nvme:) */
 	uint64_t submit_ns, complete_ns, irq_ns;
+	/* Per job, when not NULL: numjobs entries the run fills (fio's per-job reports). */
+	struct ilab_nvme_job_result *job_results;
 	/* Tests: every n-th I/O of each job gets a PRP1 the IOMMU has not mapped (0: none). */
 	unsigned inject_unmapped_every;
+};
+
+/* Buckets of the I/Os in flight at each submission, fio's iodepth_level: 1, 2, 4, 8, 16, 32,
+ * >=64 (a depth counts in the largest bucket not above it). */
+#define ILAB_NVME_DEPTH_BUCKETS 7u
+
+/* One job's figures, in the measured window (cpu_busy and run_ns: the job's whole run). */
+struct ilab_nvme_job_result {
+	uint64_t ios, errors;
+	uint64_t run_ns;           /* the job's thread, first submission to last completion */
+	double cpu_busy;
+	uint64_t depth[ILAB_NVME_DEPTH_BUCKETS];
+	/* I/Os per submission round and per interrupt's CQ walk, fio's iodepth_submit and
+	 * iodepth_complete buckets: 0, 1-4, 5-8, 9-16, 17-32, 33-64, >64 */
+	uint64_t submit_batch[ILAB_NVME_DEPTH_BUCKETS], complete_batch[ILAB_NVME_DEPTH_BUCKETS];
+	/* slat: the submission (block stack cost, dma_map_single, PRPs, doorbell); clat: the
+	 * doorbell to the end of the completion work; lat: both (fio's slat, clat, lat) */
+	struct ilab_lat_hist slat, clat, lat;
 };
 
 struct ilab_nvme_result {
@@ -110,7 +133,8 @@ struct ilab_nvme_result {
 	double bw_mbps;            /* MB/s, 10^6 bytes */
 	uint64_t clat_min_ns, clat_max_ns;
 	double clat_mean_ns, clat_stdev_ns;
-	uint64_t clat_p50_ns, clat_p99_ns, clat_p999_ns; /* nearest rank of every clat */
+	uint64_t clat_p50_ns, clat_p99_ns, clat_p999_ns; /* fio's rule on its histogram
+							  * (lat_hist.h) */
 	double cpu_busy;           /* the jobs' CPUs' busy fraction, mean over jobs, whole run
 				    * (ramp and drain included): not waiting for an interrupt */
 	uint64_t dma_faults;       /* drive DMAs the IOMMU aborted (whole run) */

@@ -30,6 +30,7 @@
 #include <iommulab/dma_iommu.h>
 #include <iommulab/nic.h>
 #include <iommulab/netperf.h>
+#include <iommulab/lat_hist.h>
 #include <iommulab/plat.h>
 #include <iommulab/sim.h>
 
@@ -105,9 +106,9 @@ struct np_queue {
 	int setup_failed;
 	/* CPU private */
 	uint64_t frag_off, tx_skbs, tx_maps, tx_unmaps, map_errors, interrupts, rx_buffers;
-	uint64_t transactions, *lat, nlat, cap_lat;
+	uint64_t transactions;
+	struct ilab_lat_hist *lat; /* the window's transaction latencies */
 	uint64_t t_begin, t_end, idle_ns;
-	bool lat_oom;
 	/* NIC private */
 	uint64_t bytes, skbs, segments, faults, dropped;
 };
@@ -309,18 +310,7 @@ static void stream_cpu(unsigned idx, void *arg)
 
 static void record(struct np_queue *q, uint64_t lat)
 {
-	if (q->nlat == q->cap_lat) {
-		uint64_t cap = q->cap_lat ? q->cap_lat * 2 : 1024;
-		uint64_t *l = realloc(q->lat, cap * sizeof(*l));
-
-		if (!l) {
-			q->lat_oom = true;
-			return;
-		}
-		q->lat = l;
-		q->cap_lat = cap;
-	}
-	q->lat[q->nlat++] = lat;
+	ilab_lat_hist_add(q->lat, lat);
 }
 
 static void rr_cpu(unsigned idx, void *arg)
@@ -394,6 +384,13 @@ static void count_tx(struct np *n, struct np_queue *q, const struct np_skb *s)
 		return;
 	q->bytes += s->payload;
 	q->skbs++;
+	if (n->cfg->report_interval_ns && n->cfg->interval_bytes) {
+		uint64_t i = (now - n->win_lo) / n->cfg->report_interval_ns;
+
+		if (i < n->cfg->intervals)
+			n->cfg->interval_bytes[(uint64_t)q->index * n->cfg->intervals + i] +=
+				s->payload;
+	}
 	q->segments += ilab_netperf_segments(s->payload);
 }
 
@@ -517,9 +514,17 @@ static int run_maerts(struct ilab_board *board, struct ilab_dev *dev,
 	if (nc.packet_bytes < 64)
 		nc.packet_bytes = 64; /* Ethernet's minimum frame: the payload is padded */
 	nc.frames_per_buffer = payload == ILAB_NETPERF_MSS ? 65536 / nc.packet_bytes : 1;
+	if (c->report_interval_ns && c->interval_bytes) {
+		/* frames counted where the bytes go, then made bytes */
+		nc.report_interval_ns = c->report_interval_ns;
+		nc.intervals = c->intervals;
+		nc.interval_frames = c->interval_bytes;
+	}
 	ret = ilab_nic_run(board, dev, &nc, &nr, err, errlen);
 	if (ret)
 		return ret;
+	for (uint64_t i = 0; nc.interval_frames && i < (uint64_t)c->queues * c->intervals; i++)
+		c->interval_bytes[i] *= payload;
 	res->window_ns = nr.window_ns;
 	res->bytes = nr.frames * (uint64_t)payload;
 	res->gbps = res->bytes * 8.0 / (double)nr.window_ns;
@@ -529,28 +534,14 @@ static int run_maerts(struct ilab_board *board, struct ilab_dev *dev,
 	return 0;
 }
 
-static uint64_t percentile(const uint64_t *v, uint64_t nv, double q)
-{
-	uint64_t rank = (uint64_t)(q * (double)nv + 0.999999999);
-
-	if (!nv)
-		return 0;
-	return v[(rank ? rank : 1) - 1];
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int collect(struct np *n, struct ilab_netperf_result *res, char *err, size_t errlen)
 {
 	const struct ilab_netperf_cfg *c = n->cfg;
-	uint64_t nv = 0, k = 0, *all;
-	double sum = 0;
+	struct ilab_lat_hist *all = malloc(sizeof(*all));
 
+	if (!all)
+		return snprintf(err, errlen, "out of memory"), -ENOMEM;
+	ilab_lat_hist_init(all);
 	res->window_ns = c->duration_ns;
 	for (unsigned i = 0; i < c->queues; i++) {
 		struct np_queue *q = &n->q[i];
@@ -568,29 +559,18 @@ static int collect(struct np *n, struct ilab_netperf_result *res, char *err, siz
 		res->map_errors += q->map_errors;
 		if (q->t_end > q->t_begin)
 			res->cpu_busy += 1.0 - (double)q->idle_ns / (double)(q->t_end - q->t_begin);
-		nv += q->nlat;
-		if (q->lat_oom)
-			return snprintf(err, errlen, "out of memory for latencies"), -ENOMEM;
+		ilab_lat_hist_merge(all, q->lat);
 	}
 	res->cpu_busy /= c->queues;
 	res->gbps = res->bytes * 8.0 / (double)res->window_ns;
 	res->tps = res->transactions * 1e9 / (double)res->window_ns;
-	if (!nv)
-		return 0;
-	all = malloc(nv * sizeof(*all));
-	if (!all)
-		return snprintf(err, errlen, "out of memory"), -ENOMEM;
-	for (unsigned i = 0; i < c->queues; i++)
-		for (uint64_t m = 0; m < n->q[i].nlat; m++) {
-			all[k++] = n->q[i].lat[m];
-			sum += (double)n->q[i].lat[m];
-		}
-	qsort(all, nv, sizeof(*all), cmp_u64);
-	res->lat_min_ns = all[0];
-	res->lat_max_ns = all[nv - 1];
-	res->lat_mean_ns = sum / (double)nv;
-	res->lat_p50_ns = percentile(all, nv, 0.50);
-	res->lat_p99_ns = percentile(all, nv, 0.99);
+	if (all->n) {
+		res->lat_min_ns = all->min;
+		res->lat_max_ns = all->max;
+		res->lat_mean_ns = ilab_lat_hist_mean(all);
+		res->lat_p50_ns = ilab_lat_hist_percentile(all, 50);
+		res->lat_p99_ns = ilab_lat_hist_percentile(all, 99);
+	}
 	free(all);
 	return 0;
 }
@@ -623,8 +603,10 @@ static int alloc_queues(struct np *n, unsigned nq)
 		q->tx = plat_zalloc_array(n->cfg->ring_size, sizeof(*q->tx));
 		q->rx_pa = plat_zalloc_array(n->cfg->ring_size, sizeof(*q->rx_pa));
 		q->rx_dma = plat_zalloc_array(n->cfg->ring_size, sizeof(*q->rx_dma));
-		if (!q->tx || !q->rx_pa || !q->rx_dma)
+		q->lat = malloc(sizeof(*q->lat));
+		if (!q->tx || !q->rx_pa || !q->rx_dma || !q->lat)
 			return -ENOMEM;
+		ilab_lat_hist_init(q->lat);
 		plat_track(&q->tx_tail, "netperf.txq.tail");
 		plat_track(&q->tx_done, "netperf.txq.done");
 		plat_track(&q->rx_tail, "netperf.rxq.tail");

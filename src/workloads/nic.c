@@ -195,6 +195,19 @@ static bool head_moved(uint64_t v, void *arg)
 	return (uint32_t)v != ((struct head_arg *)arg)->seen;
 }
 
+/* iperf3's intervals (nic.h): the frames finished at now in their interval's counter. */
+static void count_interval(struct nic *n, struct nic_queue *q, uint64_t now)
+{
+	const struct ilab_nic_cfg *c = n->cfg;
+	uint64_t i;
+
+	if (!c->report_interval_ns || !c->interval_frames)
+		return;
+	i = (now - n->win_lo) / c->report_interval_ns;
+	if (i < c->intervals)
+		c->interval_frames[(uint64_t)q->index * c->intervals + i] += c->frames_per_buffer;
+}
+
 static void queue_cpu(unsigned idx, void *arg)
 {
 	struct nic *n = arg;
@@ -226,6 +239,7 @@ static void queue_cpu(unsigned idx, void *arg)
 			if (now >= n->win_lo && now < n->win_hi) {
 				q->frames += c->frames_per_buffer;
 				q->buffers++;
+				count_interval(n, q, now);
 			}
 			if (!d->mapped) {
 				/* nothing to post: the NIC will find the ring shorter */

@@ -97,7 +97,7 @@ struct slot {
 	ilab_pa_t list_pa;
 	ilab_dma_addr_t list_dma;
 	uint64_t *list_va;
-	uint64_t t_submit;
+	uint64_t t_start, t_submit; /* submission began; the doorbell */
 	bool has_buf, has_list, mapped;
 };
 
@@ -129,12 +129,10 @@ struct job {
 	/* CPU private */
 	unsigned sq_tail, cq_head, cq_phase;
 	uint64_t issued, rng;
-	uint64_t *lat;          /* clat of I/Os completed in the window */
-	uint64_t nlat, cap_lat;
-	uint64_t ios, errors, map_errors, interrupts, sq_wraps, cq_wraps;
+	struct ilab_nvme_job_result r; /* the window's latencies and depths */
+	uint64_t map_errors, interrupts, sq_wraps, cq_wraps;
 	uint64_t last_done;
 	uint64_t t_begin, t_end, idle_ns; /* the job's run and its waits for interrupts */
-	bool lat_oom;
 	/* drive private */
 	struct pending *fifo;   /* booked commands, in fetch order */
 	unsigned fifo_head, fifo_n;
@@ -466,6 +464,7 @@ static bool submit(struct nvme *n, struct job *j, unsigned si)
 	uint8_t *sqe = j->sq_va + (size_t)j->sq_tail * ILAB_NVME_SQE_BYTES;
 	int nl;
 
+	s->t_start = plat_now_ns();
 	plat_charge_ns(c->submit_ns);
 	s->dma = ilab_dma_map_single(n->dev, s->buf_pa, c->bs, n->dir);
 	if (ilab_dma_mapping_error(s->dma)) {
@@ -482,6 +481,7 @@ static bool submit(struct nvme *n, struct job *j, unsigned si)
 	lba = c->rw == ILAB_FIO_READ || c->rw == ILAB_FIO_WRITE
 		      ? j->issued % (nblocks ? nblocks : 1)
 		      : next_rand(&j->rng) % (nblocks ? nblocks : 1);
+	lba += c->offset_bytes / c->bs;
 	memset(sqe, 0, ILAB_NVME_SQE_BYTES);
 	sqe[0] = ilab_fio_rw_is_write(c->rw) ? ILAB_NVME_OPC_WRITE : ILAB_NVME_OPC_READ;
 	put_le(sqe + 2, si, 2);                       /* CID */
@@ -499,20 +499,35 @@ static bool submit(struct nvme *n, struct job *j, unsigned si)
 	return true;
 }
 
-static void record(struct job *j, uint64_t lat)
+/* fio's iodepth_level bucket of d I/Os in flight: 1, 2, 4, ... 32, >=64. */
+static unsigned depth_bucket(unsigned d)
 {
-	if (j->nlat == j->cap_lat) {
-		uint64_t cap = j->cap_lat ? j->cap_lat * 2 : 4096;
-		uint64_t *l = realloc(j->lat, cap * sizeof(*l));
+	unsigned b = 0;
 
-		if (!l) {
-			j->lat_oom = true;
-			return;
-		}
-		j->lat = l;
-		j->cap_lat = cap;
+	while (b + 1 < ILAB_NVME_DEPTH_BUCKETS && d >= 2u << b)
+		b++;
+	return b;
+}
+
+/* fio's iodepth_submit / iodepth_complete bucket of n I/Os in one call. */
+static unsigned batch_bucket(unsigned n)
+{
+	unsigned b = 1, top = 4;
+
+	if (!n)
+		return 0;
+	while (b + 1 < ILAB_NVME_DEPTH_BUCKETS && n > top) {
+		b++;
+		top *= 2;
 	}
-	j->lat[j->nlat++] = lat;
+	return b;
+}
+
+static void record(struct job *j, const struct slot *s, uint64_t now)
+{
+	ilab_lat_hist_add(&j->r.slat, s->t_submit - s->t_start);
+	ilab_lat_hist_add(&j->r.clat, now - s->t_submit);
+	ilab_lat_hist_add(&j->r.lat, now - s->t_start);
 }
 
 /* The interrupt handler's CQ walk: every entry with the current phase. Returns the number of
@@ -546,9 +561,9 @@ static unsigned reap(struct nvme *n, struct job *j, unsigned *free_stack, unsign
 		s->mapped = false;
 		now = plat_now_ns();
 		if (now >= n->win_lo && now < n->win_hi) {
-			j->ios++;
-			j->errors += (sf >> 1) != ILAB_NVME_SC_SUCCESS;
-			record(j, now - s->t_submit);
+			j->r.ios++;
+			j->r.errors += (sf >> 1) != ILAB_NVME_SC_SUCCESS;
+			record(j, s, now);
 		}
 		j->last_done = now;
 		free_stack[(*nfree)++] = cid;
@@ -589,6 +604,8 @@ static void job_run(unsigned idx, void *arg)
 		uint64_t now, timeout = 0;
 		bool issuing;
 
+		unsigned submitted = 0, reaped;
+
 		while (nfree && may_issue(n, j)) {
 			unsigned si = free_stack[nfree - 1];
 
@@ -596,7 +613,12 @@ static void job_run(unsigned idx, void *arg)
 				break;
 			nfree--;
 			inflight++;
+			submitted++;
+			if (plat_now_ns() >= n->win_lo)
+				j->r.depth[depth_bucket(inflight)]++;
 		}
+		if (submitted && plat_now_ns() >= n->win_lo)
+			j->r.submit_batch[batch_bucket(submitted)]++;
 		issuing = may_issue(n, j);
 		if (!inflight)
 			break; /* done, or every map failed */
@@ -610,7 +632,10 @@ static void job_run(unsigned idx, void *arg)
 		ia.seen = plat_load32(&j->irq);
 		plat_charge_ns(c->irq_ns);
 		j->interrupts++;
-		inflight -= reap(n, j, free_stack, &nfree);
+		reaped = reap(n, j, free_stack, &nfree);
+		inflight -= reaped;
+		if (reaped && plat_now_ns() >= n->win_lo)
+			j->r.complete_batch[batch_bucket(reaped)]++;
 	}
 	j->t_end = plat_now_ns();
 	free(free_stack);
@@ -671,34 +696,20 @@ static int pick_cpus(const struct ilab_nvme_cfg *c, int node, int *cpus)
 	return k == c->numjobs ? 0 : -EINVAL;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest rank: the smallest clat that at least q of them do not exceed. */
-static uint64_t percentile(const uint64_t *v, uint64_t nv, double q)
-{
-	uint64_t r = (uint64_t)ceil(q * (double)nv);
-
-	return nv ? v[r ? r - 1 : 0] : 0;
-}
-
-static int summarise(struct nvme *n, struct ilab_nvme_result *res, char *err, size_t errlen)
+static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 {
 	const struct ilab_nvme_cfg *c = n->cfg;
-	uint64_t nv = 0, k = 0, end = n->start_ns;
-	uint64_t *all;
-	double sum = 0, sq = 0;
+	struct ilab_lat_hist *all = malloc(sizeof(*all));
+	uint64_t end = n->start_ns;
 
+	if (!all)
+		return -ENOMEM;
+	ilab_lat_hist_init(all);
 	for (unsigned i = 0; i < c->numjobs; i++) {
 		struct job *j = &n->jobs[i];
 
-		nv += j->nlat;
-		res->ios += j->ios;
-		res->errors += j->errors;
+		res->ios += j->r.ios;
+		res->errors += j->r.errors;
 		res->map_errors += j->map_errors;
 		res->dma_faults += j->faults;
 		res->interrupts += j->interrupts;
@@ -708,10 +719,14 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res, char *err, si
 		res->cq_wraps += j->cq_wraps;
 		if (j->last_done > end)
 			end = j->last_done;
-		if (j->t_end > j->t_begin)
-			res->cpu_busy += 1.0 - (double)j->idle_ns / (double)(j->t_end - j->t_begin);
-		if (j->lat_oom)
-			return snprintf(err, errlen, "out of memory"), -ENOMEM;
+		if (j->t_end > j->t_begin) {
+			j->r.run_ns = j->t_end - j->t_begin;
+			j->r.cpu_busy = 1.0 - (double)j->idle_ns / (double)j->r.run_ns;
+		}
+		res->cpu_busy += j->r.cpu_busy;
+		ilab_lat_hist_merge(all, &j->r.clat);
+		if (c->job_results)
+			c->job_results[i] = j->r;
 	}
 	res->cpu_busy /= c->numjobs;
 	res->window_ns = n->win_hi != UINT64_MAX ? c->runtime_ns : end - n->start_ns;
@@ -719,27 +734,14 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res, char *err, si
 		res->iops = (double)res->ios * 1e9 / (double)res->window_ns;
 		res->bw_mbps = res->iops * c->bs / 1e6;
 	}
-	all = nv ? malloc(nv * sizeof(*all)) : NULL;
-	if (nv && !all)
-		return snprintf(err, errlen, "out of memory"), -ENOMEM;
-	for (unsigned i = 0; i < c->numjobs; i++)
-		for (uint64_t m = 0; m < n->jobs[i].nlat; m++) {
-			uint64_t l = n->jobs[i].lat[m];
-
-			all[k++] = l;
-			sum += (double)l;
-			sq += (double)l * (double)l;
-		}
-	if (nv) {
-		qsort(all, nv, sizeof(*all), cmp_u64);
-		res->clat_min_ns = all[0];
-		res->clat_max_ns = all[nv - 1];
-		res->clat_mean_ns = sum / (double)nv;
-		res->clat_stdev_ns = sqrt(fmax(0, sq / (double)nv - res->clat_mean_ns *
-								    res->clat_mean_ns));
-		res->clat_p50_ns = percentile(all, nv, 0.50);
-		res->clat_p99_ns = percentile(all, nv, 0.99);
-		res->clat_p999_ns = percentile(all, nv, 0.999);
+	if (all->n) {
+		res->clat_min_ns = all->min;
+		res->clat_max_ns = all->max;
+		res->clat_mean_ns = ilab_lat_hist_mean(all);
+		res->clat_stdev_ns = ilab_lat_hist_stdev(all);
+		res->clat_p50_ns = ilab_lat_hist_percentile(all, 50);
+		res->clat_p99_ns = ilab_lat_hist_percentile(all, 99);
+		res->clat_p999_ns = ilab_lat_hist_percentile(all, 99.9);
 	}
 	free(all);
 	return 0;
@@ -788,6 +790,9 @@ static int alloc_jobs(struct nvme *n, char *err, size_t errlen)
 		struct job *j = &n->jobs[i];
 
 		j->index = i;
+		ilab_lat_hist_init(&j->r.slat);
+		ilab_lat_hist_init(&j->r.clat);
+		ilab_lat_hist_init(&j->r.lat);
 		j->buf_order = order_of(c->bs);
 		j->slots = plat_zalloc_array(c->iodepth, sizeof(*j->slots));
 		j->fifo = plat_zalloc_array(c->iodepth, sizeof(*j->fifo));
@@ -806,7 +811,6 @@ static void free_jobs(struct nvme *n)
 	for (unsigned i = 0; n->jobs && i < n->cfg->numjobs; i++) {
 		free(n->jobs[i].slots);
 		free(n->jobs[i].fifo);
-		free(n->jobs[i].lat);
 		free(n->jobs[i].pages);
 		free(n->jobs[i].prp_raw);
 	}
@@ -877,8 +881,11 @@ int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct i
 	for (unsigned i = 0; i < cfg->numjobs; i++)
 		if (n.jobs[i].agent)
 			plat_agent_stop(n.jobs[i].agent, &n.jobs[i].sq_db);
-	if (!ret)
-		ret = summarise(&n, res, err, errlen);
+	if (!ret) {
+		ret = summarise(&n, res);
+		if (ret)
+			snprintf(err, errlen, "out of memory");
+	}
 	if (!ret && (res->errors || res->map_errors)) {
 		ret = -EIO;
 		snprintf(err, errlen, "%llu I/Os completed with an error status (%llu drive DMAs "

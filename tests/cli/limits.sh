@@ -44,12 +44,12 @@ refused "8 threads for 300 simulated s would take about" \
 refused "128 streams for 10.000 simulated s would take about" netperf --queues=128 -l 10
 refused "shorten -l or lower --queues" netperf --queues=128 -l 10
 refused "128 jobs at iodepth 1023 for 10000 simulated ms would take about" \
-	fio --numjobs=128 --iodepth=1023 --bs=4k --runtime=10s
-refused "lower --number_ios, --numjobs or --iodepth" fio --numjobs=128 --number_ios=100000000
+	fio --name=x --ioengine=libaio --numjobs=128 --iodepth=1023 --bs=4k --runtime=10s
+refused "lower number_ios (or size), numjobs or iodepth" fio --name=x --numjobs=128 --number_ios=100000000
 
 # ---- item 11: fio's buffers as one limit, named ----
 refused "numjobs x iodepth x bs: 64 x 256 buffers of 1024 KiB need 16.0 GiB of simulated memory; a run may use 3 GiB" \
-	fio --numjobs=64 --iodepth=256 --bs=1m
+	fio --name=x --ioengine=libaio --numjobs=64 --iodepth=256 --bs=1m
 
 # ---- item 8: an out-of-range profile value stops run at load, at its line and column ----
 sed -E 's/^(  sync_ns: )[0-9]+/\11000000000000/' "$SRC/profiles/kunpeng920.yaml" >"$TMP/p.yaml"

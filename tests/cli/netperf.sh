@@ -16,14 +16,15 @@ check_usage() { # want-substring args...: must exit 2 with that message on stder
 		bad "netperf $*: '$out' does not say '$want'"
 	fi
 }
-check_usage "-t must be TCP_STREAM, TCP_MAERTS or TCP_RR, not 'UDP_STREAM'" -t UDP_STREAM
+check_usage "-t must be TCP_STREAM, TCP_MAERTS or TCP_RR (UDP_STREAM, UDP_RR, TCP_CRR and OMNI are not supported), not 'UDP_STREAM'" -t UDP_STREAM
 check_usage "-l must be a test length in seconds" -l 0
 # below 100 us a window holds no transaction: refused, not a throughput of 0.00
-check_usage "-l must be a test length in seconds, from 0.0001 to 10" -l 1e-9
-check_usage "-l must be a test length in seconds, from 0.0001 to 10" -l 0.00009
-check_usage "-l must be a test length in seconds" -l -5
-check_usage "-l must be a test length in seconds" -l 11
+check_usage "-l must be a test length in seconds, at least 0.0001" -l 1e-9
+check_usage "-l must be a test length in seconds, at least 0.0001" -l 0.00009
+check_usage "-l -5: a count of transactions or bytes is not supported" -l -5
 check_usage "-l must be a test length in seconds" -l 2x
+check_usage "-P must be 0 (no banner and headers) or 1, not '2'" -P 2
+check_usage "-H needs a host name" -H ""
 check_usage "--iommu-mode must be strict, lazy or passthrough, not 'off'" --iommu-mode=off
 check_usage "--iommu-mode must be strict, lazy or passthrough" --iommu-mode off
 check_usage "--queues must be a number in 1..256" --queues=0
@@ -61,19 +62,52 @@ grep -q '^  wire_ns: 10000000$' "$tmp/slow.yaml" || bad "could not set wire_ns i
 check_usage "-l 0.0001 s measured nothing (no transaction completed in the window): give a longer -l" \
 	--profile="$tmp/slow.yaml" -t TCP_RR -l 0.0001
 out=$("$BIN" netperf -t TCP_RR -l 0.0001 2>&1) || bad "netperf -t TCP_RR -l 0.0001: rc $?, $out"
-# runs: netperf's lines
-out=$("$BIN" netperf -t TCP_STREAM -l 0.001 --queues=2 --iommu-mode=lazy -- -m 64K) ||
+# runs: netperf 2.7's lines (src/nettest_omni.c send_tcp_stream / send_tcp_rr)
+out=$("$BIN" netperf -H peer -t TCP_STREAM -l 0.001 --queues=2 --iommu-mode=lazy -- -m 64K) ||
 	bad "TCP_STREAM run: rc $?"
-printf '%s\n' "$out" | grep -q '^MIGRATED TCP_STREAM TEST (simulated) to nic0 (node 2, iommu unit 2): iommu=lazy, 2 queues, profile kunpeng920, seed 1$' ||
-	bad "TCP_STREAM header: '$out'"
-printf '%s\n' "$out" | grep -Eq '^65536 +0\.001 +[0-9]+\.[0-9]{2}$' || bad "TCP_STREAM result line: '$out'"
-printf '%s\n' "$out" | grep -Eq '^tx: [0-9]+ skbs, [0-9]+ segments in the window; [0-9]+ maps, [0-9]+ unmaps, [0-9]+ interrupts, 0 DMAs faulted, 0 map errors' ||
+want_lines() { # what out: out's first lines must be these
+	local what=$1 out=$2 want=$3
+	[ "$(printf "%s\n" "$out" | head -n "$(printf "%s\n" "$want" | wc -l)")" = "$(printf "%s" "$want")" ] ||
+		bad "$what header lines: '$out'"
+}
+want_lines TCP_STREAM "$out" 'MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET
+Recv   Send    Send                          
+Socket Socket  Message  Elapsed              
+Size   Size    Size     Time     Throughput  
+bytes  bytes   bytes    secs.    10^6bits/sec  
+'
+printf '%s\n' "$out" | grep -Eq '^131072  16384  65536    0\.00     +[0-9]+\.[0-9]{2}   $' ||
+	bad "TCP_STREAM result line (5 columns): '$out'"
+printf '%s\n' "$out" | grep -q '^iommulab: simulated time, TCP_STREAM to nic0 (node 2, iommu unit 2), iommu=lazy, 2 queues, profile kunpeng920, seed 1$' ||
+	bad "TCP_STREAM iommulab line: '$out'"
+printf '%s\n' "$out" | grep -Eq '^iommulab: tx [0-9]+ skbs, [0-9]+ segments in the window; [0-9]+ maps, [0-9]+ unmaps, [0-9]+ interrupts, 0 DMAs faulted, 0 map errors' ||
 	bad "TCP_STREAM tx line: '$out'"
 out=$("$BIN" netperf -t TCP_RR -l 0.001 --iommu-mode=passthrough -- -r 64) || bad "TCP_RR run: rc $?"
-printf '%s\n' "$out" | grep -Eq '^64 +64 +0\.001 +[0-9]+\.[0-9]{2} +[0-9.]+ +[0-9.]+$' ||
+want_lines TCP_RR "$out" 'MIGRATED TCP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to localhost () port 0 AF_INET : first burst 0
+Local /Remote
+Socket Size   Request  Resp.   Elapsed  Trans.
+Send   Recv   Size     Size    Time     Rate         
+bytes  Bytes  bytes    bytes   secs.    per sec   
+'
+printf '%s\n' "$out" | grep -Eq '^16384  131072 64       64      0\.00     +[0-9]+\.[0-9]{2}   $' ||
 	bad "TCP_RR result line (-r 64 is 64,64): '$out'"
+printf '%s\n' "$out" | grep -Eq '^iommulab: latency p50 [0-9.]+ us, p99 [0-9.]+ us, [0-9]+ transactions$' ||
+	bad "TCP_RR latency line: '$out'"
+# -P 0: the data lines only; column 6 is the rate, the transactions over the window
+out=$("$BIN" netperf -H peer -l 0.002 -t TCP_RR -P 0) || bad "TCP_RR -P 0: rc $?"
+[ "$(printf '%s\n' "$out" | wc -l)" = 2 ] || bad "TCP_RR -P 0: not 2 lines: '$out'"
+if have python3 "TCP_RR's rate in column 6"; then
+	js=$("$BIN" netperf -l 0.002 -t TCP_RR --json)
+	rate=$(printf '%s\n' "$out" | awk 'NR == 1 {print $6}')
+	printf '%s' "$js" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["result"]
+assert abs(r["tps"] - float(sys.argv[1])) < 0.01, (r["tps"], sys.argv[1])' "$rate" ||
+		bad "TCP_RR -P 0 column 6 '$rate' is not the JSON's tps"
+fi
 out=$("$BIN" netperf -t TCP_MAERTS -l 0.0005 --iommu-mode=strict) || bad "TCP_MAERTS run: rc $?"
-printf '%s\n' "$out" | grep -q '^rx: [0-9]* buffers, [0-9]* frames' || bad "TCP_MAERTS rx line: '$out'"
+printf '%s\n' "$out" | grep -q '^MIGRATED TCP MAERTS TEST from ' || bad "TCP_MAERTS banner: '$out'"
+printf '%s\n' "$out" | grep -q '^iommulab: rx [0-9]* buffers, [0-9]* frames' || bad "TCP_MAERTS rx line: '$out'"
 "$BIN" netperf --help | grep -q -- '-r REQ\[,RSP\]' || bad "netperf --help"
 if have python3 "netperf --json"; then
 	"$BIN" netperf -t TCP_RR -l 0.001 --queues 2 --json -- -r 100,2000 | python3 -c '

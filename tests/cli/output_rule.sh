@@ -40,7 +40,7 @@ no_temporaries() {
 }
 
 # ---- stdout: every command's, checked to its end (item 1) ----
-for cmd in "fio --json" "netperf --json" "bench --engine sim --iterations 20 --json" \
+for cmd in "fio --name=x --output-format=json" "netperf --json" "bench --engine sim --iterations 20 --json" \
 	"bench --engine sim --iterations 20" "topo" "topo --json" "--version" "help"; do
 	# shellcheck disable=SC2086
 	"$BIN" $cmd >/dev/full 2>err
@@ -50,8 +50,8 @@ done
 [ $rc -eq 1 ] && grep -qFx "iommulab: standard output: No space left on device" err ||
 	bad "run --json > /dev/full: exit $rc, '$(cat err)'"
 # a regular file past the size limit (10 KiB of a JSON of ~50 KiB): EFBIG, named
-(trap '' XFSZ; ulimit -f 10; exec "$BIN" fio --json >fio.json 2>err)
-one_line $? 1 "iommulab: standard output: File too large" "fio --json > a file past ulimit -f"
+(trap '' XFSZ; ulimit -f 10; exec "$BIN" fio --name=x --numjobs=8 --output-format=json+ --runtime=1ms >fio.json 2>err)
+one_line $? 1 "iommulab: standard output: File too large" "fio --output-format=json+ > a file past ulimit -f"
 # a closed stdout that nothing is written to is not an error; one that is written to is
 "$BIN" sweep "$SRC/tests/data/sweeps/grid24.yaml" -o "$TMP" >&- 2>err
 one_line $? 2 "Is a directory" "sweep with stdout closed"

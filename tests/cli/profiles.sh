@@ -28,17 +28,18 @@ for f in "$SRC"/profiles/*.yaml; do
 	want "$p bench" "^unmap latency\(ns\): avg $NUM" "$out"
 	want "$p bench" "^loops 40, map errors 0" "$out"
 	for m in strict lazy passthrough; do
-		out=$(run "$p fio $m" fio --profile="$p" --numjobs=2 --iodepth=4 --runtime=500us \
-			--iommu-mode=$m)
+		out=$(run "$p fio $m" fio --profile="$p" --name=fio --numjobs=2 --iodepth=4 \
+			--ioengine=libaio --runtime=500us --group_reporting --iommu-mode=$m)
 		want "$p fio $m" "^  read: IOPS=$NUM[kM]?, BW=" "$out"
-		want "$p fio $m" "^fio: \(groupid=0, jobs=2\): err= 0: iommu=$m, device nvme" "$out"
+		want "$p fio $m" "^fio: \(groupid=0, jobs=2\): err= 0: " "$out"
+		want "$p fio $m" "^iommulab: simulated time, profile $(basename "$p" .yaml), device nvme.*, iommu=$m," "$out"
 		out=$(run "$p TCP_STREAM $m" netperf --profile="$p" -t TCP_STREAM -l 0.001 \
 			--iommu-mode=$m -- -m 64K)
-		want "$p TCP_STREAM $m" "^65536 +0\.001 +$NUM$" "$out"
+		want "$p TCP_STREAM $m" "^131072  16384  65536    0\.00 +$NUM +$" "$out"
 		want "$p TCP_STREAM $m" "iommu=$m, 1 queue, profile $p," "$out"
 		out=$(run "$p TCP_RR $m" netperf --profile="$p" -t TCP_RR -l 0.001 \
 			--iommu-mode=$m -- -r 1,1)
-		want "$p TCP_RR $m" "^1 +1 +0\.001 +$NUM +$NUM +$NUM$" "$out"
+		want "$p TCP_RR $m" "^16384  131072 1 +1 +0\.00 +$NUM +$" "$out"
 	done
 done
 [ $n -ge 5 ] || bad "only $n profiles found in $SRC/profiles"
@@ -80,7 +81,7 @@ mkdir "$tmp/profiles"
 sed -e 's/^name: .*/name: nodrive/' \
 	-e "s|^topology: .*|topology: $SRC/tests/data/topologies/24em64t-2n6c2t-pci.xml|" \
 	"$SRC/profiles/kunpeng920.yaml" >"$tmp/profiles/nodrive.yaml"
-err=$("$BIN" fio --profile="$tmp/profiles/nodrive.yaml" --number_ios=1 2>&1 >/dev/null); rc=$?
+err=$("$BIN" fio --profile="$tmp/profiles/nodrive.yaml" --name=x --number_ios=1 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ] &&
 	printf '%s' "$err" | grep -q "24em64t-2n6c2t-pci.xml has no NVMe device" ||
 	bad "fio without an NVMe: rc $rc, '$err'"

@@ -23,12 +23,12 @@ refused() { # value command args...
 }
 for v in 0 9007199254740993; do
 	refused "$v" bench --engine sim --seed "$v" --iterations 1
-	refused "$v" fio --seed="$v" --runtime=100us
+	refused "$v" fio --seed="$v" --name=x --runtime=100us
 	refused "$v" netperf --seed="$v" -l 0.0001
 	refused "$v" run --seed "$v" 000
 done
 # the largest seed runs, and is the one printed
-out=$("$BIN" fio --seed=9007199254740992 --runtime=100us 2>&1) || bad "fio --seed 2^53: $out"
+out=$("$BIN" fio --seed=9007199254740992 --name=x --runtime=100us 2>&1) || bad "fio --seed 2^53: $out"
 printf '%s\n' "$out" | grep -q "seed 9007199254740992$" || bad "fio --seed 2^53 not printed: $out"
 out=$("$BIN" bench --engine sim --seed 9007199254740992 --iterations 1 2>&1) ||
 	bad "bench --seed 2^53: $out"

@@ -1,0 +1,59 @@
+#!/bin/bash
+# fio_real.sh — iommulab fio against Debian's fio (3.33): for the same job file (the real fio
+# with ioengine=null, as it has no simulated drive; iommulab with libaio), the JSON and json+
+# outputs have fio's keys at every level (tests/cli/json_keys.py), and fio's own
+# fio_jsonplus_clat2csv reads and validates iommulab's json+. Skipped (77) when fio is not
+# installed, failed instead when CI is set (scripts/install-deps.sh installs it).
+# usage: bash fio_real.sh <iommulab binary> <source dir>
+set -u
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$(cd "$2" && pwd)
+. "$SRC/tests/support/cli_lib.sh" # fail, bad, have
+have fio "the JSON key sets against the real fio" || exit $((fail ? 1 : 77))
+have python3 "the JSON key sets against the real fio" || exit $((fail ? 1 : 77))
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+# fio's HOWTO shapes: a global section with an include, two jobs, units
+cat >inc.fio <<'EOT'
+iodepth=4
+EOT
+cat >job.fio <<'EOT'
+; two jobs sharing a global section
+[global]
+ENGINE
+size=1Mi
+bs=4k
+include inc.fio
+
+[reader]
+rw=randread
+
+[writer]
+rw=write
+bs=8k
+EOT
+sed 's/^ENGINE$/ioengine=null/' job.fio >real.fio
+sed 's/^ENGINE$/ioengine=libaio/' job.fio >ours.fio
+for fmt in json json+; do
+	fio --output-format=$fmt real.fio >real.json 2>real.err || bad "fio $fmt: $(cat real.err)"
+	"$BIN" fio --output-format=$fmt ours.fio >ours.json 2>ours.err ||
+		bad "iommulab fio $fmt: $(cat ours.err)"
+	out=$(python3 "$SRC/tests/cli/json_keys.py" real.json ours.json) ||
+		bad "$fmt key sets differ from fio's: $out"
+done
+# the last pair is json+: fio's own tool reads ours
+if have fio_jsonplus_clat2csv "fio_jsonplus_clat2csv on iommulab's json+"; then
+	fio_jsonplus_clat2csv ours.json lat.csv >/dev/null 2>clat.err || bad "clat2csv: $(cat clat.err)"
+	fio_jsonplus_clat2csv --validate ours.json lat.csv >/dev/null 2>clat.err ||
+		bad "clat2csv --validate: $(cat clat.err)"
+	[ -s lat_job0.csv ] && [ -s lat_job1.csv ] || bad "clat2csv wrote no CSV per job"
+fi
+# a command line with numjobs and group_reporting: one report, as fio's
+fio --name=x --ioengine=null --size=256k --numjobs=2 --group_reporting --output-format=json \
+	>real.json 2>real.err || bad "fio command line: $(cat real.err)"
+"$BIN" fio --name=x --ioengine=libaio --size=256k --numjobs=2 --group_reporting \
+	--output-format=json >ours.json 2>ours.err || bad "iommulab fio command line: $(cat ours.err)"
+out=$(python3 "$SRC/tests/cli/json_keys.py" real.json ours.json) ||
+	bad "command-line key sets differ from fio's: $out"
+exit $fail

@@ -1,0 +1,61 @@
+/* fio_job.h — fio's jobs as users write them: job files ([global] and job sections, include,
+ * ${ENV}, ; and # comments) and command lines (--name starts a job; options before it, or
+ * under --name=global, are global), into one ilab_nvme_cfg per job section. Each option is
+ * checked as it is read; an option fio has that the model does not run is refused naming it.
+ */
+#ifndef ILAB_TOOLS_FIO_JOB_H
+#define ILAB_TOOLS_FIO_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <iommulab/nvme.h>
+
+#define FIO_MAX_JOBS 16
+#define FIO_MAX_OPTS 64
+#define FIO_MAX_PCT 64
+
+struct fio_kv {
+	char *key, *val; /* val NULL: a bare key (a boolean set) */
+};
+
+struct fio_section {
+	char *name;
+	struct fio_kv opts[FIO_MAX_OPTS]; /* as written, for JSON's "job options" */
+	unsigned nopts;
+};
+
+struct fio_job {
+	const struct fio_section *sec, *global;
+	struct ilab_nvme_cfg cfg;
+	bool runtime_set, time_based, group_reporting, sync_engine;
+	uint64_t size_set;
+	unsigned iodepth_opt;       /* iodepth as given (a sync engine runs at 1) */
+	const char *ioengine;
+	double pct[FIO_MAX_PCT];
+	unsigned npct;
+	int kb_base;
+};
+
+struct fio_run {
+	struct fio_section global;
+	struct fio_section secs[FIO_MAX_JOBS];
+	unsigned nsecs;
+	bool in_global; /* options go to [global] (a [global] section or --name=global) */
+	struct fio_job jobs[FIO_MAX_JOBS];
+	char *strings[1024]; /* every string the sections point at */
+	unsigned nstrings;
+};
+
+/* Add a section's option or the global one (sec NULL: the current last section, or global
+ * when there is none). 0 or CLI_EXIT_USAGE after one line on stderr. */
+int fio_run_add_opt(struct fio_run *r, const char *key, const char *val, const char *where);
+int fio_run_add_section(struct fio_run *r, const char *name, const char *where);
+/* Read a job file (and the files it includes). */
+int fio_run_read_file(struct fio_run *r, const char *path);
+/* Resolve every section into its job (global options first, then its own). */
+int fio_run_resolve(struct fio_run *r);
+void fio_run_free(struct fio_run *r);
+
+#endif /* ILAB_TOOLS_FIO_JOB_H */
