@@ -511,6 +511,39 @@ static void test_vtd_mainline_shared_tables_on_first_device_node(void **state)
 	assert_true(within_1pct(s1.ats_mean_ns, remote));
 }
 
+/* VFIO superpages: with 2 MiB-contiguous backing mapped in one call the VT-d driver writes
+ * 2 MiB leaves, the unit answers a Translation Request with a 2 MiB completion (its size in
+ * the completion, PCIe ATS §10.2.3) and the ATC keeps one entry for its 512 pages: each 2 MiB
+ * block is asked for at most once per request slot in flight when it is first touched, never
+ * again, where 4 KiB leaves ask for every page. */
+static void test_vtd_2m_leaves_one_ats_request_per_block(void **state)
+{
+	struct ilab_allreduce_cfg c4 = vtd_case(0, false, ILAB_INTEL_NID_UNIT_ON_ATTACH), c2 = c4;
+	struct ilab_allreduce_result r4, r2;
+	struct ilab_profile p;
+	char err[256];
+	uint64_t blocks, slots;
+
+	(void)state;
+	assert_int_equal(ilab_profile_load(VTD_PROFILE, &p, err, sizeof(err)), 0);
+	c2.iommu_page_bytes = 2 * MiB;
+	measure(c4, &r4);
+	measure(c2, &r2);
+	blocks = 2 * 4 * (c2.buffer_bytes / (2 * MiB)); /* 4 NICs, a send and a receive buffer */
+	slots = p.nic.ats_outstanding;
+	print_message("ATS requests: 4 KiB leaves %llu of %llu pages, 2 MiB leaves %llu (%llu "
+		      "blocks); algbw %.2f -> %.2f GB/s\n", (unsigned long long)r4.ats_requests,
+		      (unsigned long long)r4.pages, (unsigned long long)r2.ats_requests,
+		      (unsigned long long)blocks, r4.algbw, r2.algbw);
+	assert_int_equal(r4.ats_requests, r4.pages);
+	assert_int_equal(r2.ats_refused, 0);
+	assert_int_equal(r2.pages, r4.pages);
+	assert_true(r2.ats_requests >= blocks);
+	assert_true(r2.ats_requests <= blocks * slots);
+	assert_int_equal(r2.atc_hits + r2.ats_requests, r2.pages);
+	assert_true(r2.algbw > r4.algbw);
+}
+
 /* The nid policy is the Intel driver's: on an SMMUv3 machine it is refused, by name. */
 static void test_intel_nid_policy_needs_vtd(void **state)
 {
@@ -542,6 +575,12 @@ static void test_bad_configuration_is_an_error(void **state)
 	cfg.nics_per_node = cfg.gpus_per_node = 1;
 	cfg.hosts = 1; /* one rank: no ring */
 	assert_int_equal(ilab_allreduce_measure(&cfg, &r, err, sizeof(err)), -EINVAL);
+	cfg = small_case(0, 1, true);
+	cfg.iommu_page_bytes = 8192; /* neither 4 KiB nor 2 MiB */
+	err[0] = '\0';
+	assert_int_equal(ilab_allreduce_measure(&cfg, &r, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, "iommu_page_bytes 8192"))
+		fail_msg("got '%s'", err);
 }
 
 int main(void)
@@ -559,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_bad_configuration_is_an_error),
 		cmocka_unit_test(test_vtd_patch_nid_rule_puts_shared_tables_on_node1),
 		cmocka_unit_test(test_vtd_mainline_shared_tables_on_first_device_node),
+		cmocka_unit_test(test_vtd_2m_leaves_one_ats_request_per_block),
 		cmocka_unit_test(test_intel_nid_policy_needs_vtd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
