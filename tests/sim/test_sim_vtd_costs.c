@@ -425,8 +425,7 @@ static void test_walks_queue_behind_the_walkers(void **state)
 	uint64_t free_run[2], one[2], walk, hi;
 
 	(void)state;
-	rig_up(&r, 0);
-	assert_int_equal(r.prof.vtd_walkers, 0); /* the profile sets no bound */
+	rig_up_walkers(&r, 0, 0, UINT64_MAX); /* no bound (the profile's is fitted: free:) */
 	two_walks_at_once(&r, free_run);
 	walk = r.prof.vtd_iotlb_lookup_ns + r.prof.vtd_walk_ns + at(&r.prof.mem, 20);
 	rig_teardown(NULL);
