@@ -695,6 +695,7 @@ static int bench_up(struct bench_opts *o, const struct ilab_profile *prof,
 	int ret;
 
 	ilab_kernel_era_drv_opts(&o->kernel, &to.drv);
+	ilab_kernel_era_vtd_opts(&o->kernel, &to.vtd_drv);
 	to.drv.cmdq_fair_lock = o->cmdq_fair_lock; /* --cmdq-lock, else the kernel's */
 
 	if (ilab_testbed_load_topology(tb, &to, err, sizeof(err))) {

@@ -31,6 +31,7 @@ struct ilab_allreduce_cfg {
 	unsigned iterations;        /* allreduces run back to back; algbw is their mean */
 	unsigned hosts;             /* identical hosts in the ring (ranks = hosts x NICs) */
 	uint64_t buffer_bytes;      /* buffer each NIC direction streams through */
+	uint64_t iommu_page_bytes;  /* the buffers' IOMMU leaves: 4096 (0: the same) or 2 MiB */
 	const struct ilab_kernel_era *kernel; /* the SMMUv3 driver's era; NULL: today's */
 };
 

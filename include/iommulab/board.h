@@ -70,6 +70,10 @@ struct ilab_board_opts {
 	uint64_t vtd_walk_ns;         /* + each IOTLB miss that walks the tables */
 	unsigned vtd_walkers;         /* page walkers per unit; 0 = no limit */
 	unsigned vtd_outstanding;     /* translation requests a unit holds at once; 0 = no limit */
+	/* its IOTLB and paging-structure caches (entries; ways for the IOTLB), over vtd_cfg's
+	 * (or the default's); 0 = as there */
+	unsigned vtd_iotlb_entries, vtd_iotlb_ways, vtd_pml4e_entries, vtd_pdpe_entries,
+		 vtd_pde_entries;
 };
 
 struct ilab_board;

@@ -43,6 +43,8 @@ struct ilab_kernel_era {
 	enum ilab_iova_depot_mode iova_depot; /* FIXED32 <= 6.6, LIST from 6.7 */
 	enum ilab_dma_fq_kind fq_kind;   /* PERCPU: an SMMUv3 or VT-d device's lazy domain, every
 					  * era (the single queue, 6.7, is for s390's) */
+	/* VT-d driver (ilab_intel_iommu_opts) */
+	bool vtd_drop_ih;                /* < 6.19: qi_flush_iotlb drops the invalidation hint */
 	/* Not switched (no timed path; see docs/kernel-eras.md): */
 	bool ste_hitless;                /* >= 6.9: the hitless STE/CD writer (the only one here) */
 };
@@ -57,6 +59,8 @@ void ilab_kernel_era_latest(struct ilab_kernel_era *era);
 /* Fill the options the era decides (the rest is left as it is). */
 void ilab_kernel_era_drv_opts(const struct ilab_kernel_era *era, struct ilab_smmu_drv_opts *o);
 void ilab_kernel_era_dma_opts(const struct ilab_kernel_era *era, struct ilab_dma_options *o);
+struct ilab_intel_iommu_opts;
+void ilab_kernel_era_vtd_opts(const struct ilab_kernel_era *era, struct ilab_intel_iommu_opts *o);
 
 /* One row of the table: the behaviour, the first version with the new side, the commit. */
 struct ilab_kernel_change {

@@ -193,6 +193,11 @@ struct ilab_profile {
 	/* vtd.walkers / vtd.outstanding_requests: page walkers per unit, and translation
 	 * requests a unit holds at once (src/hw/vtd_timing.c); 0 (no limit) when not said. */
 	uint64_t vtd_walkers, vtd_outstanding;
+	/* vtd.iotlb_entries, iotlb_ways, pml4e_cache_entries, pdpe_cache_entries,
+	 * pde_cache_entries: the unit's IOTLB and paging-structure caches (VT-d §6.2); 0 when not
+	 * said (the model's vtd_config_default sizes) */
+	uint64_t vtd_iotlb_entries, vtd_iotlb_ways, vtd_pml4e_entries, vtd_pdpe_entries,
+		 vtd_pde_entries;
 
 	/* named compute charges for driver code (plat_charge_ns), looked up by name */
 	unsigned nr_compute;

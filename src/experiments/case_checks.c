@@ -313,6 +313,7 @@ int ilab_case_check_allreduce(const struct ilab_case *c, const struct ilab_topo 
 	unsigned gpus = param_u(c, "gpus_per_node", 4), nics = param_u(c, "nics_per_node", 4);
 	unsigned hosts = param_u(c, "hosts", 2);
 	double buf = ilab_case_param(c, "buffer_bytes", 16 << 20);
+	double page = ilab_case_param(c, "iommu_page_bytes", 4096);
 	double bytes = ilab_case_param(c, "message_bytes", 1 << 28);
 	double iters = ilab_case_param(c, "iterations", 5);
 	char work[128];
@@ -322,6 +323,11 @@ int ilab_case_check_allreduce(const struct ilab_case *c, const struct ilab_topo 
 				    msglen)) ||
 	    (ret = ilab_allreduce_check(c, topo, msg, msglen)))
 		return ret;
+	if (page != 4096 && page != 2 << 20)
+		return refuse(msg, msglen, "iommu_page_bytes %.0f: 4096 or 2097152 (2 MiB)", page);
+	if (buf < page)
+		return refuse(msg, msglen, "buffer_bytes %.0f is smaller than iommu_page_bytes %.0f",
+			      buf, page);
 	if (nics != gpus)
 		return refuse(msg, msglen, "nics_per_node %u and gpus_per_node %u: each NIC is "
 			      "paired with one GPU", nics, gpus);

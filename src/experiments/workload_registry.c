@@ -110,6 +110,9 @@ static const struct ilab_workload_param allreduce_params[] = {
 	{ "hosts", 2, 1, 64, true, "identical hosts in the ring (ranks = hosts x NICs used)", false },
 	{ "buffer_bytes", 16 << 20, 4096, 1ull << 34, true,
 	  "registered buffer each NIC DMA direction streams through (NCCL staging buffers)", false },
+	{ "iommu_page_bytes", 4096, 4096, 2 << 20, true,
+	  "the buffers' IOMMU leaves: 4096 (4 KiB-backed, 1 MiB map calls) or 2097152 "
+	  "(2 MiB-contiguous backing, one map call)", false },
 	{ NULL, 0, 0, 0, false, NULL, false },
 };
 static const struct ilab_workload_metric allreduce_metrics[] = {

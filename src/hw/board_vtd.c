@@ -384,6 +384,23 @@ static void vtd_unit_destroy(struct ilab_iommu_unit *u)
 	u->model = NULL;
 }
 
+/* The profile's cache sizes over the configuration's (VT-d §6.2 leaves them to the
+ * implementation: the profile says where each comes from). */
+static void set_if(uint32_t *field, unsigned v)
+{
+	if (v)
+		*field = v;
+}
+
+static void cache_sizes(struct vtd_config *cfg, const struct ilab_board_opts *o)
+{
+	set_if(&cfg->iotlb.entries, o->vtd_iotlb_entries);
+	set_if(&cfg->iotlb.ways, o->vtd_iotlb_ways);
+	set_if(&cfg->psc[1].entries, o->vtd_pml4e_entries);
+	set_if(&cfg->psc[2].entries, o->vtd_pdpe_entries);
+	set_if(&cfg->psc[3].entries, o->vtd_pde_entries);
+}
+
 static int vtd_unit_create(struct ilab_iommu_unit *u, const char **why)
 {
 	const struct ilab_board_opts *o = u->opts;
@@ -395,6 +412,7 @@ static int vtd_unit_create(struct ilab_iommu_unit *u, const char **why)
 		cfg = *o->vtd_cfg;
 	else
 		vtd_config_default(&cfg);
+	cache_sizes(&cfg, o);
 	/* one host thread runs every fiber in simulation: no lock (see board_smmuv3.c) */
 	cfg.thread_safe = plat_engine_kind() == PLAT_ENGINE_NATIVE;
 	bv = calloc(1, sizeof(*bv));

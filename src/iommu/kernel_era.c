@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iommulab/intel_iommu_drv.h"
 #include "iommulab/kernel_era.h"
 
 #define V(major, minor) ((major) * 100u + (minor))
@@ -68,6 +69,17 @@ static void set_fair_lock(struct ilab_kernel_era *e, bool after)
 	e->cmdq_fair_lock = after;
 }
 
+/* Before the fix qi_flush_iotlb (qi_desc_iotlb from 6.10) built the PSI descriptor with a
+ * local ih = 0 and QI_IOTLB_ADDR() masking the caller's hint out of the address: IH never
+ * reached the unit, so every page-selective invalidation also dropped its paging-structure
+ * caches (VT-d §6.5.2.3). Fixed upstream in 6b38a108eeb3 (posted October 2025, in 6.18-stable
+ * review 16 December 2025 as a backport): taken here as 6.19, the first mainline release after
+ * it (inferred from the dates; docs/kernel-eras.md). */
+static void set_vtd_ih(struct ilab_kernel_era *e, bool after)
+{
+	e->vtd_drop_ih = !after;
+}
+
 static const struct ilab_kernel_change changes[] = {
 	{ "cmdq", "main command queue: lock-free insertion (was one spinlock, 256 entries)",
 	  V(5, 4), "iommu/arm-smmu-v3: Reduce contention during command-queue insertion",
@@ -91,6 +103,9 @@ static const struct ilab_kernel_change changes[] = {
 	  set_ste_writer },
 	{ "split", "partial unmap of a block refused (was: split into a table)",
 	  V(6, 13), "iommu/io-pgtable-arm: Remove split on unmap behavior", set_split },
+	{ "vtd_ih", "VT-d: the invalidation hint reaches the IOTLB descriptor (was dropped: every "
+	  "PSI also flushed the paging-structure caches)",
+	  V(6, 19), "iommu/vt-d: Fix unused invalidation hint in qi_desc_iotlb", set_vtd_ih },
 	{ "fair_lock", "command-queue lock: exclusive unlock keeps the shared waiters' count",
 	  V(7, 0), "iommu/arm-smmu-v3: Improve CMDQ lock fairness and efficiency",
 	  set_fair_lock },
@@ -173,6 +188,11 @@ void ilab_kernel_era_drv_opts(const struct ilab_kernel_era *era, struct ilab_smm
 	o->no_ril = era->no_ril;
 	o->pgtable_split_blocks = era->pgtable_split_blocks;
 	o->cmdq_fair_lock = era->cmdq_fair_lock;
+}
+
+void ilab_kernel_era_vtd_opts(const struct ilab_kernel_era *era, struct ilab_intel_iommu_opts *o)
+{
+	o->drop_ih = era->vtd_drop_ih;
 }
 
 void ilab_kernel_era_dma_opts(const struct ilab_kernel_era *era, struct ilab_dma_options *o)

@@ -415,6 +415,11 @@ static int parse_vtd(struct pctx *c, const yaml_node_t *v, const char *key, void
 		{ "walk_ns", true, parse_u64, &p->vtd_walk_ns, false },
 		{ "walkers", false, parse_pool, &p->vtd_walkers, false },
 		{ "outstanding_requests", false, parse_pool, &p->vtd_outstanding, false },
+		{ "iotlb_entries", false, parse_pool, &p->vtd_iotlb_entries, false },
+		{ "iotlb_ways", false, parse_pool, &p->vtd_iotlb_ways, false },
+		{ "pml4e_cache_entries", false, parse_pool, &p->vtd_pml4e_entries, false },
+		{ "pdpe_cache_entries", false, parse_pool, &p->vtd_pdpe_entries, false },
+		{ "pde_cache_entries", false, parse_pool, &p->vtd_pde_entries, false },
 	};
 
 	return parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));

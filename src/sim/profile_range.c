@@ -59,6 +59,12 @@ static const struct ilab_profile_range ranges[] = {
 	{ "vtd.walk_ns", 0, 100 * US, "ns" },
 	{ "vtd.walkers", 1, 65536, "walkers" },
 	{ "vtd.outstanding_requests", 1, 65536, "requests" },
+	/* its caches: the model's bound (src/hw/vtd/cache.c, 2^24 entries) */
+	{ "vtd.iotlb_entries", 1, 1u << 24, "entries" },
+	{ "vtd.iotlb_ways", 1, 1u << 24, "ways (at most iotlb_entries)" },
+	{ "vtd.pml4e_cache_entries", 1, 1u << 24, "entries" },
+	{ "vtd.pdpe_cache_entries", 1, 1u << 24, "entries" },
+	{ "vtd.pde_cache_entries", 1, 1u << 24, "entries" },
 	/* compute: driver code paths of tens of ns to a cross-CPU wake-up of ~1 us */
 	{ "compute.*", 0, 100 * US, "ns" },
 	/* nic: (the receive, ATS and netperf models' limits) */

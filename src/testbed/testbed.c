@@ -106,6 +106,11 @@ void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ila
 		bo->vtd_walk_ns = p->vtd_walk_ns;
 		bo->vtd_walkers = (unsigned)p->vtd_walkers;
 		bo->vtd_outstanding = (unsigned)p->vtd_outstanding;
+		bo->vtd_iotlb_entries = (unsigned)p->vtd_iotlb_entries;
+		bo->vtd_iotlb_ways = (unsigned)p->vtd_iotlb_ways;
+		bo->vtd_pml4e_entries = (unsigned)p->vtd_pml4e_entries;
+		bo->vtd_pdpe_entries = (unsigned)p->vtd_pdpe_entries;
+		bo->vtd_pde_entries = (unsigned)p->vtd_pde_entries;
 	}
 }
 

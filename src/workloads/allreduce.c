@@ -44,7 +44,9 @@
 #include "iommulab/plat.h"
 
 #define SZ_4K 4096ull
-#define MAP_CHUNK (1ull << 20) /* VFIO_IOMMU_MAP_DMA size: 1 MiB (4 KiB PTEs, see run_case) */
+#define SZ_2M (2ull << 20)
+#define ORDER_2M 9 /* a 2 MiB block of the page allocator: 2^9 pages, naturally aligned */
+#define MAP_CHUNK (1ull << 20) /* VFIO_IOMMU_MAP_DMA size: 1 MiB (4 KiB PTEs, see map_buffer) */
 #define IOVA_BASE (1ull << 32)
 #define MAX_DEVS 64
 
@@ -58,6 +60,8 @@ struct ar {
 	struct ilab_vfio_group *grp[MAX_DEVS];
 	bool probed[MAX_DEVS];
 	struct ilab_atc *atc[MAX_DEVS];
+	ilab_pa_t *blocks;        /* the 2 MiB blocks backing the buffers (iommu_page_bytes 2M) */
+	size_t nr_blocks, cap_blocks;
 };
 
 static void ar_down(struct ar *a)
@@ -71,6 +75,9 @@ static void ar_down(struct ar *a)
 			ilab_iommu_release_device(&a->devs[i]);
 		ilab_atc_destroy(a->atc[i]);
 	}
+	for (size_t i = 0; i < a->nr_blocks; i++) /* unpinned with the container */
+		ilab_mem_free_pages(ilab_board_mem(a->tb.board), a->blocks[i], ORDER_2M);
+	free(a->blocks);
 	ilab_testbed_down(&a->tb);
 }
 
@@ -129,8 +136,10 @@ static int ar_up(struct ar *a, const struct ilab_allreduce_cfg *c, char *err, si
 	if (c->intel_nid_policy < ILAB_INTEL_NID_MAINLINE || c->intel_nid_policy > ILAB_INTEL_NID_HINT)
 		return ilab_errf(err, errlen, -EINVAL, "bad intel_nid_policy %d", c->intel_nid_policy);
 	to.vtd_drv.nid_policy = (enum ilab_intel_nid_policy)c->intel_nid_policy;
-	if (c->kernel)
+	if (c->kernel) {
 		ilab_kernel_era_drv_opts(c->kernel, &to.drv);
+		ilab_kernel_era_vtd_opts(c->kernel, &to.vtd_drv);
+	}
 	if ((ret = ilab_testbed_up(&a->tb, &to, err, errlen)))
 		return ret;
 	ilab_board_devices(a->tb.board, &a->devs, &a->ndev);
@@ -297,20 +306,61 @@ static int age_page_tables(struct ar *a, char *err, size_t errlen)
 	return 0;
 }
 
-/* Back [iova, iova + bytes) with pages of `node` and map it for DMA in 1 MiB calls: no call
- * covers an aligned 2 MiB, so the tables hold 4 KiB pages (GPU BAR memory of the VM, mapped
- * 4 KiB-granular: an assumption, stated in the docs). */
-static int map_buffer(struct ar *a, uint64_t iova, uint64_t bytes, int node, char *err,
-		      size_t errlen)
+/* Back [iova, iova + bytes) with 2 MiB blocks of `node`, each physically contiguous and
+ * naturally aligned (hugetlbfs-backed guest memory, or a GPU BAR: what lets VFIO map 2 MiB
+ * leaves). Each block is its own registered range; the pages stay the workload's. */
+static int back_with_blocks(struct ar *a, uint64_t iova, uint64_t bytes, int node, char *err,
+			    size_t errlen)
 {
 	struct ilab_vfio_mm *mm = ilab_vfio_container_mm(a->ctr);
-	int ret = ilab_vfio_mm_alloc(mm, iova, bytes, node);
+	struct ilab_mem *mem = ilab_board_mem(a->tb.board);
+	int ret;
 
+	for (uint64_t off = 0; off < bytes; off += SZ_2M) {
+		ilab_pa_t pa;
+
+		if (a->nr_blocks == a->cap_blocks) {
+			size_t cap = a->cap_blocks ? 2 * a->cap_blocks : 64;
+			ilab_pa_t *n = realloc(a->blocks, cap * sizeof(*n));
+
+			if (!n)
+				return ilab_errf(err, errlen, -ENOMEM, "out of memory");
+			a->blocks = n;
+			a->cap_blocks = cap;
+		}
+		if ((ret = ilab_mem_alloc_pages(mem, node, ORDER_2M, &pa)))
+			return ilab_errf(err, errlen, ret, "a 2 MiB block on node %d: %s", node,
+					 ilab_mem_strerror());
+		a->blocks[a->nr_blocks++] = pa;
+		if ((ret = ilab_vfio_mm_add(mm, iova + off, pa, SZ_2M)))
+			return ilab_errf(err, errlen, ret, "buffer memory: %s", ilab_vfio_strerror());
+	}
+	return 0;
+}
+
+/* Back [iova, iova + bytes) with pages of `node` and map it for DMA (VFIO_IOMMU_MAP_DMA).
+ * page_bytes 4 KiB: 4 KiB pages, mapped in 1 MiB calls: no call covers an aligned 2 MiB, so
+ * the tables hold 4 KiB leaves whatever the pages' contiguity (guest memory backed by 4 KiB
+ * pages: the seed's assumption, stated in the docs). page_bytes 2 MiB: 2 MiB blocks mapped in
+ * one call: VFIO hands each physically contiguous run to iommu_map, which picks 2 MiB leaves
+ * where the domain's pgsize_bitmap has them (CAP.SLLPS, VT-d §10.4.2; §3.7 / §9.8: a PDE with
+ * PS = 1), so one IOTLB entry and one ATS completion (PCIe ATS §10.2.3: the Translation
+ * Completion's S bit and address give its size) cover 512 pages. */
+static int map_buffer(struct ar *a, uint64_t iova, uint64_t bytes, int node, uint64_t page_bytes,
+		      char *err, size_t errlen)
+{
+	uint64_t chunk = page_bytes == SZ_2M ? bytes : MAP_CHUNK;
+	int ret;
+
+	if (page_bytes == SZ_2M)
+		ret = back_with_blocks(a, iova, bytes, node, err, errlen);
+	else if ((ret = ilab_vfio_mm_alloc(ilab_vfio_container_mm(a->ctr), iova, bytes, node)))
+		ret = ilab_errf(err, errlen, ret, "buffer memory on node %d: %s", node,
+				ilab_vfio_strerror());
 	if (ret)
-		return ilab_errf(err, errlen, ret, "buffer memory on node %d: %s", node,
-			    ilab_vfio_strerror());
-	for (uint64_t off = 0; off < bytes; off += MAP_CHUNK) {
-		uint64_t len = bytes - off < MAP_CHUNK ? bytes - off : MAP_CHUNK;
+		return ret;
+	for (uint64_t off = 0; off < bytes; off += chunk) {
+		uint64_t len = bytes - off < chunk ? bytes - off : chunk;
 
 		ret = ilab_vfio_dma_map(a->ctr, iova + off, iova + off, len,
 					ILAB_VFIO_DMA_READ | ILAB_VFIO_DMA_WRITE);
@@ -329,7 +379,10 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 	const double msg = ac->message_bytes;
 	const unsigned iters = ac->iterations ? ac->iterations : 1;
 	const unsigned hosts = ac->hosts;
-	const uint64_t buf = ac->buffer_bytes & ~(SZ_4K - 1);
+	const uint64_t page_bytes = ac->iommu_page_bytes ? ac->iommu_page_bytes : SZ_4K;
+	const uint64_t buf = ac->buffer_bytes & ~(page_bytes - 1);
+	/* the gap between buffers: unmapped, and keeps each buffer page_bytes-aligned */
+	const uint64_t gap = page_bytes > MAP_CHUNK ? page_bytes : MAP_CHUNK;
 	struct ilab_dma_engine_cfg *cfg = NULL;
 	struct ilab_dma_engine_result *res = NULL;
 	struct ar a;
@@ -339,6 +392,9 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 	int ret;
 
 	memset(&a, 0, sizeof(a));
+	if (page_bytes != SZ_4K && page_bytes != SZ_2M)
+		return ilab_errf(err, errlen, -EINVAL, "iommu_page_bytes %llu: 4096 or 2097152",
+				 (unsigned long long)page_bytes);
 	if ((ret = ar_up(&a, ac, err, errlen)))
 		goto out;
 	if (first + nr_nodes > ilab_topo_nr_nodes(a.tb.topo) ||
@@ -399,8 +455,8 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 		const struct ilab_device *gpu = ilab_topo_find_device(a.tb.topo,
 								      a.devs[gpu_idx[i]].name);
 		int si = ilab_board_dev_iommu(a.tb.board, nic);
-		uint64_t tx = IOVA_BASE + (uint64_t)(2 * i) * (buf + MAP_CHUNK);
-		uint64_t rx = tx + buf + MAP_CHUNK;
+		uint64_t tx = IOVA_BASE + (uint64_t)(2 * i) * (buf + gap);
+		uint64_t rx = tx + buf + gap;
 
 		ret = ilab_atc_create(&(struct ilab_atc_config){ .entries = (uint32_t)atc_entries,
 								 .ways = (uint32_t)atc_ways },
@@ -411,8 +467,8 @@ int ilab_allreduce_measure(const struct ilab_allreduce_cfg *ac, struct ilab_allr
 			goto out;
 		}
 		/* Send and receive buffers live in the paired GPU's memory (its node). */
-		if ((ret = map_buffer(&a, tx, buf, gpu->node, err, errlen)) ||
-		    (ret = map_buffer(&a, rx, buf, gpu->node, err, errlen)))
+		if ((ret = map_buffer(&a, tx, buf, gpu->node, page_bytes, err, errlen)) ||
+		    (ret = map_buffer(&a, rx, buf, gpu->node, page_bytes, err, errlen)))
 			goto out;
 		for (unsigned d = 0; d < 2; d++) {
 			struct ilab_dma_engine_cfg *e = &cfg[2 * i + d];

@@ -28,6 +28,7 @@ int ilab_allreduce_run(const struct ilab_scenario *s, const struct ilab_case *c,
 		.iterations = (unsigned)ilab_case_param(c, "iterations", 1),
 		.hosts = (unsigned)ilab_case_param(c, "hosts", 2),
 		.buffer_bytes = (uint64_t)ilab_case_param(c, "buffer_bytes", 16 << 20),
+		.iommu_page_bytes = (uint64_t)ilab_case_param(c, "iommu_page_bytes", 4096),
 		.kernel = c->has_kernel ? &c->kernel : NULL,
 	};
 	struct ilab_allreduce_result res;

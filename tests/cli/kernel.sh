@@ -61,6 +61,13 @@ out=$("$BIN" bench --engine sim -t 1 --iterations 10 --json)
 echo "$out" | grep -q '"cmdq_lock": "fair"' || bad "bench (latest): not the fair cmdq lock"
 out=$("$BIN" bench --engine sim --kernel 6.6 -t 1 --iterations 10 --json)
 echo "$out" | grep -q '"iova_depot": "fixed32"' || bad "bench --kernel 6.6: not the fixed depot"
+# the VT-d driver's invalidation hint (vtd_ih, 6.19): dropped before, so no PSI carries IH
+ih() {
+	"$BIN" bench --engine sim --profile icelake-2s-a100 --kernel "$1" -t 1 --iterations 20 \
+		--json | grep -o '"psi_ih": *[0-9]*' | grep -o '[0-9]*$'
+}
+[ "$(ih 6.18)" = 0 ] || bad "bench --kernel 6.18 on VT-d: IH reached $(ih 6.18) PSIs"
+[ "$(ih 6.19)" = 20 ] || bad "bench --kernel 6.19 on VT-d: $(ih 6.19) PSIs with IH, not 20"
 pair latest SAME latest 7.0 $STRICT16
 out=$("$BIN" bench --engine sim $STRICT16)
 echo "$out" | grep -q 'kernel latest' || bad "bench without --kernel does not say 'kernel latest'"

@@ -693,6 +693,43 @@ static void nid_mainline_cpu_that_maps(void **state)
 	fix_free(f);
 }
 
+struct alloc_arg {
+	struct ilab_iommu *iommu;
+	struct ilab_iommu_domain *dom;
+};
+
+static void alloc_thread(unsigned idx, void *arg)
+{
+	struct alloc_arg *a = arg;
+
+	(void)idx;
+	a->dom = ilab_iommu_domain_alloc(a->iommu, ILAB_DOMAIN_UNMANAGED, -1);
+}
+
+/* The pgd of a domain allocated with no node (Linux: domain->nid = NUMA_NO_NODE, so
+ * alloc_pgtable_page(NUMA_NO_NODE) -> alloc_pages_node(numa_mem_id())) is on the node of the
+ * CPU that allocates the domain, whatever the unit's: seed 004's shared pgd sits where QEMU's
+ * thread ran, its lower tables where the nid rule later says. */
+static void nid_none_pgd_on_allocating_cpus_node(void **state)
+{
+	struct fix *f = two_units(NULL, NULL);
+	struct ilab_intel_domain_caps caps;
+
+	(void)state;
+	for (unsigned node = 0; node < 2; node++) {
+		struct alloc_arg a = { .iommu = f->u0->iommu }; /* unit 0 is on node 0 */
+		int cpu = plat_node_cpu(node, 1);
+
+		assert_int_equal(plat_run_threads(1, &cpu, alloc_thread, &a), 0);
+		assert_non_null(a.dom);
+		assert_int_equal(ilab_intel_domain_get_caps(a.dom, &caps), 0);
+		assert_int_equal(caps.nid, -1);
+		assert_int_equal(ilab_mem_node_of(f->r->mem, caps.pgd), (int)node);
+		ilab_iommu_domain_free(a.dom);
+	}
+	fix_free(f);
+}
+
 static void nid_seed004_last_unit_wins(void **state)
 {
 	struct ilab_intel_iommu_opts o = { .nid_policy = ILAB_INTEL_NID_UNIT_ON_ATTACH };
@@ -881,6 +918,7 @@ int main(void)
 		cmocka_unit_test_teardown(iqe_recovery, rig_teardown),
 		cmocka_unit_test_teardown(ats_devtlb_flush, rig_teardown),
 		cmocka_unit_test_teardown(nid_mainline_cpu_that_maps, rig_teardown),
+		cmocka_unit_test_teardown(nid_none_pgd_on_allocating_cpus_node, rig_teardown),
 		cmocka_unit_test_teardown(nid_seed004_last_unit_wins, rig_teardown),
 		cmocka_unit_test_teardown(pgtable_pages_on_domain_node, rig_teardown),
 		cmocka_unit_test_teardown(fault_handler_reads_and_clears, rig_teardown),

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "iommulab/intel_iommu_drv.h"
 #include "iommulab/kernel_era.h"
 #include "iommu/dma_test_util.h"
 
@@ -63,16 +64,18 @@ static void versions_parsed_or_refused(void **state)
 
 /* What a layer can see of an era: the options it is given. */
 enum obs { O_CMDQ, O_RIL, O_MAP_PAGES, O_MAG, O_SAC, O_DEPOT, O_FQ, O_STE, O_SPLIT, O_FAIR,
-	   O_NR };
+	   O_IH, O_NR };
 
 static void observe(unsigned version, long v[O_NR])
 {
 	struct ilab_kernel_era e;
 	struct ilab_smmu_drv_opts d = { 0 };
 	struct ilab_dma_options o;
+	struct ilab_intel_iommu_opts i = { 0 };
 
 	ilab_kernel_era_at(version, &e);
 	ilab_kernel_era_drv_opts(&e, &d);
+	ilab_kernel_era_vtd_opts(&e, &i);
 	ilab_dma_options_default(&o);
 	ilab_kernel_era_dma_opts(&e, &o);
 	v[O_CMDQ] = (long)d.cmdq_mode * 100 + (long)d.cmdq_log2;
@@ -85,6 +88,7 @@ static void observe(unsigned version, long v[O_NR])
 	v[O_STE] = e.ste_hitless;
 	v[O_SPLIT] = d.pgtable_split_blocks;
 	v[O_FAIR] = d.cmdq_fair_lock;
+	v[O_IH] = i.drop_ih;
 }
 
 /* The release before v: 5.0 follows 4.20, 6.0 follows 5.19, 7.0 follows 6.19. */
@@ -110,6 +114,7 @@ static const struct {
 	{ "fq_kind", 607, -1, 0, 0 },
 	{ "ste_writer", 609, O_STE, 0, 1 },
 	{ "split", 613, O_SPLIT, 1, 0 },
+	{ "vtd_ih", 619, O_IH, 1, 0 },
 	{ "fair_lock", 700, O_FAIR, 0, 1 },
 };
 
@@ -184,6 +189,12 @@ static void latest_is_the_defaults(void **state)
 	d0.cmdq_fair_lock = true;
 	assert_memory_equal(&d, &d0, sizeof(d));
 	assert_memory_equal(&o, &o0, sizeof(o));
+	{
+		struct ilab_intel_iommu_opts i0 = { 0 }, i = { .drop_ih = true };
+
+		ilab_kernel_era_vtd_opts(&e, &i);
+		assert_memory_equal(&i, &i0, sizeof(i));
+	}
 }
 
 /* ---- the options reach dma-iommu's IOVA domain ------------------------------------------- */

@@ -83,6 +83,9 @@ static void rig_up(struct rig *r, uint64_t wait_ns)
 	rig_up_walkers(r, wait_ns, UINT64_MAX, UINT64_MAX);
 }
 
+/* A test's change to the profile before the machine is built (NULL: none). */
+static void (*rig_edit)(struct ilab_profile *p);
+
 /* The same with the profile's vtd.walkers and vtd.outstanding_requests replaced
  * (UINT64_MAX: as the profile says). */
 static void rig_up_walkers(struct rig *r, uint64_t wait_ns, uint64_t walkers,
@@ -99,6 +102,8 @@ static void rig_up_walkers(struct rig *r, uint64_t wait_ns, uint64_t walkers,
 		r->prof.vtd_walkers = walkers;
 	if (outstanding != UINT64_MAX)
 		r->prof.vtd_outstanding = outstanding;
+	if (rig_edit)
+		rig_edit(&r->prof);
 	o.profile = &r->prof;
 	live = r;
 	if (ilab_testbed_up(&r->tb, &o, err, sizeof(err)))
@@ -420,8 +425,7 @@ static void test_walks_queue_behind_the_walkers(void **state)
 	uint64_t free_run[2], one[2], walk, hi;
 
 	(void)state;
-	rig_up(&r, 0);
-	assert_int_equal(r.prof.vtd_walkers, 0); /* the profile sets no bound */
+	rig_up_walkers(&r, 0, 0, UINT64_MAX); /* no bound (the profile's is fitted: free:) */
 	two_walks_at_once(&r, free_run);
 	walk = r.prof.vtd_iotlb_lookup_ns + r.prof.vtd_walk_ns + at(&r.prof.mem, 20);
 	rig_teardown(NULL);
@@ -454,6 +458,57 @@ static void test_requests_queue_behind_the_outstanding_limit(void **state)
 	print_message("two one-level walks at once, one request slot: %llu / %llu ns\n",
 		      (unsigned long long)one[0], (unsigned long long)one[1]);
 	assert_int_equal(hi, 2 * walk);
+	rig_teardown(NULL);
+}
+
+/* ---- the caches' sizes ----------------------------------------------------------------------- */
+
+/* A cache's capacity in a unit's statistics (caches.<name>.capacity). */
+static json_int_t capacity(struct rig *r, unsigned unit, const char *name)
+{
+	struct ilab_iommu_unit *u = ilab_board_iommu_unit(r->tb.board, unit);
+	json_t *j = u->arch->stats_json(u, NULL);
+	json_int_t n = json_integer_value(json_object_get(json_object_get(json_object_get(j,
+								"caches"), name), "capacity"));
+
+	json_decref(j);
+	return n;
+}
+
+static void small_caches(struct ilab_profile *p)
+{
+	p->vtd_iotlb_entries = 64;
+	p->vtd_iotlb_ways = 4;
+	p->vtd_pml4e_entries = 2;
+	p->vtd_pdpe_entries = 8;
+	p->vtd_pde_entries = 16;
+}
+
+/* The IOTLB and paging-structure caches are the profile's (VT-d §6.2 leaves their sizes to the
+ * implementation), on every unit: first as shipped, then changed. */
+static void test_cache_sizes_come_from_the_profile(void **state)
+{
+	static struct rig r;
+
+	(void)state;
+	rig_up(&r, 0);
+	assert_true(r.prof.vtd_pde_entries > 0);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(capacity(&r, i, "iotlb"), r.prof.vtd_iotlb_entries);
+		assert_int_equal(capacity(&r, i, "pml4e"), r.prof.vtd_pml4e_entries);
+		assert_int_equal(capacity(&r, i, "pdpe"), r.prof.vtd_pdpe_entries);
+		assert_int_equal(capacity(&r, i, "pde"), r.prof.vtd_pde_entries);
+	}
+	rig_teardown(NULL);
+	rig_edit = small_caches;
+	rig_up(&r, 0);
+	rig_edit = NULL;
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(capacity(&r, i, "iotlb"), 64);
+		assert_int_equal(capacity(&r, i, "pml4e"), 2);
+		assert_int_equal(capacity(&r, i, "pdpe"), 8);
+		assert_int_equal(capacity(&r, i, "pde"), 16);
+	}
 	rig_teardown(NULL);
 }
 
@@ -656,6 +711,7 @@ int main(void)
 					  rig_teardown),
 		cmocka_unit_test_teardown(
 			test_wait_round_trip_pays_wait_ns_and_the_status_lines_home, rig_teardown),
+		cmocka_unit_test_teardown(test_cache_sizes_come_from_the_profile, rig_teardown),
 		cmocka_unit_test(test_vtd_keys_are_read_required_and_checked),
 	};
 

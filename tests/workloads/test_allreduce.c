@@ -333,12 +333,13 @@ static void test_translation_bound_algbw_from_first_principles(void **state)
 	assert_true(got > want * 0.98 && got < want * 1.02);
 }
 
-/* A copy of the a100-2node profile with the line that starts with `key` (indented, in the
- * nic: section) replaced by `repl` ("" deletes it). Returns 0 with the copy's path in path. */
-static int profile_edit(char *path, const char *key, const char *repl)
+/* A copy of profile `from` with the line that starts with `key` (indented, in a section, not
+ * the free: section's entry) replaced by `repl` ("" deletes it). Returns 0 with the copy's
+ * path in path. */
+static int profile_edit_of(const char *from, char *path, const char *key, const char *repl)
 {
 	char line[512];
-	FILE *in = fopen(PROFILE, "r"), *out;
+	FILE *in = fopen(from, "r"), *out;
 	int fd, found = 0;
 
 	assert_non_null(in);
@@ -361,6 +362,12 @@ static int profile_edit(char *path, const char *key, const char *repl)
 	fclose(in);
 	fclose(out);
 	return found == 1 ? 0 : -1;
+}
+
+/* The same of the a100-2node profile. */
+static int profile_edit(char *path, const char *key, const char *repl)
+{
+	return profile_edit_of(PROFILE, path, key, repl);
 }
 
 /* With enough ATS requests in flight the link is the limit: per NIC and direction the data
@@ -443,6 +450,24 @@ static struct ilab_allreduce_cfg vtd_case(unsigned first, bool by_node, int nid_
 	return c;
 }
 
+/* The VT-d profile without its walker limit (a copy in /tmp): a request's latency is then its
+ * own path, with no wait for a walker, so it can be checked from first principles. */
+static char vtd_unlimited[] = "/tmp/ilab-ar-vtd-XXXXXX.yaml";
+static bool vtd_unlimited_made;
+
+static struct ilab_allreduce_cfg vtd_case_unlimited(unsigned first, bool by_node, int nid_policy)
+{
+	struct ilab_allreduce_cfg c = vtd_case(first, by_node, nid_policy);
+
+	if (!vtd_unlimited_made) {
+		if (profile_edit_of(VTD_PROFILE, vtd_unlimited, "walkers", ""))
+			fail_msg("icelake-2s-a100 has no vtd walkers line to remove");
+		vtd_unlimited_made = true;
+	}
+	c.profile = vtd_unlimited;
+	return c;
+}
+
 /* One ATS request on VT-d: round trip + IOTLB lookup + a walk's fixed part + the leaf entry's
  * line from the table's home node (the paging-structure caches hold the upper levels; the
  * IOTLB holds far fewer than the buffers' pages), as for the SMMU above. */
@@ -475,10 +500,10 @@ static void test_vtd_patch_nid_rule_puts_shared_tables_on_node1(void **state)
 
 	(void)state;
 	vtd_expected_latency(&local, &remote);
-	measure(vtd_case(0, false, ILAB_INTEL_NID_UNIT_ON_ATTACH), &s0);
-	measure(vtd_case(0, true, ILAB_INTEL_NID_UNIT_ON_ATTACH), &p0);
-	measure(vtd_case(1, false, ILAB_INTEL_NID_UNIT_ON_ATTACH), &s1);
-	measure(vtd_case(1, true, ILAB_INTEL_NID_UNIT_ON_ATTACH), &p1);
+	measure(vtd_case_unlimited(0, false, ILAB_INTEL_NID_UNIT_ON_ATTACH), &s0);
+	measure(vtd_case_unlimited(0, true, ILAB_INTEL_NID_UNIT_ON_ATTACH), &p0);
+	measure(vtd_case_unlimited(1, false, ILAB_INTEL_NID_UNIT_ON_ATTACH), &s1);
+	measure(vtd_case_unlimited(1, true, ILAB_INTEL_NID_UNIT_ON_ATTACH), &p1);
 	print_message("VT-d ATS ns: node0 shared %llu pernode %llu, node1 shared %llu pernode %llu "
 		      "(expected remote %llu, local %llu)\n", (unsigned long long)s0.ats_mean_ns,
 		      (unsigned long long)p0.ats_mean_ns, (unsigned long long)s1.ats_mean_ns,
@@ -505,10 +530,43 @@ static void test_vtd_mainline_shared_tables_on_first_device_node(void **state)
 
 	(void)state;
 	vtd_expected_latency(&local, &remote);
-	measure(vtd_case(0, false, ILAB_INTEL_NID_MAINLINE), &s0);
-	measure(vtd_case(1, false, ILAB_INTEL_NID_MAINLINE), &s1);
+	measure(vtd_case_unlimited(0, false, ILAB_INTEL_NID_MAINLINE), &s0);
+	measure(vtd_case_unlimited(1, false, ILAB_INTEL_NID_MAINLINE), &s1);
 	assert_true(within_1pct(s0.ats_mean_ns, local));
 	assert_true(within_1pct(s1.ats_mean_ns, remote));
+}
+
+/* VFIO superpages: with 2 MiB-contiguous backing mapped in one call the VT-d driver writes
+ * 2 MiB leaves, the unit answers a Translation Request with a 2 MiB completion (its size in
+ * the completion, PCIe ATS §10.2.3) and the ATC keeps one entry for its 512 pages: each 2 MiB
+ * block is asked for at most once per request slot in flight when it is first touched, never
+ * again, where 4 KiB leaves ask for every page. */
+static void test_vtd_2m_leaves_one_ats_request_per_block(void **state)
+{
+	struct ilab_allreduce_cfg c4 = vtd_case(0, false, ILAB_INTEL_NID_UNIT_ON_ATTACH), c2 = c4;
+	struct ilab_allreduce_result r4, r2;
+	struct ilab_profile p;
+	char err[256];
+	uint64_t blocks, slots;
+
+	(void)state;
+	assert_int_equal(ilab_profile_load(VTD_PROFILE, &p, err, sizeof(err)), 0);
+	c2.iommu_page_bytes = 2 * MiB;
+	measure(c4, &r4);
+	measure(c2, &r2);
+	blocks = 2 * 4 * (c2.buffer_bytes / (2 * MiB)); /* 4 NICs, a send and a receive buffer */
+	slots = p.nic.ats_outstanding;
+	print_message("ATS requests: 4 KiB leaves %llu of %llu pages, 2 MiB leaves %llu (%llu "
+		      "blocks); algbw %.2f -> %.2f GB/s\n", (unsigned long long)r4.ats_requests,
+		      (unsigned long long)r4.pages, (unsigned long long)r2.ats_requests,
+		      (unsigned long long)blocks, r4.algbw, r2.algbw);
+	assert_int_equal(r4.ats_requests, r4.pages);
+	assert_int_equal(r2.ats_refused, 0);
+	assert_int_equal(r2.pages, r4.pages);
+	assert_true(r2.ats_requests >= blocks);
+	assert_true(r2.ats_requests <= blocks * slots);
+	assert_int_equal(r2.atc_hits + r2.ats_requests, r2.pages);
+	assert_true(r2.algbw > r4.algbw);
 }
 
 /* The nid policy is the Intel driver's: on an SMMUv3 machine it is refused, by name. */
@@ -542,6 +600,12 @@ static void test_bad_configuration_is_an_error(void **state)
 	cfg.nics_per_node = cfg.gpus_per_node = 1;
 	cfg.hosts = 1; /* one rank: no ring */
 	assert_int_equal(ilab_allreduce_measure(&cfg, &r, err, sizeof(err)), -EINVAL);
+	cfg = small_case(0, 1, true);
+	cfg.iommu_page_bytes = 8192; /* neither 4 KiB nor 2 MiB */
+	err[0] = '\0';
+	assert_int_equal(ilab_allreduce_measure(&cfg, &r, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, "iommu_page_bytes 8192"))
+		fail_msg("got '%s'", err);
 }
 
 int main(void)
@@ -559,7 +623,12 @@ int main(void)
 		cmocka_unit_test(test_bad_configuration_is_an_error),
 		cmocka_unit_test(test_vtd_patch_nid_rule_puts_shared_tables_on_node1),
 		cmocka_unit_test(test_vtd_mainline_shared_tables_on_first_device_node),
+		cmocka_unit_test(test_vtd_2m_leaves_one_ats_request_per_block),
 		cmocka_unit_test(test_intel_nid_policy_needs_vtd),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+
+	if (vtd_unlimited_made)
+		unlink(vtd_unlimited);
+	return failed;
 }
