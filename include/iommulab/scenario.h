@@ -232,6 +232,9 @@ struct ilab_case_result {
 	/* Optional: a JSON object (text, malloc'd) of engine statistics, embedded as "stats". */
 	char *stats_json;
 	double host_seconds; /* wall time of the run; for progress lines only (not in the JSON) */
+	/* Lazy mode on an SMMUv3 of a kernel before 4.20 (the non-strict series, 4.20, applied
+	 * as a backport: seed 001's lazy case); said in the table and the JSON. */
+	bool backport_non_strict;
 	/* With --repeat (nr_runs >= 2): runs[k * ILAB_SCN_MAX_FIGURES + i] is figure i of the run
 	 * with seed (result's seed + k), malloc'd; figures[i].value is then their mean and
 	 * stats_json the first run's. nr_runs 0 or 1: no spread, runs NULL. */

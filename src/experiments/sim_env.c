@@ -89,8 +89,10 @@ int ilab_sim_env_up(const struct ilab_sim_env_cfg *cfg, struct ilab_sim_env **ou
 	to.smmu_mask = 1ull << e->smmu;
 	to.cma = cfg->cma_pernuma ? ILAB_CMA_PERNUMA : ILAB_CMA_GLOBAL;
 	to.cma_global_node = cfg->cma_global_node;
-	if (cfg->kernel)
+	if (cfg->kernel) {
 		ilab_kernel_era_drv_opts(cfg->kernel, &to.drv);
+		ilab_kernel_era_vtd_opts(cfg->kernel, &to.vtd_drv);
+	}
 	to.ecmdq_per_cpu = cfg->ecmdq;
 	to.drv.ecmdq = cfg->ecmdq ? ILAB_SMMU_ECMDQ_ON : ILAB_SMMU_ECMDQ_OFF;
 	to.drv.cmdqv = cfg->cmdqv ? ILAB_SMMU_CMDQV_ON : ILAB_SMMU_CMDQV_OFF;

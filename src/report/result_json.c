@@ -105,6 +105,8 @@ static json_t *case_json(const struct ilab_scenario *s, const struct ilab_case *
 	put(o, "series", json_string(k->series), ok);
 	put(o, "mechanisms", mechanisms_json(k, ok), ok);
 	put(o, "kernel", json_string(k->has_kernel ? k->kernel.name : "latest"), ok);
+	if (r->backport_non_strict) /* only when so: other results stay as they were */
+		put(o, "backport", json_string("non_strict"), ok);
 	for (unsigned i = 0; i < k->nr_params; i++)
 		put(params, k->params[i].name, num(k->params[i].value), ok);
 	put(o, "params", params, ok);

@@ -129,8 +129,10 @@ static int ar_up(struct ar *a, const struct ilab_allreduce_cfg *c, char *err, si
 	if (c->intel_nid_policy < ILAB_INTEL_NID_MAINLINE || c->intel_nid_policy > ILAB_INTEL_NID_HINT)
 		return ilab_errf(err, errlen, -EINVAL, "bad intel_nid_policy %d", c->intel_nid_policy);
 	to.vtd_drv.nid_policy = (enum ilab_intel_nid_policy)c->intel_nid_policy;
-	if (c->kernel)
+	if (c->kernel) {
 		ilab_kernel_era_drv_opts(c->kernel, &to.drv);
+		ilab_kernel_era_vtd_opts(c->kernel, &to.vtd_drv);
+	}
 	if ((ret = ilab_testbed_up(&a->tb, &to, err, errlen)))
 		return ret;
 	ilab_board_devices(a->tb.board, &a->devs, &a->ndev);

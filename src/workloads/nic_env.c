@@ -143,8 +143,10 @@ int ilab_nic_env_run_fn(const struct ilab_nic_env *e, bool need_nic, ilab_nic_en
 		to.cma = ILAB_CMA_PERNUMA;
 	to.ecmdq_per_cpu = e->ecmdq_hw; /* seed 003's hardware */
 	to.drv.ecmdq = e->ecmdq_use ? ILAB_SMMU_ECMDQ_ON : ILAB_SMMU_ECMDQ_OFF;
-	if (e->kernel)
+	if (e->kernel) {
 		ilab_kernel_era_drv_opts(e->kernel, &to.drv);
+		ilab_kernel_era_vtd_opts(e->kernel, &to.vtd_drv);
+	}
 	if (e->cmdq_spinlock) {
 		to.drv.cmdq_mode = ILAB_SMMU_CMDQ_SPINLOCK;
 		to.drv.cmdq_log2 = 8; /* Linux <= 5.3 CMDQ_MAX_SZ_SHIFT */

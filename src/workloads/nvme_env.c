@@ -149,8 +149,10 @@ int ilab_nvme_env_run(const struct ilab_nvme_env *e, const struct ilab_nvme_cfg 
 		info->iommu = td->smmu;
 	}
 	to.smmu_mask = 1ull << td->smmu;
-	if (e->kernel)
+	if (e->kernel) {
 		ilab_kernel_era_drv_opts(e->kernel, &to.drv);
+		ilab_kernel_era_vtd_opts(e->kernel, &to.vtd_drv);
+	}
 	ret = ilab_testbed_up(&tb, &to, err, errlen);
 	if (ret)
 		goto out;
