@@ -43,7 +43,7 @@ static json_t *mechanisms_json(const struct ilab_case *k, bool *ok)
 		return NULL;
 	}
 	put(o, "cma", json_string(ilab_cma_policy_name(m->cma)), ok);
-	put(o, "lookup", json_string(ilab_domain_lookup_name(m->lookup)), ok);
+	put(o, "lookup", json_string(ilab_domain_lookup_name(ilab_case_lookup(k))), ok); /* as run */
 	put(o, "map_pages", json_boolean(ilab_case_map_pages(k)), ok); /* the kernel's if unset */
 	put(o, "ecmdq", json_boolean(m->ecmdq), ok);
 	/* left out when off, so results from before it existed stay as they were */

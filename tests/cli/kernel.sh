@@ -114,6 +114,33 @@ ih() {
 "$BIN" run --quick --out "$TMP/s1t" seed001-domain-lookup | grep -q \
 	"^backport: direct-lazy runs 4.20's SMMUv3 non-strict" || bad "seed 001: no backport line"
 
+# a scenario's kernel sets the lookup when the file does not: refcount on 4.18, direct on
+# 4.19; a case's lookup: wins (the figures follow: the refcount's two atomics per call)
+cat > "$TMP/lookup.yaml" <<'EOF2'
+name: lookup-era
+seed: none
+title: "lookup by era"
+profile: kunpeng920
+engine: sim
+kernel: "4.18"
+workload:
+  type: dma_map_benchmark
+  params: { iterations: 3, node: 2, smmu_node: 2, threads: 2 }
+cases:
+  - label: era
+  - label: given
+    mechanisms: { lookup: direct }
+  - label: newer
+    kernel: "4.19"
+EOF2
+"$BIN" run --quick --json --out "$TMP/lk" "$TMP/lookup.yaml" > /dev/null 2>&1 ||
+	bad "run lookup.yaml failed"
+[ "$(jget "[(c['mechanisms']['lookup'], c['figures']['map_ns']['value'] > 180) for c in d['cases']]" \
+   < "$TMP/lk/lookup-era.json")" = \
+  "[('refcount', True), ('direct', False), ('direct', False)]" ] ||
+	bad "scenario lookup by kernel: $(jget "[c['mechanisms'] for c in d['cases']]" \
+	    < "$TMP/lk/lookup-era.json")"
+
 # VT-d: its driver has only map_pages, which an era before 5.15 leaves it
 out=$("$BIN" bench --engine sim --profile icelake-2s-a100 -t 2 --iterations 50 --kernel 5.10) &&
 	echo "$out" | grep -q 'kernel 5.10, mode strict, map-pages on' ||
