@@ -49,6 +49,8 @@ struct bench_opts {
 	bool cmdq_fair_lock;           /* --cmdq-lock fair|shared */
 	bool cmdq_lock_set;
 	enum ilab_dma_lookup lookup;
+	bool lookup_set;    /* --lookup given: it wins over the kernel's (a backport if newer) */
+	bool lazy_backport; /* --mode lazy on an SMMUv3 of a kernel before 4.20 */
 	enum ilab_cma_mode cma;
 	const char *topology;
 	bool topology_set;
@@ -283,6 +285,7 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 			else
 				return cli_usage_error("bench", "--lookup must be refcount or direct, "
 						       "not '%s'", optarg);
+			o->lookup_set = true;
 			break;
 		case 'C':
 			if (!strcmp(optarg, "global"))
@@ -420,6 +423,8 @@ static int parse(int argc, char **argv, struct bench_opts *o)
 		o->iova_depot = o->kernel.iova_depot;
 	if (!o->cmdq_lock_set)
 		o->cmdq_fair_lock = o->kernel.cmdq_fair_lock;
+	if (!o->lookup_set)
+		o->lookup = o->kernel.lookup;
 	return 0;
 }
 
@@ -502,6 +507,39 @@ static json_t *swiotlb_json(const struct ilab_swiotlb_stats *sw)
 			 (json_int_t)sw->unmaps, "used", (json_int_t)sw->used);
 }
 
+/* Where an explicit option gave another behaviour than the kernel's (docs/kernel-eras.md):
+ * "backport" when it is a later kernel's, "revert" when an earlier one's. */
+static json_t *overrides_json(const struct bench_opts *o)
+{
+	json_t *a = json_object();
+
+	if (o->lookup_set && o->lookup != o->kernel.lookup)
+		json_object_set_new(a, "lookup", json_pack("{s:s,s:s,s:s}", "kernel",
+			o->kernel.lookup == ILAB_DMA_LOOKUP_REFCOUNT ? "refcount" : "direct", "used",
+			o->lookup == ILAB_DMA_LOOKUP_REFCOUNT ? "refcount" : "direct", "as",
+			o->lookup == ILAB_DMA_LOOKUP_DIRECT ? "backport" : "revert"));
+	if (o->lazy_backport)
+		json_object_set_new(a, "mode", json_pack("{s:s,s:s,s:s}", "kernel", "strict",
+							 "used", "lazy", "as", "backport"));
+	return a;
+}
+
+/* The same, one line each, before the figures (only when there is one). */
+static void print_overrides(const struct bench_opts *o)
+{
+	if (o->lookup_set && o->lookup != o->kernel.lookup)
+		printf("iommulab: kernel %s has %s domain lookup; --lookup %s runs %s\n",
+		       o->kernel.name,
+		       o->kernel.lookup == ILAB_DMA_LOOKUP_REFCOUNT ? "refcount" : "direct",
+		       o->lookup == ILAB_DMA_LOOKUP_REFCOUNT ? "refcount" : "direct",
+		       o->lookup == ILAB_DMA_LOOKUP_DIRECT
+		       ? "4.19's fast lookup as a backport" : "the refcounted lookup as a revert");
+	if (o->lazy_backport)
+		printf("iommulab: kernel %s's SMMUv3 driver is strict only (non-strict mode came "
+		       "in 4.20); --mode lazy runs 4.20's non-strict series as a backport\n",
+		       o->kernel.name);
+}
+
 static void print_json(const struct bench_opts *o, const struct ilab_dma_options *d,
 		       const char *devname, unsigned unit, const char *unit_name,
 		       const struct ilab_map_bench_result *r, const struct ilab_dma_stats *st,
@@ -551,6 +589,12 @@ static void print_json(const struct bench_opts *o, const struct ilab_dma_options
 		json_object_set_new(cfg, "cmdq_lock", json_string(o->cmdq_fair_lock ? "fair"
 										  : "shared"));
 		json_object_set_new(cfg, "kernel", json_string(o->kernel.name));
+		json_t *ov = overrides_json(o);
+
+		if (json_object_size(ov)) /* only when there is one: older outputs stay */
+			json_object_set_new(cfg, "kernel_overrides", ov);
+		else
+			json_decref(ov);
 		json_object_set_new(cfg, "ecmdq", o->ecmdq < 0 ? json_string("none")
 							       : json_string(o->ecmdq ? "on" : "off"));
 		if (o->cmdqv >= 0) /* only when given: older outputs stay as they were */
@@ -581,6 +625,7 @@ static void print_text(const struct bench_opts *o, const struct ilab_dma_options
 		       const struct ilab_map_bench_result *r, const struct ilab_dma_stats *st)
 {
 	ilab_map_bench_print_tool(stdout, &o->cfg, r);
+	print_overrides(o);
 	printf("iommulab: device %s (%s), kernel %s, mode %s, map-pages %s, fq-timer %s, "
 	       "lookup %s, cma %s, topology %s, ecmdq %s\n", devname, unit_name, o->kernel.name,
 	       mode_name(o->type),
@@ -829,6 +874,13 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	dev->pci = td->kind != ILAB_DEV_OTHER;
+	{
+		const struct ilab_iommu_arch *arch = ilab_board_iommu_arch(tb.board, td->smmu);
+
+		o.lazy_backport = o.type == ILAB_DOMAIN_DMA_FQ &&
+			ilab_kernel_era_lazy_is_backport(&o.kernel,
+							 arch && !strcmp(arch->name, "smmuv3"));
+	}
 	ret = ilab_iommu_probe_device(dev, o.type);
 	if (ret) {
 		fprintf(stderr, "%s bench: %s\n", CLI_PROG, ilab_iommu_strerror());

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include <iommulab/dma_iommu.h>
+#include <iommulab/intel_iommu_drv.h>
 #include <iommulab/iova.h>
 #include <iommulab/smmuv3_drv.h>
 
@@ -30,6 +31,10 @@ struct ilab_kernel_era {
 	char name[ILAB_KERNEL_NAME_MAX]; /* as given: "5.10", "latest" */
 	unsigned version;                /* major * 100 + minor; latest: ILAB_KERNEL_NEWEST */
 	/* SMMUv3 driver (ilab_smmu_drv_opts) */
+	bool cmdq_sync_cons;             /* < 4.15: CMD_SYNC completion by polling CONS (no MSI) */
+	bool cmdq_sync_unordered;        /* < 4.20: sync number before the lock, no merging */
+	bool smmu_non_strict;            /* >= 4.20: the SMMUv3 driver has a lazy (non-strict)
+					  * mode; before, lazy on SMMUv3 is a backport */
 	enum ilab_smmu_cmdq_mode cmdq_mode; /* SPINLOCK <= 5.3, LOCKFREE from 5.4 */
 	unsigned cmdq_log2;              /* 8 <= 5.3 (CMDQ_MAX_SZ_SHIFT); 0: IDR1's size, >= 5.4 */
 	bool no_ril;                     /* < 5.7: no range invalidation even if IDR3.RIL */
@@ -37,6 +42,7 @@ struct ilab_kernel_era {
 	/* io-pgtable-arm (through the driver) */
 	bool pgtable_split_blocks;       /* <= 6.12: a partial unmap splits a block */
 	/* dma-iommu and its IOVA domain (ilab_dma_options) */
+	enum ilab_dma_lookup lookup;     /* REFCOUNT <= 4.18, DIRECT from 4.19 */
 	bool map_pages;                  /* >= 5.15: map_pages/unmap_pages */
 	bool sac_latch;                  /* >= 6.5: the 32-bit-first attempt is given up once */
 	unsigned iova_mag_size;          /* 128 pfns; 127 from 6.0 */
@@ -61,6 +67,8 @@ void ilab_kernel_era_drv_opts(const struct ilab_kernel_era *era, struct ilab_smm
 void ilab_kernel_era_dma_opts(const struct ilab_kernel_era *era, struct ilab_dma_options *o);
 struct ilab_intel_iommu_opts;
 void ilab_kernel_era_vtd_opts(const struct ilab_kernel_era *era, struct ilab_intel_iommu_opts *o);
+/* Whether a lazy (DMA_FQ) domain on an SMMUv3 runs as a backport in this era (< 4.20). */
+bool ilab_kernel_era_lazy_is_backport(const struct ilab_kernel_era *era, bool smmuv3);
 
 /* One row of the table: the behaviour, the first version with the new side, the commit. */
 struct ilab_kernel_change {

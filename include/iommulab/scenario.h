@@ -66,6 +66,7 @@ struct ilab_mechanisms {
 	enum ilab_domain_lookup lookup;
 	bool map_pages;                 /* seed 002 */
 	bool map_pages_set;             /* the file says map_pages (else the kernel era decides) */
+	bool lookup_set;                /* the file says lookup (else the kernel era decides) */
 	bool ecmdq;                     /* seed 003 */
 	bool cmdqv;                     /* the machine's Tegra241 CMDQV used (off: Linux's
 					 * disable_cmdqv; the profile must have one for on) */
@@ -197,6 +198,9 @@ bool ilab_case_map_pages(const struct ilab_case *c);
 /* The same for the IOVA depot and the command-queue lock (kernel_era.h). */
 enum ilab_depot_mech ilab_case_iova_depot(const struct ilab_case *c);
 bool ilab_case_cmdq_fair_lock(const struct ilab_case *c);
+/* The domain lookup the same way: the file's, else its kernel's (refcount up to 4.18), else the
+ * mechanisms' default (refcount). */
+enum ilab_domain_lookup ilab_case_lookup(const struct ilab_case *c);
 
 const char *ilab_engine_kind_name(enum ilab_engine_kind e); /* "sim", "native" */
 const char *ilab_cma_policy_name(enum ilab_cma_policy p);   /* "global", "pernuma" */
@@ -232,6 +236,9 @@ struct ilab_case_result {
 	/* Optional: a JSON object (text, malloc'd) of engine statistics, embedded as "stats". */
 	char *stats_json;
 	double host_seconds; /* wall time of the run; for progress lines only (not in the JSON) */
+	/* Lazy mode on an SMMUv3 of a kernel before 4.20 (the non-strict series, 4.20, applied
+	 * as a backport: seed 001's lazy case); said in the table and the JSON. */
+	bool backport_non_strict;
 	/* With --repeat (nr_runs >= 2): runs[k * ILAB_SCN_MAX_FIGURES + i] is figure i of the run
 	 * with seed (result's seed + k), malloc'd; figures[i].value is then their mean and
 	 * stats_json the first run's. nr_runs 0 or 1: no spread, runs NULL. */

@@ -74,6 +74,11 @@ struct ilab_smmu_drv_opts {
 				 * CMDQ lock fairness and efficiency"); false: as before */
 	bool pgtable_split_blocks; /* io-pgtable cfg.split_blocks: a partial unmap of a block
 				    * splits it (Linux <= 6.12); false: refused (>= 6.13) */
+	/* Spinlock queue only (cmdq_mode SPINLOCK): the CMD_SYNC of Linux 4.15-4.19, whose MSI
+	 * number was taken with an atomic before the queue lock and which was inserted even
+	 * when the previous command was a CMD_SYNC; false: 4.20-5.3's (number under the lock,
+	 * back-to-back CMD_SYNCs merged). Linux 4.14 had no MSI completion: sync_mode CONS. */
+	bool cmdq_sync_unordered;
 };
 
 /* Probe the SMMU behind `mmio` (registers as in smmuv3.h), allocate its tables and queues with

@@ -4,23 +4,29 @@
  * MSI to one shared counter that the waiters poll outside the lock.
  * It is not the current algorithm (arm-smmu-v3-cmdq.c) and not used for ECMDQs.
  *
- * Facts (Linux v4.18/v4.19 drivers/iommu/arm-smmu-v3.c, read through the search corpus):
+ * Facts (Linux v4.20-v5.3 drivers/iommu/arm-smmu-v3.c, read through the search corpus):
  * - arm_smmu_cmdq_issue_cmd takes cmdq.lock (spin_lock_irqsave) around
  *   arm_smmu_cmdq_insert_cmd for each single command; batches did not exist, so a range
  *   invalidation took the lock once per TLBI.
  * - insert: while queue_insert_raw finds the queue full (by the software copy of cons),
  *   queue_poll_cons re-reads CMDQ_CONS (WFE with SEV); then the 16-byte entry is written and
  *   queue_inc_prod writes CMDQ_PROD with writel (a barrier, then the MMIO write).
- * - __arm_smmu_cmdq_issue_sync_msi: under the lock, msidata = ++sync_nr (the 4.19 fix moved the
- *   increment under the lock) and the CMD_SYNC goes in with CS=SIG_IRQ and MSIADDR = the
- *   physical address of smmu->sync_count; if the previous command inserted was already a
- *   CMD_SYNC its number is reused and nothing is inserted ("Avoid back-to-back CMD_SYNC
- *   operations", 4.19). After unlocking, the waiter spins (smp_cond_load_acquire) until
+ * - __arm_smmu_cmdq_issue_sync_msi: under the lock, msidata = ++sync_nr ("Fix unexpected
+ *   CMD_SYNC timeout", 0f02477d1698, 4.20: the 4.19-stable AUTOSEL backport of November 2019
+ *   shows 4.19 still taking it with atomic_inc_return_relaxed before the lock) and the
+ *   CMD_SYNC goes in with CS=SIG_IRQ and MSIADDR = the physical address of
+ *   smmu->sync_count; if the previous command inserted was already a CMD_SYNC its number is
+ *   reused and nothing is inserted ("Avoid back-to-back CMD_SYNC operations", 57afa2225ea1,
+ *   merged with 4.20's non-strict series). After unlocking, the waiter spins (smp_cond_load_acquire) until
  *   (int)(sync_count - msidata) >= 0: every waiter polls the same word.
  * - Without MSI (__arm_smmu_cmdq_issue_sync): the CMD_SYNC (CS=SIG_SEV) is inserted and the
  *   issuer polls CMDQ_CONS until the queue is empty, still holding the lock.
  * - The queue then had CMDQ_MAX_SZ_SHIFT 8 (256 entries); callers wanting that size set
  *   opts.cmdq_log2 = 8.
+ * - Earlier eras (opts, set by the kernel-era table, docs/kernel-eras.md): 4.15-4.19
+ *   (opts.cmdq_sync_unordered) took msidata with atomic_inc_return_relaxed(&smmu->sync_nr)
+ *   before the lock and inserted every CMD_SYNC, back-to-back or not; 4.14 had no MSI
+ *   completion at all (opts.sync_mode CONS: the drain under the lock below).
  *
  * Layout: the lock, the software prod|cons, sync_nr and the last opcode share one cache line
  * (struct arm_smmu_cmdq.legacy_*), as the 4.x struct arm_smmu_cmdq did, so the simulator
@@ -192,6 +198,11 @@ static int legacy_sync(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
 	uint32_t nr;
 	int ret;
 
+	bool unordered = smmu->opts.cmdq_sync_unordered;
+
+	/* 4.15-4.19: msidata = atomic_inc_return_relaxed(&smmu->sync_nr), before the lock, so
+	 * two CMD_SYNCs can enter the queue out of number order (what 4.20 fixed) */
+	nr = smmu->msipoll && unordered ? plat_fetch_add32(&cmdq->legacy_sync_nr_atomic, 1) + 1 : 0;
 	legacy_lock(cmdq);
 	if (smmu->msipoll) {
 		ret = legacy_sync_count(smmu, cmdq);
@@ -199,12 +210,14 @@ static int legacy_sync(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
 			legacy_unlock(cmdq);
 			return ret;
 		}
-		/* Piggy-back on a CMD_SYNC that is still the last command in the queue. */
-		if (plat_load32(&cmdq->legacy_prev_op) == CMDQ_OP_CMD_SYNC) {
+		/* 4.20: piggy-back on a CMD_SYNC that is still the last command in the queue. */
+		if (!unordered && plat_load32(&cmdq->legacy_prev_op) == CMDQ_OP_CMD_SYNC) {
 			nr = plat_load32(&cmdq->legacy_sync_nr);
 		} else {
-			nr = plat_load32(&cmdq->legacy_sync_nr) + 1;
-			plat_store32(&cmdq->legacy_sync_nr, nr);
+			if (!unordered) {
+				nr = plat_load32(&cmdq->legacy_sync_nr) + 1;
+				plat_store32(&cmdq->legacy_sync_nr, nr);
+			}
 			ent.sync.msiaddr = cmdq->legacy_sync_count_pa;
 			arm_smmu_cmdq_build_cmd(cmd, &ent);
 			cmd[0] |= arm_field_prep(CMDQ_SYNC_0_MSIDATA, nr);

@@ -346,6 +346,8 @@ struct arm_smmu_cmdq {
 	plat_word64 st_lock_exclusive, st_lock_shared_waits;
 	_Alignas(PLAT_CACHELINE) int dummy;
 	plat_word64 st_lock_shared_wait_ns, st_lock_shared_wait_max_ns; /* dummy's spare bytes */
+	/* 4.15-4.19 (opts.cmdq_sync_unordered): the device's atomic sync_nr, off the lock's line */
+	plat_word32 legacy_sync_nr_atomic;
 };
 
 struct arm_smmu_cmdq_batch {

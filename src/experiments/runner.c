@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iommulab/kernel_era.h"
 #include "iommulab/scenario.h"
 #include "iommulab/sim.h"
 #include "iommulab/trace.h"
@@ -196,6 +197,29 @@ static void run_case_seeds(struct ilab_scenario *rs, const struct ilab_case *k, 
 		r->figures[i].value = exact_mean(&r->runs[i], repeat, ILAB_SCN_MAX_FIGURES);
 }
 
+/* Which cases run a later kernel's behaviour on their own kernel (docs/kernel-eras.md): lazy
+ * mode on an SMMUv3 before 4.20. The architecture is the profile's; a profile that does not
+ * load marks nothing (the case then fails on it anyway). */
+static void mark_backports(const struct ilab_scenario *s, struct ilab_scenario_result *res)
+{
+	struct ilab_profile *prof = calloc(1, sizeof(*prof));
+	char msg[256];
+	bool smmuv3;
+
+	if (!prof || !s->profile[0] || ilab_profile_open(s->profile, prof, msg, sizeof(msg))) {
+		free(prof);
+		return;
+	}
+	smmuv3 = !strcmp(prof->iommu_arch, "smmuv3");
+	free(prof);
+	for (unsigned i = 0; i < s->nr_cases; i++) {
+		const struct ilab_case *k = &s->cases[i];
+
+		res->cases[i].backport_non_strict = k->has_kernel && k->mech.mode == ILAB_MODE_LAZY &&
+			ilab_kernel_era_lazy_is_backport(&k->kernel, smmuv3);
+	}
+}
+
 int ilab_scenario_run(const struct ilab_scenario *s, const struct ilab_run_options *o,
 		      struct ilab_scenario_result **out, char *err, size_t errlen)
 {
@@ -233,6 +257,7 @@ int ilab_scenario_run(const struct ilab_scenario *s, const struct ilab_run_optio
 		snprintf(rs->profile, sizeof(rs->profile), "%s", o->profile);
 		snprintf(res->profile, sizeof(res->profile), "%s", o->profile);
 	}
+	mark_backports(rs, res);
 	res->scenario = s;
 	res->quick = o->quick;
 	res->nr_cases = s->nr_cases;

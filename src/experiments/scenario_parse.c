@@ -255,8 +255,10 @@ static int parse_mechanisms(struct sctx *c, const yaml_node_t *map, const char *
 		return ret;
 	if (v[0] && !(ret = get_choice(c, v[0], "cma", cma_names, &i)))
 		m->cma = (enum ilab_cma_policy)i;
-	if (!ret && v[1] && !(ret = get_choice(c, v[1], "lookup", lookup_names, &i)))
+	if (!ret && v[1] && !(ret = get_choice(c, v[1], "lookup", lookup_names, &i))) {
 		m->lookup = (enum ilab_domain_lookup)i;
+		m->lookup_set = true;
+	}
 	if (!ret && v[2]) {
 		ret = get_onoff(c, v[2], "map_pages", &m->map_pages);
 		m->map_pages_set = true;
@@ -324,7 +326,7 @@ int ilab_mechanism_set(struct ilab_mechanisms *m, const char *name, const char *
 	}
 	switch (k) {
 	case 0: m->cma = (enum ilab_cma_policy)i; break;
-	case 1: m->lookup = (enum ilab_domain_lookup)i; break;
+	case 1: m->lookup = (enum ilab_domain_lookup)i; m->lookup_set = true; break;
 	case 2: m->map_pages = i & 1; m->map_pages_set = true; break;
 	case 3: m->ecmdq = i & 1; break;
 	case 4: m->mode = (enum ilab_dma_mode)i; break;
@@ -949,6 +951,14 @@ bool ilab_case_param_set(const struct ilab_case *c, const char *name)
 		if (strcmp(c->params[i].name, name) == 0)
 			return c->params[i].line != 0;
 	return false;
+}
+
+enum ilab_domain_lookup ilab_case_lookup(const struct ilab_case *c)
+{
+	if (c->mech.lookup_set || !c->has_kernel)
+		return c->mech.lookup;
+	return c->kernel.lookup == ILAB_DMA_LOOKUP_REFCOUNT ? ILAB_LOOKUP_REFCOUNT
+							    : ILAB_LOOKUP_DIRECT;
 }
 
 bool ilab_case_map_pages(const struct ilab_case *c)

@@ -33,7 +33,7 @@ static void env_cfg(const struct ilab_scenario *s, const struct ilab_case *c,
 			: c->mech.mode == ILAB_MODE_PASSTHROUGH ? ILAB_ENV_PASSTHROUGH
 								 : ILAB_ENV_STRICT,
 		.map_pages = ilab_case_map_pages(c),
-		.lookup_refcount = c->mech.lookup == ILAB_LOOKUP_REFCOUNT,
+		.lookup_refcount = ilab_case_lookup(c) == ILAB_LOOKUP_REFCOUNT,
 		.ecmdq = c->mech.ecmdq,
 		.cmdqv = c->mech.cmdqv,
 		.fq_single = c->mech.fq == ILAB_FQ_MECH_SINGLE,

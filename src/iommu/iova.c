@@ -423,26 +423,46 @@ static struct iova_cpu_rcache *this_cpu_rcache(struct ilab_iova_domain *iovad, u
 	return &all->c[cls];
 }
 
-/* The emulated delayed work of v6.7+ (iova_depot_work_func): called with the depot lock held
- * after a push; returns a magazine to give back to the tree, or NULL. */
-static struct iova_magazine *depot_work_due(struct ilab_iova_domain *iovad,
-					    struct ilab_iova_rcache *rcache)
+/* The delayed work of v6.7+ (iova_depot_work_func), run for every period that has passed.
+ * Linux arms it (schedule_delayed_work, a no-op while pending) on every push; when it runs it
+ * gives one magazine back to the tree if the depot holds more than one per CPU, and then
+ * re-arms itself 100 ms later; otherwise it stays idle until the next push. It runs on its
+ * timer whether or not anything is pushed: a depot filled by a burst drains one magazine per
+ * period while the CPUs only allocate (from the tree) or are idle.
+ * Here it runs when its effect can first be seen by the DMA path: at the depot's next push or
+ * pop attempt (every allocation that misses both CPU magazines looks at the depot first),
+ * with every period due by then, so its cost is the accessing CPU's where Linux charges a
+ * kworker. Statistics read in between show the depot as the last access left it. Called with the depot lock held; the magazines taken are
+ * chained on *out (full, through next) to be given back after the lock is dropped. */
+static void depot_work_catch_up(struct ilab_iova_domain *iovad, struct ilab_iova_rcache *rcache,
+				uint64_t now, struct iova_magazine **out)
 {
-	uint64_t now = plat_now_ns();
+	while (rcache->next_reclaim_ns && now >= rcache->next_reclaim_ns) {
+		struct iova_magazine *mag;
 
-	if (!rcache->next_reclaim_ns) {
-		rcache->next_reclaim_ns = now + ILAB_IOVA_DEPOT_DELAY_NS; /* schedule_delayed_work */
-		return NULL;
-	}
-	if (now < rcache->next_reclaim_ns)
-		return NULL;
-	if (rcache->depot_size > iovad->nr_cpus) {
-		rcache->next_reclaim_ns = now + ILAB_IOVA_DEPOT_DELAY_NS; /* the work re-arms */
+		if (rcache->depot_size <= iovad->nr_cpus) {
+			rcache->next_reclaim_ns = 0; /* nothing freed: the work is not re-armed */
+			break;
+		}
+		mag = depot_pop(iovad, rcache);
+		mag->next = *out;
+		*out = mag;
 		rcache->reclaims++;
-		return depot_pop(iovad, rcache);
+		rcache->next_reclaim_ns += ILAB_IOVA_DEPOT_DELAY_NS; /* the work re-arms */
 	}
-	rcache->next_reclaim_ns = 0;
-	return NULL;
+}
+
+/* Give back what depot_work_catch_up took (no lock held). */
+static void depot_work_free(struct ilab_iova_domain *iovad, struct iova_magazine *list)
+{
+	while (list) {
+		struct iova_magazine *mag = list;
+
+		list = mag->next;
+		mag->size = iovad->mag_size; /* a depot magazine is full */
+		mag_free_pfns(iovad, mag);
+		free(mag);
+	}
 }
 
 /* free_iova_fast's cache part (iova_rcache_insert). Returns false if the pfn must go to the
@@ -452,7 +472,7 @@ static bool iova_rcache_insert(struct ilab_iova_domain *iovad, uint64_t pfn, uin
 	unsigned cls = order_base_2_(size);
 	struct ilab_iova_rcache *rcache;
 	struct iova_cpu_rcache *cpu_rcache;
-	struct iova_magazine *to_free = NULL;
+	struct iova_magazine *to_free = NULL, *reclaimed = NULL;
 	bool can_insert = false;
 
 	if (cls >= ILAB_IOVA_RANGE_CACHE_MAX_SIZE || !iovad->rcaches)
@@ -476,10 +496,15 @@ static bool iova_rcache_insert(struct ilab_iova_domain *iovad, uint64_t pfn, uin
 			if (iovad->depot_mode == ILAB_IOVA_DEPOT_FIXED32 &&
 			    rcache->depot_size >= ILAB_IOVA_MAX_GLOBAL_MAGS) {
 				to_free = cpu_rcache->loaded; /* depot full: back to the tree */
+			} else if (iovad->depot_mode == ILAB_IOVA_DEPOT_LIST) {
+				uint64_t now = plat_now_ns();
+
+				depot_work_catch_up(iovad, rcache, now, &reclaimed);
+				depot_push(rcache, cpu_rcache->loaded);
+				if (!rcache->next_reclaim_ns) /* schedule_delayed_work */
+					rcache->next_reclaim_ns = now + ILAB_IOVA_DEPOT_DELAY_NS;
 			} else {
 				depot_push(rcache, cpu_rcache->loaded);
-				if (iovad->depot_mode == ILAB_IOVA_DEPOT_LIST)
-					to_free = depot_work_due(iovad, rcache);
 			}
 			plat_spin_unlock(&rcache->lock);
 			cpu_rcache->loaded = new_mag;
@@ -497,6 +522,7 @@ static bool iova_rcache_insert(struct ilab_iova_domain *iovad, uint64_t pfn, uin
 		mag_free_pfns(iovad, to_free);
 		free(to_free);
 	}
+	depot_work_free(iovad, reclaimed);
 	return can_insert;
 }
 
@@ -506,6 +532,7 @@ static uint64_t iova_rcache_get(struct ilab_iova_domain *iovad, uint64_t size, u
 	unsigned cls = order_base_2_(size);
 	struct ilab_iova_rcache *rcache;
 	struct iova_cpu_rcache *cpu_rcache;
+	struct iova_magazine *reclaimed = NULL;
 	bool has_pfn = false;
 	uint64_t pfn = 0;
 
@@ -524,6 +551,8 @@ static uint64_t iova_rcache_get(struct ilab_iova_domain *iovad, uint64_t size, u
 		has_pfn = true;
 	} else {
 		plat_spin_lock(&rcache->lock);
+		if (iovad->depot_mode == ILAB_IOVA_DEPOT_LIST)
+			depot_work_catch_up(iovad, rcache, plat_now_ns(), &reclaimed);
 		if (rcache->depot) {
 			free(cpu_rcache->loaded); /* empty */
 			cpu_rcache->loaded = depot_pop(iovad, rcache);
@@ -538,6 +567,7 @@ static uint64_t iova_rcache_get(struct ilab_iova_domain *iovad, uint64_t size, u
 	else
 		cpu_rcache->misses++;
 	plat_spin_unlock(&cpu_rcache->lock);
+	depot_work_free(iovad, reclaimed);
 	return pfn;
 }
 

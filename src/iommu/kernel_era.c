@@ -15,6 +15,26 @@
 
 #define V(major, minor) ((major) * 100u + (minor))
 
+static void set_sync_msi(struct ilab_kernel_era *e, bool after)
+{
+	e->cmdq_sync_cons = !after;
+}
+
+static void set_sync_order(struct ilab_kernel_era *e, bool after)
+{
+	e->cmdq_sync_unordered = !after;
+}
+
+static void set_lookup(struct ilab_kernel_era *e, bool after)
+{
+	e->lookup = after ? ILAB_DMA_LOOKUP_DIRECT : ILAB_DMA_LOOKUP_REFCOUNT;
+}
+
+static void set_non_strict(struct ilab_kernel_era *e, bool after)
+{
+	e->smmu_non_strict = after;
+}
+
 static void set_cmdq(struct ilab_kernel_era *e, bool after)
 {
 	e->cmdq_mode = after ? ILAB_SMMU_CMDQ_LOCKFREE : ILAB_SMMU_CMDQ_SPINLOCK;
@@ -81,6 +101,18 @@ static void set_vtd_ih(struct ilab_kernel_era *e, bool after)
 }
 
 static const struct ilab_kernel_change changes[] = {
+	{ "sync_msi", "CMD_SYNC completion by MSI, waited for outside the queue lock (was: CONS "
+	  "polled with the lock held)", V(4, 15), "iommu/arm-smmu-v3: Use CMD_SYNC completion MSI",
+	  set_sync_msi },
+	{ "lookup", "DMA domain found by a plain load (was: group refcount get/put per call)",
+	  V(4, 19), "iommu: Add fast hook for getting DMA domains", set_lookup },
+	{ "sync_order", "CMD_SYNC number taken under the queue lock, back-to-back CMD_SYNCs merged "
+	  "(was: number taken before the lock, every CMD_SYNC inserted)", V(4, 20),
+	  "iommu/arm-smmu-v3: Fix unexpected CMD_SYNC timeout; Avoid back-to-back CMD_SYNC "
+	  "operations", set_sync_order },
+	{ "non_strict", "SMMUv3 non-strict (lazy) invalidation through the flush queue (was: "
+	  "strict only; lazy before it is a backport)", V(4, 20),
+	  "iommu/arm-smmu-v3: Add support for non-strict mode", set_non_strict },
 	{ "cmdq", "main command queue: lock-free insertion (was one spinlock, 256 entries)",
 	  V(5, 4), "iommu/arm-smmu-v3: Reduce contention during command-queue insertion",
 	  set_cmdq },
@@ -188,6 +220,9 @@ void ilab_kernel_era_drv_opts(const struct ilab_kernel_era *era, struct ilab_smm
 	o->no_ril = era->no_ril;
 	o->pgtable_split_blocks = era->pgtable_split_blocks;
 	o->cmdq_fair_lock = era->cmdq_fair_lock;
+	o->cmdq_sync_unordered = era->cmdq_sync_unordered;
+	if (era->cmdq_sync_cons)
+		o->sync_mode = ILAB_SMMU_SYNC_CONS;
 }
 
 void ilab_kernel_era_vtd_opts(const struct ilab_kernel_era *era, struct ilab_intel_iommu_opts *o)
@@ -197,6 +232,7 @@ void ilab_kernel_era_vtd_opts(const struct ilab_kernel_era *era, struct ilab_int
 
 void ilab_kernel_era_dma_opts(const struct ilab_kernel_era *era, struct ilab_dma_options *o)
 {
+	o->lookup = era->lookup;
 	o->use_map_pages = era->map_pages;
 	o->sac_latch = era->sac_latch;
 	o->iova_mag_size = era->iova_mag_size;
@@ -204,4 +240,10 @@ void ilab_kernel_era_dma_opts(const struct ilab_kernel_era *era, struct ilab_dma
 	/* per-CPU in every era for the devices modelled here: their sizes stay as they are */
 	if (era->fq_kind != o->fq_kind)
 		ilab_dma_options_set_fq_kind(o, era->fq_kind);
+}
+
+bool ilab_kernel_era_lazy_is_backport(const struct ilab_kernel_era *era, bool smmuv3)
+{
+	/* VT-d had its deferred flush long before 4.14; SMMUv3 got lazy mode in 4.20 */
+	return smmuv3 && !era->smmu_non_strict;
 }

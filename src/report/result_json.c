@@ -43,7 +43,7 @@ static json_t *mechanisms_json(const struct ilab_case *k, bool *ok)
 		return NULL;
 	}
 	put(o, "cma", json_string(ilab_cma_policy_name(m->cma)), ok);
-	put(o, "lookup", json_string(ilab_domain_lookup_name(m->lookup)), ok);
+	put(o, "lookup", json_string(ilab_domain_lookup_name(ilab_case_lookup(k))), ok); /* as run */
 	put(o, "map_pages", json_boolean(ilab_case_map_pages(k)), ok); /* the kernel's if unset */
 	put(o, "ecmdq", json_boolean(m->ecmdq), ok);
 	/* left out when off, so results from before it existed stay as they were */
@@ -105,6 +105,8 @@ static json_t *case_json(const struct ilab_scenario *s, const struct ilab_case *
 	put(o, "series", json_string(k->series), ok);
 	put(o, "mechanisms", mechanisms_json(k, ok), ok);
 	put(o, "kernel", json_string(k->has_kernel ? k->kernel.name : "latest"), ok);
+	if (r->backport_non_strict) /* only when so: other results stay as they were */
+		put(o, "backport", json_string("non_strict"), ok);
 	for (unsigned i = 0; i < k->nr_params; i++)
 		put(params, k->params[i].name, num(k->params[i].value), ok);
 	put(o, "params", params, ok);

@@ -248,6 +248,12 @@ int ilab_report_table(const struct ilab_scenario_result *r, FILE *f)
 		fputc('\n', f);
 	}
 	free(rows);
+	/* a paragraph of its own after the table: readers of the table stop at the blank line */
+	for (unsigned i = 0, n = 0; i < r->nr_cases && i < s->nr_cases; i++)
+		if (r->cases[i].backport_non_strict)
+			fprintf(f, "%sbackport: %s runs 4.20's SMMUv3 non-strict (lazy) mode on kernel "
+				"%s, whose driver was strict only\n", n++ ? "" : "\n",
+				s->cases[i].label, s->cases[i].kernel.name);
 	if (s->nr_effects && effects_table(r, f))
 		return -ENOMEM;
 	return ferror(f) ? -EIO : 0;

@@ -28,7 +28,7 @@ static void env_from_case(const struct ilab_scenario *s, const struct ilab_case 
 		  : c->mech.mode == ILAB_MODE_PASSTHROUGH ? ILAB_NIC_ENV_PASSTHROUGH
 							  : ILAB_NIC_ENV_STRICT;
 	e->map_pages = ilab_case_map_pages(c);
-	e->lookup_refcount = c->mech.lookup == ILAB_LOOKUP_REFCOUNT;
+	e->lookup_refcount = ilab_case_lookup(c) == ILAB_LOOKUP_REFCOUNT;
 	e->kernel = c->has_kernel ? &c->kernel : NULL;
 	e->ecmdq_use = c->mech.ecmdq;
 	e->nic_from_profile = true;

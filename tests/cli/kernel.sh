@@ -74,6 +74,80 @@ echo "$out" | grep -q 'kernel latest' || bad "bench without --kernel does not sa
 out=$("$BIN" bench --engine sim --kernel 5.10 -t 1 --iterations 10 --json)
 echo "$out" | grep -q '"kernel": "5.10"' || bad "bench --json does not name the kernel"
 
+# issue 32's rows. CMD_SYNC: 4.14 polls CONS under the lock, 4.15-4.19 insert every CMD_SYNC
+# with a number taken before the lock, 4.20 merges back-to-back ones
+pair sync_msi DIFFER 4.14 4.15 $STRICT16
+pair sync_order DIFFER 4.19 4.20 $STRICT16
+# refcounted domain lookup up to 4.18, the fast one from 4.19; --lookup wins, said as such
+jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+out=$("$BIN" bench --engine sim --kernel 4.14 -t 1 --iterations 10 --json)
+[ "$(echo "$out" | jget "d['config']['lookup'], d['stats']['refcount_lookups'] > 0")" = \
+  "refcount True" ] || bad "bench --kernel 4.14 --json: not the refcounted lookup"
+out=$("$BIN" bench --engine sim --kernel 4.19 -t 1 --iterations 10 --json)
+[ "$(echo "$out" | jget "d['config']['lookup'], 'kernel_overrides' in d['config']")" = \
+  "direct False" ] || bad "bench --kernel 4.19 --json: not the direct lookup, or an override"
+out=$("$BIN" bench --engine sim --kernel 4.18 --lookup direct -t 1 --iterations 10 --json)
+[ "$(echo "$out" | jget "d['config']['lookup'], d['config']['kernel_overrides']['lookup']['as']")" \
+  = "direct backport" ] || bad "bench --kernel 4.18 --lookup direct: not marked a backport"
+out=$("$BIN" bench --engine sim --kernel 4.18 --lookup direct -t 1 --iterations 10)
+echo "$out" | grep -q "kernel 4.18 has refcount domain lookup; --lookup direct runs 4.19's" ||
+	bad "bench --kernel 4.18 --lookup direct: the text does not say so"
+# SMMUv3 lazy mode before 4.20 runs only as a backport, said in the text and the JSON
+out=$("$BIN" bench --engine sim --kernel 4.19 --mode lazy -t 1 --iterations 10 --json)
+[ "$(echo "$out" | jget "d['config']['mode'], d['config']['kernel_overrides']['mode']['as']")" = \
+  "lazy backport" ] || bad "bench --kernel 4.19 --mode lazy --json: not marked a backport"
+out=$("$BIN" bench --engine sim --kernel 4.19 --mode lazy -t 1 --iterations 10)
+echo "$out" | grep -q "4.19's SMMUv3 driver is strict only.*as a backport" ||
+	bad "bench --kernel 4.19 --mode lazy: the text does not say it is a backport"
+out=$("$BIN" bench --engine sim --kernel 4.20 --mode lazy -t 1 --iterations 10)
+echo "$out" | grep -q "backport" && bad "bench --kernel 4.20 --mode lazy: called a backport"
+# ... but VT-d had its deferred flush long before
+out=$("$BIN" bench --engine sim --profile icelake-2s-a100 --kernel 4.19 --mode lazy -t 1 \
+	--iterations 10)
+echo "$out" | grep -q "backport" && bad "bench --kernel 4.19 --mode lazy on VT-d: a backport"
+# VT-d's invalidation hint reaches the queued PSI from 6.19 (dropped before)
+ih() {
+	"$BIN" bench --engine sim --profile icelake-2s-a100 -t 2 --iterations 50 --kernel "$1" \
+		--json | jget "d['iommu']['driver']['psi_ih']"
+}
+[ "$(ih 6.18)" = 0 ] && [ "$(ih 6.19)" -gt 0 ] ||
+	bad "VT-d IH: 6.18 $(ih 6.18) PSIs with IH, 6.19 $(ih 6.19)"
+# seed 001's lazy case: the non-strict series on 4.18, said as a backport (JSON and table)
+"$BIN" run --quick --json --out "$TMP/s1" seed001-domain-lookup > /dev/null ||
+	bad "run seed001-domain-lookup failed"
+[ "$(jget "[c['label'] for c in d['cases'] if c.get('backport') == 'non_strict']" \
+   < "$TMP/s1/seed001-domain-lookup.json")" = "['direct-lazy']" ] ||
+	bad "seed 001: the backport is not direct-lazy's alone"
+"$BIN" run --quick --out "$TMP/s1t" seed001-domain-lookup | grep -q \
+	"^backport: direct-lazy runs 4.20's SMMUv3 non-strict" || bad "seed 001: no backport line"
+
+# a scenario's kernel sets the lookup when the file does not: refcount on 4.18, direct on
+# 4.19; a case's lookup: wins (the figures follow: the refcount's two atomics per call)
+cat > "$TMP/lookup.yaml" <<'EOF2'
+name: lookup-era
+seed: none
+title: "lookup by era"
+profile: kunpeng920
+engine: sim
+kernel: "4.18"
+workload:
+  type: dma_map_benchmark
+  params: { iterations: 3, node: 2, smmu_node: 2, threads: 2 }
+cases:
+  - label: era
+  - label: given
+    mechanisms: { lookup: direct }
+  - label: newer
+    kernel: "4.19"
+EOF2
+"$BIN" run --quick --json --out "$TMP/lk" "$TMP/lookup.yaml" > /dev/null 2>&1 ||
+	bad "run lookup.yaml failed"
+[ "$(jget "[(c['mechanisms']['lookup'], c['figures']['map_ns']['value'] > 180) for c in d['cases']]" \
+   < "$TMP/lk/lookup-era.json")" = \
+  "[('refcount', True), ('direct', False), ('direct', False)]" ] ||
+	bad "scenario lookup by kernel: $(jget "[c['mechanisms'] for c in d['cases']]" \
+	    < "$TMP/lk/lookup-era.json")"
+
 # VT-d: its driver has only map_pages, which an era before 5.15 leaves it
 out=$("$BIN" bench --engine sim --profile icelake-2s-a100 -t 2 --iterations 50 --kernel 5.10) &&
 	echo "$out" | grep -q 'kernel 5.10, mode strict, map-pages on' ||

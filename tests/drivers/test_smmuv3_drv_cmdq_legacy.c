@@ -1,7 +1,7 @@
 /* test_smmuv3_drv_cmdq_legacy.c — the Linux <= 5.3 command-queue producer (cmdq_mode
  * SPINLOCK): commands reach the SMMU and complete, the driver's per-opcode counts equal what the
- * model executed, the 256-entry queue wraps many times, back-to-back CMD_SYNCs share one entry,
- * and the CONS-polling variant works too. Expected values come from the commands issued.
+ * model executed, the 256-entry queue wraps many times, back-to-back CMD_SYNCs share one entry
+ * (4.20-5.3) or not (4.15-4.19), and the CONS-polling variant (4.14's) works too. Expected values come from the commands issued.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "drivers/drv_test_util.h"
+#include "iommulab/kernel_era.h"
 
 #define OP_TLBI_NH_VA 0x12
 #define OP_CMD_SYNC 0x46
@@ -98,6 +99,63 @@ static void test_back_to_back_syncs_share_one_entry(void **state)
 	dt_teardown(&t);
 }
 
+/* Linux 4.15-4.19 (opts.cmdq_sync_unordered, set by the eras before 4.20): every CMD_SYNC is
+ * inserted, even right after another, each with its own number taken before the lock; all
+ * complete. The options come from the era table, so the test also fails if 4.19 lost them. */
+static void test_unordered_syncs_4_19_each_inserted(void **state)
+{
+	struct ilab_kernel_era era;
+	struct ilab_smmu_drv_opts o = { 0 };
+	struct ilab_smmu_drv_stats st;
+	struct ilab_smmu_drv_info info;
+	struct dt t;
+	uint64_t cmd[2], sync0;
+	int rc;
+
+	(void)state;
+	ilab_kernel_era_at(419, &era);
+	ilab_kernel_era_drv_opts(&era, &o);
+	assert_true(o.cmdq_sync_unordered);
+	rc = dt_setup(&t, ILAB_CMA_GLOBAL, NULL, &o);
+	if (rc)
+		fail_msg("setup: %d %s", rc, t.err);
+	assert_int_equal(ilab_smmu_drv_get_info(t.iommu, &info), 0);
+	assert_int_equal(info.sync_mode, ILAB_SMMU_SYNC_MSI); /* MSI completion since 4.15 */
+	ilab_smmu_drv_build_tlbi_va(cmd, 1, 0x1000);
+	assert_int_equal(ilab_smmu_drv_issue_cmds(t.iommu, cmd, 1, true), 0);
+	ilab_smmu_drv_clear_stats(t.iommu);
+	sync0 = model_ops(&t, OP_CMD_SYNC);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(ilab_smmu_drv_issue_cmds(t.iommu, NULL, 0, true), 0);
+	assert_int_equal(ilab_smmu_drv_get_stats(t.iommu, &st), 0);
+	assert_int_equal(st.by_opcode[OP_CMD_SYNC], 3);
+	assert_int_equal(model_ops(&t, OP_CMD_SYNC) - sync0, 3);
+	assert_int_equal(st.sync_timeouts, 0);
+	dt_teardown(&t);
+}
+
+/* Linux 4.14 had no MSI completion: its era asks for CONS polling on an MSI-capable SMMU. */
+static void test_era_4_14_polls_cons(void **state)
+{
+	struct ilab_kernel_era era;
+	struct ilab_smmu_drv_opts o = { 0 };
+	struct ilab_smmu_drv_info info;
+	struct dt t;
+	int rc;
+
+	(void)state;
+	ilab_kernel_era_at(414, &era);
+	ilab_kernel_era_drv_opts(&era, &o);
+	rc = dt_setup(&t, ILAB_CMA_GLOBAL, NULL, &o);
+	if (rc)
+		fail_msg("setup: %d %s", rc, t.err);
+	assert_int_equal(ilab_smmu_drv_get_info(t.iommu, &info), 0);
+	assert_true(info.msi); /* the model could: the era does not */
+	assert_int_equal(info.sync_mode, ILAB_SMMU_SYNC_CONS);
+	issue_many(&t, 10, 2);
+	dt_teardown(&t);
+}
+
 static void test_cons_polling_variant(void **state)
 {
 	struct dt t;
@@ -142,6 +200,8 @@ int main(void)
 		cmocka_unit_test(test_commands_complete_and_counts_match_msi),
 		cmocka_unit_test(test_back_to_back_syncs_share_one_entry),
 		cmocka_unit_test(test_cons_polling_variant),
+		cmocka_unit_test(test_unordered_syncs_4_19_each_inserted),
+		cmocka_unit_test(test_era_4_14_polls_cons),
 		cmocka_unit_test(test_lockfree_default_unchanged),
 	};
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -372,6 +373,34 @@ static void test_depot_list_reclaim(void **state)
 	del_domain(d);
 }
 
+/* The v6.7 depot's reclaim is a delayed work on its own timer: once armed by a push it gives
+ * one magazine per 100 ms back to the tree while the depot holds more than one per CPU,
+ * whether or not anything is pushed again. Here nothing is pushed after the fill; the CPU
+ * only allocates, and the first allocation that reaches the depot (both CPU magazines empty)
+ * finds the periods that passed already worked off. Before, the work ran only on a push. */
+static void test_depot_reclaim_runs_on_its_timer(void **state)
+{
+	struct ilab_iova_domain *d = new_domain();
+	struct ilab_iova_stats st;
+	struct timespec nap = { 0, 350 * 1000 * 1000 }; /* three periods and a half */
+	uint64_t size0;
+
+	(void)state;
+	fill_depot(d, 40);
+	ilab_iova_stats(d, &st);
+	size0 = st.depot_size[0] + st.depot_reclaims; /* 40: what was pushed */
+	assert_int_equal(size0, 40);
+	nanosleep(&nap, NULL);
+	/* empty loaded and prev (full after the fill), then one allocation from the depot */
+	for (unsigned i = 0; i < 2 * ILAB_IOVA_MAG_SIZE + 1; i++)
+		assert_true(ilab_alloc_iova_fast(d, 1, PFN_32BIT * 16, false) != 0);
+	ilab_iova_stats(d, &st);
+	assert_true(st.depot_reclaims >= 3);          /* at least 100, 200, 300 ms */
+	assert_true(st.depot_reclaims <= 40 - RECLAIM_CPUS);
+	assert_int_equal(st.depot_size[0], size0 - st.depot_reclaims - 1); /* and the pop */
+	del_domain(d);
+}
+
 static void test_flush_and_retry(void **state)
 {
 	struct ilab_iova_domain *d = new_domain();
@@ -540,6 +569,8 @@ int main(void)
 		cmocka_unit_test(test_depot_fixed32),
 		cmocka_unit_test_setup_teardown(test_depot_list_reclaim, reclaim_cpus_setup,
 						reclaim_cpus_teardown),
+		cmocka_unit_test_setup_teardown(test_depot_reclaim_runs_on_its_timer,
+						reclaim_cpus_setup, reclaim_cpus_teardown),
 		cmocka_unit_test(test_flush_and_retry),
 		cmocka_unit_test(test_random_rbtree),
 		cmocka_unit_test(test_random_fast_checked),

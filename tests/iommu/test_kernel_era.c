@@ -64,18 +64,18 @@ static void versions_parsed_or_refused(void **state)
 
 /* What a layer can see of an era: the options it is given. */
 enum obs { O_CMDQ, O_RIL, O_MAP_PAGES, O_MAG, O_SAC, O_DEPOT, O_FQ, O_STE, O_SPLIT, O_FAIR,
-	   O_IH, O_NR };
+	   O_SYNC_MODE, O_SYNC_ORDER, O_LOOKUP, O_LAZY, O_IH, O_NR };
 
 static void observe(unsigned version, long v[O_NR])
 {
 	struct ilab_kernel_era e;
 	struct ilab_smmu_drv_opts d = { 0 };
 	struct ilab_dma_options o;
-	struct ilab_intel_iommu_opts i = { 0 };
+	struct ilab_intel_iommu_opts vt = { 0 };
 
 	ilab_kernel_era_at(version, &e);
 	ilab_kernel_era_drv_opts(&e, &d);
-	ilab_kernel_era_vtd_opts(&e, &i);
+	ilab_kernel_era_vtd_opts(&e, &vt);
 	ilab_dma_options_default(&o);
 	ilab_kernel_era_dma_opts(&e, &o);
 	v[O_CMDQ] = (long)d.cmdq_mode * 100 + (long)d.cmdq_log2;
@@ -88,7 +88,13 @@ static void observe(unsigned version, long v[O_NR])
 	v[O_STE] = e.ste_hitless;
 	v[O_SPLIT] = d.pgtable_split_blocks;
 	v[O_FAIR] = d.cmdq_fair_lock;
-	v[O_IH] = i.drop_ih;
+	v[O_SYNC_MODE] = d.sync_mode;
+	v[O_SYNC_ORDER] = d.cmdq_sync_unordered;
+	v[O_LOOKUP] = o.lookup;
+	/* lazy on an SMMUv3 a backport (1) or the era's own (0); VT-d's never a backport */
+	v[O_LAZY] = ilab_kernel_era_lazy_is_backport(&e, true) * 10 +
+		    ilab_kernel_era_lazy_is_backport(&e, false);
+	v[O_IH] = vt.drop_ih;
 }
 
 /* The release before v: 5.0 follows 4.20, 6.0 follows 5.19, 7.0 follows 6.19. */
@@ -105,6 +111,10 @@ static const struct {
 	int changes; /* the observation that changes there, -1: none an SMMUv3 device sees */
 	long before, after;
 } rows[] = {
+	{ "sync_msi", 415, O_SYNC_MODE, ILAB_SMMU_SYNC_CONS, ILAB_SMMU_SYNC_AUTO },
+	{ "lookup", 419, O_LOOKUP, ILAB_DMA_LOOKUP_REFCOUNT, ILAB_DMA_LOOKUP_DIRECT },
+	{ "sync_order", 420, O_SYNC_ORDER, 1, 0 },
+	{ "non_strict", 420, O_LAZY, 10, 0 },
 	{ "cmdq", 504, O_CMDQ, ILAB_SMMU_CMDQ_SPINLOCK * 100 + 8, ILAB_SMMU_CMDQ_LOCKFREE * 100 },
 	{ "ril", 507, O_RIL, 1, 0 },
 	{ "map_pages", 515, O_MAP_PAGES, 0, 1 },
