@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "calibrate/calib.h"
+#include "experiments/sweep.h"
 #include "util/atomic_file.h"
 
 #define ERRLEN 2048
@@ -362,6 +364,20 @@ int cmd_calibrate(int argc, char **argv)
 					  (unsigned)o.folds, &cv, err, sizeof(err));
 	if (!ret)
 		ret = ilab_calib_eval(set, fit.theta, &tv, err, sizeof(err));
+	if (ret && ilab_pool_stop_signal()) {
+		/* TERM/INT/HUP stopped an evaluation's workers (the pool is gone): say so, and
+		 * end as the signal asked, as sweep does, not as a failed case */
+		int sig = ilab_pool_stop_signal();
+
+		fprintf(stderr, "%s calibrate: stopped by SIG%s after %u evaluations: its "
+			"workers are stopped, nothing written\n", CLI_PROG, sigabbrev_np(sig),
+			set->nr_evals);
+		ilab_calib_cv_free(&cv);
+		ilab_calib_set_free(set);
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return CLI_EXIT_FAIL;
+	}
 	if (ret) {
 		fprintf(stderr, "%s calibrate: %s\n", CLI_PROG, err);
 		ilab_calib_cv_free(&cv);
