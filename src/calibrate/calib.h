@@ -100,6 +100,7 @@ struct ilab_calib_set {
 	unsigned jobs;               /* cases of one evaluation run at once */
 	FILE *progress;              /* a line per evaluation, NULL: quiet */
 	unsigned nr_evals;           /* evaluations run (cache misses) */
+	char parts_note[512];        /* the measured parts applied (parts.c), "" for none */
 	struct ilab_calib_cache *cache;
 };
 
@@ -282,6 +283,22 @@ int ilab_calib_measurements_add(struct ilab_calib_set *set, const char *path, ch
 int ilab_calib_import_dma_map_benchmark(const char *path, FILE *out, char *err, size_t errlen);
 /* fio --output-format=json as entries of the fio workload (iops, bw, clat percentiles). */
 int ilab_calib_import_fio(const char *path, FILE *out, char *err, size_t errlen);
+/* ---- parts.c ---- */
+/* A measurements file's parts: list (a yaml_document_t * and its sequence node) applied to
+ * the set's profile text: each constant the median of its entries. 0, or -EINVAL with err
+ * "file:line:column: part N: reason". */
+int ilab_calib_parts_apply(struct ilab_calib_set *set, const char *file, void *doc,
+			   void *list, char *err, size_t errlen);
+
+/* ---- import_parts.c: measurements of parts, as `parts:` entries ---- */
+/* lmbench lat_mem_rd's output, run bound to cpu_node's CPUs and memory_node's memory: one
+ * memory_latency entry per stride (its largest array). -EINVAL: "file:line: not lat_mem_rd
+ * output: ...". */
+int ilab_calib_import_lat_mem_rd(const char *path, int cpu_node, int memory_node, FILE *out,
+				 char *err, size_t errlen);
+/* core-to-core-latency --csv: one line_transfer entry per measured pair of cores. */
+int ilab_calib_import_core_to_core(const char *path, FILE *out, char *err, size_t errlen);
+
 /* Scenario s (owned by the set from now on, unless this fails) into the set. */
 int ilab_calib_set_add_scenario(struct ilab_calib_set *set, struct ilab_scenario *s);
 

@@ -53,6 +53,8 @@ void ilab_calib_report_text(const struct ilab_calib_report *r, FILE *f)
 	fprintf(f, "%u free constants, %u cases, %u figures and %u effects in the objective "
 		"(soft-L1 on log(model / measured), scale log 1.1)\n", set->nr_free,
 		set->nr_cases, nf, ne);
+	if (set->parts_note[0])
+		fprintf(f, "measured parts (set, not fitted): %s\n", set->parts_note);
 	fprintf(f, "objective %.6g at the priors, %.6g fitted; %u starts (seed %llu), %u "
 		"optimiser steps, %u evaluations\n\n", r->fit->prior_objective, r->fit->objective,
 		r->fit->starts, (unsigned long long)r->seed, r->fit->evals, set->nr_evals);
