@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "calibrate/calib.h"
+#include "experiments/sweep.h"
 #include "util/atomic_file.h"
 
 #define ERRLEN 2048
@@ -27,7 +29,8 @@ struct opts {
 	const char *scenarios[MAX_ARGS], *frees[MAX_ARGS], *cases[MAX_ARGS];
 	unsigned nr_scenarios, nr_frees, nr_cases;
 	uint64_t seed, starts, jobs, max_evals, folds;
-	bool quick, cv, plot, verbose;
+	bool quick, cv, plot, verbose, nodes;
+	int cpu_node, memory_node; /* --nodes, for --import lat_mem_rd */
 };
 
 static double now(void)
@@ -55,6 +58,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "measurements", required_argument, NULL, 'm' },
 		{ "import", required_argument, NULL, 'I' },
+		{ "nodes", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -87,11 +91,24 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'o': o->out = optarg; break;
 		case 'm': o->measurements = optarg; break;
 		case 'I':
-			if (strcmp(optarg, "dma_map_benchmark") && strcmp(optarg, "fio"))
-				return cli_usage_error("calibrate", "--import: dma_map_benchmark or "
-						       "fio, not '%s'", optarg);
+			if (strcmp(optarg, "dma_map_benchmark") && strcmp(optarg, "fio") &&
+			    strcmp(optarg, "lat_mem_rd") && strcmp(optarg, "core-to-core-latency"))
+				return cli_usage_error("calibrate", "--import: dma_map_benchmark, fio, "
+						       "lat_mem_rd or core-to-core-latency, not '%s'",
+						       optarg);
 			o->import_tool = optarg;
 			break;
+		case 'n': {
+			char extra;
+
+			if (sscanf(optarg, "%d,%d%c", &o->cpu_node, &o->memory_node, &extra) != 2 ||
+			    o->cpu_node < 0 || o->memory_node < 0 || o->cpu_node > 4095 ||
+			    o->memory_node > 4095)
+				return cli_usage_error("calibrate", "--nodes: CPU,MEMORY (two node "
+						       "numbers), not '%s'", optarg);
+			o->nodes = true;
+			break;
+		}
 		case 'S':
 			if (cli_parse_count(optarg, 1, 1ull << 53, &o->seed))
 				return cli_usage_error("calibrate", "--seed must be 1 to 2^53, not '%s'",
@@ -129,6 +146,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			return cli_usage_error("calibrate", "--import %s takes one file of its output",
 					       o->import_tool);
 		o->import_file = argv[optind];
+		if (!strcmp(o->import_tool, "lat_mem_rd") != o->nodes)
+			return cli_usage_error("calibrate", o->nodes ? "--nodes goes with --import "
+					       "lat_mem_rd" : "--import lat_mem_rd needs --nodes CPU,"
+					       "MEMORY: the nodes of the run (numactl --cpunodebind, "
+					       "--membind) are not in its output");
 		return 0;
 	}
 	if (optind == argc)
@@ -291,9 +313,15 @@ static int import(const struct opts *o)
 
 	if (!f)
 		return CLI_EXIT_FAIL;
-	rc = !strcmp(o->import_tool, "fio")
-		     ? ilab_calib_import_fio(o->import_file, f, err, sizeof(err))
-		     : ilab_calib_import_dma_map_benchmark(o->import_file, f, err, sizeof(err));
+	if (!strcmp(o->import_tool, "fio"))
+		rc = ilab_calib_import_fio(o->import_file, f, err, sizeof(err));
+	else if (!strcmp(o->import_tool, "lat_mem_rd"))
+		rc = ilab_calib_import_lat_mem_rd(o->import_file, o->cpu_node, o->memory_node, f,
+						  err, sizeof(err));
+	else if (!strcmp(o->import_tool, "core-to-core-latency"))
+		rc = ilab_calib_import_core_to_core(o->import_file, f, err, sizeof(err));
+	else
+		rc = ilab_calib_import_dma_map_benchmark(o->import_file, f, err, sizeof(err));
 	fclose(f);
 	if (!rc)
 		fwrite(text, 1, len, stdout);
@@ -362,6 +390,20 @@ int cmd_calibrate(int argc, char **argv)
 					  (unsigned)o.folds, &cv, err, sizeof(err));
 	if (!ret)
 		ret = ilab_calib_eval(set, fit.theta, &tv, err, sizeof(err));
+	if (ret && ilab_pool_stop_signal()) {
+		/* TERM/INT/HUP stopped an evaluation's workers (the pool is gone): say so, and
+		 * end as the signal asked, as sweep does, not as a failed case */
+		int sig = ilab_pool_stop_signal();
+
+		fprintf(stderr, "%s calibrate: stopped by SIG%s after %u evaluations: its "
+			"workers are stopped, nothing written\n", CLI_PROG, sigabbrev_np(sig),
+			set->nr_evals);
+		ilab_calib_cv_free(&cv);
+		ilab_calib_set_free(set);
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return CLI_EXIT_FAIL;
+	}
 	if (ret) {
 		fprintf(stderr, "%s calibrate: %s\n", CLI_PROG, err);
 		ilab_calib_cv_free(&cv);

@@ -56,7 +56,7 @@ static const struct cli_command commands[] = {
 	  "  --no-plot         no plots\n"
 	  "  -h, --help        show this help\n"
 	  "Shards of another sweep, overlapping or missing cases: exit 2.\n" },
-	{ "calibrate", cmd_calibrate, "calibrate PROFILE [SCENARIO...] [--free SECTION.KEY=MIN:MAX]... [--case LABEL]... [--quick] [--seed N] [--starts N] [--max-evals N] [-j N] [--out DIR] [--cross-validate [--folds K]] [--measurements FILE.yaml] [--no-plot] [-v] | calibrate --import dma_map_benchmark|fio FILE",
+	{ "calibrate", cmd_calibrate, "calibrate PROFILE [SCENARIO...] [--free SECTION.KEY=MIN:MAX]... [--case LABEL]... [--quick] [--seed N] [--starts N] [--max-evals N] [-j N] [--out DIR] [--cross-validate [--folds K]] [--measurements FILE.yaml] [--no-plot] [-v] | calibrate --import dma_map_benchmark|fio|lat_mem_rd|core-to-core-latency FILE [--nodes CPU,MEMORY]",
 	  "fit a profile's free constants jointly to the seeds' published figures (docs/calibration.md)",
 	  "  PROFILE           a profile name (kunpeng920) or file; its free: section names the\n"
 	  "                    constants fitted, with their bounds\n"
@@ -75,6 +75,10 @@ static const struct cli_command commands[] = {
 	  "  --measurements F  your machine's measurements (docs/calibration.md) in the set\n"
 	  "  --import dma_map_benchmark|fio FILE  the tool's output (fio: its JSON) as\n"
 	  "                    measurement entries on stdout\n"
+	  "  --import lat_mem_rd FILE --nodes CPU,MEMORY  lmbench's memory latency, run\n"
+	  "                    bound to those nodes, as parts: entries on stdout\n"
+	  "  --import core-to-core-latency FILE  its --csv (one-way ns by core pair) as\n"
+	  "                    parts: entries on stdout\n"
 	  "  --no-plot         no correlator plot\n"
 	  "  -v, --verbose     a line per evaluation on stderr\n"
 	  "  -h, --help        show this help\n" },

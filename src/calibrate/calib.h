@@ -33,6 +33,14 @@ struct json_t;
  * within the calibration tolerance (±10 %) counts about as its square, a larger one grows
  * only linearly, so one figure the model cannot reach does not drive the fit. */
 #define ILAB_CALIB_LOSS_SCALE 0.0953101798043249 /* log(1.1) */
+/* The direction of an effect: `iommulab run` counts an effect when the model's change, from
+ * the truncated figures, lies beyond ±ILAB_EFFECT_FLAT on the published side (compare.c). The
+ * size term above scores |log(model ratio / published ratio)| whatever the side, so a fit can
+ * trade a direction away for a little size elsewhere. Each effect also pays for the model's
+ * (untruncated) log ratio falling short of its margin on that side
+ * (ilab_calib_direction_shortfall), at first WEIGHT times as steeply as a figure far out of
+ * tolerance, saturating when far out of reach (eval.c, direction_loss). */
+#define ILAB_CALIB_DIRECTION_WEIGHT 10.0
 
 struct ilab_calib_free {
 	char key[ILAB_CALIB_KEY_MAX]; /* "smmu.sync_ns": section.key of the profile */
@@ -60,6 +68,10 @@ struct ilab_calib_term {
 			   * effect: the ratio to / from */
 	enum ilab_ref_relation rel;
 	double tolerance; /* a figure's own bound (by kind when it gives none) */
+	int direction;    /* an effect: the published change's side, -1, 0 (flat) or +1, as
+			   * `iommulab run` judges it (beyond ±ILAB_EFFECT_FLAT) */
+	double margin;    /* an effect: the log ratio the model must reach on that side (for a
+			   * flat one: stay within) so that the truncated figures still show it */
 	bool active;      /* in the objective (cross-validation leaves some out) */
 };
 
@@ -88,6 +100,7 @@ struct ilab_calib_set {
 	unsigned jobs;               /* cases of one evaluation run at once */
 	FILE *progress;              /* a line per evaluation, NULL: quiet */
 	unsigned nr_evals;           /* evaluations run (cache misses) */
+	char parts_note[512];        /* the measured parts applied (parts.c), "" for none */
 	struct ilab_calib_cache *cache;
 };
 
@@ -113,6 +126,13 @@ void ilab_calib_set_free(struct ilab_calib_set *set);
 /* Keep only the cases whose label is in labels (and the terms on them). */
 int ilab_calib_set_only_cases(struct ilab_calib_set *set, const char *const *labels,
 			      unsigned nr, char *err, size_t errlen);
+/* An effect's direction and margin (ilab_calib_term) from its two figures, from -> to, and
+ * the truncation step of each (0: none): the direction as `iommulab run` judges it, beyond
+ * ±ILAB_EFFECT_FLAT; the margin, that band plus both steps relative to their figures (so that
+ * a model change beyond it keeps its side after truncation), never more than the change
+ * itself. A flat effect: within the band less the steps (0 when they fill it). */
+void ilab_calib_effect_direction(struct ilab_calib_term *t, double from, double to,
+				 double from_step, double to_step);
 /* A figure's term: in tolerance (its relation and bound) for the model's value v. */
 bool ilab_calib_term_within(const struct ilab_calib_term *t, double v);
 
@@ -124,7 +144,12 @@ int ilab_calib_eval(struct ilab_calib_set *set, const double *theta, const doubl
 		    char *err, size_t errlen);
 /* Term i's residual log(model / measured) for model value v (one-sided for gt/lt). */
 double ilab_calib_residual(const struct ilab_calib_term *t, double v);
-/* The objective over the active terms: sum of s^2 * 2 (sqrt(1 + (r/s)^2) - 1). */
+/* An effect's shortfall of direction for model ratio v: how far log(v) falls short of the
+ * term's margin on its published side (a flat effect: how far |log v| exceeds its margin);
+ * 0 for a figure and for an effect safely in its direction. */
+double ilab_calib_direction_shortfall(const struct ilab_calib_term *t, double v);
+/* The objective over the active terms: sum of s^2 * 2 (sqrt(1 + (r/s)^2) - 1), plus, per
+ * effect, the loss on its direction shortfall (eval.c, direction_loss). */
 double ilab_calib_objective(const struct ilab_calib_set *set, const double *tv);
 /* The profile text with the free constants set to theta (rounded); *out malloc'd. */
 int ilab_calib_profile_text(const struct ilab_calib_set *set, const double *theta,
@@ -258,6 +283,22 @@ int ilab_calib_measurements_add(struct ilab_calib_set *set, const char *path, ch
 int ilab_calib_import_dma_map_benchmark(const char *path, FILE *out, char *err, size_t errlen);
 /* fio --output-format=json as entries of the fio workload (iops, bw, clat percentiles). */
 int ilab_calib_import_fio(const char *path, FILE *out, char *err, size_t errlen);
+/* ---- parts.c ---- */
+/* A measurements file's parts: list (a yaml_document_t * and its sequence node) applied to
+ * the set's profile text: each constant the median of its entries. 0, or -EINVAL with err
+ * "file:line:column: part N: reason". */
+int ilab_calib_parts_apply(struct ilab_calib_set *set, const char *file, void *doc,
+			   void *list, char *err, size_t errlen);
+
+/* ---- import_parts.c: measurements of parts, as `parts:` entries ---- */
+/* lmbench lat_mem_rd's output, run bound to cpu_node's CPUs and memory_node's memory: one
+ * memory_latency entry per stride (its largest array). -EINVAL: "file:line: not lat_mem_rd
+ * output: ...". */
+int ilab_calib_import_lat_mem_rd(const char *path, int cpu_node, int memory_node, FILE *out,
+				 char *err, size_t errlen);
+/* core-to-core-latency --csv: one line_transfer entry per measured pair of cores. */
+int ilab_calib_import_core_to_core(const char *path, FILE *out, char *err, size_t errlen);
+
 /* Scenario s (owned by the set from now on, unless this fails) into the set. */
 int ilab_calib_set_add_scenario(struct ilab_calib_set *set, struct ilab_scenario *s);
 

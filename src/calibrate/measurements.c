@@ -233,11 +233,17 @@ static int load_entry(struct ilab_calib_set *set, const char *file, const yaml_n
 	return 0;
 }
 
+static bool nonempty_list(const yaml_node_t *n)
+{
+	return n->type == YAML_SEQUENCE_NODE &&
+	       n->data.sequence.items.start != n->data.sequence.items.top;
+}
+
 int ilab_calib_measurements_add(struct ilab_calib_set *set, const char *path, char *err,
 				size_t errlen)
 {
 	yaml_document_t doc;
-	yaml_node_t *root, *list;
+	yaml_node_t *root, *list, *parts;
 	char *text = NULL, *entry;
 	size_t len, elen;
 	int rc;
@@ -255,12 +261,20 @@ int ilab_calib_measurements_add(struct ilab_calib_set *set, const char *path, ch
 		return rc;
 	root = yaml_document_get_root_node(&doc);
 	list = root && root->type == YAML_MAPPING_NODE ? ilab_yaml_map_get(&doc, root, "measurements") : NULL;
-	if (!list || list->type != YAML_SEQUENCE_NODE || root->data.mapping.pairs.top -
-	    root->data.mapping.pairs.start != 1 || list->data.sequence.items.start ==
-	    list->data.sequence.items.top)
+	parts = root && root->type == YAML_MAPPING_NODE ? ilab_yaml_map_get(&doc, root, "parts") : NULL;
+	if ((!list && !parts) || (list && !nonempty_list(list)) || (parts && !nonempty_list(parts)) ||
+	    root->data.mapping.pairs.top - root->data.mapping.pairs.start != !!list + !!parts)
 		rc = file_errf(err, errlen, path, root ? root->start_mark.line + 1 : 1,
-				    root ? root->start_mark.column + 1 : 1, "expected one key, "
-				    "measurements: a non-empty list (docs/calibration.md)");
+				    root ? root->start_mark.column + 1 : 1, "expected the keys "
+				    "measurements: and/or parts:, each a non-empty list "
+				    "(docs/calibration.md)");
+	/* the parts first: the measurements' cases are checked on the profile with them */
+	if (!rc && parts)
+		rc = ilab_calib_parts_apply(set, path, &doc, parts, err, errlen);
+	if (!list) {
+		yaml_document_delete(&doc);
+		return rc;
+	}
 	for (yaml_node_item_t *it = rc ? NULL : list->data.sequence.items.start;
 	     it && it < list->data.sequence.items.top && !rc; it++) {
 		yaml_node_t *e = yaml_document_get_node(&doc, *it);

@@ -24,6 +24,17 @@ static const char *rel_name(enum ilab_ref_relation r)
 	return r == ILAB_REL_GT ? "> " : r == ILAB_REL_LT ? "< " : "";
 }
 
+/* A figure: within its tolerance or not; an effect: whether the model keeps the published
+ * direction with its margin (what survives the benchmark's truncation), or falls short. */
+static const char *verdict(const struct ilab_calib_term *t, double v)
+{
+	if (t->kind == ILAB_CALIB_FIGURE)
+		return ilab_calib_term_within(t, v) ? "within" : "OUTSIDE";
+	if (ilab_calib_direction_shortfall(t, v) > 0)
+		return t->direction ? "effect, SHORT of its direction" : "effect, NOT FLAT";
+	return t->direction ? "effect, its direction" : "effect, flat";
+}
+
 /* Out-of-sample value of term i, or NAN. */
 static double oos(const struct ilab_calib_report *r, unsigned i)
 {
@@ -42,6 +53,8 @@ void ilab_calib_report_text(const struct ilab_calib_report *r, FILE *f)
 	fprintf(f, "%u free constants, %u cases, %u figures and %u effects in the objective "
 		"(soft-L1 on log(model / measured), scale log 1.1)\n", set->nr_free,
 		set->nr_cases, nf, ne);
+	if (set->parts_note[0])
+		fprintf(f, "measured parts (set, not fitted): %s\n", set->parts_note);
 	fprintf(f, "objective %.6g at the priors, %.6g fitted; %u starts (seed %llu), %u "
 		"optimiser steps, %u evaluations\n\n", r->fit->prior_objective, r->fit->objective,
 		r->fit->starts, (unsigned long long)r->seed, r->fit->evals, set->nr_evals);
@@ -74,8 +87,7 @@ void ilab_calib_report_text(const struct ilab_calib_report *r, FILE *f)
 
 		within += in;
 		fprintf(f, "%-72.72s %s%11.5g %12.5g %+7.1f%% %s%s\n", t->label, rel_name(t->rel),
-			t->measured, r->tv[i], 100 * e,
-			t->kind == ILAB_CALIB_EFFECT ? "effect" : in ? "within" : "OUTSIDE",
+			t->measured, r->tv[i], 100 * e, verdict(t, r->tv[i]),
 			t->active ? "" : " (not in the objective)");
 	}
 	fprintf(f, "\n%u of %u figures within tolerance at the fit\n", within, nf);
@@ -166,6 +178,12 @@ json_t *ilab_calib_report_json(const struct ilab_calib_report *r)
 			json_object_set_new(o, "within", json_boolean(ilab_calib_term_within(t,
 											     r->tv[i])));
 			json_object_set_new(o, "tolerance", json_real(t->tolerance));
+		}
+		if (t->kind == ILAB_CALIB_EFFECT) {
+			json_object_set_new(o, "direction", json_integer(t->direction));
+			json_object_set_new(o, "margin", json_real(t->margin));
+			json_object_set_new(o, "direction_shortfall",
+					    json_real(ilab_calib_direction_shortfall(t, r->tv[i])));
 		}
 		if (!isnan(oos(r, i)))
 			json_object_set_new(o, "out_of_sample", json_real(oos(r, i)));

@@ -5,11 +5,13 @@
  * icelake-2s-a100: seed 004).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "calibrate/calib.h"
+#include "iommulab/report.h"
 #include "iommulab/sim.h"
 #include "util/errf.h"
 #include "util/yaml_file.h"
@@ -61,6 +63,42 @@ static void set_raw(struct ilab_calib_term *t, const struct ilab_reference *ref)
 			snprintf(t->raw, sizeof(t->raw), "%s", raw_figures[i].raw);
 			t->raw_scale = raw_figures[i].scale;
 		}
+}
+
+/* An effect's direction as `iommulab run` judges it (compare.c: the published change beyond
+ * ±ILAB_EFFECT_FLAT), and the margin its model log ratio must keep on that side. The fit reads
+ * untruncated figures but run compares truncated ones: truncating the two figures can move
+ * their ratio by up to one step of each (q / x), so two cases 0.05 % apart read 3.8 and
+ * 3.8 us, a tie. The margin is the flat band plus those steps, so that a model change beyond
+ * it keeps its side after truncation, but never more than the published change itself (a
+ * fit is not asked for more than the seed shows). A flat effect must stay within the band
+ * less the steps (0 when the steps fill it: equal figures truncate equally). */
+void ilab_calib_effect_direction(struct ilab_calib_term *t, double from, double to,
+				 double from_step, double to_step)
+{
+	double change = to / from - 1;
+	double steps = from_step / from + to_step / to;
+	double published = fabs(log(to / from));
+
+	t->direction = change > ILAB_EFFECT_FLAT ? 1 : change < -ILAB_EFFECT_FLAT ? -1 : 0;
+	if (!t->direction) {
+		t->margin = log(1 + ILAB_EFFECT_FLAT) - steps;
+		t->margin = t->margin > 0 ? t->margin : 0;
+		return;
+	}
+	t->margin = (t->direction > 0 ? log(1 + ILAB_EFFECT_FLAT) : -log(1 - ILAB_EFFECT_FLAT)) +
+		    steps;
+	t->margin = t->margin < published ? t->margin : published;
+}
+
+static void set_direction(struct ilab_calib_term *t, const struct ilab_reference *from,
+			  const struct ilab_reference *to)
+{
+	/* the change as run judges it: the published figures as printed; the steps relative
+	 * to the figures they truncate (the middles, ref_measured) */
+	ilab_calib_effect_direction(t, from->value, to->value,
+				    from->truncate * from->value / ref_measured(from),
+				    to->truncate * to->value / ref_measured(to));
 }
 
 static int grow(void **arr, unsigned nr, size_t size)
@@ -140,6 +178,7 @@ static int add_experiment(struct ilab_calib_set *set, struct ilab_scenario *s)
 		snprintf(t->label, sizeof(t->label), "%s/effect %s -> %s/%s", s->name,
 			 s->cases[ef->from].label, s->cases[ef->to].label, ef->metric);
 		t->measured = ref_measured(b) / ref_measured(a);
+		set_direction(t, a, b);
 		set_raw(t, b);
 		t->rel = ILAB_REL_EQ;
 		t->tolerance = 0;

@@ -6,7 +6,9 @@
  *     profile's values (40-75 % away), must recover each within 5 %; and the set must be
  *     reported as separating them;
  *   - a set that cannot separate two constants (seed 000's local CMD_SYNC wait, which
- *     depends on smmu.command_ns + smmu.sync_ns) is reported as such, naming both.
+ *     depends on smmu.command_ns + smmu.sync_ns) is reported as such, naming both;
+ *   - an effect's direction: a planted one-constant model where the size-only loss picks a
+ *     change the truncated figures show on the wrong side, and the objective keeps the side.
  * Each evaluation runs its cases in forked workers (-j 2).
  */
 #include <math.h>
@@ -69,8 +71,11 @@ static void test_planted_recovered(void **state)
 	/* the measurements: the model's own figures at the planted point */
 	if (ilab_calib_eval(set, planted, &tv, err, sizeof(err)))
 		fail_msg("eval: %s", err);
-	for (unsigned i = 0; i < set->nr_terms; i++)
+	for (unsigned i = 0; i < set->nr_terms; i++) {
 		set->terms[i].measured = tv[i];
+		if (set->terms[i].kind == ILAB_CALIB_EFFECT) /* its direction: the model's too */
+			ilab_calib_effect_direction(&set->terms[i], 1, tv[i], 0, 0);
+	}
 	assert_true(ilab_calib_objective(set, tv) < 1e-12);
 	/* the start (the one-figure fits' 87, 67, 114, not the shipped joint fit's) is elsewhere */
 	for (unsigned j = 0; j < 3; j++)
@@ -124,9 +129,78 @@ static void test_inseparable_reported(void **state)
 	ilab_calib_set_free(set);
 }
 
+/* Truncated to 0.1 us, as dma_map_benchmark prints and `iommulab run` compares. */
+static double trunc01(double us)
+{
+	return floor(us * 10 + 1e-9) / 10;
+}
+
+/* The model's change from -> to after truncation, as run judges it: -1, 0 or +1. */
+static int run_direction(double from, double to)
+{
+	double change = trunc01(to) / trunc01(from) - 1;
+
+	return change > 0.02 ? 1 : change < -0.02 ? -1 : 0;
+}
+
+/* One constant x; one figure out of tolerance that pulls x down (log error 0.08 + x) and one
+ * effect published 3.8 -> 3.2 us (-16 %, truncated to 0.1 us) whose model ratio is
+ * exp(0.0005 - x / 2) from 3.895 us: at x = 0 a tie (3.8 and 3.8). The best x on a grid under
+ * the size-only loss (the effect term with no direction: margin infinite) and under the
+ * objective. */
+static double best_x(const struct ilab_calib_term *effect)
+{
+	struct ilab_calib_term terms[2] = { 0 };
+	struct ilab_calib_set set = { .nr_terms = 2, .terms = terms };
+	double best = NAN, fbest = INFINITY;
+
+	terms[0] = (struct ilab_calib_term){ .kind = ILAB_CALIB_FIGURE, .measured = 100,
+					     .rel = ILAB_REL_EQ, .tolerance = 0.1,
+					     .active = true };
+	terms[1] = *effect;
+	for (int k = -300; k <= 300; k++) {
+		double x = k / 1000.0, tv[2] = { 100 * exp(0.08 + x), exp(0.0005 - x / 2) };
+		double f = ilab_calib_objective(&set, tv);
+
+		if (f < fbest) {
+			fbest = f;
+			best = x;
+		}
+	}
+	return best;
+}
+
+static void test_direction_kept(void **state)
+{
+	struct ilab_calib_term effect = { .kind = ILAB_CALIB_EFFECT, .measured = 3.25 / 3.85,
+					  .rel = ILAB_REL_EQ, .active = true };
+	struct ilab_calib_term size_only;
+	double x_old, x_new;
+
+	(void)state;
+	/* the published figures' middles and their 0.1 us steps, as set.c passes them */
+	ilab_calib_effect_direction(&effect, 3.85, 3.25, 0.1, 0.1);
+	assert_int_equal(effect.direction, -1);
+	size_only = effect;
+	size_only.direction = 0;
+	size_only.margin = INFINITY;
+	x_old = best_x(&size_only);
+	x_new = best_x(&effect);
+	printf("# size only: x %.3f, %.1f -> %.1f us; with the direction: x %.3f, %.1f -> %.1f us\n",
+	       x_old, trunc01(3.895), trunc01(3.895 * exp(0.0005 - x_old / 2)), x_new,
+	       trunc01(3.895), trunc01(3.895 * exp(0.0005 - x_new / 2)));
+	/* the planted trap: the size term alone gives the direction away */
+	assert_int_not_equal(run_direction(3.895, 3.895 * exp(0.0005 - x_old / 2)), -1);
+	assert_int_equal(run_direction(3.895, 3.895 * exp(0.0005 - x_new / 2)), -1);
+	/* a model change beyond the margin keeps its side whatever truncation does: the
+	 * margin covers the flat band and one step of each figure */
+	assert_true(effect.margin > log(1 / 0.98) + 0.1 / 3.85 + 0.1 / 3.25 - 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_direction_kept),
 		cmocka_unit_test(test_inseparable_reported),
 		cmocka_unit_test(test_planted_recovered),
 	};
