@@ -18,6 +18,7 @@
 #include "fio_job.h"
 #include "fio_report.h"
 #include "util/atomic_file.h"
+#include "util/output_set.h"
 #include "workloads/nvme_env.h"
 
 struct fio_cli {
@@ -25,6 +26,9 @@ struct fio_cli {
 	char machine[300];  /* what ran, for the normal output */
 	enum fio_format fmt;
 	const char *output;
+	struct cli_trace_opt trace;  /* --trace FILE and its limits (docs/trace.md) */
+	const char *jobfiles[64];    /* the job files read: never written over */
+	unsigned njobfiles;
 };
 
 #define USAGE(...) cli_usage_error("fio", __VA_ARGS__)
@@ -72,7 +76,7 @@ static int parse_own(struct fio_cli *o, const char *key, const char *val)
 	} else if (!strcmp(key, "eta") || !strcmp(key, "eta-newline")) {
 		/* fio's progress line: iommulab prints its own on stderr */
 	} else {
-		return 1;
+		return cli_trace_own_opt("fio", key, val, &o->trace);
 	}
 	return 0;
 }
@@ -83,6 +87,7 @@ static int parse(int argc, char **argv, struct fio_cli *o, struct fio_run *run)
 	int ret;
 
 	memset(o, 0, sizeof(*o));
+	o->trace.max_bytes = ILAB_TRACE_MAX_BYTES;
 	o->env.profile = "kunpeng920";
 	o->env.seed = 1;
 	o->env.mode = ILAB_NVME_ENV_STRICT;
@@ -97,6 +102,8 @@ static int parse(int argc, char **argv, struct fio_cli *o, struct fio_run *run)
 			return -1;
 		}
 		if (strncmp(a, "--", 2) || !a[2]) {
+			if (o->njobfiles < sizeof(o->jobfiles) / sizeof(o->jobfiles[0]))
+				o->jobfiles[o->njobfiles++] = a;
 			ret = fio_run_read_file(run, a);
 			if (ret)
 				return ret;
@@ -109,7 +116,9 @@ static int parse(int argc, char **argv, struct fio_cli *o, struct fio_run *run)
 		/* iommulab's own options also take "--opt value" */
 		if (!eq && i + 1 < argc && (!strcmp(key, "iommu-mode") || !strcmp(key, "profile") ||
 					    !strcmp(key, "device") || !strcmp(key, "seed") ||
-					    !strcmp(key, "output") || !strcmp(key, "output-format")))
+					    !strcmp(key, "output") || !strcmp(key, "output-format") ||
+					    !strcmp(key, "trace") || !strcmp(key, "trace-limit-us") ||
+					    !strcmp(key, "trace-limit-mb")))
 			val = argv[++i];
 		ret = parse_own(o, key, val);
 		if (ret == CLI_EXIT_USAGE)
@@ -257,12 +266,33 @@ static int write_out(const struct fio_cli *o, const struct fio_run *run,
 	return CLI_EXIT_OK;
 }
 
+/* --trace: never over a job file or the --output file (the output rule's checks). */
+static int open_trace(struct fio_cli *o, struct ilab_trace **t)
+{
+	struct ilab_output_set files = ILAB_OUTPUT_SET_INIT;
+	char err[600];
+	int ret = 0;
+
+	for (unsigned i = 0; i < o->njobfiles; i++)
+		ilab_output_set_input(&files, o->jobfiles[i], "a job file");
+	ilab_output_set_input(&files, o->env.profile, "the profile");
+	if (o->output && o->trace.path &&
+	    ilab_output_set_output(&files, o->output, "--output", err, sizeof(err)))
+		ret = USAGE("%s", err);
+	if (!ret)
+		ret = cli_trace_open("fio", &o->trace, &files, t);
+	ilab_output_set_free(&files);
+	return ret;
+}
+
 int cmd_fio(int argc, char **argv)
 {
 	struct fio_cli o;
 	struct fio_run *run = calloc(1, sizeof(*run));
 	struct fio_report *reps = NULL;
+	struct ilab_trace *trace = NULL;
 	struct cli_progress progress;
+	char label[300];
 	char err[600] = "", ioerr[600] = "";
 	double estimate_s = 0;
 	uint64_t sim_ns;
@@ -280,6 +310,8 @@ int cmd_fio(int argc, char **argv)
 		total += run->jobs[i].cfg.numjobs;
 	if (!ret && !(reps = calloc(total, sizeof(*reps))))
 		ret = (fprintf(stderr, "%s fio: out of memory\n", CLI_PROG), CLI_EXIT_FAIL);
+	if (!ret)
+		ret = open_trace(&o, &trace);
 	if (ret) {
 		fio_run_free(run);
 		free(run);
@@ -288,6 +320,12 @@ int cmd_fio(int argc, char **argv)
 	setenv("HWLOC_HIDE_ERRORS", "2", 0);
 	cli_progress_start(&progress, "fio", estimate_s, sim_ns);
 	for (unsigned i = 0; !ret && i < run->nsecs; i++) {
+		if (trace) {
+			snprintf(label, sizeof(label), "fio %s (%s, iommu=%s, seed %llu)",
+				 run->secs[i].name, o.env.profile, mode_name(o.env.mode),
+				 (unsigned long long)o.env.seed);
+			ilab_trace_use(trace, label);
+		}
 		ret = run_job(&o, &run->jobs[i], reps, &nreps, err, sizeof(err));
 		if (ret == -EIO) { /* I/O errors: reported as fio's err=, said once more */
 			snprintf(ioerr, sizeof(ioerr), "job '%s': %s", run->secs[i].name, err);
@@ -295,6 +333,8 @@ int cmd_fio(int argc, char **argv)
 		}
 	}
 	cli_progress_end(&progress);
+	if (trace && cli_trace_close("fio", &o.trace, trace) && !ret)
+		ret = -EIO, snprintf(err, sizeof(err), "the trace was not written");
 	if (ret) {
 		fprintf(stderr, "%s fio: %s\n", CLI_PROG, err);
 		ret = ret == -EINVAL || ret == -ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;

@@ -20,6 +20,7 @@
 
 #include "experiments/host_time.h"
 #include "util/units.h"
+#include "util/output_set.h"
 #include "workloads/nic_env.h"
 
 #define IPERF3_VERSION "iperf 3.12"      /* the iperf3 whose formats these are */
@@ -34,6 +35,7 @@ struct ip_opts {
 	unsigned port;
 	uint64_t interval_ns, omit_ns;
 	bool json, reverse;
+	struct cli_trace_opt trace; /* --trace FILE and its limits (docs/trace.md) */
 };
 
 #define USAGE(...) cli_usage_error("iperf3", __VA_ARGS__)
@@ -49,7 +51,7 @@ static int parse_seconds(const char *s, double lo, double hi, uint64_t *ns)
 	return 0;
 }
 
-enum { O_MODE = 256, O_PROFILE, O_SEED };
+enum { O_MODE = 256, O_PROFILE, O_SEED, O_TRACE, O_TRACE_US, O_TRACE_MB };
 
 static int parse_opt(int opt, struct ip_opts *o)
 {
@@ -115,6 +117,12 @@ static int parse_opt(int opt, struct ip_opts *o)
 			return USAGE("--seed must be a whole number from 1 to %llu, not '%s'",
 				     (unsigned long long)CLI_SEED_MAX, optarg);
 		break;
+	case O_TRACE:
+		return cli_trace_own_opt("iperf3", "trace", optarg, &o->trace);
+	case O_TRACE_US:
+		return cli_trace_own_opt("iperf3", "trace-limit-us", optarg, &o->trace);
+	case O_TRACE_MB:
+		return cli_trace_own_opt("iperf3", "trace-limit-mb", optarg, &o->trace);
 	default: return -2;
 	}
 	return 0;
@@ -138,12 +146,16 @@ static int parse(int argc, char **argv, struct ip_opts *o)
 		{ "iommu-mode", required_argument, NULL, O_MODE },
 		{ "profile", required_argument, NULL, O_PROFILE },
 		{ "seed", required_argument, NULL, O_SEED },
+		{ "trace", required_argument, NULL, O_TRACE },
+		{ "trace-limit-us", required_argument, NULL, O_TRACE_US },
+		{ "trace-limit-mb", required_argument, NULL, O_TRACE_MB },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, ret;
 
 	memset(o, 0, sizeof(*o));
+	o->trace.max_bytes = ILAB_TRACE_MAX_BYTES;
 	o->port = 5201;                    /* iperf3's defaults */
 	o->cfg.duration_ns = 10000000000ull;
 	o->interval_ns = 1000000000ull;
@@ -384,7 +396,9 @@ int cmd_iperf3(int argc, char **argv)
 	struct ilab_netperf_result res;
 	struct ilab_nic_env_info info = { 0 };
 	struct cli_progress progress;
-	char err[600] = "", work[96];
+	struct ilab_output_set files = ILAB_OUTPUT_SET_INIT; /* the profile: never written over */
+	struct ilab_trace *trace = NULL;
+	char err[600] = "", work[96], label[300];
 	double estimate_s;
 	uint64_t sim_ns, *ib = NULL;
 	unsigned nint = 0;
@@ -408,10 +422,26 @@ int cmd_iperf3(int argc, char **argv)
 		o.cfg.intervals = nint;
 		o.cfg.interval_bytes = ib;
 	}
+	ilab_output_set_input(&files, o.env.profile, "the profile");
+	ret = cli_trace_open("iperf3", &o.trace, &files, &trace);
+	ilab_output_set_free(&files);
+	if (ret) {
+		free(ib);
+		return ret;
+	}
+	if (trace) {
+		snprintf(label, sizeof(label), "iperf3 -c %s (%s, seed %llu)", o.host, o.env.profile,
+			 (unsigned long long)o.env.seed);
+		ilab_trace_use(trace, label);
+	}
 	setenv("HWLOC_HIDE_ERRORS", "2", 0);
 	cli_progress_start(&progress, "iperf3", estimate_s, sim_ns);
 	ret = ilab_netperf_env_run(&o.env, &o.cfg, &res, NULL, &info, err, sizeof(err));
 	cli_progress_end(&progress);
+	if (trace && cli_trace_close("iperf3", &o.trace, trace) && !ret) {
+		free(ib);
+		return CLI_EXIT_FAIL;
+	}
 	if (ret) {
 		free(ib);
 		fprintf(stderr, "%s iperf3: %s\n", CLI_PROG, err);

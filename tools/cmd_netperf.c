@@ -18,6 +18,7 @@
 #include <iommulab/netperf.h>
 
 #include "experiments/host_time.h"
+#include "util/output_set.h"
 #include "workloads/nic_env.h"
 
 struct np_opts {
@@ -27,6 +28,7 @@ struct np_opts {
 	bool headers;       /* -P 1 (netperf's default) */
 	bool json;
 	bool m_set, r_set;
+	struct cli_trace_opt trace; /* --trace FILE and its limits (docs/trace.md) */
 };
 
 /* The socket buffer sizes netperf prints (getsockopt before the test, which on Linux is
@@ -82,7 +84,8 @@ static int parse_length(const char *s, uint64_t *ns)
 	return *ns ? 0 : -1;
 }
 
-enum { O_MODE = 256, O_QUEUES, O_PROFILE, O_SEED, O_JSON, O_HELP };
+enum { O_MODE = 256, O_QUEUES, O_PROFILE, O_SEED, O_JSON, O_HELP, O_TRACE, O_TRACE_US,
+       O_TRACE_MB };
 
 static int parse_global(int opt, struct np_opts *o)
 {
@@ -145,6 +148,12 @@ static int parse_global(int opt, struct np_opts *o)
 	case O_JSON:
 		o->json = true;
 		return 0;
+	case O_TRACE:
+		return cli_trace_own_opt("netperf", "trace", optarg, &o->trace);
+	case O_TRACE_US:
+		return cli_trace_own_opt("netperf", "trace-limit-us", optarg, &o->trace);
+	case O_TRACE_MB:
+		return cli_trace_own_opt("netperf", "trace-limit-mb", optarg, &o->trace);
 	default:
 		return -2;
 	}
@@ -201,12 +210,16 @@ static int parse(int argc, char **argv, struct np_opts *o)
 		{ "profile", required_argument, NULL, O_PROFILE },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "trace", required_argument, NULL, O_TRACE },
+		{ "trace-limit-us", required_argument, NULL, O_TRACE_US },
+		{ "trace-limit-mb", required_argument, NULL, O_TRACE_MB },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, ret;
 
 	memset(o, 0, sizeof(*o));
+	o->trace.max_bytes = ILAB_TRACE_MAX_BYTES;
 	o->cfg.test = ILAB_NETPERF_STREAM; /* netperf's default test */
 	o->host = "localhost";             /* netperf's default -H */
 	o->headers = true;
@@ -344,7 +357,9 @@ int cmd_netperf(int argc, char **argv)
 	struct ilab_netperf_result res;
 	struct ilab_nic_env_info info = { 0 };
 	struct cli_progress progress;
-	char err[600] = "", work[96], *stats = NULL;
+	struct ilab_output_set files = ILAB_OUTPUT_SET_INIT; /* the profile: never written over */
+	struct ilab_trace *trace = NULL;
+	char err[600] = "", work[96], label[200], *stats = NULL;
 	double estimate_s;
 	uint64_t sim_ns;
 	int ret = parse(argc, argv, &o);
@@ -359,11 +374,26 @@ int cmd_netperf(int argc, char **argv)
 	if (ilab_host_time_check(estimate_s, work, "run", "shorten -l or lower --queues", err,
 				 sizeof(err)))
 		return USAGE("%s", err);
+	ilab_output_set_input(&files, o.env.profile, "the profile");
+	ret = cli_trace_open("netperf", &o.trace, &files, &trace);
+	ilab_output_set_free(&files);
+	if (ret)
+		return ret;
+	if (trace) {
+		snprintf(label, sizeof(label), "netperf %s (%s, iommu=%s, seed %llu)",
+			 test_names[o.cfg.test], o.env.profile, mode_name(o.env.mode),
+			 (unsigned long long)o.env.seed);
+		ilab_trace_use(trace, label);
+	}
 	setenv("HWLOC_HIDE_ERRORS", "2", 0);
 	cli_progress_start(&progress, "netperf", estimate_s, sim_ns);
 	ret = ilab_netperf_env_run(&o.env, &o.cfg, &res, o.json ? &stats : NULL, &info, err,
 				   sizeof(err));
 	cli_progress_end(&progress);
+	if (trace && cli_trace_close("netperf", &o.trace, trace) && !ret) {
+		free(stats);
+		return CLI_EXIT_FAIL;
+	}
 	if (ret) {
 		fprintf(stderr, "%s netperf: %s\n", CLI_PROG, err);
 		return ret == -EINVAL || ret == -ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;

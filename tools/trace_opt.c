@@ -88,3 +88,20 @@ int cli_trace_close(const char *cmd, const struct cli_trace_opt *o, struct ilab_
 	}
 	return 0;
 }
+
+/* The trace's three options in a tool's own "--key=value" style (fio, netperf, iperf3): 0 when
+ * taken, CLI_EXIT_USAGE after one line, 1 when key is not one of them. */
+int cli_trace_own_opt(const char *cmd, const char *key, const char *val, struct cli_trace_opt *o)
+{
+	if (!strcmp(key, "trace")) {
+		if (!val || !*val)
+			return cli_usage_error(cmd, "--trace needs a file name");
+		o->path = val;
+		return 0;
+	}
+	if (!strcmp(key, "trace-limit-us"))
+		return cli_trace_limit(cmd, val ? val : "", o) ? CLI_EXIT_USAGE : 0;
+	if (!strcmp(key, "trace-limit-mb"))
+		return cli_trace_limit_mb(cmd, val ? val : "", o) ? CLI_EXIT_USAGE : 0;
+	return 1;
+}

@@ -98,6 +98,28 @@ done
 "$BIN" run --quick --out "$tmp/res" --trace-limit-mb 5 cmdsync >/dev/null 2>&1
 [ $? -eq 2 ] || bad "run --trace-limit-mb without --trace: not exit 2"
 
+# fio, netperf and iperf3 take --trace too: a valid trace with a process per job / test,
+# every wait with its flow; never over --output or the profile; limits without a file refused
+"$BIN" fio --name=r --ioengine=libaio --numjobs=2 --iodepth=8 --rw=randread --runtime=1ms \
+	--trace="$tmp/fio.json" >/dev/null || bad "fio --trace failed"
+python3 "$CHECK" --limit-us 1e12 "$tmp/fio.json" - >/dev/null || bad "fio --trace: trace_check"
+grep -qF '"name":"fio r (kunpeng920, iommu=strict, seed 1)"' "$tmp/fio.json" || bad "fio: no process for job r"
+"$BIN" netperf -t TCP_RR -l 0.001 --trace "$tmp/np.json" -- -r 1,1 >/dev/null || bad "netperf --trace failed"
+python3 "$CHECK" --limit-us 1e12 "$tmp/np.json" - >/dev/null || bad "netperf --trace: trace_check"
+grep -qF '"name":"netperf TCP_RR (' "$tmp/np.json" || bad "netperf: no process for its test"
+"$BIN" iperf3 -c peer -t 0.001 --trace "$tmp/ip.json" >/dev/null || bad "iperf3 --trace failed"
+python3 "$CHECK" --limit-us 1e12 "$tmp/ip.json" - >/dev/null || bad "iperf3 --trace: trace_check"
+for f in fio np ip; do
+	grep -qF '"ph":"f"' "$tmp/$f.json" || bad "$f: no flow from a CMD_SYNC to its waiter"
+done
+"$BIN" fio --name=r --runtime=1ms --trace "$tmp/o.json" --output "$tmp/o.json" >/dev/null 2>&1
+[ $? -eq 2 ] || bad "fio --trace F --output F: not exit 2"
+"$BIN" netperf -l 0.001 --trace-limit-us 5 >/dev/null 2>&1
+[ $? -eq 2 ] || bad "netperf --trace-limit-us without --trace: not exit 2"
+"$BIN" iperf3 -c peer -t 0.001 --trace "$SRC/profiles/kunpeng920.yaml" \
+	--profile "$SRC/profiles/kunpeng920.yaml" >/dev/null 2>&1
+[ $? -eq 2 ] || bad "iperf3 --trace over its profile: not exit 2"
+
 # the checker can fail: one E dropped, one command dropped, one slice 2 % longer, one flow's
 # end dropped
 python3 - "$tmp/b.json" "$tmp" <<'PY' || bad "could not make the broken traces"
