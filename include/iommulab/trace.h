@@ -73,6 +73,11 @@ void ilab_sim_trace_slice(int track, const char *name, uint64_t start_ns, uint64
  * before its end replaces the first; a flow never ended is drawn as a start alone. name must
  * live as long as the simulator (a string literal). */
 void ilab_sim_trace_flow_out(int track, const char *name, uint64_t key, uint64_t start_ns);
+/* A device's piece of work that may overlap others of its kind (a DMA transfer, a translation
+ * request, a page walk): an async slice (b/e events, category "device") from start_ns for
+ * dur_ns, shown by the viewers in rows under name, which says whose it is ("dmar0 walk"). */
+void ilab_sim_trace_async(const char *name, uint64_t start_ns, uint64_t dur_ns,
+			  const char *arg_key, int64_t arg);
 /* A counter's new value at the running fiber's virtual time: counter track name of the active
  * simulator's process, series key (the viewers show "name key"). */
 void ilab_sim_trace_counter(const char *name, const char *key, int64_t value);

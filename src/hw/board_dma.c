@@ -5,7 +5,10 @@
  * what plat charges for memory accesses).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <iommulab/trace.h>
 
 #include "hw/board_internal.h"
 
@@ -16,6 +19,7 @@ static int board_dma(struct ilab_board *b, unsigned unit, uint32_t sid, uint32_t
 	const bool write = wbuf != NULL;
 	struct board_unit *bu;
 	size_t done = 0;
+	uint64_t t0 = UINT64_MAX; /* tracing: when the transfer began */
 
 	if (fault)
 		memset(fault, 0, sizeof(*fault));
@@ -24,6 +28,8 @@ static int board_dma(struct ilab_board *b, unsigned unit, uint32_t sid, uint32_t
 	bu = board_unit_modelled(b, unit);
 	if (!bu)
 		return -ENODEV;
+	if (plat_sim && ilab_sim_tracing())
+		t0 = plat_now_ns();
 	while (done < len) {
 		struct ilab_iommu_dma_req req = { .sid = sid, .ssid = ssid, .ssv = ssv,
 						  .iova = iova + done, .write = write };
@@ -47,6 +53,12 @@ static int board_dma(struct ilab_board *b, unsigned unit, uint32_t sid, uint32_t
 		if (rc)
 			return -EFAULT;
 		done += chunk;
+	}
+	if (t0 != UINT64_MAX) { /* the trace's device rows: who moved how much, when */
+		char name[64];
+
+		snprintf(name, sizeof(name), "DMA %s sid 0x%x", write ? "write" : "read", sid);
+		ilab_sim_trace_async(name, t0, plat_now_ns() - t0, "bytes", (int64_t)len);
 	}
 	return 0;
 }

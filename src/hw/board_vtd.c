@@ -237,6 +237,24 @@ static void vtd_unit_consume(struct ilab_iommu_unit *u)
 		;
 }
 
+/* The trace's device rows: each translation request from its arrival to its answer, and the
+ * part of it a walker was busy (its fixed cost and entry reads, ending with the answer). */
+static void trace_translation(struct board_vtd *bv, uint64_t arrive, uint64_t end,
+			      uint64_t walk_ns, bool ats)
+{
+	char name[ILAB_TOPO_NAME_MAX + 32];
+
+	if (!ilab_sim_tracing())
+		return;
+	snprintf(name, sizeof(name), "%s %s", bv->unit->name,
+		 ats ? "ATS translation request" : "translation");
+	ilab_sim_trace_async(name, arrive, end - arrive, NULL, 0);
+	if (walk_ns && walk_ns <= end - arrive) {
+		snprintf(name, sizeof(name), "%s walk", bv->unit->name);
+		ilab_sim_trace_async(name, end - walk_ns, walk_ns, NULL, 0);
+	}
+}
+
 /* One page by source-id (bus << 8 | devfn): a 16-bit id, so a larger one is a bad request.
  * The IOTLB lookup costs vtd_iotlb_lookup_ns; a walk's entry reads are charged by the memory
  * model as the model makes them, and a walk's fixed part (vtd_walk_ns) once it is known that
@@ -252,7 +270,7 @@ static int vtd_unit_translate(struct ilab_iommu_unit *u, const struct ilab_iommu
 	if (r->sid > 0xffff)
 		return -EINVAL;
 	if (plat_sim) {
-		uint64_t arrive = plat_now_ns(), t1, end;
+		uint64_t arrive = plat_now_ns(), t1, end, walk_mem;
 
 		/* one host thread runs every fiber, and none switches inside the walk (memory
 		 * accesses are not scheduling points): the count is this request's */
@@ -263,12 +281,14 @@ static int vtd_unit_translate(struct ilab_iommu_unit *u, const struct ilab_iommu
 		t1 = plat_now_ns();
 		vtd_translate(bv->vtd, &req, &rsp);
 		bv->translating = false;
-		end = vtd_timing_translate(&bv->timing, arrive, bv->entry_reads > 0,
-					   plat_now_ns() - t1);
+		walk_mem = plat_now_ns() - t1;
+		end = vtd_timing_translate(&bv->timing, arrive, bv->entry_reads > 0, walk_mem);
 		if (bv->entry_reads)
 			plat_charge_ns(bv->timing.walk_ns);
 		if (end > plat_now_ns()) /* queued for a request slot or a walker */
 			plat_delay_ns(end - plat_now_ns());
+		trace_translation(bv, arrive, end,
+				  bv->entry_reads ? bv->timing.walk_ns + walk_mem : 0, r->ats);
 	} else {
 		vtd_translate(bv->vtd, &req, &rsp);
 	}

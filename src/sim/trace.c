@@ -163,6 +163,8 @@ static const char *category(const struct ilab_sim *s, char ph, int tid)
 		return "__metadata";
 	if (ph == 's' || ph == 'f')
 		return "flow";
+	if (ph == 'b' || ph == 'e')
+		return "device";
 	if (ph == 'C')
 		return "counter";
 	if (tid < 0)
@@ -478,4 +480,30 @@ void sim_trace_flow_in(uint64_t key)
 		fputc('}', o);
 	}
 	fl->id = 0;
+}
+
+/* ---- devices: DMA, translation requests, walks ---------------------------------------------- */
+
+void ilab_sim_trace_async(const char *name, uint64_t start_ns, uint64_t dur_ns,
+			  const char *arg_key, int64_t arg)
+{
+	struct ilab_sim *s = tracing_sim();
+	uint64_t id;
+	FILE *o;
+
+	if (!s || !name || !may_write(s, start_ns))
+		return;
+	id = ++s->trace->next_flow; /* ids are unique in the file, flows' and these alike */
+	o = event(s, 'b', -1);
+	put_us(o, "ts", start_ns);
+	fprintf(o, ",\"id\":%" PRIu64 ",\"name\":", id);
+	put_str(o, name);
+	if (arg_key)
+		fprintf(o, ",\"args\":{\"%s\":%" PRId64 "}", arg_key, arg);
+	fputc('}', o);
+	o = event(s, 'e', -1);
+	put_us(o, "ts", start_ns + dur_ns);
+	fprintf(o, ",\"id\":%" PRIu64 ",\"name\":", id);
+	put_str(o, name);
+	fputc('}', o);
 }

@@ -112,6 +112,14 @@ python3 "$CHECK" --limit-us 1e12 "$tmp/ip.json" - >/dev/null || bad "iperf3 --tr
 for f in fio np ip; do
 	grep -qF '"ph":"f"' "$tmp/$f.json" || bad "$f: no flow from a CMD_SYNC to its waiter"
 done
+# device rows: the NIC's DMA (SMMUv3), a VT-d unit's translations and walks
+grep -qF '"name":"DMA write sid 0x' "$tmp/np.json" || bad "netperf: no DMA rows"
+"$BIN" netperf -t TCP_RR -l 0.001 --profile icelake-2s-a100 --trace "$tmp/nv.json" -- -r 1,1 \
+	>/dev/null || bad "netperf VT-d --trace failed"
+python3 "$CHECK" --limit-us 1e12 "$tmp/nv.json" - >/dev/null || bad "netperf VT-d: trace_check"
+for want in '"name":"dmar0 translation"' '"name":"dmar0 walk"' '"name":"DMA read sid 0x'; do
+	grep -qF "$want" "$tmp/nv.json" || bad "netperf VT-d trace lacks $want"
+done
 "$BIN" fio --name=r --runtime=1ms --trace "$tmp/o.json" --output "$tmp/o.json" >/dev/null 2>&1
 [ $? -eq 2 ] || bad "fio --trace F --output F: not exit 2"
 "$BIN" netperf -l 0.001 --trace-limit-us 5 >/dev/null 2>&1

@@ -20,6 +20,7 @@ It checks, for every process (one simulator):
     by_opcode; model.descriptors);
     (--no-commands: not this, for workloads that clear the unit's statistics after a
     warm-up, as seed 000's cmdsync does);
+  - device rows (b/e async events, category device): every b has one e of its id, no earlier;
   - with --flows: every cmdq_sync_wait slice holds the end ('f', bound to it) of exactly one
     flow whose start ('s') lies on a "<unit> commands" track at the start of a CMD_SYNC
     slice there: the command that released the wait; and no flow ends twice;
@@ -56,7 +57,7 @@ def load_events(path):
         return []
     for i, e in enumerate(doc["traceEvents"]):
         ph = e.get("ph")
-        if ph not in ("B", "E", "X", "C", "M", "i", "s", "f"):
+        if ph not in ("B", "E", "X", "C", "M", "i", "s", "f", "b", "e"):
             bad("event %d: phase %r" % (i, ph))
         if not isinstance(e.get("pid"), int):
             bad("event %d: no pid" % i)
@@ -69,7 +70,7 @@ def load_events(path):
         if ph in ("B", "E", "X") and not isinstance(e.get("tid"), int):
             bad("event %d: slice without a tid" % i)
         want = {"M": "__metadata", "C": "counter", "i": "run", "s": "flow",
-                "f": "flow"}.get(ph, ("cpu", "iommu"))
+                "f": "flow", "b": "device", "e": "device"}.get(ph, ("cpu", "iommu"))
         if e.get("cat") not in (want if isinstance(want, tuple) else (want,)):
             bad("event %d: %s with category %r" % (i, ph, e.get("cat")))
     return doc["traceEvents"]
@@ -162,6 +163,24 @@ def check_cpus(proc, bd, where):
             bad("%s: top-level %s: the CPUs' slices sum to %.3f ns, the breakdown %d ns" %
                 (where, name, per_fn.get(name, 0.0) * 1000, node["total_ns"]))
     return sum(n for n, _ in paths.values())
+
+
+def check_async(events):
+    open_ = {}
+    for i, e in enumerate(events):
+        if e.get("ph") == "b":
+            if e.get("id") in open_:
+                bad("event %d: async id %s begun twice" % (i, e.get("id")))
+            open_[e.get("id")] = e
+        elif e.get("ph") == "e":
+            b = open_.pop(e.get("id"), None)
+            if b is None:
+                bad("event %d: async end %s without its begin" % (i, e.get("id")))
+            elif e["ts"] < b["ts"] or e.get("name") != b.get("name"):
+                bad("event %d: async %s ends before it begins or under another name" %
+                    (i, e.get("id")))
+    for k in open_:
+        bad("async %s never ends" % k)
 
 
 def check_flows(proc, where):
@@ -283,6 +302,7 @@ def main():
         args.remove("--flows")
     trace, result = args
     events = load_events(trace)
+    check_async(events)
     procs = by_process(events)
     if limit is not None:
         for pid, p in procs.items():
@@ -294,7 +314,7 @@ def main():
                 continue
             end = min(begins) + limit
             for e in p["events"]:
-                if e["ph"] != "E" and e["ts"] > end:
+                if e["ph"] not in ("E", "e") and e["ts"] > end:
                     bad("pid %d: %s event at %s us, past the window's end %s us" %
                         (pid, e["ph"], e["ts"], end))
         print("trace_check: %d events, %d processes, window %s us" %
