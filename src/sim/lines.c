@@ -383,9 +383,9 @@ static bool home_hit(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l
 	}
 	if (l->owner != (int)f->slot)
 		return false;
-	if (kind == PLAT_ACC_RMW && s->prof.cache_atomics == ILAB_ATOMICS_LSE_FAR)
-		return false; /* executes at the home whatever the requester holds */
-	/* LSE_UNIQUE_NEAR: the owner holds the line unique, so its atomic executes in its L1 */
+	if (kind == PLAT_ACC_RMW && sim_rmw_far(s, l, f->slot))
+		return false; /* lse_far: executes at the home whatever the requester holds */
+	/* the owner holds the line unique, so its atomic executes in its L1 */
 	st->hits++;
 	l->acquisitions++;
 	l->agent_snap = -1;
@@ -433,8 +433,7 @@ static uint64_t home_serve(struct ilab_sim *s, struct sim_fiber *f, struct sim_l
 			l->src_node = (int)n;
 		done = serve + occ + sat_sub(c, hop);
 		l->home_free = serve + occ;
-	} else if (kind == PLAT_ACC_RMW && (s->prof.cache_atomics == ILAB_ATOMICS_LSE_FAR ||
-					     s->prof.cache_atomics == ILAB_ATOMICS_LSE_UNIQUE_NEAR)) {
+	} else if (kind == PLAT_ACC_RMW && sim_rmw_far(s, l, slot)) {
 		/* every copy is recalled to the home (a dirty one written back), the ALU there
 		 * executes, the old value goes back to the requester; nobody holds the line after */
 		st->rmws++;
