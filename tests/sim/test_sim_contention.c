@@ -265,18 +265,27 @@ static void attempts_per_claim_grow_with_contenders(void **state)
 	uint64_t one, many, flat;
 
 	(void)state;
+	struct ilab_profile near = FLAT, unique_near = FLAT;
+	uint64_t flat_far;
+
+	near.cache_atomics = ILAB_ATOMICS_LSE_NEAR;
+	unique_near.cache_atomics = ILAB_ATOMICS_LSE_UNIQUE_NEAR;
 	one = claim_attempts_milli(&HOME, 1, 1, NULL);
 	many = claim_attempts_milli(&HOME, 32, 1, NULL);
-	flat = claim_attempts_milli(&FLAT, 32, 1, NULL);
-	print_message("attempts per claim x1000: home 1 CPU %lu, 32 CPUs %lu; flat 32 CPUs %lu\n",
-		      (unsigned long)one, (unsigned long)many, (unsigned long)flat);
+	flat = claim_attempts_milli(&near, 32, 1, NULL);
+	flat_far = claim_attempts_milli(&unique_near, 32, 1, NULL);
+	print_message("attempts per claim x1000: home 1 CPU %lu, 32 CPUs %lu; flat 32 CPUs: "
+		      "lse_near %lu, lse_unique_near %lu\n",
+		      (unsigned long)one, (unsigned long)many, (unsigned long)flat,
+		      (unsigned long)flat_far);
 	assert_int_equal(one, 1000);
 	assert_true(many > 1500);
-	/* the flat model's failed CAS keeps the line for its retry (cache.retry_hold_ns):
-	 * nobody fails twice, which is what the home model removes; its attempts come from
-	 * the claim's first read only */
+	/* flat, near atomics: a failed CAS keeps the line for its retry (cache.retry_hold_ns):
+	 * nobody fails twice, which is what far atomics remove, in either model; the attempts
+	 * come from the claim's first read only */
 	assert_true(flat < 2500);
 	assert_true(many > 2 * flat);
+	assert_true(flat_far > 2 * flat);
 }
 
 /* Every atomic flavour keeps the claims exact, and LL/SC's store-exclusive can lose. */
@@ -395,7 +404,7 @@ static void atomics_near_on_own_lines_far_on_shared(void **state)
 
 struct race {
 	_Alignas(PLAT_CACHELINE) plat_word64 w;
-	uint64_t second_rmw_ns;
+	uint64_t second_rmw_ns, e_rmw_ns;
 };
 
 /* CPU 1 (idx 0) tries CAS(5 -> 6), which fails, and at once retries CAS(0 -> 1); CPU 2 (idx 1,
@@ -451,6 +460,10 @@ static void own_fn(unsigned idx, void *arg)
 	uint64_t t;
 
 	(void)idx;
+	(void)plat_load64(&r->w);    /* a fill nobody else holds: its only copy (E) */
+	t = plat_now_ns();
+	plat_fetch_add64(&r->w, 0);  /* unique: near under lse_unique_near */
+	r->e_rmw_ns = plat_now_ns() - t;
 	plat_store64(&r->w, 1);      /* the line is this CPU's, unique */
 	plat_fetch_add64(&r->w, 1);  /* far: recalled to the L3, executed there */
 	t = plat_now_ns();
@@ -458,7 +471,7 @@ static void own_fn(unsigned idx, void *arg)
 	r->second_rmw_ns = plat_now_ns() - t;
 }
 
-static uint64_t own_rmw_ns(int atomics)
+static uint64_t own_rmw_ns(int atomics, uint64_t *e_rmw_ns)
 {
 	struct ilab_profile p = FLAT;
 	struct race r = { 0 };
@@ -472,21 +485,29 @@ static uint64_t own_rmw_ns(int atomics)
 	assert_int_equal(r.w.v, 3);
 	plat_sim = NULL;
 	ilab_sim_destroy(s);
+	if (e_rmw_ns)
+		*e_rmw_ns = r.e_rmw_ns;
 	return r.second_rmw_ns;
 }
 
 /* Flat, one CPU: near, an atomic on its own line is the L1's atomic_local_ns; far (lse_far),
  * the ALU at the home plus the answer from the home's L3 (host memory: the requester's node),
- * every time; lse_unique_near: near while the CPU holds the line, far once it has gone to
- * the L3 (the first far RMW leaves no copy here). */
+ * every time (a far RMW leaves no copy here); lse_unique_near: near while the CPU holds the
+ * line (its owner, or its only copy). */
 static void flat_far_atomic_costs_a_trip_to_the_l3(void **state)
 {
-	uint64_t far = FLAT.atomic_local_ns + FLAT.llc_local_ns;
+	uint64_t far = FLAT.atomic_local_ns + FLAT.llc_local_ns, e_near, e_un, e_far;
 
 	(void)state;
-	assert_int_equal(own_rmw_ns(ILAB_ATOMICS_LSE_NEAR), FLAT.atomic_local_ns);
-	assert_int_equal(own_rmw_ns(ILAB_ATOMICS_LSE_FAR), far);
-	assert_int_equal(own_rmw_ns(ILAB_ATOMICS_LLSC), FLAT.atomic_local_ns);
+	assert_int_equal(own_rmw_ns(ILAB_ATOMICS_LSE_NEAR, &e_near), FLAT.atomic_local_ns);
+	assert_int_equal(own_rmw_ns(ILAB_ATOMICS_LSE_FAR, &e_far), far);
+	assert_int_equal(own_rmw_ns(ILAB_ATOMICS_LLSC, NULL), FLAT.atomic_local_ns);
+	assert_int_equal(own_rmw_ns(ILAB_ATOMICS_LSE_UNIQUE_NEAR, &e_un), FLAT.atomic_local_ns);
+	/* the only copy of a line it read (MESI's E) counts as held unique: near */
+	print_message("RMW on its only copy: lse_near %lu, lse_unique_near %lu, lse_far %lu ns\n",
+		      (unsigned long)e_near, (unsigned long)e_un, (unsigned long)e_far);
+	assert_int_equal(e_un, e_near);
+	assert_true(e_far > e_near);
 }
 
 /* ---- (f) host cost: synchronisations per home request ----------------------------------------- */
