@@ -127,11 +127,13 @@ struct ilab_profile {
 	int cache_contention;
 #define ILAB_CONTENTION_FLAT 0
 #define ILAB_CONTENTION_HOME 1
-	/* cache.atomics (HOME only): where an atomic RMW executes. LSE_NEAR (default): in the
-	 * requester's L1 after it obtained the line unique; LSE_FAR: at the line's home, the
-	 * line is not moved; LLSC: load-exclusive + store-exclusive, which fails when another
-	 * write to the line was served in between; LSE_UNIQUE_NEAR: near when the requester
-	 * already holds the line unique (its own, uncontended lines), far otherwise. */
+	/* cache.atomics (both line models): where an atomic RMW executes. LSE_NEAR (default):
+	 * in the requester's L1 after it obtained the line unique (a failed CAS keeps it for its
+	 * retry in flat); LSE_FAR: at the line's home, the line is not moved and a failed CAS
+	 * keeps nothing; LLSC: load-exclusive + store-exclusive, which in home fails when
+	 * another write to the line was served in between (flat holds the line for the whole
+	 * RMW: near); LSE_UNIQUE_NEAR: near when the requester already holds the line unique
+	 * (its own, uncontended lines), far otherwise. */
 	int cache_atomics;
 #define ILAB_ATOMICS_LSE_NEAR 0
 #define ILAB_ATOMICS_LSE_FAR 1

@@ -54,8 +54,8 @@ static inline uint64_t fetch_ns(const struct ilab_sim *s, const struct sim_line 
 
 	if (l->src_node >= 0)
 		return xfer3_ns(s, n, (unsigned)l->src_node, l->home);
-	if (l->home < 0)
-		return s->mem_ns[n * nn + n];
+	if (l->home < 0) /* left in the L3 by a far atomic (sim_far_rmw), else memory */
+		return (l->in_llc ? s->llc_ns : s->mem_ns)[n * nn + n];
 	if (l->in_llc)
 		return s->llc_ns[n * nn + (unsigned)l->home];
 	return s->mem_ns[n * nn + (unsigned)l->home];
@@ -92,6 +92,54 @@ static inline void line_make_owner(struct ilab_sim *s, struct sim_line *l, unsig
 	l->owner = (int)slot;
 	l->src_node = (int)n;
 	l->in_llc = false;
+}
+
+/* Does slot hold l unique: its exclusive owner (M), or its only copy (E: a read miss on a line
+ * no other cache held, which the flat model does not mark as owned)? */
+static inline bool sim_holds_unique(const struct sim_line *l, unsigned slot)
+{
+	return l->owner == (int)slot || (l->nr_sharers == 1 && sharer_test(l, slot));
+}
+
+/* cache.atomics: does an RMW by slot execute at the line's home (its L3 slice) rather than in
+ * the requester's L1? lse_far: always; lse_unique_near: unless the requester already holds
+ * the line unique; lse_near and llsc: never. Both line models follow it (flat here and in
+ * sim_line_access, home in lines.c). */
+static inline bool sim_rmw_far(const struct ilab_sim *s, const struct sim_line *l, unsigned slot)
+{
+	int a = s->prof.cache_atomics;
+
+	return a == ILAB_ATOMICS_LSE_FAR ||
+	       (a == ILAB_ATOMICS_LSE_UNIQUE_NEAR && !sim_holds_unique(l, slot));
+}
+
+/* Flat model, a far atomic by a CPU of node n starting at `start`: every copy is recalled to
+ * the home h (a dirty one written back; a line no cache holds comes from memory), the ALU
+ * there executes and the old value goes back to the requester, who keeps no copy: the line
+ * stays in the home's L3, nobody owns it. The home is the line's node, or for host memory the
+ * requester's (flat counts host memory as local memory; homing it where it is first used, as
+ * the home model does, put seed 001 further off: 78 of 113 figures against 79). The line is
+ * busy until the ALU is done; the answer's trip back does not hold it. Returns the
+ * requester's cost. */
+static inline uint64_t sim_far_rmw(struct ilab_sim *s, struct sim_line *l, unsigned n,
+				   uint64_t start)
+{
+	unsigned nn = s->nr_nodes, h = l->home >= 0 ? (unsigned)l->home : n;
+	uint64_t c;
+
+	if (l->nr_sharers)
+		c = sim_invalidate_ns(s, l, h);
+	else
+		c = l->src_node < 0 && !l->in_llc ? s->mem_ns[h * nn + h] : 0;
+	c += s->prof.atomic_local_ns;
+	l->busy_until = start + c;
+	sharer_bits_clear(s, l);
+	l->nr_sharers = 0;
+	l->sharer_nodes = 0;
+	l->owner = -1;
+	l->src_node = -1;
+	l->in_llc = true;
+	return c + s->llc_ns[n * nn + h];
 }
 
 static inline void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l,
@@ -144,6 +192,15 @@ static inline void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, stru
 		}
 		l->acquisitions++;
 		l->agent_snap = -1; /* a device's snapshot of the line is stale now */
+		if (kind == PLAT_ACC_RMW && sim_rmw_far(s, l, slot)) {
+			st->misses++;
+			cost = sim_far_rmw(s, l, n, start);
+			st->transfer_ns += cost;
+			l->transfer_ns += cost;
+			l->transfers++;
+			f->pc.t = start + cost;
+			goto waited;
+		}
 		if (l->owner == (int)slot) {
 			st->hits++;
 			cost = kind == PLAT_ACC_RMW ? s->prof.atomic_local_ns : s->prof.cache_hit_ns;
@@ -166,6 +223,7 @@ static inline void sim_line_access(struct ilab_sim *s, struct sim_fiber *f, stru
 		f->pc.t = start + cost;
 		l->busy_until = f->pc.t;
 	}
+waited:
 	if (wait) {
 		st->line_wait_ns += wait;
 		l->wait_ns += wait;

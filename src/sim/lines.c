@@ -383,9 +383,9 @@ static bool home_hit(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l
 	}
 	if (l->owner != (int)f->slot)
 		return false;
-	if (kind == PLAT_ACC_RMW && s->prof.cache_atomics == ILAB_ATOMICS_LSE_FAR)
-		return false; /* executes at the home whatever the requester holds */
-	/* LSE_UNIQUE_NEAR: the owner holds the line unique, so its atomic executes in its L1 */
+	if (kind == PLAT_ACC_RMW && sim_rmw_far(s, l, f->slot))
+		return false; /* lse_far: executes at the home whatever the requester holds */
+	/* the owner holds the line unique, so its atomic executes in its L1 */
 	st->hits++;
 	l->acquisitions++;
 	l->agent_snap = -1;
@@ -400,6 +400,16 @@ static bool home_hit(struct ilab_sim *s, struct sim_fiber *f, struct sim_line *l
 	if (kind != PLAT_ACC_RMW || s->prof.cache_atomics != ILAB_ATOMICS_LLSC)
 		l->version++; /* LL/SC: the store-exclusive counts it (sim_line_access_home) */
 	return true;
+}
+
+/* Is this access a miss whatever the fibers behind f do? A read by a non-sharer, a write by a
+ * non-owner, a far RMW. (A hit may still become a miss: others can take the line away.) */
+static bool home_certain_miss(const struct ilab_sim *s, const struct sim_fiber *f,
+			      const struct sim_line *l, enum plat_access kind)
+{
+	if (kind == PLAT_ACC_READ)
+		return !sharer_test(l, f->slot);
+	return l->owner != (int)f->slot || (kind == PLAT_ACC_RMW && sim_rmw_far(s, l, f->slot));
 }
 
 static uint64_t sat_sub(uint64_t a, uint64_t b)
@@ -433,8 +443,7 @@ static uint64_t home_serve(struct ilab_sim *s, struct sim_fiber *f, struct sim_l
 			l->src_node = (int)n;
 		done = serve + occ + sat_sub(c, hop);
 		l->home_free = serve + occ;
-	} else if (kind == PLAT_ACC_RMW && (s->prof.cache_atomics == ILAB_ATOMICS_LSE_FAR ||
-					     s->prof.cache_atomics == ILAB_ATOMICS_LSE_UNIQUE_NEAR)) {
+	} else if (kind == PLAT_ACC_RMW && sim_rmw_far(s, l, slot)) {
 		/* every copy is recalled to the home (a dirty one written back), the ALU there
 		 * executes, the old value goes back to the requester; nobody holds the line after */
 		st->rmws++;
@@ -485,7 +494,12 @@ void sim_line_access_home(struct ilab_sim *s, struct sim_fiber *f, struct sim_li
 	uint64_t hop, serve, done;
 
 	for (;;) {
-		sim_sync(s, f);
+		/* A certain miss goes straight to the home and synchronises once, at its arrival
+		 * there: whether this fiber holds a copy (or the line unique) changes only by its
+		 * own requests, so no fiber behind it can turn the miss into a hit. (A host line
+		 * with no home yet waits: who first misses on it decides where it is homed.) */
+		if (!(l->home >= 0 && home_certain_miss(s, f, l, kind)))
+			sim_sync(s, f);
 		if (home_hit(s, f, l, kind)) {
 			if (!llsc)
 				return;
@@ -504,11 +518,14 @@ void sim_line_access_home(struct ilab_sim *s, struct sim_fiber *f, struct sim_li
 			home_wait_stats(f->stats, l, serve - f->pc.t);
 			done = home_serve(s, f, l, kind, h, hop, serve);
 			ver = l->version;
-			/* the host effect happens at the service: everyone behind it runs first */
-			if (serve > f->pc.t) {
-				f->pc.t = serve;
-				sim_sync(s, f);
-			}
+			/* The host effect (the caller's load, compare or store) happens now, at the
+			 * acceptance, and stands for the service at `serve`: the home serves in
+			 * acceptance order, the line's next state was decided at the acceptance (no
+			 * fiber can hit on it before `serve` in a way that changes its value: a write
+			 * or RMW took every other copy, a read changes no value), and every later
+			 * request is accepted, so takes effect, after this one. That closed form
+			 * replaces a synchronisation at `serve`, the costliest of an attempt's three
+			 * (a queued request's wait is a switch every time). */
 			f->pc.t = done;
 			if (!llsc)
 				return;

@@ -74,7 +74,8 @@ static void op_access(const void *addr, enum plat_access kind)
 	if (l->owner != (int)f->slot || l->waiters)
 		goto slow;
 	if (kind == PLAT_ACC_RMW) {
-		if (s->prof.cache_contention) /* home: RMWs may execute far (lines.c) */
+		/* home: served by lines.c; lse_far: executes at the home even for the owner */
+		if (s->prof.cache_contention || s->prof.cache_atomics == ILAB_ATOMICS_LSE_FAR)
 			goto slow;
 		st->rmws++;
 		t += s->prof.atomic_local_ns;
@@ -104,9 +105,14 @@ static void op_rmw_failed(const void *addr)
 	 * and a near one keeps the line only until the home forwards the next request (lines.c) */
 	if (sim_home_mode(s))
 		return;
-	/* The CAS that lost still brought the line here in a unique state: keep it for the
-	 * immediate retry (recompute and CAS again: cache.retry_hold_ns) instead of joining the
-	 * back of the queue with everyone else, as a real CPU does. */
+	/* The atomics rule (cache.atomics): only a CAS that executed near brought the line here
+	 * in a unique state; one that executed at the home (lse_far, or lse_unique_near on a line
+	 * it did not hold) left nothing here, and its retry queues like anyone's. */
+	if (l->owner != (int)f->slot)
+		return;
+	/* The near CAS that lost keeps the line for the immediate retry (recompute and CAS
+	 * again: cache.retry_hold_ns) instead of joining the back of the queue with everyone
+	 * else, as a real CPU does. */
 	l->retry_slot = (int)f->slot;
 	l->retry_until = f->pc.t + s->prof.retry_hold_ns;
 	l->busy_until = sim_max64(l->busy_until, l->retry_until);

@@ -18,6 +18,9 @@
 
 #include "sim/sim_fixture.h"
 
+#ifndef SWITCHES_PER_ATOMIC_MILLI_MAX
+#define SWITCHES_PER_ATOMIC_MILLI_MAX 1500 /* 2986 with both synchronisations */
+#endif
 #define CONT_PROFILE ILAB_TESTDATA "/../../profiles/kunpeng920-contention.yaml"
 
 static struct ilab_profile HOME, FLAT;
@@ -262,18 +265,27 @@ static void attempts_per_claim_grow_with_contenders(void **state)
 	uint64_t one, many, flat;
 
 	(void)state;
+	struct ilab_profile near = FLAT, unique_near = FLAT;
+	uint64_t flat_far;
+
+	near.cache_atomics = ILAB_ATOMICS_LSE_NEAR;
+	unique_near.cache_atomics = ILAB_ATOMICS_LSE_UNIQUE_NEAR;
 	one = claim_attempts_milli(&HOME, 1, 1, NULL);
 	many = claim_attempts_milli(&HOME, 32, 1, NULL);
-	flat = claim_attempts_milli(&FLAT, 32, 1, NULL);
-	print_message("attempts per claim x1000: home 1 CPU %lu, 32 CPUs %lu; flat 32 CPUs %lu\n",
-		      (unsigned long)one, (unsigned long)many, (unsigned long)flat);
+	flat = claim_attempts_milli(&near, 32, 1, NULL);
+	flat_far = claim_attempts_milli(&unique_near, 32, 1, NULL);
+	print_message("attempts per claim x1000: home 1 CPU %lu, 32 CPUs %lu; flat 32 CPUs: "
+		      "lse_near %lu, lse_unique_near %lu\n",
+		      (unsigned long)one, (unsigned long)many, (unsigned long)flat,
+		      (unsigned long)flat_far);
 	assert_int_equal(one, 1000);
 	assert_true(many > 1500);
-	/* the flat model's failed CAS keeps the line for its retry (cache.retry_hold_ns):
-	 * nobody fails twice, which is what the home model removes; its attempts come from
-	 * the claim's first read only */
+	/* flat, near atomics: a failed CAS keeps the line for its retry (cache.retry_hold_ns):
+	 * nobody fails twice, which is what far atomics remove, in either model; the attempts
+	 * come from the claim's first read only */
 	assert_true(flat < 2500);
 	assert_true(many > 2 * flat);
+	assert_true(flat_far > 2 * flat);
 }
 
 /* Every atomic flavour keeps the claims exact, and LL/SC's store-exclusive can lose. */
@@ -386,6 +398,147 @@ static void atomics_near_on_own_lines_far_on_shared(void **state)
 	assert_true(far.lock_again > near_ns + HOME.home_occupancy_ns);
 }
 
+/* ---- (e) the atomics rule in the flat model -------------------------------------------------- */
+
+#define RACE_AT 1000 /* ns: CPU 1's first CAS */
+
+struct race {
+	_Alignas(PLAT_CACHELINE) plat_word64 w;
+	uint64_t second_rmw_ns, e_rmw_ns;
+};
+
+/* CPU 1 (idx 0) tries CAS(5 -> 6), which fails, and at once retries CAS(0 -> 1); CPU 2 (idx 1,
+ * same node) tries CAS(0 -> 2) one ns after CPU 1's first. Whoever's succeeds owns w. */
+static void race_fn(unsigned idx, void *arg)
+{
+	struct race *r = arg;
+	uint64_t v;
+
+	plat_delay_ns(RACE_AT + idx - plat_now_ns());
+	if (idx == 0) {
+		v = 5;
+		assert_false(plat_cmpxchg64(&r->w, &v, 6));
+		v = 0;
+		(void)plat_cmpxchg64(&r->w, &v, 1);
+	} else {
+		v = 0;
+		(void)plat_cmpxchg64(&r->w, &v, 2);
+	}
+}
+
+static uint64_t run_race(int atomics)
+{
+	struct ilab_profile p = FLAT;
+	struct race r = { 0 };
+	struct ilab_sim *s;
+	int cpus[2] = { 1, 2 };
+
+	p.cache_atomics = atomics;
+	s = mk_sim(&p, 1);
+	assert_non_null(s);
+	assert_int_equal(ilab_sim_run_threads(2, cpus, race_fn, &r), 0);
+	plat_sim = NULL;
+	ilab_sim_destroy(s);
+	return r.w.v;
+}
+
+/* A CAS that failed near keeps the line for its immediate retry (cache.retry_hold_ns): CPU 1
+ * wins. One that failed far (at the home, lse_far / lse_unique_near on a line it does not
+ * hold) keeps nothing: CPU 2, whose request reached the home before the retry, wins. */
+static void flat_failed_cas_keeps_the_line_only_when_near(void **state)
+{
+	(void)state;
+	assert_int_equal(run_race(ILAB_ATOMICS_LSE_NEAR), 1);
+	assert_int_equal(run_race(ILAB_ATOMICS_LLSC), 1); /* flat: the RMW holds the line */
+	assert_int_equal(run_race(ILAB_ATOMICS_LSE_FAR), 2);
+	assert_int_equal(run_race(ILAB_ATOMICS_LSE_UNIQUE_NEAR), 2);
+}
+
+static void own_fn(unsigned idx, void *arg)
+{
+	struct race *r = arg;
+	uint64_t t;
+
+	(void)idx;
+	(void)plat_load64(&r->w);    /* a fill nobody else holds: its only copy (E) */
+	t = plat_now_ns();
+	plat_fetch_add64(&r->w, 0);  /* unique: near under lse_unique_near */
+	r->e_rmw_ns = plat_now_ns() - t;
+	plat_store64(&r->w, 1);      /* the line is this CPU's, unique */
+	plat_fetch_add64(&r->w, 1);  /* far: recalled to the L3, executed there */
+	t = plat_now_ns();
+	plat_fetch_add64(&r->w, 1);  /* far again: nobody holds it, it sits in the L3 */
+	r->second_rmw_ns = plat_now_ns() - t;
+}
+
+static uint64_t own_rmw_ns(int atomics, uint64_t *e_rmw_ns)
+{
+	struct ilab_profile p = FLAT;
+	struct race r = { 0 };
+	struct ilab_sim *s;
+	int cpu = 1;
+
+	p.cache_atomics = atomics;
+	s = mk_sim(&p, 1);
+	assert_non_null(s);
+	assert_int_equal(ilab_sim_run_threads(1, &cpu, own_fn, &r), 0);
+	assert_int_equal(r.w.v, 3);
+	plat_sim = NULL;
+	ilab_sim_destroy(s);
+	if (e_rmw_ns)
+		*e_rmw_ns = r.e_rmw_ns;
+	return r.second_rmw_ns;
+}
+
+/* Flat, one CPU: near, an atomic on its own line is the L1's atomic_local_ns; far (lse_far),
+ * the ALU at the home plus the answer from the home's L3 (host memory: the requester's node),
+ * every time (a far RMW leaves no copy here); lse_unique_near: near while the CPU holds the
+ * line (its owner, or its only copy). */
+static void flat_far_atomic_costs_a_trip_to_the_l3(void **state)
+{
+	uint64_t far = FLAT.atomic_local_ns + FLAT.llc_local_ns, e_near, e_un, e_far;
+
+	(void)state;
+	assert_int_equal(own_rmw_ns(ILAB_ATOMICS_LSE_NEAR, &e_near), FLAT.atomic_local_ns);
+	assert_int_equal(own_rmw_ns(ILAB_ATOMICS_LSE_FAR, &e_far), far);
+	assert_int_equal(own_rmw_ns(ILAB_ATOMICS_LLSC, NULL), FLAT.atomic_local_ns);
+	assert_int_equal(own_rmw_ns(ILAB_ATOMICS_LSE_UNIQUE_NEAR, &e_un), FLAT.atomic_local_ns);
+	/* the only copy of a line it read (MESI's E) counts as held unique: near */
+	print_message("RMW on its only copy: lse_near %lu, lse_unique_near %lu, lse_far %lu ns\n",
+		      (unsigned long)e_near, (unsigned long)e_un, (unsigned long)e_far);
+	assert_int_equal(e_un, e_near);
+	assert_true(e_far > e_near);
+}
+
+/* ---- (f) host cost: synchronisations per home request ----------------------------------------- */
+
+/* Fiber switches per atomic request in the 32-CPU claim race under home. A miss goes straight
+ * to its home and synchronises once, at its arrival; its host effect happens at the acceptance
+ * (the home serves in acceptance order: lines.c), with no synchronisation at its service. With
+ * a sync at the request's start and one at its service as well, the count is about twice. */
+static void home_request_synchronises_once(void **state)
+{
+	char *json = NULL;
+	json_t *j, *o;
+	uint64_t rmws = 0, switches;
+	size_t k;
+
+	(void)state;
+	assert_true(claim_attempts_milli(&HOME, 32, 1, &json) > 1500); /* contended */
+	j = json_loads(json, 0, NULL);
+	assert_non_null(j);
+	json_array_foreach(json_object_get(j, "cpus"), k, o)
+		rmws += (uint64_t)json_integer_value(json_object_get(o, "rmws"));
+	switches = (uint64_t)json_integer_value(
+		json_object_get(json_object_get(j, "scheduler"), "switches"));
+	print_message("home, 32 CPUs: %lu switches for %lu atomics (x1000: %lu)\n",
+		      (unsigned long)switches, (unsigned long)rmws,
+		      (unsigned long)(switches * 1000 / rmws));
+	assert_true(switches * 1000 / rmws < SWITCHES_PER_ATOMIC_MILLI_MAX);
+	json_decref(j);
+	free(json);
+}
+
 /* (c) one seed twice: byte-identical JSON; two seeds: different results. */
 static void one_seed_repeats_two_seeds_differ(void **state)
 {
@@ -428,6 +581,9 @@ int main(void)
 		cmocka_unit_test(every_atomic_flavour_keeps_claims_exact),
 		cmocka_unit_test(atomics_near_on_own_lines_far_on_shared),
 		cmocka_unit_test(one_seed_repeats_two_seeds_differ),
+		cmocka_unit_test(flat_failed_cas_keeps_the_line_only_when_near),
+		cmocka_unit_test(flat_far_atomic_costs_a_trip_to_the_l3),
+		cmocka_unit_test(home_request_synchronises_once),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
