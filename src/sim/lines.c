@@ -364,6 +364,8 @@ static void home_wait_stats(struct sim_stats *st, struct sim_line *l, uint64_t w
 	l->wait_ns += wait;
 	if (wait > l->max_wait_ns)
 		l->max_wait_ns = wait;
+	if (sim_active && sim_active->trace)
+		sim_trace_line(sim_active, l->name, "queued ns", (int64_t)wait);
 }
 
 /* A hit: no home visit. Returns false when the access misses. */

@@ -101,6 +101,8 @@ static void op_rmw_failed(const void *addr)
 
 	l->rmw_retries++;
 	f->stats->rmw_retries++;
+	if (s->trace)
+		sim_trace_line(s, l->name, "failed cmpxchg", (int64_t)l->rmw_retries);
 	/* cache.contention: home has no such bypass: a far CAS leaves nothing at the requester,
 	 * and a near one keeps the line only until the home forwards the next request (lines.c) */
 	if (sim_home_mode(s))

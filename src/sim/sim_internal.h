@@ -323,6 +323,7 @@ void sim_trace_enter(struct ilab_sim *s, struct sim_fiber *f, int id);
 void sim_trace_leave(struct ilab_sim *s, struct sim_fiber *f);
 void sim_trace_count(int what, int64_t delta);
 void sim_trace_flow_in(uint64_t key);
+void sim_trace_line(struct ilab_sim *s, const char *line, const char *key, int64_t value);
 
 /* cost.c */
 int sim_cost_init(struct ilab_sim *s, char *err, size_t errlen);

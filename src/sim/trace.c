@@ -507,3 +507,18 @@ void ilab_sim_trace_async(const char *name, uint64_t start_ns, uint64_t dur_ns,
 	put_str(o, name);
 	fputc('}', o);
 }
+
+/* ---- contended lines: a counter track per named line (plat_track) -------------------------- */
+
+/* A named line was contended at the running fiber's time: a cmpxchg on it failed (key
+ * "failed cmpxchg", value the line's count so far), or a request queued value ns at its home
+ * (key "queued ns"). Unnamed lines (PTEs, queue entries) have no track. */
+void sim_trace_line(struct ilab_sim *s, const char *line, const char *key, int64_t value)
+{
+	char name[160];
+
+	if (!s || !s->trace || !line || !plat_sim_cur)
+		return;
+	snprintf(name, sizeof(name), "line %s", line);
+	counter_at(s, plat_sim_cur->t, name, key, value);
+}

@@ -29,8 +29,14 @@ real_run() { # out args...: one server, one client run, retried while the server
 		iperf3 -c 127.0.0.1 -p "$port" "$@" -J >"$out" 2>/dev/null && { ok=1; break; }
 		sleep 0.2
 	done
-	# a server that never saw a client would wait for one forever
+	# a server that never saw a client would wait for one forever, and a one-off server
+	# whose first contact was a failed attempt may too: at most 5 s after the client's end
 	[ -n "$ok" ] || kill "$server" 2>/dev/null
+	for try in $(seq 1 50); do
+		kill -0 "$server" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill "$server" 2>/dev/null
 	wait "$server" 2>/dev/null
 	server=
 	[ -s "$out" ] && python3 -c 'import json, sys; json.load(open(sys.argv[1]))["end"]["sum_sent"]' "$out"

@@ -48,6 +48,12 @@ for want in '"name":"dma_unmap"' '"name":"cmdq_sync_wait"' '"name":"CMD_SYNC"' \
 	grep -qF -- "$want" "$tmp/b.json" || bad "bench trace lacks $want"
 done
 
+# contended lines: counter tracks of the named lines (the home model queues requests)
+bench --profile kunpeng920-contention -t 16 --trace "$tmp/h.json" >"$tmp/h.res" || bad "bench home --trace"
+python3 "$CHECK" --flows "$tmp/h.json" "$tmp/h.res" >/dev/null || bad "bench home: trace_check"
+grep -qE '"name":"line [^"]+","args":\{"(queued ns|failed cmpxchg)":' "$tmp/h.json" ||
+	bad "bench home: no counter track of a contended line"
+
 # per-CPU queues (ECMDQ): every wait still has its flow from its own queue's CMD_SYNC
 bench --ecmdq on --trace "$tmp/e.json" >"$tmp/e.res" || bad "bench --ecmdq on --trace"
 python3 "$CHECK" --flows "$tmp/e.json" "$tmp/e.res" || bad "bench ECMDQ: trace_check --flows"
