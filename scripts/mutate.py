@@ -493,7 +493,7 @@ def rate(ms):
 
 def summary(ms):
     c = {st: sum(m.status == st for m in ms) for st in
-         ("killed", "timeout", "survived", "didn't build", "not found", "ambiguous")}
+         ("killed", "timeout", "survived", "didn't build", "not found", "ambiguous", "pending")}
     k, s, r = rate(ms)
     return c, (f"{r:.1f} %" if r is not None else "n/a")
 
@@ -501,7 +501,8 @@ def summary(ms):
 def text_report(named, randoms, meta):
     out = [f"mutation run: {meta['command']}",
            f"commit {meta['commit']}, seed {meta['seed']}, sample {meta['sample']}, "
-           f"{meta['seconds']:.0f} s host time"]
+           f"{meta['seconds']:.0f} s host time"
+           + ("" if meta["state"] == "finished" else f" ({meta['state']}: the pending mutants not run yet)")]
     for title, ms in (("named", named), ("random", randoms)):
         if not ms:
             continue
@@ -522,6 +523,23 @@ def write_whole(path, data):
     with open(tmp, "w") as fh:
         fh.write(data)
     os.replace(tmp, path)
+
+
+def run_meta(a, t_start, commit, state):
+    return {"command": " ".join(["scripts/mutate.py"] + sys.argv[1:]), "seed": a.seed,
+            "sample": a.sample, "seconds": time.time() - t_start, "state": state,
+            "interrupted": state == "interrupted", "commit": commit}
+
+
+def save_reports(a, named, randoms, meta):
+    if a.report:
+        write_whole(a.report, text_report(named, randoms, meta))
+    if a.json:
+        doc = dict(meta)
+        for title, ms in (("named", named), ("random", randoms)):
+            c, r = summary(ms)
+            doc[title] = {"counts": c, "kill_rate": r, "mutants": [m.to_json() for m in ms]}
+        write_whole(a.json, json.dumps(doc, indent=1) + "\n")
 
 
 def main():
@@ -633,22 +651,15 @@ def main():
             run_mutant(m, sc, baseline_bad, timeout, a.first, log)
             log(f"[{i}/{len(todo)}] {m.id} {m.file}:{m.line} {m.op}: {m.status}"
                 + (f" by {m.killed_by}" if m.killed_by else "") + f" ({m.seconds:.0f} s)")
+            # a long run's reports, whole after every mutant: a run stopped by a crash or
+            # a deadline still leaves what it measured ("pending" marks the rest)
+            save_reports(a, named, randoms, run_meta(a, t_start, commit, "running"))
     except KeyboardInterrupt:
         interrupted = True
         log("interrupted: the scratch tree is restored; the report covers the mutants run")
-    meta = {"command": " ".join(["scripts/mutate.py"] + sys.argv[1:]), "seed": a.seed,
-            "sample": a.sample, "seconds": time.time() - t_start, "interrupted": interrupted,
-            "commit": commit}
-    rep = text_report(named, randoms, meta)
-    print(rep, end="")
-    if a.report:
-        write_whole(a.report, rep)
-    if a.json:
-        doc = dict(meta)
-        for title, ms in (("named", named), ("random", randoms)):
-            c, r = summary(ms)
-            doc[title] = {"counts": c, "kill_rate": r, "mutants": [m.to_json() for m in ms]}
-        write_whole(a.json, json.dumps(doc, indent=1) + "\n")
+    meta = run_meta(a, t_start, commit, "interrupted" if interrupted else "finished")
+    print(text_report(named, randoms, meta), end="")
+    save_reports(a, named, randoms, meta)
     return 130 if interrupted else 0
 
 

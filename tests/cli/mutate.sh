@@ -72,8 +72,17 @@ X
 cp "$F/src/core/calc.c" "$TMP/calc.orig"
 M() { python3 "$SRC/scripts/mutate.py" --root "$F" --named "$F/named.json" --search src --dirs src \
 	--jobs 1 --cmake-arg=-DCMAKE_BUILD_TYPE=Debug "$@"; }
-M --sample 0 --timeout 5 --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err" ||
-	bad "mutate.py: exit $? ($(tail -3 "$TMP/err"))"
+M --sample 0 --timeout 5 --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+# the JSON is written whole after every mutant: seen while the run goes on (the hang mutant
+# alone takes 5 s), with the mutants not run yet pending
+while kill -0 $pid 2>/dev/null && [ ! -e "$TMP/r.json" ]; do sleep 0.1; done
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["state"] == "running" and d["named"]["counts"]["pending"] > 0, (d["state"], d["named"]["counts"])' \
+	"$TMP/r.json" 2>/dev/null || bad "the JSON is not written as the run goes: $(head -c 300 "$TMP/r.json" 2>&1)"
+wait $pid || bad "mutate.py: exit $? ($(tail -3 "$TMP/err"))"
+grep -q '"state": "finished"' "$TMP/r.json" || bad "the last JSON is not the finished run's"
 st() { python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 m = {x["id"]: x for x in d["named"]["mutants"]}[sys.argv[2]]
