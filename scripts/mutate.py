@@ -25,7 +25,7 @@ everything and run the rest. A failing test kills the mutant; a run past --timeo
 too but is counted apart ("timeout"); a mutant that does not compile is "didn't build" and
 counts neither way. The kill rate is (killed + timeout) / (killed + timeout + survived).
 
-  scripts/mutate.py [--seed N] [--sample K] [--named FILE] [--only NAME,...] [--list]
+  scripts/mutate.py [--seed N] [--sample K] [--named FILE,...] [--only NAME,...] [--list]
                     [--json OUT] [--report OUT] [--scratch DIR] [--jobs J] [--timeout S]
 Exit: 0 run done (whatever the kill rate), 2 bad usage, 1 the baseline fails or cannot build.
 """
@@ -550,7 +550,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--sample", type=int, default=50, help="random mutants (default 50)")
     ap.add_argument("--named", default=None,
-                    help="named mutations, JSON (default scripts/mutations-named.json; '' none)")
+                    help="named mutations, JSON files, comma-separated (default "
+                         "scripts/mutations-named.json; '' none)")
     ap.add_argument("--only", default="", help="only these mutant ids (comma-separated globs)")
     ap.add_argument("--dirs", default=",".join(DEFAULT_DIRS), help="where random mutants go")
     ap.add_argument("--search", default="src,tools", help="where named patterns are searched")
@@ -572,15 +573,18 @@ def main():
     t_start = time.time()
 
     specs = []
-    if named_file:
+    for one in filter(None, named_file.split(",")):  # several lists share one baseline run
         try:
-            with open(named_file) as fh:
-                specs = json.load(fh)
-            for s in specs:
+            with open(one) as fh:
+                these = json.load(fh)
+            for s in these:
                 if not all(isinstance(s.get(k), str) for k in ("name", "pattern", "replacement")):
                     raise ValueError(f"entry {s!r} needs name, pattern and replacement strings")
-        except (OSError, ValueError) as e:
-            die(f"{named_file}: {e}")
+        except (OSError, ValueError, AttributeError) as e:
+            die(f"{one}: {e}")
+        specs += these
+    if len({s["name"] for s in specs}) != len(specs):
+        die(f"{named_file}: a mutation name given twice")
     named = []
     for s in specs:
         m, problem = locate_named(root, s, a.search.split(","))

@@ -108,6 +108,13 @@ M --named '' --sample 3 --seed 7 --list >"$TMP/l2" 2>/dev/null
 M --named '' --sample 1000 --list >"$TMP/all" 2>/dev/null
 grep -q 'calc.c:19 ' "$TMP/all" && bad "a designator mutated: $(grep 'calc.c:19 ' "$TMP/all")"
 grep -q "calc.c:23 \[boundary\] '1' -> '2'" "$TMP/all" || bad "subscript not mutated: $(cat "$TMP/all")"
+# several named lists, comma-separated, in one run; a name given twice is refused
+printf '[{"name": "second", "file": "src/core/calc.c", "pattern": "return a * 2;", "replacement": "return a * 3;"}]\n' \
+	>"$TMP/named2.json"
+M --named "$F/named.json,$TMP/named2.json" --sample 0 --list >"$TMP/l3" 2>/dev/null
+[ "$(wc -l <"$TMP/l3")" = 8 ] && grep -q '^second ' "$TMP/l3" || bad "two named lists: $(cat "$TMP/l3")"
+M --named "$TMP/named2.json,$TMP/named2.json" --sample 0 --list >/dev/null 2>"$TMP/err"; rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] || bad "a name twice: exit $rc, $(cat "$TMP/err")"
 M --sample -1 >/dev/null 2>"$TMP/err"; rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] || bad "--sample -1: exit $rc, $(cat "$TMP/err")"
 exit $fail
