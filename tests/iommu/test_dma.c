@@ -562,9 +562,11 @@ static void bad_calls_do_not_crash(void **state)
 }
 
 /* A reserved region is kept out of the IOVA space to its last byte, also when that byte is
- * the only one of its granule: a region [0xFFFFDFFF, 0xFFFFE001) takes pages 0xFFFFD and
- * 0xFFFFE, where a 32-bit device's first allocation would go (top-down: 0xFFFFE000 is the
- * highest page it gets here). */
+ * the only one of its granule: the region [0xFFFFDFFF, 0xFFFFF001) takes pages 0xFFFFD to
+ * 0xFFFFF (its last byte, 0xFFFFF000, alone in the top page), the top of a 32-bit device's
+ * space, where its first allocations go (top-down): none of four one-page maps may touch it. */
+#define EDGE_START 0xFFFFDFFFull
+#define EDGE_END 0xFFFFF001ull
 static unsigned edge_resv_regions(struct ilab_iommu *iommu, struct ilab_dev *dev,
 				  struct ilab_iommu_resv_region *regs, unsigned max)
 {
@@ -572,7 +574,8 @@ static unsigned edge_resv_regions(struct ilab_iommu *iommu, struct ilab_dev *dev
 	(void)dev;
 	if (!max)
 		return 0;
-	regs[0] = (struct ilab_iommu_resv_region){ .start = 0xFFFFDFFFull, .length = 0x1002,
+	regs[0] = (struct ilab_iommu_resv_region){ .start = EDGE_START,
+						   .length = EDGE_END - EDGE_START,
 						   .type = ILAB_RESV_RESERVED };
 	return 1;
 }
@@ -583,17 +586,20 @@ static void reserved_region_ends_at_its_last_byte(void **state)
 	struct ilab_iommu_ops edge_ops = *fake_ops;
 	ilab_pa_t pa = tu_buffer(&T, 0, 0, 5);
 	struct ilab_dev d;
-	ilab_dma_addr_t a;
+	ilab_dma_addr_t a[4];
 
 	(void)state;
 	edge_ops.get_resv_regions = edge_resv_regions;
 	T.iommu->ops = &edge_ops;
 	tu_dev_init(&T, &d, "edge", 12, 0, 32);
 	assert_int_equal(ilab_iommu_probe_device(&d, ILAB_DOMAIN_DMA), 0);
-	a = ilab_dma_map_single(&d, pa, 4096, ILAB_DMA_TO_DEVICE);
-	assert_false(ilab_dma_mapping_error(a));
-	assert_true(a + 4096 <= 0xFFFFDFFFull); /* below the region, not in its last page */
-	ilab_dma_unmap_single(&d, a, 4096, ILAB_DMA_TO_DEVICE);
+	for (unsigned i = 0; i < 4; i++) {
+		a[i] = ilab_dma_map_single(&d, pa, 4096, ILAB_DMA_TO_DEVICE);
+		assert_false(ilab_dma_mapping_error(a[i]));
+		assert_true(a[i] + 4096 <= EDGE_START || a[i] >= EDGE_END);
+	}
+	for (unsigned i = 0; i < 4; i++)
+		ilab_dma_unmap_single(&d, a[i], 4096, ILAB_DMA_TO_DEVICE);
 	ilab_iommu_release_device(&d);
 	T.iommu->ops = fake_ops;
 	ilab_mem_free_pages(T.mem, pa, 0);
