@@ -25,7 +25,7 @@ everything and run the rest. A failing test kills the mutant; a run past --timeo
 too but is counted apart ("timeout"); a mutant that does not compile is "didn't build" and
 counts neither way. The kill rate is (killed + timeout) / (killed + timeout + survived).
 
-  scripts/mutate.py [--seed N] [--sample K] [--named FILE] [--only NAME,...] [--list]
+  scripts/mutate.py [--seed N] [--sample K] [--named FILE,...] [--only NAME,...] [--list]
                     [--json OUT] [--report OUT] [--scratch DIR] [--jobs J] [--timeout S]
 Exit: 0 run done (whatever the kill rate), 2 bad usage, 1 the baseline fails or cannot build.
 """
@@ -493,7 +493,7 @@ def rate(ms):
 
 def summary(ms):
     c = {st: sum(m.status == st for m in ms) for st in
-         ("killed", "timeout", "survived", "didn't build", "not found", "ambiguous")}
+         ("killed", "timeout", "survived", "didn't build", "not found", "ambiguous", "pending")}
     k, s, r = rate(ms)
     return c, (f"{r:.1f} %" if r is not None else "n/a")
 
@@ -501,7 +501,8 @@ def summary(ms):
 def text_report(named, randoms, meta):
     out = [f"mutation run: {meta['command']}",
            f"commit {meta['commit']}, seed {meta['seed']}, sample {meta['sample']}, "
-           f"{meta['seconds']:.0f} s host time"]
+           f"{meta['seconds']:.0f} s host time"
+           + ("" if meta["state"] == "finished" else f" ({meta['state']}: the pending mutants not run yet)")]
     for title, ms in (("named", named), ("random", randoms)):
         if not ms:
             continue
@@ -524,6 +525,23 @@ def write_whole(path, data):
     os.replace(tmp, path)
 
 
+def run_meta(a, t_start, commit, state):
+    return {"command": " ".join(["scripts/mutate.py"] + sys.argv[1:]), "seed": a.seed,
+            "sample": a.sample, "seconds": time.time() - t_start, "state": state,
+            "interrupted": state == "interrupted", "commit": commit}
+
+
+def save_reports(a, named, randoms, meta):
+    if a.report:
+        write_whole(a.report, text_report(named, randoms, meta))
+    if a.json:
+        doc = dict(meta)
+        for title, ms in (("named", named), ("random", randoms)):
+            c, r = summary(ms)
+            doc[title] = {"counts": c, "kill_rate": r, "mutants": [m.to_json() for m in ms]}
+        write_whole(a.json, json.dumps(doc, indent=1) + "\n")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
@@ -532,7 +550,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--sample", type=int, default=50, help="random mutants (default 50)")
     ap.add_argument("--named", default=None,
-                    help="named mutations, JSON (default scripts/mutations-named.json; '' none)")
+                    help="named mutations, JSON files, comma-separated (default "
+                         "scripts/mutations-named.json; '' none)")
     ap.add_argument("--only", default="", help="only these mutant ids (comma-separated globs)")
     ap.add_argument("--dirs", default=",".join(DEFAULT_DIRS), help="where random mutants go")
     ap.add_argument("--search", default="src,tools", help="where named patterns are searched")
@@ -554,15 +573,18 @@ def main():
     t_start = time.time()
 
     specs = []
-    if named_file:
+    for one in filter(None, named_file.split(",")):  # several lists share one baseline run
         try:
-            with open(named_file) as fh:
-                specs = json.load(fh)
-            for s in specs:
+            with open(one) as fh:
+                these = json.load(fh)
+            for s in these:
                 if not all(isinstance(s.get(k), str) for k in ("name", "pattern", "replacement")):
                     raise ValueError(f"entry {s!r} needs name, pattern and replacement strings")
-        except (OSError, ValueError) as e:
-            die(f"{named_file}: {e}")
+        except (OSError, ValueError, AttributeError) as e:
+            die(f"{one}: {e}")
+        specs += these
+    if len({s["name"] for s in specs}) != len(specs):
+        die(f"{named_file}: a mutation name given twice")
     named = []
     for s in specs:
         m, problem = locate_named(root, s, a.search.split(","))
@@ -633,22 +655,15 @@ def main():
             run_mutant(m, sc, baseline_bad, timeout, a.first, log)
             log(f"[{i}/{len(todo)}] {m.id} {m.file}:{m.line} {m.op}: {m.status}"
                 + (f" by {m.killed_by}" if m.killed_by else "") + f" ({m.seconds:.0f} s)")
+            # a long run's reports, whole after every mutant: a run stopped by a crash or
+            # a deadline still leaves what it measured ("pending" marks the rest)
+            save_reports(a, named, randoms, run_meta(a, t_start, commit, "running"))
     except KeyboardInterrupt:
         interrupted = True
         log("interrupted: the scratch tree is restored; the report covers the mutants run")
-    meta = {"command": " ".join(["scripts/mutate.py"] + sys.argv[1:]), "seed": a.seed,
-            "sample": a.sample, "seconds": time.time() - t_start, "interrupted": interrupted,
-            "commit": commit}
-    rep = text_report(named, randoms, meta)
-    print(rep, end="")
-    if a.report:
-        write_whole(a.report, rep)
-    if a.json:
-        doc = dict(meta)
-        for title, ms in (("named", named), ("random", randoms)):
-            c, r = summary(ms)
-            doc[title] = {"counts": c, "kill_rate": r, "mutants": [m.to_json() for m in ms]}
-        write_whole(a.json, json.dumps(doc, indent=1) + "\n")
+    meta = run_meta(a, t_start, commit, "interrupted" if interrupted else "finished")
+    print(text_report(named, randoms, meta), end="")
+    save_reports(a, named, randoms, meta)
     return 130 if interrupted else 0
 
 

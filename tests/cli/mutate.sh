@@ -72,8 +72,17 @@ X
 cp "$F/src/core/calc.c" "$TMP/calc.orig"
 M() { python3 "$SRC/scripts/mutate.py" --root "$F" --named "$F/named.json" --search src --dirs src \
 	--jobs 1 --cmake-arg=-DCMAKE_BUILD_TYPE=Debug "$@"; }
-M --sample 0 --timeout 5 --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err" ||
-	bad "mutate.py: exit $? ($(tail -3 "$TMP/err"))"
+M --sample 0 --timeout 5 --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+# the JSON is written whole after every mutant: seen while the run goes on (the hang mutant
+# alone takes 5 s), with the mutants not run yet pending
+while kill -0 $pid 2>/dev/null && [ ! -e "$TMP/r.json" ]; do sleep 0.1; done
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["state"] == "running" and d["named"]["counts"]["pending"] > 0, (d["state"], d["named"]["counts"])' \
+	"$TMP/r.json" 2>/dev/null || bad "the JSON is not written as the run goes: $(head -c 300 "$TMP/r.json" 2>&1)"
+wait $pid || bad "mutate.py: exit $? ($(tail -3 "$TMP/err"))"
+grep -q '"state": "finished"' "$TMP/r.json" || bad "the last JSON is not the finished run's"
 st() { python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 m = {x["id"]: x for x in d["named"]["mutants"]}[sys.argv[2]]
@@ -99,6 +108,13 @@ M --named '' --sample 3 --seed 7 --list >"$TMP/l2" 2>/dev/null
 M --named '' --sample 1000 --list >"$TMP/all" 2>/dev/null
 grep -q 'calc.c:19 ' "$TMP/all" && bad "a designator mutated: $(grep 'calc.c:19 ' "$TMP/all")"
 grep -q "calc.c:23 \[boundary\] '1' -> '2'" "$TMP/all" || bad "subscript not mutated: $(cat "$TMP/all")"
+# several named lists, comma-separated, in one run; a name given twice is refused
+printf '[{"name": "second", "file": "src/core/calc.c", "pattern": "return a * 2;", "replacement": "return a * 3;"}]\n' \
+	>"$TMP/named2.json"
+M --named "$F/named.json,$TMP/named2.json" --sample 0 --list >"$TMP/l3" 2>/dev/null
+[ "$(wc -l <"$TMP/l3")" = 8 ] && grep -q '^second ' "$TMP/l3" || bad "two named lists: $(cat "$TMP/l3")"
+M --named "$TMP/named2.json,$TMP/named2.json" --sample 0 --list >/dev/null 2>"$TMP/err"; rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] || bad "a name twice: exit $rc, $(cat "$TMP/err")"
 M --sample -1 >/dev/null 2>"$TMP/err"; rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] || bad "--sample -1: exit $rc, $(cat "$TMP/err")"
 exit $fail

@@ -91,6 +91,10 @@ check_merge "not a sweep result" other.json
 # ---- two axes: a heat map ----
 if have gnuplot "the sweep's PNG plots"; then
 	"$BIN" sweep "$D/heat.yaml" -o heat.json 2>err || bad "heat sweep: exit $? ($(tail -1 err))"
+	# each panel of the heat map: its metric's name as the title, its unit on the colour bar
+	[ "$(grep -A1 "^set title 'unmap_ns'$" heat-heatmap.gp | tail -1)" = "set cblabel 'ns'" ] &&
+		[ "$(grep -A1 "^set title 'map_latency'$" heat-heatmap.gp | tail -1)" = "set cblabel 'us'" ] ||
+		bad "heat-heatmap.gp: a panel without its unit: $(grep -A1 '^set title' heat-heatmap.gp | head -4)"
 	for png in heat-heatmap.png heat-params.threads.png heat-profile.smmu.tlbi_sync_ns.png; do
 		[ -s "$png" ] || { bad "no $png"; continue; }
 		# PNG signature, IHDR size (4 panels of 560 px), IEND at the end

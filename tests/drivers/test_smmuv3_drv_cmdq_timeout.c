@@ -163,10 +163,91 @@ static void slower_than_the_timeout(void **state)
 	run_teardown(NULL);
 }
 
+/* The pre-5.4 producer (cmdq_mode SPINLOCK) draining its queue for a CMD_SYNC (CONS polling):
+ * a bad command handled by the waiter restarts the 1 s timeout, as Linux 4.x's GERROR
+ * interrupt handler skipped it and the poll went on. 45 TLBIs, an illegal command and 10 TLBIs
+ * at 20 ms each, then the CMD_SYNC: the queue stops on the bad command at ~0.9 s, is skipped,
+ * and drains at ~1.14 s, past the first deadline and well before the restarted one. The call
+ * succeeds, without a timeout. */
+#define BEFORE_BAD 45
+#define AFTER_BAD 10
+
+struct one_issue {
+	struct ilab_iommu *iommu;
+	uint64_t cmds[2 * (BEFORE_BAD + 1 + AFTER_BAD)];
+	int rc;
+	uint64_t t0, t1;
+};
+
+static void one_issuer(unsigned idx, void *arg)
+{
+	struct one_issue *is = arg;
+
+	(void)idx;
+	is->t0 = plat_now_ns();
+	is->rc = ilab_smmu_drv_issue_cmds(is->iommu, is->cmds, BEFORE_BAD + 1 + AFTER_BAD, true);
+	is->t1 = plat_now_ns();
+}
+
+static void error_handled_near_the_deadline_restarts_it(void **state)
+{
+	struct ilab_testbed_opts to = { .seed = 1, .cma = ILAB_CMA_PERNUMA };
+	struct ilab_smmu_drv_stats st;
+	struct smmu_queue_stats before, qs;
+	struct one_issue is;
+	unsigned smmu = UINT32_MAX;
+	int cpu;
+	char err[512];
+	struct run *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	assert_non_null(r);
+	live = r;
+	if (ilab_profile_load(PROFILE, &r->prof, err, sizeof(err)))
+		fail_msg("profile: %s", err);
+	r->prof.smmu_command_ns = COMMAND_NS;
+	to.profile = &r->prof;
+	to.drv.cmdq_log2 = 8;
+	to.drv.cmdq_mode = ILAB_SMMU_CMDQ_SPINLOCK;
+	to.drv.sync_mode = ILAB_SMMU_SYNC_CONS;
+	if (ilab_testbed_load_topology(&r->tb, &to, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (unsigned i = 0; i < ilab_topo_nr_smmus(r->tb.topo); i++)
+		if (ilab_topo_smmu(r->tb.topo, i)->node == 2)
+			smmu = i;
+	assert_true(smmu < 64);
+	to.smmu_mask = 1ull << smmu;
+	if (ilab_testbed_up(&r->tb, &to, err, sizeof(err)))
+		fail_msg("%s", err);
+	is.iommu = r->iommu = ilab_board_iommu(r->tb.board, smmu);
+	assert_non_null(r->iommu);
+	for (unsigned i = 0; i < BEFORE_BAD + 1 + AFTER_BAD; i++)
+		ilab_smmu_drv_build_tlbi_va(&is.cmds[2 * i], 1, 0x100000ull + 0x1000ull * i);
+	is.cmds[2 * BEFORE_BAD] |= 1ull << 8; /* a RES0 bit of TLBI_NH_VA: CERROR_ILL here */
+	ilab_smmu_drv_clear_stats(r->iommu);
+	assert_int_equal(smmu_get_cmdq_stats(ilab_board_smmu(r->tb.board, smmu), 0, &before), 0);
+	cpu = plat_node_cpu(2, 0);
+	assert_int_equal(plat_run_threads(1, &cpu, one_issuer, &is), 0);
+	assert_int_equal(ilab_smmu_drv_get_stats(r->iommu, &st), 0);
+	printf("  the issue took %.3f s; CMD_SYNC timeouts %llu\n", (is.t1 - is.t0) / 1e9,
+	       (unsigned long long)st.sync_timeouts);
+	assert_int_equal(smmu_get_cmdq_stats(ilab_board_smmu(r->tb.board, smmu), 0, &qs), 0);
+	/* the situation arose: one bad command, skipped, and the queue drained (every good
+	 * TLBI executed) after the first deadline */
+	assert_int_equal(qs.cerror_ill - before.cerror_ill, 1);
+	assert_int_equal(qs.by_opcode[OP_TLBI_NH_VA] - before.by_opcode[OP_TLBI_NH_VA],
+			 BEFORE_BAD + AFTER_BAD);
+	assert_true(is.t1 - is.t0 > 1000000000ull);
+	assert_int_equal(is.rc, 0);
+	assert_int_equal(st.sync_timeouts, 0);
+	run_teardown(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(slower_than_the_timeout, run_teardown),
+		cmocka_unit_test_teardown(error_handled_near_the_deadline_restarts_it, run_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

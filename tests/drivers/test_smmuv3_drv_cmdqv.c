@@ -2,7 +2,8 @@
  * the CMDQV, shares the VCMDQs out to the VINTFs (CMDQ_ALLOC) and enables VINTF0 with its
  * LVCMDQs; CPU c issues to LVCMDQ c % (VCMDQs / VINTFs) with a CS_NONE CMD_SYNC; commands the
  * VCMDQ does not take go to the main queue; an illegal command on a VCMDQ is skipped; the option
- * off, or no CMDQV, leaves every CPU on the main queue.
+ * off, or no CMDQV, leaves every CPU on the main queue; removing the driver acknowledges an
+ * error on a VCMDQ that nobody handled.
  * Expected values come from PARAM's counts and Linux's rules (lidx = cpu % per-VINTF count,
  * ALLOC = VINTF << 15 | LVCMDQ << 1 | 1), typed in, never from the driver's own output.
  */
@@ -12,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -229,6 +231,54 @@ static void test_guest_vintf_not_hyp_own(void **state)
 	dt_teardown(&t);
 }
 
+struct issue_nosync {
+	struct ilab_iommu *iommu;
+	uint64_t cmds[2];
+	int rc;
+};
+
+static void issue_nosync_thread(unsigned idx, void *arg)
+{
+	struct issue_nosync *is = arg;
+
+	(void)idx;
+	is->rc = ilab_smmu_drv_issue_cmds(is->iommu, is->cmds, 1, false);
+}
+
+/* An error on a VCMDQ that no waiter has handled (a command issued without a CMD_SYNC) is
+ * acknowledged when the driver removes the VCMDQ: GERRORN = GERROR afterwards, as Linux's
+ * tegra241_vcmdq_hw_deinit leaves it. A second driver instance is probed on the same SMMU,
+ * makes the error and is removed while the model still runs (as test_smmuv3_drv_ecmdq.c's
+ * test_remove_disables_queues does). */
+static void test_remove_acknowledges_unhandled_error(void **state)
+{
+	struct issue_nosync is = { 0 };
+	struct ilab_smmu_drv_opts o = { 0 };
+	struct ilab_iommu *second = NULL;
+	const uint64_t gerror = 0x10000 + 0x80 * 2 + 0x10, gerrorn = gerror + 4;
+	int cpu = 2; /* LVCMDQ 2 of VINTF0: global VCMDQ 2 */
+	struct dt t;
+
+	(void)state;
+	setup_or_fail(&t, true, false, NULL);
+	o.cmdqv_offset = smmu_cmdqv_offset(model(&t)); /* firmware's description, as the board's */
+	assert_int_equal(ilab_smmu_drv_probe(ilab_board_mmio(t.board, t.si), ilab_board_mem(t.board),
+					     2, &o, &second), 0);
+	assert_int_equal(ilab_smmu_drv_cpu_queue(second, cpu), 1 + cpu % PER);
+	is.iommu = second;
+	ilab_smmu_drv_build_tlbi_va(is.cmds, 1, 0x1000);
+	is.cmds[0] |= 1ull << 8; /* a RES0 bit of TLBI_NH_VA: CERROR_ILL in this model */
+	assert_int_equal(plat_run_threads(1, &cpu, issue_nosync_thread, &is), 0);
+	assert_int_equal(is.rc, 0);
+	/* the model thread executes it: wait (at most 10 s) for the error to show */
+	for (unsigned i = 0; i < 10000 && rd(&t, gerror) == rd(&t, gerrorn); i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	assert_int_not_equal(rd(&t, gerror), rd(&t, gerrorn));
+	ilab_smmu_drv_remove(second);
+	assert_int_equal(rd(&t, gerror), rd(&t, gerrorn));
+	dt_teardown(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_option_off_main_queue_only),
 		cmocka_unit_test(test_no_cmdqv),
 		cmocka_unit_test(test_guest_vintf_not_hyp_own),
+		cmocka_unit_test(test_remove_acknowledges_unhandled_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -561,6 +561,50 @@ static void bad_calls_do_not_crash(void **state)
 	ilab_mem_free_pages(T.mem, pa, 0);
 }
 
+/* A reserved region is kept out of the IOVA space to its last byte, also when that byte is
+ * the only one of its granule: the region [0xFFFFDFFF, 0xFFFFF001) takes pages 0xFFFFD to
+ * 0xFFFFF (its last byte, 0xFFFFF000, alone in the top page), the top of a 32-bit device's
+ * space, where its first allocations go (top-down): none of four one-page maps may touch it. */
+#define EDGE_START 0xFFFFDFFFull
+#define EDGE_END 0xFFFFF001ull
+static unsigned edge_resv_regions(struct ilab_iommu *iommu, struct ilab_dev *dev,
+				  struct ilab_iommu_resv_region *regs, unsigned max)
+{
+	(void)iommu;
+	(void)dev;
+	if (!max)
+		return 0;
+	regs[0] = (struct ilab_iommu_resv_region){ .start = EDGE_START,
+						   .length = EDGE_END - EDGE_START,
+						   .type = ILAB_RESV_RESERVED };
+	return 1;
+}
+
+static void reserved_region_ends_at_its_last_byte(void **state)
+{
+	const struct ilab_iommu_ops *fake_ops = T.iommu->ops;
+	struct ilab_iommu_ops edge_ops = *fake_ops;
+	ilab_pa_t pa = tu_buffer(&T, 0, 0, 5);
+	struct ilab_dev d;
+	ilab_dma_addr_t a[4];
+
+	(void)state;
+	edge_ops.get_resv_regions = edge_resv_regions;
+	T.iommu->ops = &edge_ops;
+	tu_dev_init(&T, &d, "edge", 12, 0, 32);
+	assert_int_equal(ilab_iommu_probe_device(&d, ILAB_DOMAIN_DMA), 0);
+	for (unsigned i = 0; i < 4; i++) {
+		a[i] = ilab_dma_map_single(&d, pa, 4096, ILAB_DMA_TO_DEVICE);
+		assert_false(ilab_dma_mapping_error(a[i]));
+		assert_true(a[i] + 4096 <= EDGE_START || a[i] >= EDGE_END);
+	}
+	for (unsigned i = 0; i < 4; i++)
+		ilab_dma_unmap_single(&d, a[i], 4096, ILAB_DMA_TO_DEVICE);
+	ilab_iommu_release_device(&d);
+	T.iommu->ops = fake_ops;
+	ilab_mem_free_pages(T.mem, pa, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -577,6 +621,7 @@ int main(void)
 		cmocka_unit_test(single_fq_is_one_ring_for_all_cpus),
 		cmocka_unit_test(bad_fq_and_depot_options_are_refused),
 		cmocka_unit_test(bad_calls_do_not_crash),
+		cmocka_unit_test(reserved_region_ends_at_its_last_byte),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

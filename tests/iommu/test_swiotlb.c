@@ -279,9 +279,13 @@ static void test_sg_bounces_per_entry(void **state)
 	assert_int_equal(stats().used, s0.used);
 	/* an entry that cannot bounce (beyond 256 KiB) fails the list and releases the others */
 	sg[0] = (struct ilab_scatterlist){ .pa = hi, .length = 100 };
-	sg[1] = (struct ilab_scatterlist){ .pa = hi, .length = MAX_BOUNCE + 1 };
+	sg[1] = (struct ilab_scatterlist){ .pa = hi, .length = MAX_BOUNCE + 1, .dma_length = 77 };
 	assert_int_equal(ilab_dma_map_sg(&D, sg, 2, ILAB_DMA_TO_DEVICE), -EIO);
 	assert_int_equal(stats().used, s0.used);
+	/* what was mapped is released; the entry that failed is left as the caller gave it
+	 * (Linux dma_direct_map_sg: dma_direct_unmap_sg of the i entries before it) */
+	assert_int_equal(sg[0].dma_length, 0);
+	assert_int_equal(sg[1].dma_length, 77);
 	ilab_mem_free_pages(T.mem, lo, 0);
 	ilab_mem_free_pages(T.mem, hi, 0);
 }

@@ -159,6 +159,37 @@ static void smmu_queue_keys_are_read_and_checked(void **state)
 	}
 }
 
+/* A number with leading zeros is decimal, in every key, as YAML 1.2's core schema reads
+ * [0-9]+ (§10.3.2): 016 is 16, never YAML 1.1's octal 14 (docs/simulation.md, "Profile
+ * numbers"). The prefixed forms 0x and 0o are refused with one line. */
+static void leading_zeros_are_decimal(void **state)
+{
+	static const char head[] =
+		"name: t\ntopology: x\n"
+		"memory: {local_ns: 0100, line_stream_ns: 06}\n"
+		"cache: {hit_ns: 2, atomic_local_ns: 8, transfer_local_ns: 50}\n"
+		"mmio: {read_local_ns: 400, write_local_ns: 50}\n"
+		"smmu:\n  command_ns: 030\n  sync_ns: 50\n  tlb_lookup_ns: 5\n";
+	struct ilab_profile p;
+	char text[1024], err[256];
+
+	(void)state;
+	snprintf(text, sizeof(text), "%s  cmdqv_vcmdqs: 016\n  cmdqv_vintfs: 08\n"
+		 "  cmd_readahead_entries: 010\n  invalidations_in_flight: 010\n", head);
+	assert_int_equal(ilab_profile_parse(text, strlen(text), "t.yaml", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.mem.local_ns, 100);
+	assert_int_equal(p.mem_line_ns, 6);
+	assert_int_equal(p.smmu_command_ns, 30);
+	assert_int_equal(p.smmu_cmdqv_vcmdqs, 16);
+	assert_int_equal(p.smmu_cmdqv_vintfs, 8);
+	assert_int_equal(p.smmu_cmd_readahead, 10);
+	assert_int_equal(p.smmu_inv_in_flight, 10);
+	snprintf(text, sizeof(text), "%s  cmdqv_vcmdqs: 0x10\n  cmdqv_vintfs: 1\n", head);
+	expect_error(text, "bad.yaml:10:17", "power of two from 1 to 128, got '0x10'");
+	snprintf(text, sizeof(text), "%s  invalidations_in_flight: 0o20\n", head);
+	expect_error(text, "bad.yaml:10:28", "expected a non-negative integer (ns), got '0o20'");
+}
+
 static void tables_override_formulas(void **state)
 {
 	static const char text[] =
@@ -508,6 +539,7 @@ int main(void)
 		cmocka_unit_test(formulas_follow_the_documentation),
 		cmocka_unit_test(tlbi_sync_ns_is_read),
 		cmocka_unit_test(smmu_queue_keys_are_read_and_checked),
+		cmocka_unit_test(leading_zeros_are_decimal),
 		cmocka_unit_test(tables_override_formulas),
 		cmocka_unit_test(malformed_profiles_name_file_line_column),
 		cmocka_unit_test(compute_accepts_every_name_read),

@@ -194,6 +194,11 @@ static void test_driver_sets_eats_and_invalidates_atc_on_unmap(void **state)
 	assert_non_null(gpu);
 	assert_int_equal(ilab_iommu_probe_device(nic, ILAB_DOMAIN_DMA), 0);
 	assert_int_equal(ilab_iommu_probe_device(gpu, ILAB_DOMAIN_DMA), 0);
+	/* switching ATS on twice is once: one switch off ends it */
+	assert_int_equal(ilab_smmu_drv_set_ats(nic, true), 0);
+	assert_int_equal(ilab_smmu_drv_set_ats(nic, true), 0);
+	assert_int_equal(ilab_smmu_drv_set_ats(nic, false), 0);
+	assert_false(ilab_smmu_drv_ats_enabled(nic));
 	assert_int_equal(ilab_smmu_drv_set_ats(nic, true), 0);
 	assert_true(ilab_smmu_drv_ats_enabled(nic));
 	assert_false(ilab_smmu_drv_ats_enabled(gpu));
