@@ -319,6 +319,8 @@ void sim_line_wake(struct ilab_sim *s, struct sim_line *l, uint64_t when)
 	while (w) {
 		struct sim_fiber *next = w->wnext;
 
+		if (s->trace)
+			sim_trace_wake(s, s->cur, w, l->name, when);
 		w->wait_line = NULL;
 		w->wnext = w->wprev = NULL;
 		sim_make_runnable(s, w, when);

@@ -203,6 +203,8 @@ static int op_poll(const void *addr, unsigned size, plat_poll_pred pred, void *a
 		sim_park(s, f);
 		err = sim_stalled(s, f);
 		sim_line_unwait(f); /* still listed when the timer woke us */
+		if (f->trace_wake)
+			sim_trace_woken(s, f);
 		f->wait_what = NULL;
 		f->stats->parked_ns += f->pc.t - parked_at;
 		if (err)

@@ -99,6 +99,8 @@ struct sim_fiber {
 	unsigned prof_depth, prof_skip;
 	uint64_t prof_enter[SIM_PROF_DEPTH];
 	uint32_t trace_open; /* trace.c: bit d = the open scope at depth d has its B written */
+	uint64_t trace_wake;        /* trace.c: the flow of the write that woke this poll, 0 none */
+	const char *trace_wake_name; /* its name ("release <line>") */
 
 	void *stack; /* mapping (guard page included) */
 	size_t stack_map;
@@ -323,6 +325,9 @@ void sim_trace_enter(struct ilab_sim *s, struct sim_fiber *f, int id);
 void sim_trace_leave(struct ilab_sim *s, struct sim_fiber *f);
 void sim_trace_count(int what, int64_t delta);
 void sim_trace_flow_in(uint64_t key);
+void sim_trace_wake(struct ilab_sim *s, struct sim_fiber *writer, struct sim_fiber *waiter,
+		    const char *line, uint64_t when);
+void sim_trace_woken(struct ilab_sim *s, struct sim_fiber *f);
 void sim_trace_line(struct ilab_sim *s, const char *line, const char *key, int64_t value);
 
 /* cost.c */

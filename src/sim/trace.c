@@ -522,3 +522,51 @@ void sim_trace_line(struct ilab_sim *s, const char *line, const char *key, int64
 	snprintf(name, sizeof(name), "line %s", line);
 	counter_at(s, plat_sim_cur->t, name, key, value);
 }
+
+/* ---- polls released by a CPU's write: a lock's release, the queue owner's hand-over ---------- */
+
+static bool cpu_fiber(const struct ilab_sim *s, const struct sim_fiber *f)
+{
+	return f && f->pc.cpu >= 0 && (unsigned)f->pc.cpu < s->nr_cpus;
+}
+
+/* writer's store at when wakes waiter's poll: a flow from the writer's slice (its release)
+ * to the waiter's, ended by sim_trace_woken when the waiter runs again. CPUs only: a device's
+ * write (a CMD_SYNC's MSI) has its own flow from the command. */
+void sim_trace_wake(struct ilab_sim *s, struct sim_fiber *writer, struct sim_fiber *waiter,
+		    const char *line, uint64_t when)
+{
+	static const char *const unnamed = "release";
+	char name[160];
+	FILE *o;
+
+	if (!s->trace || !cpu_fiber(s, writer) || !cpu_fiber(s, waiter) || !may_write(s, when))
+		return;
+	waiter->trace_wake = ++s->trace->next_flow;
+	waiter->trace_wake_name = line ? line : NULL;
+	snprintf(name, sizeof(name), "release %s", line ? line : "");
+	o = event(s, 's', cpu_track(s, writer->pc.cpu));
+	put_us(o, "ts", when);
+	fprintf(o, ",\"id\":%" PRIu64 ",\"name\":", waiter->trace_wake);
+	put_str(o, line ? name : unnamed);
+	fputc('}', o);
+}
+
+void sim_trace_woken(struct ilab_sim *s, struct sim_fiber *f)
+{
+	char name[160];
+	FILE *o;
+
+	if (!f->trace_wake)
+		return;
+	if (s->trace && may_write(s, f->pc.t)) {
+		snprintf(name, sizeof(name), "release %s",
+			 f->trace_wake_name ? f->trace_wake_name : "");
+		o = event(s, 'f', cpu_track(s, f->pc.cpu));
+		put_us(o, "ts", f->pc.t);
+		fprintf(o, ",\"bp\":\"e\",\"id\":%" PRIu64 ",\"name\":", f->trace_wake);
+		put_str(o, f->trace_wake_name ? name : "release");
+		fputc('}', o);
+	}
+	f->trace_wake = 0;
+}

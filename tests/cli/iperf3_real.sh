@@ -19,27 +19,38 @@ cleanup() {
 }
 trap cleanup EXIT
 port=$((20000 + $$ % 20000))
-real_run() { # out args...: one server, one client run, retried while the server starts
-	local out=$1 try ok
+listening() { # port: is a server listening on it (without connecting, which a one-off
+	# server would take for its client)?
+	if command -v ss >/dev/null; then
+		[ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]
+	else
+		sleep 0.5
+	fi
+}
+real_run() { # out args...: a fresh one-off server per attempt (a failed attempt uses one up)
+	local out=$1 try t
 	shift
-	iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
-	server=$!
-	ok=
-	for try in $(seq 1 50); do
-		iperf3 -c 127.0.0.1 -p "$port" "$@" -J >"$out" 2>/dev/null && { ok=1; break; }
-		sleep 0.2
+	for try in 1 2 3 4 5; do
+		iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
+		server=$!
+		for t in $(seq 1 40); do
+			listening "$port" && break
+			sleep 0.05
+		done
+		iperf3 -c 127.0.0.1 -p "$port" "$@" -J >"$out" 2>/dev/null
+		# the server ends with its client; one that does not is stopped after 5 s
+		for t in $(seq 1 50); do
+			kill -0 "$server" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill "$server" 2>/dev/null
+		wait "$server" 2>/dev/null
+		server=
+		python3 -c 'import json, sys; json.load(open(sys.argv[1]))["end"]["sum_sent"]' \
+			"$out" 2>/dev/null && return 0
+		port=$((port + 1))
 	done
-	# a server that never saw a client would wait for one forever, and a one-off server
-	# whose first contact was a failed attempt may too: at most 5 s after the client's end
-	[ -n "$ok" ] || kill "$server" 2>/dev/null
-	for try in $(seq 1 50); do
-		kill -0 "$server" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill "$server" 2>/dev/null
-	wait "$server" 2>/dev/null
-	server=
-	[ -s "$out" ] && python3 -c 'import json, sys; json.load(open(sys.argv[1]))["end"]["sum_sent"]' "$out"
+	return 1
 }
 for args in "-t 1" "-t 1 -P 2 -R"; do
 	# shellcheck disable=SC2086

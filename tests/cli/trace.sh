@@ -54,6 +54,13 @@ python3 "$CHECK" --flows "$tmp/h.json" "$tmp/h.res" >/dev/null || bad "bench hom
 grep -qE '"name":"line [^"]+","args":\{"(queued ns|failed cmpxchg)":' "$tmp/h.json" ||
 	bad "bench home: no counter track of a contended line"
 
+# a lock's release: with 4.19's spinlock queue, the holder's unlock wakes the spinners, a flow
+# from the holder's slice to each waiter's ("release smmu.cmdq.legacy_lock")
+bench -t 16 --kernel 4.19 --trace "$tmp/k.json" >"$tmp/k.res" || bad "bench --kernel 4.19 --trace"
+python3 "$CHECK" "$tmp/k.json" "$tmp/k.res" >/dev/null || bad "bench 4.19: trace_check"
+grep -qF '"ph":"f","cat":"flow","pid":1' "$tmp/k.json" && grep -qF '"name":"release smmu.cmdq.legacy_lock"' "$tmp/k.json" ||
+	bad "bench 4.19: no flow from the lock's release to a waiter"
+
 # per-CPU queues (ECMDQ): every wait still has its flow from its own queue's CMD_SYNC
 bench --ecmdq on --trace "$tmp/e.json" >"$tmp/e.res" || bad "bench --ecmdq on --trace"
 python3 "$CHECK" --flows "$tmp/e.json" "$tmp/e.res" || bad "bench ECMDQ: trace_check --flows"

@@ -22,8 +22,10 @@ It checks, for every process (one simulator):
     warm-up, as seed 000's cmdsync does);
   - device rows (b/e async events, category device): every b has one e of its id, no earlier;
   - with --flows: every cmdq_sync_wait slice holds the end ('f', bound to it) of exactly one
-    flow whose start ('s') lies on a "<unit> commands" track at the start of a CMD_SYNC
-    slice there: the command that released the wait; and no flow ends twice;
+    flow named CMD_SYNC whose start ('s') lies on a "<unit> commands" track at the start of
+    a CMD_SYNC slice there: the command that released the wait; and no flow ends twice;
+  - every flow ('s'/'f', any name: also "release <line>", a CPU's write that woke another's
+    poll) starts once and ends at most once, never before its start;
   - with --limit-us N: no event but an E starts more than N us after the first B (the
     window opens when the CPU threads start, at or before their first slice).
 Every mismatch is printed; the exit status is 1 if there was any.
@@ -183,6 +185,25 @@ def check_async(events):
         bad("async %s never ends" % k)
 
 
+def check_all_flows(events):
+    starts, ends = {}, {}
+    for i, e in enumerate(events):
+        if e.get("ph") == "s":
+            if e["id"] in starts:
+                bad("event %d: flow %s starts twice" % (i, e["id"]))
+            starts[e["id"]] = e
+        elif e.get("ph") == "f":
+            if e["id"] in ends:
+                bad("event %d: flow %s ends twice" % (i, e["id"]))
+            ends[e["id"]] = e
+    for fid, e in ends.items():
+        s = starts.get(fid)
+        if s is None:
+            bad("flow %s ends without a start" % fid)
+        elif e["ts"] < s["ts"] or e.get("name") != s.get("name"):
+            bad("flow %s ends before its start or under another name" % fid)
+
+
 def check_flows(proc, where):
     """Every cmdq_sync_wait slice: one flow in, from a CMD_SYNC's slice. Returns the count."""
     threads = proc["threads"]
@@ -192,9 +213,9 @@ def check_flows(proc, where):
     for e in proc["events"]:
         if e["ph"] == "X" and e["name"] == "CMD_SYNC":
             syncs.add((e["tid"], e["ts"]))
-        elif e["ph"] == "s":
+        elif e["ph"] == "s" and e.get("name") == "CMD_SYNC":
             starts[e["id"]] = (e["tid"], e["ts"])
-        elif e["ph"] == "f":
+        elif e["ph"] == "f" and e.get("name") == "CMD_SYNC":
             if e.get("bp") != "e":
                 bad("%s: flow %s ends without binding to its enclosing slice" % (where, e["id"]))
             ends[e["tid"]].append((e["ts"], e["id"]))
@@ -303,6 +324,7 @@ def main():
     trace, result = args
     events = load_events(trace)
     check_async(events)
+    check_all_flows(events)
     procs = by_process(events)
     if limit is not None:
         for pid, p in procs.items():
