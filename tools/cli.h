@@ -62,6 +62,8 @@ int cli_trace_open(const char *cmd, const struct cli_trace_opt *o,
 		   struct ilab_output_set *files, struct ilab_trace **t);
 int cli_trace_close(const char *cmd, const struct cli_trace_opt *o, struct ilab_trace *t);
 int cli_trace_own_opt(const char *cmd, const char *key, const char *val, struct cli_trace_opt *o);
+int cli_trace_start(const char *cmd, const struct cli_trace_opt *o, const char *profile,
+		    const char *label, struct ilab_trace **t);
 
 /* The progress line of a long simulated run (tools/cli_progress.c): start before the run with
  * its host-time estimate (no line unless it is at least CLI_PROGRESS_MIN_S) and the virtual

@@ -20,7 +20,6 @@
 
 #include "experiments/host_time.h"
 #include "util/units.h"
-#include "util/output_set.h"
 #include "workloads/nic_env.h"
 
 #define IPERF3_VERSION "iperf 3.12"      /* the iperf3 whose formats these are */
@@ -396,7 +395,6 @@ int cmd_iperf3(int argc, char **argv)
 	struct ilab_netperf_result res;
 	struct ilab_nic_env_info info = { 0 };
 	struct cli_progress progress;
-	struct ilab_output_set files = ILAB_OUTPUT_SET_INIT; /* the profile: never written over */
 	struct ilab_trace *trace = NULL;
 	char err[600] = "", work[96], label[300];
 	double estimate_s;
@@ -422,17 +420,12 @@ int cmd_iperf3(int argc, char **argv)
 		o.cfg.intervals = nint;
 		o.cfg.interval_bytes = ib;
 	}
-	ilab_output_set_input(&files, o.env.profile, "the profile");
-	ret = cli_trace_open("iperf3", &o.trace, &files, &trace);
-	ilab_output_set_free(&files);
+	snprintf(label, sizeof(label), "iperf3 -c %s (%s, seed %llu)", o.host, o.env.profile,
+		 (unsigned long long)o.env.seed);
+	ret = cli_trace_start("iperf3", &o.trace, o.env.profile, label, &trace);
 	if (ret) {
 		free(ib);
 		return ret;
-	}
-	if (trace) {
-		snprintf(label, sizeof(label), "iperf3 -c %s (%s, seed %llu)", o.host, o.env.profile,
-			 (unsigned long long)o.env.seed);
-		ilab_trace_use(trace, label);
 	}
 	setenv("HWLOC_HIDE_ERRORS", "2", 0);
 	cli_progress_start(&progress, "iperf3", estimate_s, sim_ns);

@@ -18,7 +18,6 @@
 #include <iommulab/netperf.h>
 
 #include "experiments/host_time.h"
-#include "util/output_set.h"
 #include "workloads/nic_env.h"
 
 struct np_opts {
@@ -357,7 +356,6 @@ int cmd_netperf(int argc, char **argv)
 	struct ilab_netperf_result res;
 	struct ilab_nic_env_info info = { 0 };
 	struct cli_progress progress;
-	struct ilab_output_set files = ILAB_OUTPUT_SET_INIT; /* the profile: never written over */
 	struct ilab_trace *trace = NULL;
 	char err[600] = "", work[96], label[200], *stats = NULL;
 	double estimate_s;
@@ -374,17 +372,12 @@ int cmd_netperf(int argc, char **argv)
 	if (ilab_host_time_check(estimate_s, work, "run", "shorten -l or lower --queues", err,
 				 sizeof(err)))
 		return USAGE("%s", err);
-	ilab_output_set_input(&files, o.env.profile, "the profile");
-	ret = cli_trace_open("netperf", &o.trace, &files, &trace);
-	ilab_output_set_free(&files);
+	snprintf(label, sizeof(label), "netperf %s (%s, iommu=%s, seed %llu)",
+		 test_names[o.cfg.test], o.env.profile, mode_name(o.env.mode),
+		 (unsigned long long)o.env.seed);
+	ret = cli_trace_start("netperf", &o.trace, o.env.profile, label, &trace);
 	if (ret)
 		return ret;
-	if (trace) {
-		snprintf(label, sizeof(label), "netperf %s (%s, iommu=%s, seed %llu)",
-			 test_names[o.cfg.test], o.env.profile, mode_name(o.env.mode),
-			 (unsigned long long)o.env.seed);
-		ilab_trace_use(trace, label);
-	}
 	setenv("HWLOC_HIDE_ERRORS", "2", 0);
 	cli_progress_start(&progress, "netperf", estimate_s, sim_ns);
 	ret = ilab_netperf_env_run(&o.env, &o.cfg, &res, o.json ? &stats : NULL, &info, err,

@@ -105,3 +105,19 @@ int cli_trace_own_opt(const char *cmd, const char *key, const char *val, struct 
 		return cli_trace_limit_mb(cmd, val ? val : "", o) ? CLI_EXIT_USAGE : 0;
 	return 1;
 }
+
+/* fio, netperf, iperf3: open the trace (never over the profile file) and trace the simulator
+ * the run creates next as one process named label. 0 or a CLI exit code. */
+int cli_trace_start(const char *cmd, const struct cli_trace_opt *o, const char *profile,
+		    const char *label, struct ilab_trace **t)
+{
+	struct ilab_output_set files = ILAB_OUTPUT_SET_INIT;
+	int ret;
+
+	ilab_output_set_input(&files, profile, "the profile");
+	ret = cli_trace_open(cmd, o, &files, t);
+	ilab_output_set_free(&files);
+	if (!ret && *t)
+		ilab_trace_use(*t, label);
+	return ret;
+}
