@@ -293,7 +293,7 @@ int cmd_fio(int argc, char **argv)
 	struct ilab_trace *trace = NULL;
 	struct cli_progress progress;
 	char label[300];
-	char err[600] = "", ioerr[600] = "";
+	char err[600] = "", ioerr[900] = "";
 	double estimate_s = 0;
 	uint64_t sim_ns;
 	unsigned nreps = 0, total = 0;
