@@ -313,6 +313,7 @@ int cmd_fio(int argc, char **argv)
 	if (!ret)
 		ret = open_trace(&o, &trace);
 	if (ret) {
+		free(reps);
 		fio_run_free(run);
 		free(run);
 		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
