@@ -27,8 +27,7 @@ struct fio_cli {
 	enum fio_format fmt;
 	const char *output;
 	struct cli_trace_opt trace;  /* --trace FILE and its limits (docs/trace.md) */
-	const char *jobfiles[64];    /* the job files read: never written over */
-	unsigned njobfiles;
+	struct ilab_output_set files; /* the job files read, then the outputs: none over another */
 };
 
 #define USAGE(...) cli_usage_error("fio", __VA_ARGS__)
@@ -102,8 +101,9 @@ static int parse(int argc, char **argv, struct fio_cli *o, struct fio_run *run)
 			return -1;
 		}
 		if (strncmp(a, "--", 2) || !a[2]) {
-			if (o->njobfiles < sizeof(o->jobfiles) / sizeof(o->jobfiles[0]))
-				o->jobfiles[o->njobfiles++] = a;
+			if (ilab_output_set_input(&o->files, a, "a job file"))
+				return fprintf(stderr, "%s fio: out of memory\n", CLI_PROG),
+				       CLI_EXIT_FAIL;
 			ret = fio_run_read_file(run, a);
 			if (ret)
 				return ret;
@@ -269,20 +269,13 @@ static int write_out(const struct fio_cli *o, const struct fio_run *run,
 /* --trace: never over a job file or the --output file (the output rule's checks). */
 static int open_trace(struct fio_cli *o, struct ilab_trace **t)
 {
-	struct ilab_output_set files = ILAB_OUTPUT_SET_INIT;
 	char err[600];
-	int ret = 0;
 
-	for (unsigned i = 0; i < o->njobfiles; i++)
-		ilab_output_set_input(&files, o->jobfiles[i], "a job file");
-	ilab_output_set_input(&files, o->env.profile, "the profile");
+	ilab_output_set_input(&o->files, o->env.profile, "the profile");
 	if (o->output && o->trace.path &&
-	    ilab_output_set_output(&files, o->output, "--output", err, sizeof(err)))
-		ret = USAGE("%s", err);
-	if (!ret)
-		ret = cli_trace_open("fio", &o->trace, &files, t);
-	ilab_output_set_free(&files);
-	return ret;
+	    ilab_output_set_output(&o->files, o->output, "--output", err, sizeof(err)))
+		return USAGE("%s", err);
+	return cli_trace_open("fio", &o->trace, &o->files, t);
 }
 
 int cmd_fio(int argc, char **argv)
@@ -314,6 +307,7 @@ int cmd_fio(int argc, char **argv)
 		ret = open_trace(&o, &trace);
 	if (ret) {
 		free(reps);
+		ilab_output_set_free(&o.files);
 		fio_run_free(run);
 		free(run);
 		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
@@ -347,6 +341,7 @@ int cmd_fio(int argc, char **argv)
 		}
 	}
 	free(reps);
+	ilab_output_set_free(&o.files);
 	fio_run_free(run);
 	free(run);
 	return ret;

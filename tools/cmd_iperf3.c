@@ -18,7 +18,6 @@
 
 #include <iommulab/netperf.h>
 
-#include "experiments/host_time.h"
 #include "util/units.h"
 #include "workloads/nic_env.h"
 
@@ -396,7 +395,7 @@ int cmd_iperf3(int argc, char **argv)
 	struct ilab_nic_env_info info = { 0 };
 	struct cli_progress progress;
 	struct ilab_trace *trace = NULL;
-	char err[600] = "", work[96], label[300];
+	char err[600] = "", label[300];
 	double estimate_s;
 	uint64_t sim_ns, *ib = NULL;
 	unsigned nint = 0;
@@ -404,13 +403,10 @@ int cmd_iperf3(int argc, char **argv)
 
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
-	sim_ns = o.cfg.duration_ns + o.cfg.warmup_ns;
-	estimate_s = o.cfg.queues * (sim_ns / 1e3) * ILAB_HOST_S_NETPERF;
-	snprintf(work, sizeof(work), "%u stream%s for %.3f simulated s", o.cfg.queues,
-		 o.cfg.queues == 1 ? "" : "s", sim_ns / 1e9);
-	if (ilab_host_time_check(estimate_s, work, "run", "shorten -t or lower -P", err,
-				 sizeof(err)))
-		return USAGE("%s", err);
+	ret = cli_netperf_check_time("iperf3", &o.cfg, "shorten -t or lower -P", &estimate_s,
+				     &sim_ns);
+	if (ret)
+		return ret;
 	if (o.interval_ns) {
 		nint = (unsigned)((o.cfg.duration_ns + o.interval_ns - 1) / o.interval_ns);
 		ib = calloc((size_t)nint * o.cfg.queues, sizeof(*ib));

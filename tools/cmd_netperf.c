@@ -350,6 +350,22 @@ static void print_json(const struct np_opts *o, const struct ilab_nic_env_info *
 	cli_print_result_json(root, stats);
 }
 
+/* The limit of run's netperf cases (case_checks.c), before anything is built: the host-time
+ * estimate of cfg's streams for their simulated time (netperf's and iperf3's). */
+int cli_netperf_check_time(const char *cmd, const struct ilab_netperf_cfg *cfg,
+			   const char *shorten, double *estimate_s, uint64_t *sim_ns)
+{
+	char work[96], err[300];
+
+	*sim_ns = cfg->duration_ns + cfg->warmup_ns;
+	*estimate_s = cfg->queues * (*sim_ns / 1e3) * ILAB_HOST_S_NETPERF;
+	snprintf(work, sizeof(work), "%u stream%s for %.3f simulated s", cfg->queues,
+		 cfg->queues == 1 ? "" : "s", *sim_ns / 1e9);
+	if (ilab_host_time_check(*estimate_s, work, "run", shorten, err, sizeof(err)))
+		return cli_usage_error(cmd, "%s", err);
+	return 0;
+}
+
 int cmd_netperf(int argc, char **argv)
 {
 	struct np_opts o;
@@ -357,21 +373,17 @@ int cmd_netperf(int argc, char **argv)
 	struct ilab_nic_env_info info = { 0 };
 	struct cli_progress progress;
 	struct ilab_trace *trace = NULL;
-	char err[600] = "", work[96], label[200], *stats = NULL;
+	char err[600] = "", label[200], *stats = NULL;
 	double estimate_s;
 	uint64_t sim_ns;
 	int ret = parse(argc, argv, &o);
 
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
-	/* the limit of run's netperf cases (case_checks.c), before anything is built */
-	sim_ns = o.cfg.duration_ns + o.cfg.warmup_ns;
-	estimate_s = o.cfg.queues * (sim_ns / 1e3) * ILAB_HOST_S_NETPERF;
-	snprintf(work, sizeof(work), "%u stream%s for %.3f simulated s", o.cfg.queues,
-		 o.cfg.queues == 1 ? "" : "s", sim_ns / 1e9);
-	if (ilab_host_time_check(estimate_s, work, "run", "shorten -l or lower --queues", err,
-				 sizeof(err)))
-		return USAGE("%s", err);
+	ret = cli_netperf_check_time("netperf", &o.cfg, "shorten -l or lower --queues",
+				     &estimate_s, &sim_ns);
+	if (ret)
+		return ret;
 	snprintf(label, sizeof(label), "netperf %s (%s, iommu=%s, seed %llu)",
 		 test_names[o.cfg.test], o.env.profile, mode_name(o.env.mode),
 		 (unsigned long long)o.env.seed);

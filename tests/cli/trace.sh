@@ -137,6 +137,9 @@ for want in '"name":"dmar0 translation"' '"name":"dmar0 walk"' '"name":"DMA read
 done
 "$BIN" fio --name=r --runtime=1ms --trace "$tmp/o.json" --output "$tmp/o.json" >/dev/null 2>&1
 [ $? -eq 2 ] || bad "fio --trace F --output F: not exit 2"
+printf '[r]\nrw=randread\nruntime=1ms\n' >"$tmp/j.fio"
+"$BIN" fio "$tmp/j.fio" --trace "$tmp/j.fio" >/dev/null 2>&1
+[ $? -eq 2 ] && grep -qx '\[r\]' "$tmp/j.fio" || bad "fio --trace over its job file: not exit 2, or the job file changed"
 "$BIN" netperf -l 0.001 --trace-limit-us 5 >/dev/null 2>&1
 [ $? -eq 2 ] || bad "netperf --trace-limit-us without --trace: not exit 2"
 "$BIN" iperf3 -c peer -t 0.001 --trace "$SRC/profiles/kunpeng920.yaml" \
