@@ -292,6 +292,12 @@ void ilab_sim_trace_end(struct ilab_sim *s)
 	s->trace = NULL; /* the rest stays until sim_trace_detach */
 }
 
+/* Is f a simulated CPU's thread (not the set-up context, not an agent)? */
+static bool cpu_fiber(const struct ilab_sim *s, const struct sim_fiber *f)
+{
+	return f && f->pc.cpu >= 0 && (unsigned)f->pc.cpu < s->nr_cpus;
+}
+
 /* A CPU's track is named on its first event: idle CPUs get none. */
 static int cpu_track(struct ilab_sim *s, int cpu)
 {
@@ -471,8 +477,7 @@ void sim_trace_flow_in(uint64_t key)
 	if (!fl->id || fl->key != key)
 		return;
 	/* a simulated CPU's wait only: the set-up context and agents have no track of scopes */
-	if (s->cur->pc.cpu >= 0 && (unsigned)s->cur->pc.cpu < s->nr_cpus &&
-	    may_write(s, plat_sim_cur->t)) {
+	if (cpu_fiber(s, s->cur) && may_write(s, plat_sim_cur->t)) {
 		o = event(s, 'f', cpu_track(s, s->cur->pc.cpu));
 		put_us(o, "ts", plat_sim_cur->t);
 		fprintf(o, ",\"bp\":\"e\",\"id\":%" PRIu64 ",\"name\":", fl->id);
@@ -525,9 +530,13 @@ void sim_trace_line(struct ilab_sim *s, const char *line, const char *key, int64
 
 /* ---- polls released by a CPU's write: a lock's release, the queue owner's hand-over ---------- */
 
-static bool cpu_fiber(const struct ilab_sim *s, const struct sim_fiber *f)
+/* A wake flow's name: "release <line>", or "release" for an unnamed word. */
+static const char *wake_name(char *buf, size_t len, const char *line)
 {
-	return f && f->pc.cpu >= 0 && (unsigned)f->pc.cpu < s->nr_cpus;
+	if (!line)
+		return "release";
+	snprintf(buf, len, "release %s", line);
+	return buf;
 }
 
 /* writer's store at when wakes waiter's poll: a flow from the writer's slice (its release)
@@ -536,19 +545,17 @@ static bool cpu_fiber(const struct ilab_sim *s, const struct sim_fiber *f)
 void sim_trace_wake(struct ilab_sim *s, struct sim_fiber *writer, struct sim_fiber *waiter,
 		    const char *line, uint64_t when)
 {
-	static const char *const unnamed = "release";
 	char name[160];
 	FILE *o;
 
 	if (!s->trace || !cpu_fiber(s, writer) || !cpu_fiber(s, waiter) || !may_write(s, when))
 		return;
 	waiter->trace_wake = ++s->trace->next_flow;
-	waiter->trace_wake_name = line ? line : NULL;
-	snprintf(name, sizeof(name), "release %s", line ? line : "");
+	waiter->trace_wake_name = line;
 	o = event(s, 's', cpu_track(s, writer->pc.cpu));
 	put_us(o, "ts", when);
 	fprintf(o, ",\"id\":%" PRIu64 ",\"name\":", waiter->trace_wake);
-	put_str(o, line ? name : unnamed);
+	put_str(o, wake_name(name, sizeof(name), line));
 	fputc('}', o);
 }
 
@@ -560,12 +567,10 @@ void sim_trace_woken(struct ilab_sim *s, struct sim_fiber *f)
 	if (!f->trace_wake)
 		return;
 	if (s->trace && may_write(s, f->pc.t)) {
-		snprintf(name, sizeof(name), "release %s",
-			 f->trace_wake_name ? f->trace_wake_name : "");
 		o = event(s, 'f', cpu_track(s, f->pc.cpu));
 		put_us(o, "ts", f->pc.t);
 		fprintf(o, ",\"bp\":\"e\",\"id\":%" PRIu64 ",\"name\":", f->trace_wake);
-		put_str(o, f->trace_wake_name ? name : "release");
+		put_str(o, wake_name(name, sizeof(name), f->trace_wake_name));
 		fputc('}', o);
 	}
 	f->trace_wake = 0;
