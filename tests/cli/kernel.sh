@@ -79,6 +79,16 @@ echo "$out" | grep -q '"kernel": "5.10"' || bad "bench --json does not name the 
 pair sync_msi DIFFER 4.14 4.15 $STRICT16
 pair sync_order DIFFER 4.19 4.20 $STRICT16
 jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+# 4.15-4.19 had no last-opcode field: a command's hold of the queue lock writes the lock's
+# line three times (ticket, software prod, unlock); 4.20 also stores the opcode (and sync_nr)
+lockw() {
+	"$BIN" bench --engine sim --kernel "$1" -t 1 --iterations 100 --json | jget \
+	"d['sim']['lines']['smmu.cmdq.legacy_lock']['acquisitions'], d['iommu']['driver']['cmds']"
+}
+read -r w c <<<"$(lockw 4.19)"
+[ "$w" -eq $((3 * c)) ] || bad "bench --kernel 4.19: $w writes of the lock line for $c commands"
+read -r w c <<<"$(lockw 4.20)"
+[ "$w" -gt $((3 * c)) ] || bad "bench --kernel 4.20: $w writes of the lock line for $c commands"
 # refcounted domain lookup up to 4.18, the fast one from 4.19; --lookup wins, said as such
 out=$("$BIN" bench --engine sim --kernel 4.14 -t 1 --iterations 10 --json)
 [ "$(echo "$out" | jget "d['config']['lookup'], d['stats']['refcount_lookups'] > 0")" = \
