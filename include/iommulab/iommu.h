@@ -124,18 +124,26 @@ struct ilab_iommu {
  * domain at a time. The core makes one group per device unless the driver (or board) adds a
  * device to an existing group with ilab_iommu_group_add_device.
  *
- * refcount is the group's reference count (Linux: the kref of group->devices_kobj). It is
- * deliberately a tracked word sitting next to the domain pointers: the 2018 lookup
- * iommu_get_domain_for_dev() took and dropped a reference on every DMA map and unmap, and that
- * shared cache line is what seed 001 removes. */
+ * The group's reference count lives where Linux keeps it: in group->devices_kobj, a struct
+ * kobject that iommu_group_alloc() creates by itself (kobject_create_and_add("devices", ...),
+ * a 64-byte kmalloc object), so its kref and state_initialized flag sit on a line of their own,
+ * apart from the group's domain pointers and mutex. kobject_get/put read state_initialized
+ * (the WARN check) and then do the atomic on kref, both on that line. The 2018 lookup
+ * iommu_get_domain_for_dev() did that twice on every DMA map and unmap; that shared line is
+ * what seed 001 removes. */
+struct ilab_iommu_group_kobj {
+	plat_word32 kref;              /* 1 for the core + 1 per device + transient lookups */
+	plat_word32 state_initialized; /* read by every kobject_get/put before the atomic */
+};
+
 struct ilab_iommu_group {
 	unsigned id;
-	plat_word32 refcount;          /* 1 for the core + 1 per device + transient lookups */
 	struct ilab_iommu_domain *domain;         /* attached now */
 	struct ilab_iommu_domain *default_domain; /* the DMA API's domain (or identity) */
 	plat_spinlock lock;            /* Linux group->mutex: attach, detach, membership */
 	struct ilab_dev **devices;
 	unsigned nr_devices, cap_devices;
+	_Alignas(PLAT_CACHELINE) struct ilab_iommu_group_kobj devices_kobj;
 };
 
 /* ---- core API (src/iommu/iommu.c) --------------------------------------------------------- */
@@ -163,7 +171,8 @@ void ilab_iommu_release_device(struct ilab_dev *dev);
 int ilab_iommu_group_add_device(struct ilab_iommu_group *group, struct ilab_dev *dev);
 
 /* Group references (Linux iommu_group_get/put): get returns dev's group with one more
- * reference (NULL if none); put drops it. Each is one atomic RMW on group->refcount. */
+ * reference (NULL if none); put drops it. Each is a read of devices_kobj.state_initialized and
+ * one atomic RMW on devices_kobj.kref (Linux kobject_get / kobject_put). */
 struct ilab_iommu_group *ilab_iommu_group_get(struct ilab_dev *dev);
 void ilab_iommu_group_put(struct ilab_iommu_group *group);
 unsigned ilab_iommu_group_refcount(struct ilab_iommu_group *group);
@@ -171,8 +180,9 @@ unsigned ilab_iommu_group_id(const struct ilab_iommu_group *group);
 
 /* Domain lookup, the two forms seed 001 compares:
  *  - ilab_iommu_get_domain_for_dev: Linux <= 4.18 iommu_get_domain_for_dev(), used by the DMA
- *    ops on every map and unmap: group get (atomic increment of the shared refcount), read
- *    group->domain, group put (atomic decrement). No mutex: 4.18 did not take group->mutex here.
+ *    ops on every map and unmap: group get (kobject_get of group->devices_kobj: a read of its
+ *    state_initialized, an atomic increment of its kref), read group->domain, group put (the
+ *    same read, an atomic decrement). No mutex: 4.18 did not take group->mutex here.
  *  - ilab_iommu_get_dma_domain: Linux >= 4.19 iommu_get_dma_domain(): a plain dereference of
  *    dev->group->default_domain, nothing written.
  * Both return NULL for a device without a group. */

@@ -137,7 +137,11 @@ static int legacy_insert(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmd
 	plat_mem_access(cmdq->q.home_node, CMDQ_ENT_DWORDS * 8, true);
 	prod = (prod + 1) & lq_mask(cmdq);
 	plat_store64(&cmdq->legacy_pc, prod | ((uint64_t)cons << 32));
-	plat_store32(&cmdq->legacy_prev_op, (uint32_t)(cmd[0] & 0xff));
+	/* 4.20 remembers the opcode for its back-to-back CMD_SYNC test; 4.14-4.19 had no such
+	 * field, and a store there would cost every hold one more invalidation of the waiters'
+	 * copies of this line. */
+	if (!smmu->opts.cmdq_sync_unordered)
+		plat_store32(&cmdq->legacy_prev_op, (uint32_t)(cmd[0] & 0xff));
 	plat_mb(); /* writel: the entry before the doorbell */
 	plat_mmio_write32(smmu->mmio, cmdq->q.prod_reg, prod);
 	arm_smmu_stat_add(&cmdq->st_entries, 1);

@@ -58,10 +58,28 @@ static struct ilab_iommu_group *group_alloc(void)
 	if (!g)
 		return NULL;
 	g->id = plat_fetch_add32(&next_group_id, 1);
-	plat_store32(&g->refcount, 1); /* the core's own reference, dropped with the last device */
+	/* kobject_init: the core's own reference, dropped with the last device */
+	plat_store32(&g->devices_kobj.kref, 1);
+	plat_store32(&g->devices_kobj.state_initialized, 1);
 	plat_spin_init(&g->lock, "iommu_group.mutex");
-	plat_track(&g->refcount, "iommu_group.kref");
+	plat_track(&g->devices_kobj.kref, "iommu_group.devices_kobj");
 	return g;
+}
+
+/* Linux kobject_get / kobject_put on group->devices_kobj: the state_initialized check is a
+ * load of the kobject's line before the atomic on its kref. Under contention the load misses
+ * (another CPU's atomic took the line) and the atomic then needs the line unique again: two
+ * coherence requests per call, not one. */
+static void devices_kobj_get(struct ilab_iommu_group_kobj *k)
+{
+	(void)plat_load_relaxed32(&k->state_initialized);
+	plat_fetch_add32(&k->kref, 1);
+}
+
+static bool devices_kobj_put(struct ilab_iommu_group_kobj *k)
+{
+	(void)plat_load_relaxed32(&k->state_initialized);
+	return plat_fetch_sub32(&k->kref, 1) == 1;
 }
 
 struct ilab_iommu_group *ilab_iommu_group_get(struct ilab_dev *dev)
@@ -70,7 +88,7 @@ struct ilab_iommu_group *ilab_iommu_group_get(struct ilab_dev *dev)
 
 	plat_scope_enter(PLAT_SCOPE_REFCOUNT_GET);
 	if (g)
-		plat_fetch_add32(&g->refcount, 1);
+		devices_kobj_get(&g->devices_kobj);
 	plat_scope_leave();
 	return g;
 }
@@ -82,7 +100,7 @@ void ilab_iommu_group_put(struct ilab_iommu_group *g)
 	if (!g)
 		return;
 	plat_scope_enter(PLAT_SCOPE_REFCOUNT_PUT);
-	last = plat_fetch_sub32(&g->refcount, 1) == 1;
+	last = devices_kobj_put(&g->devices_kobj);
 	plat_scope_leave();
 	if (last) {
 		free(g->devices);
@@ -92,7 +110,7 @@ void ilab_iommu_group_put(struct ilab_iommu_group *g)
 
 unsigned ilab_iommu_group_refcount(struct ilab_iommu_group *g)
 {
-	return g ? plat_load32(&g->refcount) : 0;
+	return g ? plat_load32(&g->devices_kobj.kref) : 0;
 }
 
 unsigned ilab_iommu_group_id(const struct ilab_iommu_group *g)
@@ -112,7 +130,7 @@ static int group_add(struct ilab_iommu_group *g, struct ilab_dev *dev)
 		g->cap_devices = cap;
 	}
 	g->devices[g->nr_devices++] = dev;
-	plat_fetch_add32(&g->refcount, 1); /* the device's reference */
+	plat_fetch_add32(&g->devices_kobj.kref, 1); /* the device's reference */
 	dev->group = g;
 	return 0;
 }
@@ -373,7 +391,7 @@ int ilab_iommu_probe_device(struct ilab_dev *dev, enum ilab_domain_type def_type
 
 err_member:
 	group_remove(g, dev);
-	plat_fetch_sub32(&g->refcount, 1);
+	plat_fetch_sub32(&g->devices_kobj.kref, 1);
 	if (dev->iommu->ops->block_dev)
 		dev->iommu->ops->block_dev(dev->iommu, dev);
 err_domain:
@@ -400,7 +418,7 @@ int ilab_iommu_group_add_device(struct ilab_iommu_group *g, struct ilab_dev *dev
 			      ? g->domain->ops->attach_dev(g->domain, dev) : -ENODEV;
 		if (ret) {
 			group_remove(g, dev);
-			plat_fetch_sub32(&g->refcount, 1);
+			plat_fetch_sub32(&g->devices_kobj.kref, 1);
 		}
 	}
 	plat_spin_unlock(&g->lock);

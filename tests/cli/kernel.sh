@@ -78,11 +78,28 @@ echo "$out" | grep -q '"kernel": "5.10"' || bad "bench --json does not name the 
 # with a number taken before the lock, 4.20 merges back-to-back ones
 pair sync_msi DIFFER 4.14 4.15 $STRICT16
 pair sync_order DIFFER 4.19 4.20 $STRICT16
-# refcounted domain lookup up to 4.18, the fast one from 4.19; --lookup wins, said as such
 jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+# 4.15-4.19 had no last-opcode field: a command's hold of the queue lock writes the lock's
+# line three times (ticket, software prod, unlock); 4.20 also stores the opcode (and sync_nr)
+lockw() {
+	"$BIN" bench --engine sim --kernel "$1" -t 1 --iterations 100 --json | jget \
+	"d['sim']['lines']['smmu.cmdq.legacy_lock']['acquisitions'], d['iommu']['driver']['cmds']"
+}
+read -r w c <<<"$(lockw 4.19)"
+[ "$w" -eq $((3 * c)) ] || bad "bench --kernel 4.19: $w writes of the lock line for $c commands"
+read -r w c <<<"$(lockw 4.20)"
+[ "$w" -gt $((3 * c)) ] || bad "bench --kernel 4.20: $w writes of the lock line for $c commands"
+# refcounted domain lookup up to 4.18, the fast one from 4.19; --lookup wins, said as such
 out=$("$BIN" bench --engine sim --kernel 4.14 -t 1 --iterations 10 --json)
 [ "$(echo "$out" | jget "d['config']['lookup'], d['stats']['refcount_lookups'] > 0")" = \
   "refcount True" ] || bad "bench --kernel 4.14 --json: not the refcounted lookup"
+# the refcount is where Linux keeps it, group->devices_kobj: a line of its own (not the group
+# mutex's), read (kobject_get/put's state_initialized check) before each of its two atomics
+out=$("$BIN" bench --engine sim --kernel 4.18 -t 4 --iterations 100 --json)
+[ "$(echo "$out" | jget "sorted(k for k in d['sim']['lines'] if 'iommu_group' in k), \
+d['sim']['lines']['iommu_group.devices_kobj']['reads'] == 2 * d['stats']['refcount_lookups']")" = \
+  "['iommu_group.devices_kobj', 'iommu_group.mutex'] True" ] ||
+	bad "bench --kernel 4.18: the lookup's kobject is not a line of its own read per get/put"
 out=$("$BIN" bench --engine sim --kernel 4.19 -t 1 --iterations 10 --json)
 [ "$(echo "$out" | jget "d['config']['lookup'], 'kernel_overrides' in d['config']")" = \
   "direct False" ] || bad "bench --kernel 4.19 --json: not the direct lookup, or an override"
