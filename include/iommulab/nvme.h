@@ -81,6 +81,20 @@ int ilab_nvme_build_prps(uint64_t dma, size_t len, uint64_t list_dma, uint64_t *
 
 /* ---- the workload ------------------------------------------------------------------------- */
 
+/* Where an I/O's completion work (nvme_pci_complete_rq: dma_unmap, blk_mq_end_request, the aio
+ * event) runs when its interrupt arrives on another CPU than the submitter's: the block
+ * queue's sysfs rq_affinity (block/blk-mq.c, blk_mq_complete_need_ipi). The zero value is
+ * Linux's default. */
+enum ilab_nvme_rq_affinity {
+	ILAB_NVME_RQ_AFFINITY_LLC = 0,   /* rq_affinity=1: on the IRQ CPU when it shares the
+					  * submitter's last-level cache (its node here), else an
+					  * IPI and the work on the submitter */
+	ILAB_NVME_RQ_AFFINITY_NONE,      /* rq_affinity=0: always on the IRQ CPU */
+	ILAB_NVME_RQ_AFFINITY_FORCE,     /* rq_affinity=2: always on the submitter (IPI) */
+};
+/* 0 and *a for Linux's sysfs value 0, 1 or 2; -EINVAL for anything else. */
+int ilab_nvme_rq_affinity_from_sysfs(int v, enum ilab_nvme_rq_affinity *a);
+
 struct ilab_nvme_cfg {
 	unsigned numjobs;          /* fio numjobs: one CPU and one queue pair each */
 	const int *cpus;           /* CPU of job i; NULL: the drive's node's CPUs, then the
@@ -101,6 +115,19 @@ struct ilab_nvme_cfg {
 	uint64_t read_mbps, write_mbps;  /* 0: no limit */
 	/* the CPU's block stack (profile nvme:) */
 	uint64_t submit_ns, complete_ns, irq_ns;
+	/* Interrupts and polling (docs/fio.md "Where completions run"). By default each job's
+	 * queue has its own MSI-X vector on the job's CPU (Linux's managed affinity with a queue
+	 * per CPU), so completions run on the submitter. */
+	const int *irq_cpus;       /* CPU that takes job i's queue interrupt (an smp_affinity
+				    * mask of one CPU); NULL: as the queues give it */
+	unsigned nr_queues;        /* I/O queues the controller grants (NVMe Number of Queues,
+				    * Feature 07h); 0: one per CPU. With fewer than the machine's
+				    * CPUs, the CPUs are spread over the queues in contiguous
+				    * groups (Linux's group_cpus_evenly) and each queue's interrupt
+				    * lands on its group's first CPU */
+	enum ilab_nvme_rq_affinity rq_affinity;
+	bool hipri;                /* polled queues (io_uring hipri, nvme.poll_queues): no
+				    * interrupt, the submitter polls its CQ and is never idle */
 	/* Per job, when not NULL: numjobs entries the run fills (fio's per-job reports). */
 	struct ilab_nvme_job_result *job_results;
 	/* Tests: every n-th I/O of each job gets a PRP1 the IOMMU has not mapped (0: none). */
@@ -140,6 +167,12 @@ struct ilab_nvme_result {
 	uint64_t dma_faults;       /* drive DMAs the IOMMU aborted (whole run) */
 	uint64_t map_errors;
 	uint64_t interrupts;       /* handler runs on the CPUs (whole run) */
+	uint64_t remote_completions; /* I/Os whose completion work ran on another CPU than
+				      * their submitter's (whole run) */
+	uint64_t ipis;             /* completions sent back to the submitter (rq_affinity) */
+	double irq_cpu_busy;       /* the busiest interrupt CPU that runs no job (0: none) */
+	uint64_t iova_cache_misses; /* the domain's IOVA rcache misses (whole run) */
+	uint64_t iova_depot_max;   /* most full magazines its depot held (any class) */
 	uint64_t commands;         /* commands the drive completed (whole run) */
 	uint64_t prp_lists;        /* ... of which with a PRP list */
 	uint64_t sq_wraps;         /* submission queue tails that wrapped to entry 0 */

@@ -130,6 +130,10 @@ static const struct ilab_workload_param fio_params[] = {
 	{ "rw", 0, 0, 3, true, "fio rw: 0 randread, 1 randwrite, 2 read, 3 write", false },
 	{ "runtime_us", 20000, 1, 1e7, false, "fio runtime: simulated time measured, µs", false },
 	{ "ramp_us", 1000, 0, 1e7, false, "fio ramp_time: simulated I/O before the measurement, µs", false },
+	{ "irq_cpu", -1, -1, 65535, true, "CPU every queue's interrupt is affine to (-1: each queue's own vector, on its submitter)", false },
+	{ "queues", 0, 0, 65535, true, "I/O queues the drive grants (0: one per CPU); fewer share vectors over groups of CPUs", false },
+	{ "rq_affinity", 1, 0, 2, true, "the block queue's rq_affinity: where completion work runs when the interrupt is on another CPU", false },
+	{ "hipri", 0, 0, 1, true, "1: polled queues (io_uring hipri): no interrupt, the submitter polls", false },
 	{ NULL, 0, 0, 0, false, NULL, false },
 };
 static const struct ilab_workload_metric fio_metrics[] = {
@@ -138,6 +142,8 @@ static const struct ilab_workload_metric fio_metrics[] = {
 	{ "clat_p50", "us", "completion latency, 50th percentile (submission to reap)" },
 	{ "clat_p99", "us", "completion latency, 99th percentile" },
 	{ "clat_p999", "us", "completion latency, 99.9th percentile" },
+	{ "irq_cpu_busy", "%", "busy time of the busiest interrupt CPU that runs no job (0: none)" },
+	{ "iova_depot_max", "magazines", "most full IOVA magazines the domain's depot held (any size class)" },
 	{ NULL, NULL, NULL },
 };
 

@@ -113,8 +113,6 @@ struct pending {
 struct job {
 	/* written by the CPU, polled by the drive: SQ tail doorbell */
 	_Alignas(PLAT_CACHELINE) plat_word32 sq_db;
-	/* written by the drive, polled by the CPU: interrupts raised (monotonic) */
-	_Alignas(PLAT_CACHELINE) plat_word32 irq;
 	_Alignas(PLAT_CACHELINE) unsigned index;
 	int cpu;
 	struct plat_agent *agent;
@@ -126,11 +124,19 @@ struct job {
 	struct slot *slots;
 	unsigned buf_order;
 	int setup_failed;       /* -ENOMEM, -EIO */
-	/* CPU private */
+	/* CPU side: the submitter's, and the CQ walk's (the interrupt CPU's) */
+	unsigned ctx, irq_ctx;  /* the submitter's and the interrupt's cpu_ctx */
+	bool complete_on_irq;   /* the completion work runs on the interrupt CPU */
+	bool finished;          /* every I/O reaped: the job's thread is done with it */
+	unsigned *free_stack, nfree, inflight;
+	struct done *ring;      /* completions handed to the submitter (iodepth entries) */
+	unsigned ring_prod, ring_cons;
+	uint32_t msi_raised, msi_seen; /* the queue's interrupts: sent by the drive, handled */
 	unsigned sq_tail, cq_head, cq_phase;
 	uint64_t issued, rng;
 	struct ilab_nvme_job_result r; /* the window's latencies and depths */
-	uint64_t map_errors, interrupts, sq_wraps, cq_wraps;
+	uint64_t map_errors, sq_wraps, cq_wraps;
+	uint64_t remote;        /* completion work done on the interrupt CPU, not here */
 	uint64_t last_done;
 	uint64_t t_begin, t_end, idle_ns; /* the job's run and its waits for interrupts */
 	/* drive private */
@@ -140,6 +146,28 @@ struct job {
 	uint64_t faults, commands, prp_lists;
 	uint64_t *pages;        /* the command being moved: its PRP entries ... */
 	uint8_t *prp_raw;       /* ... and its PRP list as read (a fiber's stack is small) */
+};
+
+/* A completion the interrupt CPU hands to the submitter: done (the completion work ran there
+ * and ended at t), or still to do on the submitter (an IPI, rq_affinity). Single producer (the
+ * queue's interrupt CPU), single consumer (the submitter); the simulator runs one fiber at a
+ * time, so the indices are plain fields. */
+struct done {
+	uint16_t cid, sf;
+	bool work;
+	uint64_t t;
+};
+
+/* One simulated CPU of the run: a submitter (job >= 0), an interrupt target, or both. Its
+ * events word is what wakes it: the drive's interrupts and completions handed to it. */
+struct cpu_ctx {
+	_Alignas(PLAT_CACHELINE) plat_word32 events;
+	_Alignas(PLAT_CACHELINE) int cpu;
+	int job;                /* the job it submits for, -1: none */
+	unsigned *irq_jobs, nirq; /* jobs whose queue interrupt it takes */
+	bool shared;            /* more than one producer raises its events word */
+	uint32_t raised;        /* its single producer's count (!shared) */
+	uint64_t interrupts, ipis, t_begin, t_end, idle_ns;
 };
 
 struct nvme {
@@ -152,6 +180,8 @@ struct nvme {
 	enum ilab_dma_dir dir;
 	uint64_t start_ns, win_lo, win_hi; /* win_hi UINT64_MAX: number_ios decides */
 	struct job *jobs;
+	struct cpu_ctx *ctx;
+	unsigned nctx;
 	void *payload;          /* what the drive writes on a read (one I/O's bytes) */
 	void *scratch;          /* what it reads on a write */
 	/* the drive's booking, shared by its queues (picoseconds) */
@@ -369,6 +399,16 @@ static void move_data(struct nvme *n, struct job *j, struct pending *p)
 	}
 }
 
+/* Wake a CPU: the drive's interrupt, or completions handed to it. A word with one producer is
+ * stored (the MSI-X message's write), one with several is added to so none is lost. */
+static void raise_events(struct cpu_ctx *x)
+{
+	if (x->shared)
+		plat_fetch_add32(&x->events, 1);
+	else
+		plat_store32(&x->events, ++x->raised);
+}
+
 /* Post the FIFO head's completion entry by DMA and raise the interrupt. */
 static void complete(struct nvme *n, struct job *j, struct pending *p)
 {
@@ -388,7 +428,8 @@ static void complete(struct nvme *n, struct job *j, struct pending *p)
 	j->commands++;
 	j->fifo_head = (j->fifo_head + 1) % n->cfg->iodepth;
 	j->fifo_n--;
-	plat_store32(&j->irq, (uint32_t)j->commands); /* MSI-X: one message per entry */
+	j->msi_raised++; /* MSI-X: one message per entry, to the vector's CPU */
+	raise_events(&n->ctx[j->irq_ctx]);
 }
 
 struct db_arg {
@@ -530,18 +571,43 @@ static void record(struct job *j, const struct slot *s, uint64_t now)
 	ilab_lat_hist_add(&j->r.lat, now - s->t_start);
 }
 
-/* The interrupt handler's CQ walk: every entry with the current phase. Returns the number of
- * I/Os it finished; their slots go back on the free stack. */
-static unsigned reap(struct nvme *n, struct job *j, unsigned *free_stack, unsigned *nfree)
+/* The completion work of one I/O on this CPU (nvme_pci_complete_rq): complete_ns and the
+ * unmap, whose cost (strict: the invalidation and its sync) lands here and whose IOVA goes
+ * into this CPU's rcache. */
+static void complete_io(struct nvme *n, struct job *j, struct slot *s)
+{
+	plat_charge_ns(n->cfg->complete_ns);
+	ilab_dma_unmap_single(n->dev, s->dma, n->cfg->bs, n->dir);
+	s->mapped = false;
+}
+
+/* The submitter's reap of a completed I/O (fio's io_getevents): the slot is free again. at is
+ * when its completion work ended (the clat's end). */
+static void reaped(struct nvme *n, struct job *j, unsigned cid, uint16_t sf, uint64_t at)
+{
+	if (at >= n->win_lo && at < n->win_hi) {
+		j->r.ios++;
+		j->r.errors += (sf >> 1) != ILAB_NVME_SC_SUCCESS;
+		record(j, &j->slots[cid], at);
+	}
+	j->last_done = at;
+	j->free_stack[j->nfree++] = cid;
+	j->inflight--;
+}
+
+/* The interrupt handler's walk of job j's CQ, on its interrupt CPU x: every entry with the
+ * current phase. An entry completed here on the submitter's own CPU is reaped at once;
+ * otherwise it goes to the submitter's ring, done or (an IPI) still to do. Returns entries. */
+static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct job *j)
 {
 	const struct ilab_nvme_cfg *c = n->cfg;
-	unsigned done = 0;
+	bool local = j->ctx == (unsigned)(x - n->ctx);
+	unsigned done = 0, handed = 0;
 
 	for (;;) {
 		uint8_t *cqe = j->cq_va + (size_t)j->cq_head * ILAB_NVME_CQE_BYTES;
 		uint16_t sf, cid;
-		struct slot *s;
-		uint64_t now;
+		struct done *d;
 
 		plat_mem_touch(cqe, ILAB_NVME_CQE_BYTES, false);
 		sf = (uint16_t)get_le(cqe + 14, 2);
@@ -555,90 +621,171 @@ static unsigned reap(struct nvme *n, struct job *j, unsigned *free_stack, unsign
 		}
 		if (cid >= c->iodepth || !j->slots[cid].mapped)
 			continue; /* not one of ours: a drive bug, counted by the I/O never ending */
-		s = &j->slots[cid];
-		plat_charge_ns(c->complete_ns);
-		ilab_dma_unmap_single(n->dev, s->dma, c->bs, n->dir);
-		s->mapped = false;
-		now = plat_now_ns();
-		if (now >= n->win_lo && now < n->win_hi) {
-			j->r.ios++;
-			j->r.errors += (sf >> 1) != ILAB_NVME_SC_SUCCESS;
-			record(j, s, now);
-		}
-		j->last_done = now;
-		free_stack[(*nfree)++] = cid;
 		done++;
+		if (local || j->complete_on_irq) {
+			complete_io(n, j, &j->slots[cid]);
+			if (local) {
+				reaped(n, j, cid, sf, plat_now_ns());
+				continue;
+			}
+			j->remote++;
+		}
+		d = &j->ring[j->ring_prod++ % c->iodepth];
+		*d = (struct done){ .cid = cid, .sf = sf, .work = !j->complete_on_irq,
+				    .t = plat_now_ns() };
+		handed++;
+	}
+	if (handed)
+		raise_events(&n->ctx[j->ctx]);
+	if (done && plat_now_ns() >= n->win_lo)
+		j->r.complete_batch[batch_bucket(done)]++;
+	return done;
+}
+
+/* The interrupt on CPU x: one handler run (irq_ns; none for a polled queue) walks the CQ of
+ * every queue whose vector fired since the last run. A message whose entries an earlier walk
+ * already reaped still costs its handler run, as a real MSI-X does (nvme_irq finds nothing). */
+static unsigned handle_irq(struct nvme *n, struct cpu_ctx *x)
+{
+	unsigned done = 0;
+	bool fired = false;
+
+	for (unsigned i = 0; i < x->nirq; i++) {
+		struct job *j = &n->jobs[x->irq_jobs[i]];
+
+		if (j->msi_raised != j->msi_seen)
+			fired = true;
+	}
+	if (!fired)
+		return 0;
+	if (!n->cfg->hipri) {
+		plat_charge_ns(n->cfg->irq_ns);
+		x->interrupts++;
+	}
+	for (unsigned i = 0; i < x->nirq; i++) {
+		struct job *j = &n->jobs[x->irq_jobs[i]];
+
+		if (j->msi_raised == j->msi_seen)
+			continue;
+		j->msi_seen = j->msi_raised;
+		done += walk_cq(n, x, j);
 	}
 	return done;
 }
 
-struct irq_arg {
+/* The submitter's side of the ring: completions done elsewhere are reaped; those sent back
+ * (the IPI of rq_affinity) run their completion work here first, one IPI handler for the
+ * batch (irq_ns: the same exception entry, acknowledge and dispatch as the device's). */
+static unsigned reap_ring(struct nvme *n, struct cpu_ctx *x, struct job *j)
+{
+	unsigned got = 0;
+	bool ipi = false;
+
+	while (j->ring_cons != j->ring_prod) {
+		struct done d = j->ring[j->ring_cons++ % n->cfg->iodepth];
+
+		if (d.work) {
+			if (!ipi) {
+				plat_charge_ns(n->cfg->irq_ns);
+				x->ipis++;
+				ipi = true;
+			}
+			complete_io(n, j, &j->slots[d.cid]);
+			d.t = plat_now_ns();
+		}
+		/* clat ends when fio can reap it: not before this CPU sees it */
+		reaped(n, j, d.cid, d.sf, d.t > plat_now_ns() ? d.t : plat_now_ns());
+		got++;
+	}
+	return got;
+}
+
+/* Submit while slots are free and the job may issue. */
+static void submit_some(struct nvme *n, struct job *j)
+{
+	unsigned submitted = 0;
+
+	while (j->nfree && may_issue(n, j)) {
+		unsigned si = j->free_stack[j->nfree - 1];
+
+		if (!submit(n, j, si))
+			break;
+		j->nfree--;
+		j->inflight++;
+		submitted++;
+		if (plat_now_ns() >= n->win_lo)
+			j->r.depth[depth_bucket(j->inflight)]++;
+	}
+	if (submitted && plat_now_ns() >= n->win_lo)
+		j->r.submit_batch[batch_bucket(submitted)]++;
+}
+
+struct ev_arg {
 	uint32_t seen;
 };
 
-static bool irq_moved(uint64_t v, void *arg)
+static bool ev_moved(uint64_t v, void *arg)
 {
-	return (uint32_t)v != ((struct irq_arg *)arg)->seen;
+	return (uint32_t)v != ((struct ev_arg *)arg)->seen;
 }
 
-static void job_run(unsigned idx, void *arg)
+/* Is CPU x done: its own job finished and every job whose interrupt it takes too? */
+static bool ctx_done(const struct nvme *n, const struct cpu_ctx *x)
+{
+	if (x->job >= 0 && !n->jobs[x->job].finished)
+		return false;
+	for (unsigned i = 0; i < x->nirq; i++)
+		if (!n->jobs[x->irq_jobs[i]].finished)
+			return false;
+	return true;
+}
+
+/* One CPU of the run: submit (fio's loop), take interrupts, reap; sleep on its events word. */
+static void cpu_run(unsigned idx, void *arg)
 {
 	struct nvme *n = arg;
-	struct job *j = &n->jobs[idx];
-	const struct ilab_nvme_cfg *c = n->cfg;
-	unsigned *free_stack = malloc(c->iodepth * sizeof(*free_stack)), nfree = 0;
-	unsigned inflight = 0;
-	struct irq_arg ia = { 0 };
-	int ret;
+	struct cpu_ctx *x = &n->ctx[idx];
+	struct job *j = x->job >= 0 ? &n->jobs[x->job] : NULL;
+	struct ev_arg ea = { 0 };
 
-	if (!free_stack) {
-		j->setup_failed = -ENOMEM;
-		return;
-	}
-	for (unsigned i = c->iodepth; i-- > 0;)
-		free_stack[nfree++] = i;
-	j->cq_phase = 1;
-	j->rng = c->seed * 0x100000001b3ull + idx;
-	j->t_begin = plat_now_ns();
+	x->t_begin = plat_now_ns();
+	if (j)
+		j->t_begin = x->t_begin;
 	for (;;) {
-		uint64_t now, timeout = 0;
-		bool issuing;
+		uint64_t now, timeout = 0, waited;
+		bool issuing = false;
+		int ret;
 
-		unsigned submitted = 0, reaped;
-
-		while (nfree && may_issue(n, j)) {
-			unsigned si = free_stack[nfree - 1];
-
-			if (!submit(n, j, si))
-				break;
-			nfree--;
-			inflight++;
-			submitted++;
-			if (plat_now_ns() >= n->win_lo)
-				j->r.depth[depth_bucket(inflight)]++;
+		if (j && !j->finished) {
+			submit_some(n, j);
+			issuing = may_issue(n, j);
+			if (!j->inflight) { /* done, or every map failed */
+				j->finished = true;
+				j->t_end = plat_now_ns();
+				if (j->irq_ctx != j->ctx)
+					raise_events(&n->ctx[j->irq_ctx]);
+			}
 		}
-		if (submitted && plat_now_ns() >= n->win_lo)
-			j->r.submit_batch[batch_bucket(submitted)]++;
-		issuing = may_issue(n, j);
-		if (!inflight)
-			break; /* done, or every map failed */
+		if (ctx_done(n, x))
+			break;
 		now = plat_now_ns();
 		if (issuing && n->win_hi != UINT64_MAX)
 			timeout = n->win_hi > now ? n->win_hi - now : 1;
-		ret = plat_poll(&j->irq, 4, irq_moved, &ia, timeout);
-		j->idle_ns += plat_now_ns() - now;
+		ret = plat_poll(&x->events, 4, ev_moved, &ea, timeout);
+		waited = plat_now_ns() - now;
+		if (!n->cfg->hipri) /* a polled queue's submitter spins: busy */
+			x->idle_ns += waited;
+		if (j && !j->finished)
+			j->idle_ns += n->cfg->hipri ? 0 : waited;
 		if (ret)
 			continue; /* the window closed: drain what is in flight */
-		ia.seen = plat_load32(&j->irq);
-		plat_charge_ns(c->irq_ns);
-		j->interrupts++;
-		reaped = reap(n, j, free_stack, &nfree);
-		inflight -= reaped;
-		if (reaped && plat_now_ns() >= n->win_lo)
-			j->r.complete_batch[batch_bucket(reaped)]++;
+		ea.seen = plat_load32(&x->events);
+		/* everything raised up to this load is published: handle it, then submit */
+		handle_irq(n, x);
+		if (j)
+			reap_ring(n, x, j);
 	}
-	j->t_end = plat_now_ns();
-	free(free_stack);
+	x->t_end = plat_now_ns();
 }
 
 /* ---- the run ------------------------------------------------------------------------------- */
@@ -696,6 +843,97 @@ static int pick_cpus(const struct ilab_nvme_cfg *c, int node, int *cpus)
 	return k == c->numjobs ? 0 : -EINVAL;
 }
 
+int ilab_nvme_rq_affinity_from_sysfs(int v, enum ilab_nvme_rq_affinity *a)
+{
+	static const enum ilab_nvme_rq_affinity of[3] = {
+		ILAB_NVME_RQ_AFFINITY_NONE, ILAB_NVME_RQ_AFFINITY_LLC, ILAB_NVME_RQ_AFFINITY_FORCE
+	};
+
+	if (v < 0 || v > 2 || !a)
+		return -EINVAL;
+	*a = of[v];
+	return 0;
+}
+
+/* The CPU that takes the interrupt of job i's queue (the job on CPU cpu). With fewer queues
+ * than CPUs, Linux spreads the CPUs over the vectors in groups (group_cpus_evenly: the
+ * machine's CPUs in order here, the first ncpu % nr_queues groups one CPU larger) and the
+ * vector's effective affinity is one CPU of its mask: its first, in this model. */
+static int irq_cpu_of(const struct ilab_nvme_cfg *c, int cpu, unsigned i)
+{
+	unsigned ncpu = plat_cpu_count(), per, extra, big, ucpu = (unsigned)cpu;
+
+	if (c->hipri)
+		return cpu; /* a polled queue has no vector: its submitter polls it */
+	if (c->irq_cpus)
+		return c->irq_cpus[i];
+	if (!c->nr_queues || c->nr_queues >= ncpu)
+		return cpu;
+	per = ncpu / c->nr_queues;
+	extra = ncpu % c->nr_queues;
+	big = extra * (per + 1); /* CPUs in the larger groups */
+	if (ucpu < big)
+		return (int)(ucpu / (per + 1) * (per + 1));
+	return (int)(big + (ucpu - big) / per * per);
+}
+
+static unsigned ctx_of(struct nvme *n, int cpu)
+{
+	unsigned i;
+
+	for (i = 0; i < n->nctx; i++)
+		if (n->ctx[i].cpu == cpu)
+			return i;
+	n->ctx[i].cpu = cpu; /* the rest is zero, irq_jobs allocated (alloc_jobs) */
+	n->ctx[i].job = -1;
+	plat_track(&n->ctx[i].events, "nvme.cq.irq");
+	n->nctx++;
+	return i;
+}
+
+/* The run's CPUs: each job's submitter, each queue's interrupt CPU, and where each I/O's
+ * completion work runs (rq_affinity). ctx_cpus receives the CPUs to run threads on. */
+static int place_cpus(struct nvme *n, const int *cpus, int *ctx_cpus, char *err, size_t errlen)
+{
+	const struct ilab_nvme_cfg *c = n->cfg;
+	unsigned *producers = plat_zalloc_array(2 * c->numjobs, sizeof(*producers));
+
+	if (!producers)
+		return snprintf(err, errlen, "out of memory"), -ENOMEM;
+	for (unsigned i = 0; i < c->numjobs; i++) {
+		n->jobs[i].ctx = ctx_of(n, cpus[i]);
+		n->ctx[n->jobs[i].ctx].job = (int)i;
+	}
+	for (unsigned i = 0; i < c->numjobs; i++) {
+		struct job *j = &n->jobs[i];
+		int irq = irq_cpu_of(c, cpus[i], i);
+		struct cpu_ctx *x;
+
+		if (irq < 0 || (unsigned)irq >= plat_cpu_count()) {
+			free(producers);
+			return snprintf(err, errlen, "job %u: interrupt CPU %d is not one of the "
+					"machine's %u", i, irq, plat_cpu_count()), -EINVAL;
+		}
+		j->irq_ctx = ctx_of(n, irq);
+		x = &n->ctx[j->irq_ctx];
+		x->irq_jobs[x->nirq++] = i;
+		j->complete_on_irq =
+			c->rq_affinity == ILAB_NVME_RQ_AFFINITY_NONE ||
+			(c->rq_affinity == ILAB_NVME_RQ_AFFINITY_LLC &&
+			 plat_cpu_node((unsigned)irq) == plat_cpu_node((unsigned)cpus[i]));
+		/* the drive's interrupts; from another CPU also the job's end, and back the
+		 * completions handed to the submitter */
+		producers[j->irq_ctx] += j->irq_ctx == j->ctx ? 1 : 2;
+		producers[j->ctx] += j->irq_ctx != j->ctx;
+	}
+	for (unsigned i = 0; i < n->nctx; i++) {
+		n->ctx[i].shared = producers[i] > 1;
+		ctx_cpus[i] = n->ctx[i].cpu;
+	}
+	free(producers);
+	return 0;
+}
+
 static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 {
 	const struct ilab_nvme_cfg *c = n->cfg;
@@ -712,7 +950,7 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 		res->errors += j->r.errors;
 		res->map_errors += j->map_errors;
 		res->dma_faults += j->faults;
-		res->interrupts += j->interrupts;
+		res->remote_completions += j->remote;
 		res->commands += j->commands;
 		res->prp_lists += j->prp_lists;
 		res->sq_wraps += j->sq_wraps;
@@ -729,6 +967,18 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 			c->job_results[i] = j->r;
 	}
 	res->cpu_busy /= c->numjobs;
+	for (unsigned i = 0; i < n->nctx; i++) {
+		const struct cpu_ctx *x = &n->ctx[i];
+
+		res->interrupts += x->interrupts;
+		res->ipis += x->ipis;
+		if (x->job < 0 && x->t_end > x->t_begin) {
+			double b = 1.0 - (double)x->idle_ns / (double)(x->t_end - x->t_begin);
+
+			if (b > res->irq_cpu_busy)
+				res->irq_cpu_busy = b;
+		}
+	}
 	res->window_ns = n->win_hi != UINT64_MAX ? c->runtime_ns : end - n->start_ns;
 	if (res->window_ns) {
 		res->iops = (double)res->ios * 1e9 / (double)res->window_ns;
@@ -781,9 +1031,16 @@ static int alloc_jobs(struct nvme *n, char *err, size_t errlen)
 	const struct ilab_nvme_cfg *c = n->cfg;
 
 	n->jobs = plat_zalloc_array(c->numjobs, sizeof(*n->jobs));
+	/* a CPU per job and at most one more per job's interrupt */
+	n->ctx = plat_zalloc_array(2 * c->numjobs, sizeof(*n->ctx));
+	for (unsigned i = 0; n->ctx && i < 2 * c->numjobs; i++) {
+		n->ctx[i].irq_jobs = plat_zalloc_array(c->numjobs, sizeof(*n->ctx[i].irq_jobs));
+		if (!n->ctx[i].irq_jobs)
+			return snprintf(err, errlen, "out of memory"), -ENOMEM;
+	}
 	n->payload = plat_zalloc_array(1, c->bs);
 	n->scratch = plat_zalloc_array(1, c->bs);
-	if (!n->jobs || !n->payload || !n->scratch)
+	if (!n->jobs || !n->ctx || !n->payload || !n->scratch)
 		return snprintf(err, errlen, "out of memory"), -ENOMEM;
 	memset(n->payload, 0xa5, c->bs);
 	for (unsigned i = 0; i < c->numjobs; i++) {
@@ -798,10 +1055,15 @@ static int alloc_jobs(struct nvme *n, char *err, size_t errlen)
 		j->fifo = plat_zalloc_array(c->iodepth, sizeof(*j->fifo));
 		j->pages = plat_zalloc_array(ILAB_NVME_MAX_BS / ILAB_NVME_PAGE + 1, sizeof(*j->pages));
 		j->prp_raw = plat_zalloc_array(1, ILAB_NVME_PAGE);
-		if (!j->slots || !j->fifo || !j->pages || !j->prp_raw)
+		j->free_stack = plat_zalloc_array(c->iodepth, sizeof(*j->free_stack));
+		j->ring = plat_zalloc_array(c->iodepth, sizeof(*j->ring));
+		if (!j->slots || !j->fifo || !j->pages || !j->prp_raw || !j->free_stack || !j->ring)
 			return snprintf(err, errlen, "out of memory"), -ENOMEM;
+		for (unsigned k = c->iodepth; k-- > 0;)
+			j->free_stack[j->nfree++] = k;
+		j->cq_phase = 1;
+		j->rng = c->seed * 0x100000001b3ull + i;
 		plat_track(&j->sq_db, "nvme.sq.doorbell");
-		plat_track(&j->irq, "nvme.cq.irq");
 	}
 	return 0;
 }
@@ -813,7 +1075,12 @@ static void free_jobs(struct nvme *n)
 		free(n->jobs[i].fifo);
 		free(n->jobs[i].pages);
 		free(n->jobs[i].prp_raw);
+		free(n->jobs[i].free_stack);
+		free(n->jobs[i].ring);
 	}
+	for (unsigned i = 0; n->ctx && i < 2 * n->cfg->numjobs; i++)
+		free(n->ctx[i].irq_jobs);
+	free(n->ctx);
 	free(n->jobs);
 	free(n->payload);
 	free(n->scratch);
@@ -824,7 +1091,7 @@ int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct i
 {
 	struct nvme n = { .board = board, .dev = dev, .cfg = cfg };
 	struct agent_arg *aa = NULL;
-	int *cpus = NULL, ret, unit;
+	int *cpus = NULL, *ctx_cpus = NULL, ret, unit;
 
 	if (!board || !dev || !res || !cfg)
 		return snprintf(err, errlen, "no board, device, configuration or result"), -EINVAL;
@@ -843,7 +1110,8 @@ int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct i
 	drive_rates(&n);
 	cpus = plat_zalloc_array(cfg->numjobs, sizeof(*cpus));
 	aa = plat_zalloc_array(cfg->numjobs, sizeof(*aa));
-	if (!cpus || !aa) {
+	ctx_cpus = plat_zalloc_array(2 * cfg->numjobs, sizeof(*ctx_cpus));
+	if (!cpus || !aa || !ctx_cpus) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -858,6 +1126,9 @@ int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct i
 	}
 	for (unsigned i = 0; i < cfg->numjobs; i++)
 		n.jobs[i].cpu = cpus[i];
+	ret = place_cpus(&n, cpus, ctx_cpus, err, errlen);
+	if (ret)
+		goto out;
 	ret = plat_run_threads(cfg->numjobs, cpus, job_setup, &n);
 	for (unsigned i = 0; !ret && i < cfg->numjobs; i++)
 		if (n.jobs[i].setup_failed) {
@@ -874,9 +1145,9 @@ int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct i
 	n.win_hi = cfg->runtime_ns ? n.win_lo + cfg->runtime_ns : UINT64_MAX;
 	ret = start_agents(&n, aa, err, errlen);
 	if (!ret) {
-		ret = plat_run_threads(cfg->numjobs, cpus, job_run, &n);
+		ret = plat_run_threads(n.nctx, ctx_cpus, cpu_run, &n);
 		if (ret)
-			snprintf(err, errlen, "cannot run %u threads (%d)", cfg->numjobs, ret);
+			snprintf(err, errlen, "cannot run %u threads (%d)", n.nctx, ret);
 	}
 	for (unsigned i = 0; i < cfg->numjobs; i++)
 		if (n.jobs[i].agent)
@@ -885,6 +1156,14 @@ int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct i
 		ret = summarise(&n, res);
 		if (ret)
 			snprintf(err, errlen, "out of memory");
+	}
+	if (!ret) {
+		struct ilab_dma_stats ds;
+
+		if (!ilab_dma_stats(dev, &ds)) {
+			res->iova_cache_misses = ds.iova_cache_misses;
+			res->iova_depot_max = ds.iova_depot_max;
+		}
 	}
 	if (!ret && (res->errors || res->map_errors)) {
 		ret = -EIO;
@@ -904,6 +1183,7 @@ out_teardown:
 out:
 	free_jobs(&n);
 	free(cpus);
+	free(ctx_cpus);
 	free(aa);
 	return ret;
 }

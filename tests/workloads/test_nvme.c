@@ -269,6 +269,162 @@ static void test_strict_slower_than_passthrough(void **state)
 	assert_true(s.cpu_busy > p.cpu_busy);
 }
 
+/* ---- where completions run (issue 32) -------------------------------------------------------- */
+
+static int irq_on[ILAB_NVME_MAX_JOBS];
+
+static void irqs_on(struct ilab_nvme_cfg *c, int cpu)
+{
+	for (unsigned i = 0; i < c->numjobs; i++)
+		irq_on[i] = cpu;
+	c->irq_cpus = irq_on;
+}
+
+/* Every queue's interrupt on CPU 8 (node 0, as the jobs on CPUs 0-3): the completion work,
+ * unmap included, runs there, so the jobs' CPUs lose it and CPU 8 gets it; strict's unmap
+ * makes CPU 8 busier than lazy's. Killed by completing on the submitter whatever the vector
+ * (complete_on_irq false), or by ignoring irq_cpus. */
+static void test_irq_cpu_takes_the_completion_work(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(4, 8, 4096);
+	struct ilab_nvme_result own, s, l;
+
+	(void)state;
+	c.runtime_ns = 2000000;
+	c.ramp_ns = 500000;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &own);
+	irqs_on(&c, 8);
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &s);
+	run_ok(ILAB_NVME_ENV_LAZY, &c, &l);
+	assert_int_equal(own.remote_completions, 0);
+	assert_true(own.irq_cpu_busy == 0);
+	assert_int_equal(s.remote_completions, s.commands);
+	assert_int_equal(s.ipis, 0);
+	assert_true(s.irq_cpu_busy > 0.1);
+	assert_true(s.cpu_busy < own.cpu_busy);
+	assert_true(s.irq_cpu_busy > l.irq_cpu_busy);
+}
+
+/* Eight jobs at iodepth 32 with every interrupt on one CPU: that CPU, not the drive, is the
+ * limit, and strict's unmaps there cost IOPS that lazy keeps (issue 32's acceptance). Killed
+ * by unmapping on the submitter (the eight CPUs share it and the drive bounds both). */
+static void test_strict_costs_iops_when_the_irq_cpu_is_the_limit(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(8, 32, 4096);
+	struct ilab_nvme_result s, l;
+
+	(void)state;
+	c.runtime_ns = 3000000;
+	c.ramp_ns = 1000000;
+	irqs_on(&c, 8);
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &s);
+	run_ok(ILAB_NVME_ENV_LAZY, &c, &l);
+	if (!(s.iops < 0.8 * l.iops))
+		fail_msg("strict %.0f IOPS, lazy %.0f: strict should lose on a saturated IRQ CPU",
+			 s.iops, l.iops);
+	assert_true(s.irq_cpu_busy > 0.95);
+	assert_true(s.iops < 0.8 * (double)c.read_iops);
+}
+
+/* An interrupt on another node (CPU 40, node 1; the jobs on node 0): with rq_affinity=1 the
+ * completion goes back to the submitter by IPI (no shared last-level cache); with 0 it runs on
+ * CPU 40. Killed by dropping the node test of blk_mq_complete_need_ipi. */
+static void test_rq_affinity_across_nodes(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(2, 4, 4096);
+	struct ilab_nvme_result llc, none, force;
+
+	(void)state;
+	c.runtime_ns = 1000000;
+	c.ramp_ns = 200000;
+	irqs_on(&c, 40);
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &llc);
+	assert_int_equal(llc.remote_completions, 0);
+	assert_true(llc.ipis > 0);
+	c.rq_affinity = ILAB_NVME_RQ_AFFINITY_NONE;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &none);
+	assert_int_equal(none.remote_completions, none.commands);
+	assert_int_equal(none.ipis, 0);
+	irqs_on(&c, 8); /* same node, but rq_affinity=2 forces the submitter */
+	c.rq_affinity = ILAB_NVME_RQ_AFFINITY_FORCE;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &force);
+	assert_int_equal(force.remote_completions, 0);
+	assert_true(force.ipis > 0);
+}
+
+/* Maps on the jobs' CPUs, unmaps on the interrupt's: the interrupt CPU's magazines fill and go
+ * to the depot, the jobs' empty ones are refilled from it. With completions on the submitter
+ * each CPU's two magazines recycle its own IOVAs and the depot stays empty. Killed by
+ * unmapping on the submitter. */
+static void test_cross_cpu_free_fills_the_depot(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(4, 32, 4096);
+	struct ilab_nvme_result own, x;
+
+	(void)state;
+	c.runtime_ns = 2000000;
+	c.ramp_ns = 200000;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &own);
+	irqs_on(&c, 8);
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &x);
+	assert_int_equal(own.iova_depot_max, 0);
+	assert_true(x.iova_depot_max > 0);
+}
+
+/* Polled queues: no interrupt at all, the submitter never idles. Killed by charging or
+ * counting an interrupt on a polled queue, or by counting the poll as idle. */
+static void test_hipri_polls(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(2, 4, 4096);
+	struct ilab_nvme_result r;
+
+	(void)state;
+	c.runtime_ns = 1000000;
+	c.hipri = true;
+	irqs_on(&c, 8); /* a polled queue has no vector: ignored */
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &r);
+	assert_int_equal(r.interrupts, 0);
+	assert_int_equal(r.remote_completions, 0);
+	assert_true(r.cpu_busy > 0.999);
+	assert_true(r.ios > 0);
+}
+
+/* Fewer queues than CPUs: 32 queues over 128 CPUs are groups of 4, so the jobs on CPUs 0-7
+ * have their interrupts on CPUs 0 and 4, and six of the eight complete on another CPU (same
+ * node: rq_affinity=1 keeps them there). Killed by ignoring nr_queues. */
+static void test_fewer_queues_share_vectors(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(8, 4, 4096);
+	struct ilab_nvme_result r;
+
+	(void)state;
+	c.runtime_ns = 1000000;
+	c.nr_queues = 32;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &r);
+	assert_true(r.remote_completions > 0);
+	assert_true(r.remote_completions * 8 >= r.commands * 6 - 8 * 8);
+	assert_true(r.remote_completions * 8 <= r.commands * 6 + 8 * 8);
+	assert_true(r.irq_cpu_busy == 0); /* CPUs 0 and 4 run jobs too */
+}
+
+static void test_bad_irq_cpu(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(1, 1, 4096);
+	struct ilab_nvme_env e = env(ILAB_NVME_ENV_STRICT);
+	struct ilab_nvme_result r;
+	enum ilab_nvme_rq_affinity a;
+	char err[600] = "";
+
+	(void)state;
+	c.runtime_ns = 100000;
+	irqs_on(&c, 128);
+	assert_int_equal(ilab_nvme_env_run(&e, &c, &r, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "interrupt CPU 128"));
+	assert_int_equal(ilab_nvme_rq_affinity_from_sysfs(3, &a), -EINVAL);
+	assert_int_equal(ilab_nvme_rq_affinity_from_sysfs(0, &a), 0);
+	assert_int_equal(a, ILAB_NVME_RQ_AFFINITY_NONE);
+}
+
 static void test_bad_configurations(void **state)
 {
 	struct ilab_nvme_env e = env(ILAB_NVME_ENV_STRICT);
@@ -357,6 +513,13 @@ int main(void)
 		cmocka_unit_test(test_iops_drive_bound),
 		cmocka_unit_test(test_strict_slower_than_passthrough),
 		cmocka_unit_test(test_bad_configurations),
+		cmocka_unit_test(test_irq_cpu_takes_the_completion_work),
+		cmocka_unit_test(test_strict_costs_iops_when_the_irq_cpu_is_the_limit),
+		cmocka_unit_test(test_rq_affinity_across_nodes),
+		cmocka_unit_test(test_cross_cpu_free_fills_the_depot),
+		cmocka_unit_test(test_hipri_polls),
+		cmocka_unit_test(test_fewer_queues_share_vectors),
+		cmocka_unit_test(test_bad_irq_cpu),
 		cmocka_unit_test(test_scenario_runs_three_modes),
 		cmocka_unit_test(test_scenario_refused_at_load),
 	};
