@@ -69,6 +69,7 @@ struct ilab_board_opts {
 	uint64_t vtd_iotlb_lookup_ns; /* each request translated */
 	uint64_t vtd_walk_ns;         /* + each IOTLB miss that walks the tables */
 	unsigned vtd_walkers;         /* page walkers per unit; 0 = no limit */
+	unsigned vtd_entry_read_fetches; /* serial memory fetches per paging-entry read; 0 = 1 */
 	unsigned vtd_outstanding;     /* translation requests a unit holds at once; 0 = no limit */
 	/* its IOTLB and paging-structure caches (entries; ways for the IOTLB), over vtd_cfg's
 	 * (or the default's); 0 = as there */

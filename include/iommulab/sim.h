@@ -195,6 +195,9 @@ struct ilab_profile {
 	/* vtd.walkers / vtd.outstanding_requests: page walkers per unit, and translation
 	 * requests a unit holds at once (src/hw/vtd_timing.c); 0 (no limit) when not said. */
 	uint64_t vtd_walkers, vtd_outstanding;
+	/* vtd.entry_read_fetches: memory fetches one paging-entry read of a walk makes, one
+	 * after the other, each to the entry's home node; 0 when not said (= 1) */
+	uint64_t vtd_entry_read_fetches;
 	/* vtd.iotlb_entries, iotlb_ways, pml4e_cache_entries, pdpe_cache_entries,
 	 * pde_cache_entries: the unit's IOTLB and paging-structure caches (VT-d §6.2); 0 when not
 	 * said (the model's vtd_config_default sizes) */

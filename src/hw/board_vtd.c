@@ -67,8 +67,13 @@ static int host_mem_read(void *ctx, uint64_t pa, void *buf, size_t len)
 		const void *va = ilab_mem_va(bv->unit->mem, pa, len);
 
 		if (va) {
+			uint64_t t0 = plat_now_ns();
+
 			memcpy(buf, va, len);
 			ilab_sim_mem_access(va, len, false);
+			if (bv->translating && len == 8) /* the entry's further fetches */
+				plat_charge_ns(vtd_timing_entry_read_extra(&bv->timing,
+									   plat_now_ns() - t0));
 			return 0;
 		}
 	}
@@ -447,6 +452,7 @@ static int vtd_unit_create(struct ilab_iommu_unit *u, const char **why)
 	bv->wait_ns = o->vtd_wait_ns;
 	bv->timing.iotlb_lookup_ns = o->vtd_iotlb_lookup_ns;
 	bv->timing.walk_ns = o->vtd_walk_ns;
+	bv->timing.entry_fetches = o->vtd_entry_read_fetches;
 	if (vtd_timing_init(&bv->timing, o->vtd_outstanding, o->vtd_walkers)) {
 		*why = "out of memory";
 		return -ENOMEM;

@@ -11,7 +11,9 @@
  *        v
  *   [ page walkers: vtd.walkers ]                  a walk holds one for walk_ns plus its
  *        (queue here when all are busy)            entry reads (the memory model's charge,
- *                                                  from the unit to each table line's home)
+ *                                                  from the unit to each table line's home,
+ *                                                  vtd.entry_read_fetches times per entry:
+ *                                                  vtd_timing_entry_read_extra)
  *
  * Both are pools of servers taken first come, first served. Intel publishes neither size
  * (the VT-d specification leaves them to the implementation): both are FREE constants of
@@ -63,6 +65,17 @@ void vtd_timing_fini(struct vtd_timing *t)
 static uint64_t max64(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;
+}
+
+/* An entry read from the unit is not one CPU load: the public figures give it the cost of
+ * about 2.4 memory latencies (F&S, SOSP'24: 197 ns per walk read on Cascade Lake, whose cores
+ * read DRAM in 81 ns) and Ice Lake-SP's IIO counts 4-5 memory fetches per IOTLB miss whose
+ * walk needed one entry (icelakex UNC_IIO_IOMMU0 event 0x41/0x40; docs/vtd-timing.md). Each
+ * fetch goes to the entry's home, so a remote table pays the socket crossing once per fetch,
+ * not once per entry. */
+uint64_t vtd_timing_entry_read_extra(const struct vtd_timing *t, uint64_t one_fetch_ns)
+{
+	return t->entry_fetches > 1 ? (uint64_t)(t->entry_fetches - 1) * one_fetch_ns : 0;
 }
 
 uint64_t vtd_timing_translate(struct vtd_timing *t, uint64_t arrive, int walked,

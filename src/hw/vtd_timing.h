@@ -17,6 +17,7 @@ struct vtd_pool {
 struct vtd_timing {
 	uint64_t iotlb_lookup_ns; /* per request translated */
 	uint64_t walk_ns;         /* per IOTLB miss that walks, beyond its entry reads */
+	unsigned entry_fetches;   /* memory fetches per paging-entry read, serial (0 = 1) */
 	struct vtd_pool requests; /* translation requests the unit holds at once (ATS and not) */
 	struct vtd_pool walkers;  /* page walkers */
 };
@@ -29,5 +30,10 @@ void vtd_timing_fini(struct vtd_timing *t);
  * request slot and a walker as they come free and returns when the request completes. */
 uint64_t vtd_timing_translate(struct vtd_timing *t, uint64_t arrive, int walked,
 			      uint64_t walk_mem_ns);
+
+/* What one paging-entry read of a walk costs beyond its first fetch (one_fetch_ns, charged by
+ * the memory model from the unit to the entry's home node): entry_fetches - 1 more fetches
+ * of the same line, one after the other, each as dear as the first. */
+uint64_t vtd_timing_entry_read_extra(const struct vtd_timing *t, uint64_t one_fetch_ns);
 
 #endif

@@ -414,6 +414,7 @@ static int parse_vtd(struct pctx *c, const yaml_node_t *v, const char *key, void
 		{ "iotlb_lookup_ns", true, parse_u64, &p->vtd_iotlb_lookup_ns, false },
 		{ "walk_ns", true, parse_u64, &p->vtd_walk_ns, false },
 		{ "walkers", false, parse_pool, &p->vtd_walkers, false },
+		{ "entry_read_fetches", false, parse_pool, &p->vtd_entry_read_fetches, false },
 		{ "outstanding_requests", false, parse_pool, &p->vtd_outstanding, false },
 		{ "iotlb_entries", false, parse_pool, &p->vtd_iotlb_entries, false },
 		{ "iotlb_ways", false, parse_pool, &p->vtd_iotlb_ways, false },

@@ -58,6 +58,7 @@ static const struct ilab_profile_range ranges[] = {
 	{ "vtd.iotlb_lookup_ns", 0, 10 * US, "ns" },
 	{ "vtd.walk_ns", 0, 100 * US, "ns" },
 	{ "vtd.walkers", 1, 65536, "walkers" },
+	{ "vtd.entry_read_fetches", 1, 16, "fetches per entry read" },
 	{ "vtd.outstanding_requests", 1, 65536, "requests" },
 	/* its caches: the model's bound (src/hw/vtd/cache.c, 2^24 entries) */
 	{ "vtd.iotlb_entries", 1, 1u << 24, "entries" },

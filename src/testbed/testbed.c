@@ -105,6 +105,7 @@ void ilab_testbed_board_opts(const struct ilab_testbed_opts *o, const struct ila
 		bo->vtd_iotlb_lookup_ns = p->vtd_iotlb_lookup_ns;
 		bo->vtd_walk_ns = p->vtd_walk_ns;
 		bo->vtd_walkers = (unsigned)p->vtd_walkers;
+		bo->vtd_entry_read_fetches = (unsigned)p->vtd_entry_read_fetches;
 		bo->vtd_outstanding = (unsigned)p->vtd_outstanding;
 		bo->vtd_iotlb_entries = (unsigned)p->vtd_iotlb_entries;
 		bo->vtd_iotlb_ways = (unsigned)p->vtd_iotlb_ways;

@@ -123,6 +123,13 @@ static uint64_t at(const struct ilab_dist_cost *c, unsigned d)
 	return c->local_ns;
 }
 
+/* One paging-entry read of a walk at SLIT distance d: vtd.entry_read_fetches fetches of the
+ * line, one after the other, each at the memory's cost (1 when the key is not given). */
+static uint64_t entry_read(const struct ilab_profile *p, unsigned d)
+{
+	return (p->vtd_entry_read_fetches ? p->vtd_entry_read_fetches : 1) * at(&p->mem, d);
+}
+
 static void test_profile_builds_four_dmar_units_on_their_nodes(void **state)
 {
 	static struct rig r;
@@ -307,10 +314,11 @@ static void xlate_fn(unsigned idx, void *arg)
 /* dmar0 (node 0), root and context tables on node 0, the page tables on node 1 (as seed 004's
  * shared domain has them), translated from a node-0 CPU:
  *  1. a cold request reads the root entry and the context entry (node 0), then one entry per
- *     level of the 4-level table (node 1): lookup + walk_ns + 2 mem(10) + 4 mem(20);
+ *     level of the 4-level table (node 1): lookup + walk_ns + 2 mem(10) + 4 entry reads(20),
+ *     an entry read being vtd.entry_read_fetches fetches (the root and context entries one);
  *  2. the same page again: an IOTLB hit, the lookup alone;
  *  3. a page 8 pages further (its PTE in another line of the same leaf table): the context
- *     and the PDE are cached, one PTE read: lookup + walk_ns + mem(20). */
+ *     and the PDE are cached, one PTE read: lookup + walk_ns + entry read(20). */
 static void prepare_xlate(struct rig *r, struct xlate_arg *a)
 {
 	uint64_t ctx, top, data;
@@ -363,13 +371,53 @@ static void test_walk_costs_walk_ns_and_a_read_per_level_on_the_tables_node(void
 	assert_int_equal(a.rc[0], 0);
 	assert_int_equal(a.rc[2], 0);
 	local = at(&p->mem, 10);
-	remote = at(&p->mem, 20);
+	remote = entry_read(p, 20);
 	print_message("cold walk %llu ns, one-level walk %llu ns (page tables on the other "
-		      "node)\n", (unsigned long long)a.ns[0], (unsigned long long)a.ns[2]);
+		      "node, %llu fetches per entry read)\n", (unsigned long long)a.ns[0],
+		      (unsigned long long)a.ns[2], (unsigned long long)p->vtd_entry_read_fetches);
 	assert_int_equal(a.ns[0], p->vtd_iotlb_lookup_ns + p->vtd_walk_ns + 2 * local +
 					  4 * remote);
 	assert_int_equal(a.ns[2], p->vtd_iotlb_lookup_ns + p->vtd_walk_ns + remote);
 	rig_teardown(NULL);
+}
+
+/* An entry read is vtd.entry_read_fetches serial fetches to the entry's home: a remote table
+ * pays the socket crossing once per fetch. The one-level walk of prepare_xlate (a PTE on the
+ * other node) with 1, 2 and 3 fetches: each further fetch adds one remote memory latency,
+ * and the walk's fixed part and the lookup stay as they are. */
+static unsigned fetches_wanted;
+
+static void set_fetches(struct ilab_profile *p)
+{
+	p->vtd_entry_read_fetches = fetches_wanted;
+}
+
+static void test_each_entry_read_pays_every_fetch_at_the_tables_node(void **state)
+{
+	static struct rig r;
+	uint64_t ns[4];
+
+	(void)state;
+	for (unsigned k = 1; k <= 3; k++) {
+		struct xlate_arg a;
+		int cpu;
+
+		fetches_wanted = k;
+		rig_edit = set_fetches;
+		rig_up(&r, 0);
+		rig_edit = NULL;
+		prepare_xlate(&r, &a);
+		cpu = plat_node_cpu(0, 0);
+		assert_int_equal(plat_run_threads(1, &cpu, xlate_fn, &a), 0);
+		assert_int_equal(a.rc[2], 0);
+		ns[k] = a.ns[2];
+		print_message("one-level walk, page table on the other node, %u fetch(es) per entry "
+			      "read: %llu ns\n", k, (unsigned long long)ns[k]);
+		assert_int_equal(ns[k], r.prof.vtd_iotlb_lookup_ns + r.prof.vtd_walk_ns +
+					k * at(&r.prof.mem, 20));
+		rig_teardown(NULL);
+	}
+	assert_int_equal(ns[3] - ns[2], ns[2] - ns[1]);
 }
 
 /* ---- the walker pool (src/hw/vtd_timing.c) ----------------------------------------------- */
@@ -427,7 +475,7 @@ static void test_walks_queue_behind_the_walkers(void **state)
 	(void)state;
 	rig_up_walkers(&r, 0, 0, UINT64_MAX); /* no bound (the profile's is fitted: free:) */
 	two_walks_at_once(&r, free_run);
-	walk = r.prof.vtd_iotlb_lookup_ns + r.prof.vtd_walk_ns + at(&r.prof.mem, 20);
+	walk = r.prof.vtd_iotlb_lookup_ns + r.prof.vtd_walk_ns + entry_read(&r.prof, 20);
 	rig_teardown(NULL);
 	rig_up_walkers(&r, 0, 1, UINT64_MAX); /* again with one walker */
 	two_walks_at_once(&r, one);
@@ -453,7 +501,7 @@ static void test_requests_queue_behind_the_outstanding_limit(void **state)
 	rig_up_walkers(&r, 0, UINT64_MAX, 1);
 	assert_int_equal(r.prof.vtd_outstanding, 1);
 	two_walks_at_once(&r, one);
-	walk = r.prof.vtd_iotlb_lookup_ns + r.prof.vtd_walk_ns + at(&r.prof.mem, 20);
+	walk = r.prof.vtd_iotlb_lookup_ns + r.prof.vtd_walk_ns + entry_read(&r.prof, 20);
 	hi = one[0] > one[1] ? one[0] : one[1];
 	print_message("two one-level walks at once, one request slot: %llu / %llu ns\n",
 		      (unsigned long long)one[0], (unsigned long long)one[1]);
@@ -659,6 +707,8 @@ static void test_vtd_keys_are_read_required_and_checked(void **state)
 		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1, tlb_ns: 1}",
 		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1, desc_ns: 4}",
 		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1, walkers: 0}",
+		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1, entry_read_fetches: 0}",
+		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1, entry_read_fetches: 17}",
 		"iommu: vtd\nvtd: {desc_ns: 3, iotlb_lookup_ns: 2, walk_ns: 1, "
 		"outstanding_requests: 65537}",
 		"iommu: vtd",                                                   /* no vtd: */
@@ -669,9 +719,10 @@ static void test_vtd_keys_are_read_required_and_checked(void **state)
 
 	(void)state;
 	assert_int_equal(parse("iommu: vtd\nvtd: {desc_ns: 31, wait_ns: 7, iotlb_lookup_ns: 3, "
-			       "walk_ns: 216, walkers: 3, outstanding_requests: 5}", &p, err,
-			       sizeof(err)), 0);
+			       "walk_ns: 216, walkers: 3, outstanding_requests: 5, "
+			       "entry_read_fetches: 2}", &p, err, sizeof(err)), 0);
 	assert_int_equal(p.vtd_walkers, 3);
+	assert_int_equal(p.vtd_entry_read_fetches, 2);
 	assert_int_equal(p.vtd_outstanding, 5);
 	assert_int_equal(p.vtd_desc_ns, 31);
 	assert_int_equal(p.vtd_wait_ns, 7);
@@ -682,6 +733,7 @@ static void test_vtd_keys_are_read_required_and_checked(void **state)
 			       &p, err, sizeof(err)), 0);
 	assert_int_equal(p.vtd_wait_ns, 0);
 	assert_int_equal(p.vtd_walkers, 0); /* not given: no limit */
+	assert_int_equal(p.vtd_entry_read_fetches, 0); /* not given: one fetch */
 	assert_int_equal(p.vtd_outstanding, 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
@@ -697,6 +749,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_walks_queue_behind_the_walkers, rig_teardown),
+		cmocka_unit_test_teardown(test_each_entry_read_pays_every_fetch_at_the_tables_node,
+					  rig_teardown),
 		cmocka_unit_test_teardown(test_requests_queue_behind_the_outstanding_limit,
 					  rig_teardown),
 		cmocka_unit_test_teardown(test_profile_builds_four_dmar_units_on_their_nodes,
