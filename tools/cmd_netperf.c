@@ -83,7 +83,7 @@ static int parse_length(const char *s, uint64_t *ns)
 	return *ns ? 0 : -1;
 }
 
-enum { O_MODE = 256, O_QUEUES, O_PROFILE, O_SEED, O_JSON, O_HELP, O_TRACE, O_TRACE_US,
+enum { O_MODE = 256, O_QUEUES, O_CHANNELS, O_IRQ_SHIFT, O_PROFILE, O_SEED, O_JSON, O_HELP, O_TRACE, O_TRACE_US,
        O_TRACE_MB };
 
 static int parse_global(int opt, struct np_opts *o)
@@ -133,6 +133,18 @@ static int parse_global(int opt, struct np_opts *o)
 			return USAGE("--queues must be a number in 1..%u, not '%s'",
 				     ILAB_NETPERF_MAX_QUEUES, optarg);
 		o->cfg.queues = (unsigned)v;
+		return 0;
+	case O_CHANNELS:
+		if (cli_parse_count(optarg, 1, 4096, &v))
+			return USAGE("--channels must be a number in 1..4096 (ethtool -L combined), "
+				     "not '%s'", optarg);
+		o->cfg.channels = (unsigned)v;
+		return 0;
+	case O_IRQ_SHIFT:
+		if (cli_parse_count(optarg, 0, 4095, &v))
+			return USAGE("--irq-shift must be a number of CPUs in 0..4095, not '%s'",
+				     optarg);
+		o->cfg.irq_shift = (unsigned)v;
 		return 0;
 	case O_PROFILE:
 		if (!*optarg)
@@ -206,6 +218,8 @@ static int parse(int argc, char **argv, struct np_opts *o)
 	static const struct option opts[] = {
 		{ "iommu-mode", required_argument, NULL, O_MODE },
 		{ "queues", required_argument, NULL, O_QUEUES },
+		{ "channels", required_argument, NULL, O_CHANNELS },
+		{ "irq-shift", required_argument, NULL, O_IRQ_SHIFT },
 		{ "profile", required_argument, NULL, O_PROFILE },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "json", no_argument, NULL, O_JSON },
