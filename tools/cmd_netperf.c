@@ -1,6 +1,7 @@
-/* cmd_netperf.c — `iommulab netperf`: netperf's TCP_STREAM, TCP_MAERTS and TCP_RR on the
- * machine's NIC in the simulator, in one IOMMU mode, with netperf's option names (-t, -l,
- * and after `--` the test's -m or -r) and netperf's figures in simulated time.
+/* cmd_netperf.c — `iommulab netperf`: netperf's TCP_STREAM, TCP_MAERTS, TCP_RR, TCP_CRR,
+ * UDP_STREAM and UDP_RR on the machine's NIC in the simulator, in one IOMMU mode, with
+ * netperf's option names (-t, -l, -c, -C, and after `--` the test's -m, -r, -s, -S, -D, -M)
+ * and netperf's figures in simulated time.
  * Not the model (src/workloads/netperf.c) nor the machine's set-up (netperf_env.c): this
  * parses options and prints.
  */
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include <iommulab/netperf.h>
+#include <iommulab/sim.h>
 
 #include "experiments/host_time.h"
 #include "workloads/nic_env.h"
@@ -27,6 +29,9 @@ struct np_opts {
 	bool headers;       /* -P 1 (netperf's default) */
 	bool json;
 	bool m_set, r_set;
+	bool local_cpu, remote_cpu; /* -c, -C */
+	bool nodelay;               /* -D */
+	unsigned sndbuf, rcvbuf;    /* -s, -S: what getsockopt would give (Linux doubles) */
 	struct cli_trace_opt trace; /* --trace FILE and its limits (docs/trace.md) */
 };
 
@@ -35,8 +40,24 @@ struct np_opts {
  * ip-sysctl.rst). Configuration the model has no counterpart for, printed as Linux's. */
 #define NETPERF_SNDBUF 16384
 #define NETPERF_RCVBUF 131072
+/* A UDP socket's buffers: net.core.wmem_default and rmem_default, 212992 on Linux since 3.x
+ * (SK_WMEM_MAX: 256 skbs of the truesize of a 256-byte packet). */
+#define NETPERF_UDP_SOCKBUF 212992
+/* -l -N: each stream's N transactions must complete within this many times the least a
+ * transaction can take (the path's constants without an IOMMU: the peer's turn-round, the
+ * wire both ways, this host's send and receive): a bound for the host-time estimate. */
+#define NETPERF_TRANS_BOUND 8
 
-static const char *const test_names[] = { "TCP_STREAM", "TCP_MAERTS", "TCP_RR" };
+/* netperf's test names, in enum ilab_netperf_test's order, and their banners (nettest_omni.c's
+ * send_* functions' header strings) */
+static const char *const test_names[] = { "TCP_STREAM", "TCP_MAERTS", "TCP_RR", "UDP_STREAM",
+					  "UDP_RR", "TCP_CRR" };
+#define NR_TESTS (sizeof(test_names) / sizeof(test_names[0]))
+
+static bool rr_test(enum ilab_netperf_test t)
+{
+	return t == ILAB_NETPERF_RR || t == ILAB_NETPERF_UDP_RR || t == ILAB_NETPERF_CRR;
+}
 
 #define USAGE(...) cli_usage_error("netperf", __VA_ARGS__)
 
@@ -92,17 +113,22 @@ static int parse_global(int opt, struct np_opts *o)
 
 	switch (opt) {
 	case 't':
-		for (unsigned i = 0; i < 3; i++)
-			if (!strcmp(optarg, test_names[i])) {
+		for (unsigned i = 0; i < NR_TESTS; i++)
+			if (!strcasecmp(optarg, test_names[i])) { /* netperf: strcasecmp too */
 				o->cfg.test = (enum ilab_netperf_test)i;
 				return 0;
 			}
-		return USAGE("-t must be TCP_STREAM, TCP_MAERTS or TCP_RR (UDP_STREAM, UDP_RR, "
-			     "TCP_CRR and OMNI are not supported), not '%s'", optarg);
+		return USAGE("-t must be TCP_STREAM, TCP_MAERTS, TCP_RR, TCP_CRR, UDP_STREAM or "
+			     "UDP_RR (OMNI is not supported), not '%s'", optarg);
 	case 'l':
-		if (optarg[0] == '-')
-			return USAGE("-l %s: a count of transactions or bytes is not supported; give "
-				     "the length in seconds", optarg);
+		if (optarg[0] == '-') {
+			if (cli_parse_count(optarg + 1, 1, 100000000, &v))
+				return USAGE("-l %s: a count must be -N, N transactions from 1 to 10^8",
+					     optarg);
+			o->cfg.transactions = v;
+			return 0;
+		}
+		o->cfg.transactions = 0;
 		if (parse_length(optarg, &o->cfg.duration_ns))
 			return USAGE("-l must be a test length in seconds, at least %g (30, 0.02), "
 				     "not '%s'", NETPERF_LENGTH_MIN_S, optarg);
@@ -116,6 +142,12 @@ static int parse_global(int opt, struct np_opts *o)
 		if (strcmp(optarg, "0") && strcmp(optarg, "1"))
 			return USAGE("-P must be 0 (no banner and headers) or 1, not '%s'", optarg);
 		o->headers = optarg[0] == '1';
+		return 0;
+	case 'c':
+		o->local_cpu = true;
+		return 0;
+	case 'C':
+		o->remote_cpu = true;
 		return 0;
 	case O_MODE:
 		if (!strcmp(optarg, "strict"))
@@ -170,14 +202,48 @@ static int parse_global(int opt, struct np_opts *o)
 	}
 }
 
-/* After `--`: the test's own options, netperf's -m (send size) and -r (request,response). */
+/* -s/-S SIZE: the socket buffer asked for; Linux's setsockopt doubles it (for the kernel's
+ * bookkeeping, socket(7)) and getsockopt, which netperf prints, returns the double. The model
+ * has no socket buffers: printed only. */
+static int parse_sockbuf(const char *s, unsigned *out)
+{
+	unsigned v;
+
+	if (parse_size(s, 1u << 30, &v))
+		return -1;
+	*out = 2 * v;
+	return 0;
+}
+
+/* After `--`: the test's own options, netperf's -m (send size), -r (request,response), -s and
+ * -S (socket buffers, printed), -D (no delay: the model pushes each send at once anyway) and
+ * -M (the peer's receive size: the peer has no receive calls in the model). */
 static int parse_test(int argc, char **argv, struct np_opts *o)
 {
 	int opt;
+	unsigned v;
 
 	optind = 0; /* glibc: start a new scan */
-	while ((opt = getopt(argc, argv, "+:m:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "+:m:r:s:S:M:D")) != -1) {
 		switch (opt) {
+		case 's':
+			if (parse_sockbuf(optarg, &o->sndbuf))
+				return USAGE("-s must be a socket buffer size of 1 byte to 1G, not '%s'",
+					     optarg);
+			break;
+		case 'S':
+			if (parse_sockbuf(optarg, &o->rcvbuf))
+				return USAGE("-S must be a socket buffer size of 1 byte to 1G, not '%s'",
+					     optarg);
+			break;
+		case 'M':
+			if (parse_size(optarg, ILAB_NETPERF_MAX_MSG, &v))
+				return USAGE("-M must be a receive size of 1 byte to 1M, not '%s'",
+					     optarg);
+			break;
+		case 'D':
+			o->nodelay = true;
+			break;
 		case 'm':
 			if (parse_size(optarg, ILAB_NETPERF_MAX_MSG, &o->cfg.send_bytes))
 				return USAGE("-m must be a send size of 1 byte to 1M (64, 16K), not "
@@ -195,7 +261,8 @@ static int parse_test(int argc, char **argv, struct np_opts *o)
 			    (comma && *comma && parse_size(comma, ILAB_NETPERF_TSO_BYTES,
 							   &o->cfg.rsp_bytes)))
 				return USAGE("-r must be REQ[,RSP], sizes of 1 to %u bytes (one TSO "
-					     "skb), not '%s'", ILAB_NETPERF_TSO_BYTES, optarg);
+					     "skb; UDP_RR: %u, one packet), not '%s'",
+					     ILAB_NETPERF_TSO_BYTES, ILAB_NETPERF_UDP_FIRST, optarg);
 			if (!comma || !*comma)
 				o->cfg.rsp_bytes = o->cfg.req_bytes; /* netperf: -r 64 is 64,64 */
 			o->r_set = true;
@@ -204,8 +271,9 @@ static int parse_test(int argc, char **argv, struct np_opts *o)
 		case ':':
 			return USAGE("test option '-%c' needs a value", optopt);
 		default:
-			return USAGE("unknown test option '-%c' (after --: -m SIZE for TCP_STREAM "
-				     "and TCP_MAERTS, -r REQ,RSP for TCP_RR)", optopt);
+			return USAGE("unknown test option '-%c' (after --: -m SIZE for the stream "
+				     "tests, -r REQ,RSP for the request/response tests, -s, -S, -D, -M)",
+				     optopt);
 		}
 	}
 	if (optind < argc)
@@ -249,7 +317,7 @@ static int parse(int argc, char **argv, struct np_opts *o)
 	o->env.map_pages = true;
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+:t:l:H:P:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:t:l:H:P:cCh", opts, NULL)) != -1) {
 		if (opt == 'h' || opt == O_HELP) {
 			cli_print_command_help(cli_find_command("netperf"), stdout);
 			return -1;
@@ -267,10 +335,34 @@ static int parse(int argc, char **argv, struct np_opts *o)
 		if (ret)
 			return ret;
 	}
-	if (o->m_set && o->cfg.test == ILAB_NETPERF_RR)
-		return USAGE("-m is a TCP_STREAM and TCP_MAERTS option; TCP_RR takes -r REQ,RSP");
-	if (o->r_set && o->cfg.test != ILAB_NETPERF_RR)
-		return USAGE("-r is a TCP_RR option; %s takes -m SIZE", test_names[o->cfg.test]);
+	if (o->m_set && rr_test(o->cfg.test))
+		return USAGE("-m is a stream tests' option; %s takes -r REQ,RSP",
+			     test_names[o->cfg.test]);
+	if (o->r_set && !rr_test(o->cfg.test))
+		return USAGE("-r is a request/response tests' option; %s takes -m SIZE",
+			     test_names[o->cfg.test]);
+	if (o->cfg.transactions && !rr_test(o->cfg.test))
+		return USAGE("-l -%llu: a count of bytes (%s) is not supported; give the length "
+			     "in seconds", (unsigned long long)o->cfg.transactions,
+			     test_names[o->cfg.test]);
+	if (o->cfg.test == ILAB_NETPERF_UDP_STREAM) {
+		if (!o->m_set) /* netperf: the socket buffer, at most UDP_LENGTH_MAX */
+			o->cfg.send_bytes = ILAB_NETPERF_UDP_MAX;
+		if (o->cfg.send_bytes > ILAB_NETPERF_UDP_MAX)
+			return USAGE("-m %u: a UDP datagram holds at most %u bytes",
+				     o->cfg.send_bytes, ILAB_NETPERF_UDP_MAX);
+	}
+	if (o->cfg.test == ILAB_NETPERF_UDP_RR &&
+	    (o->cfg.req_bytes > ILAB_NETPERF_UDP_FIRST || o->cfg.rsp_bytes > ILAB_NETPERF_UDP_FIRST))
+		return USAGE("-r %u,%u: UDP_RR's request and response are one packet each, at most "
+			     "%u bytes (IP fragments are modelled in UDP_STREAM only)",
+			     o->cfg.req_bytes, o->cfg.rsp_bytes, ILAB_NETPERF_UDP_FIRST);
+	if (o->cfg.test == ILAB_NETPERF_MAERTS && (o->local_cpu || o->remote_cpu))
+		return USAGE("-c and -C: TCP_MAERTS's receive model does not measure CPU time");
+	if (o->cfg.transactions) {
+		o->cfg.warmup_ns = 0; /* netperf counts every transaction */
+		o->cfg.duration_ns = 0; /* set from the profile's path in cmd_netperf */
+	}
 	o->env.nic_from_profile = false;
 	return 0;
 }
@@ -282,39 +374,174 @@ static const char *mode_name(enum ilab_nic_env_mode m)
 }
 
 static const char *const banner_names[] = { "TCP STREAM", "TCP MAERTS",
-					    "TCP REQUEST/RESPONSE" };
+					    "TCP REQUEST/RESPONSE", "UDP STREAM",
+					    "UDP REQUEST/RESPONSE",
+					    "TCP Connect/Request/Response" };
 
-/* netperf 2.7's migrated tests' output (src/nettest_omni.c send_tcp_stream, send_tcp_maerts,
- * send_tcp_rr; the banner: nettest_bsd.c print_top_test_header), column for column: -P 0
- * leaves the data lines only. TCP_RR's sixth column is the transaction rate. */
-static void print_text(const struct np_opts *o, const struct ilab_nic_env_info *in,
-		       const struct ilab_netperf_result *r)
+/* netperf's CPU figures (-c, -C): utilisation in % of all the machine's CPUs over the run,
+ * service demand in us of CPU per KB (1024 bytes) or per transaction; -1 where not asked,
+ * as netperf prints them. The method letter: Linux's /proc/stat ('S'). */
+struct np_cpu_figs {
+	double local_util, remote_util, local_sd, remote_sd;
+};
+
+static struct np_cpu_figs cpu_figs(const struct np_opts *o, const struct ilab_netperf_result *r)
+{
+	struct np_cpu_figs f = { -1, -1, -1, -1 };
+	bool rr = rr_test(o->cfg.test);
+	double per = rr ? (double)r->transactions : r->bytes / 1024.0;
+	double win_us = r->window_ns / 1e3;
+
+	if (o->cfg.test == ILAB_NETPERF_UDP_STREAM)
+		per = r->messages * (double)o->cfg.send_bytes / 1024.0;
+	if (o->local_cpu && r->run_ns && r->cpus) {
+		f.local_util = 100.0 * (double)r->busy_ns / ((double)r->run_ns * r->cpus);
+		f.local_sd = per > 0 ? f.local_util / 100.0 * r->cpus * win_us / per : -1;
+	}
+	if (o->remote_cpu && r->window_ns && r->cpus) {
+		double rper = o->cfg.test == ILAB_NETPERF_UDP_STREAM
+				      ? r->remote_messages * (double)o->cfg.send_bytes / 1024.0 : per;
+
+		f.remote_util = 100.0 * (double)r->peer_busy_ns / ((double)r->window_ns * r->cpus);
+		f.remote_sd = rper > 0 ? (double)r->peer_busy_ns / 1e3 / rper : -1;
+	}
+	return f;
+}
+
+static void print_banner(const struct np_opts *o)
+{
+	const char *name = banner_names[o->cfg.test];
+
+	printf("MIGRATED %s TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to %s () port 0 AF_INET",
+	       name, o->host);
+	if (o->nodelay)
+		printf(" : nodelay");
+	if (strstr(name, "REQUEST/RESPONSE")) /* nettest_bsd.c: only these name it */
+		printf(" : first burst 0");
+	printf("\n");
+}
+
+static void print_stream(const struct np_opts *o, const struct ilab_netperf_result *r,
+			 const struct np_cpu_figs *f, bool cpu)
 {
 	const struct ilab_netperf_cfg *c = &o->cfg;
 	double secs = r->window_ns / 1e9;
-	bool rr = c->test == ILAB_NETPERF_RR;
+	unsigned rcv = o->rcvbuf ? o->rcvbuf : NETPERF_RCVBUF;
+	unsigned snd = o->sndbuf ? o->sndbuf : NETPERF_SNDBUF;
 
+	if (cpu) {
+		if (o->headers)
+			printf("Recv   Send    Send                          Utilization       "
+			       "Service Demand\n"
+			       "Socket Socket  Message  Elapsed              Send     Recv     "
+			       "Send    Recv\n"
+			       "Size   Size    Size     Time     Throughput  local    remote   "
+			       "local   remote\n"
+			       "bytes  bytes   bytes    secs.    10^6bits/s  %% S      %% S      "
+			       "us/KB   us/KB\n\n");
+		printf("%6u %6u %6u    %-6.2f     %7.2f   %-6.2f   %-6.2f   %-6.3f  %-6.3f \n", rcv,
+		       snd, c->send_bytes, secs, r->gbps * 1e3, f->local_util, f->remote_util,
+		       f->local_sd, f->remote_sd);
+		return;
+	}
 	if (o->headers)
-		printf("MIGRATED %s TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to %s () port 0 "
-		       "AF_INET%s\n", banner_names[c->test], o->host, rr ? " : first burst 0" : "");
-	if (rr) {
+		printf("Recv   Send    Send                          \n"
+		       "Socket Socket  Message  Elapsed              \n"
+		       "Size   Size    Size     Time     Throughput  \n"
+		       "bytes  bytes   bytes    secs.    10^6bits/sec  \n\n");
+	printf("%6u %6u %6u    %-6.2f   %7.2f   \n", rcv, snd, c->send_bytes, secs, r->gbps * 1e3);
+}
+
+/* UDP_STREAM: this host's sends, then the peer's receives (netperf's two lines). */
+static void print_udp_stream(const struct np_opts *o, const struct ilab_netperf_result *r,
+			     const struct np_cpu_figs *f, bool cpu)
+{
+	const struct ilab_netperf_cfg *c = &o->cfg;
+	double secs = r->window_ns / 1e9;
+	unsigned snd = o->sndbuf ? o->sndbuf : NETPERF_UDP_SOCKBUF;
+	unsigned rcv = o->rcvbuf ? o->rcvbuf : NETPERF_UDP_SOCKBUF;
+	double local = r->messages * (double)c->send_bytes * 8 / (double)r->window_ns * 1e3;
+
+	if (cpu) {
+		if (o->headers)
+			printf("Socket  Message  Elapsed      Messages                   CPU      "
+			       "Service\n"
+			       "Size    Size     Time         Okay Errors   Throughput   Util     "
+			       "Demand\n"
+			       "bytes   bytes    secs            #      #   10^6bits/sec %% SS     "
+			       "us/KB\n\n");
+		printf("%6u  %6u   %-7.2f   %7llu %6d    %7.1f     %-6.2f   %-6.3f\n"
+		       "%6u           %-7.2f   %7llu           %7.1f     %-6.2f   %-6.3f\n\n",
+		       snd, c->send_bytes, secs, (unsigned long long)r->messages, 0, local,
+		       f->local_util, f->local_sd, rcv, secs,
+		       (unsigned long long)r->remote_messages, r->remote_gbps * 1e3,
+		       f->remote_util, f->remote_sd);
+		return;
+	}
+	if (o->headers)
+		printf("Socket  Message  Elapsed      Messages                \n"
+		       "Size    Size     Time         Okay Errors   Throughput\n"
+		       "bytes   bytes    secs            #      #   10^6bits/sec\n\n");
+	printf("%6u  %6u   %-7.2f   %7llu %6d    %7.2f\n"
+	       "%6u           %-7.2f   %7llu           %7.2f\n\n",
+	       snd, c->send_bytes, secs, (unsigned long long)r->messages, 0, local, rcv, secs,
+	       (unsigned long long)r->remote_messages, r->remote_gbps * 1e3);
+}
+
+static void print_rr(const struct np_opts *o, const struct ilab_netperf_result *r,
+		     const struct np_cpu_figs *f, bool cpu)
+{
+	const struct ilab_netperf_cfg *c = &o->cfg;
+	double secs = r->window_ns / 1e9;
+	bool udp = c->test == ILAB_NETPERF_UDP_RR, crr = c->test == ILAB_NETPERF_CRR;
+	unsigned snd = o->sndbuf ? o->sndbuf : udp ? NETPERF_UDP_SOCKBUF : NETPERF_SNDBUF;
+	unsigned rcv = o->rcvbuf ? o->rcvbuf : udp ? NETPERF_UDP_SOCKBUF : NETPERF_RCVBUF;
+
+	if (cpu) {
+		if (o->headers)
+			printf("Local /Remote\n"
+			       "Socket Size   Request Resp.  Elapsed Trans.   CPU    CPU    S.dem   "
+			       "S.dem\n"
+			       "Send   Recv   Size    Size   Time    Rate     local  remote local   "
+			       "remote\n"
+			       "bytes  bytes  bytes   bytes  secs.   per sec  %s    %s    us/Tr   "
+			       "us/Tr\n\n", crr ? "%  " : "% S", crr ? "%  " : "% S");
+		/* TCP_RR's line has two spaces before the local CPU, UDP_RR's and TCP_CRR's three */
+		printf("%-6u %-6u %-6u  %-6u %-6.2f  %-6.2f %s%-6.2f %-6.2f %-6.3f  %-6.3f%s\n",
+		       snd, rcv, c->req_bytes, c->rsp_bytes, secs, r->tps,
+		       c->test == ILAB_NETPERF_RR ? " " : "  ", f->local_util, f->remote_util,
+		       f->local_sd, f->remote_sd, crr ? "" : " ");
+	} else {
 		if (o->headers)
 			printf("Local /Remote\n"
 			       "Socket Size   Request  Resp.   Elapsed  Trans.\n"
 			       "Send   Recv   Size     Size    Time     Rate         \n"
 			       "bytes  Bytes  bytes    bytes   secs.    per sec   \n\n");
-		printf("%-6d %-6d %-6u   %-6u  %-6.2f   %7.2f   \n", NETPERF_SNDBUF, NETPERF_RCVBUF,
-		       c->req_bytes, c->rsp_bytes, secs, r->tps);
-		printf("%-6d %-6d\n", NETPERF_SNDBUF, NETPERF_RCVBUF);
-	} else {
-		if (o->headers)
-			printf("Recv   Send    Send                          \n"
-			       "Socket Socket  Message  Elapsed              \n"
-			       "Size   Size    Size     Time     Throughput  \n"
-			       "bytes  bytes   bytes    secs.    10^6bits/sec  \n\n");
-		printf("%6d %6d %6u    %-6.2f   %7.2f   \n", NETPERF_RCVBUF, NETPERF_SNDBUF,
-		       c->send_bytes, secs, r->gbps * 1e3);
+		printf("%-6u %-6u %-6u   %-6u  %-6.2f   %7.2f   \n", snd, rcv, c->req_bytes,
+		       c->rsp_bytes, secs, r->tps);
 	}
+	printf("%-6u %-6u\n", snd, rcv);
+}
+
+/* netperf 2.7's migrated tests' output (src/nettest_omni.c send_tcp_stream, send_tcp_maerts,
+ * send_tcp_rr, send_tcp_conn_rr, send_udp_stream, send_udp_rr; the banner: nettest_bsd.c
+ * print_top_test_header), column for column: -P 0 leaves the data lines only. The
+ * request/response tests' sixth column is the transaction rate. */
+static void print_text(const struct np_opts *o, const struct ilab_nic_env_info *in,
+		       const struct ilab_netperf_result *r)
+{
+	const struct ilab_netperf_cfg *c = &o->cfg;
+	bool cpu = o->local_cpu || o->remote_cpu;
+	struct np_cpu_figs f = cpu_figs(o, r);
+
+	if (o->headers)
+		print_banner(o);
+	if (rr_test(c->test))
+		print_rr(o, r, &f, cpu);
+	else if (c->test == ILAB_NETPERF_UDP_STREAM)
+		print_udp_stream(o, r, &f, cpu);
+	else
+		print_stream(o, r, &f, cpu);
 	if (!o->headers)
 		return;
 	/* iommulab's own lines, after netperf's (not with -P 0, whose users parse lines) */
@@ -322,7 +549,7 @@ static void print_text(const struct np_opts *o, const struct ilab_nic_env_info *
 	       "queue%s, profile %s, seed %llu\n", test_names[c->test], in->device, in->node,
 	       in->iommu, mode_name(o->env.mode), c->queues, c->queues == 1 ? "" : "s",
 	       in->profile, (unsigned long long)o->env.seed);
-	if (rr)
+	if (rr_test(c->test))
 		printf("iommulab: latency p50 %.2f us, p99 %.2f us, %llu transactions\n",
 		       r->lat_p50_ns / 1e3, r->lat_p99_ns / 1e3,
 		       (unsigned long long)r->transactions);
@@ -337,6 +564,11 @@ static void print_text(const struct np_opts *o, const struct ilab_nic_env_info *
 		       (unsigned long long)r->tx_maps, (unsigned long long)r->tx_unmaps,
 		       (unsigned long long)r->interrupts, (unsigned long long)r->dma_faults,
 		       (unsigned long long)r->map_errors, r->cpu_busy * 100);
+	if (c->test == ILAB_NETPERF_STREAM || c->test == ILAB_NETPERF_UDP_STREAM)
+		printf("iommulab: TX completions: %llu of %llu unmaps on another CPU than their "
+		       "map's (channels %s, irq shift %u), %u CPUs did the work\n",
+		       (unsigned long long)r->tx_remote_unmaps, (unsigned long long)r->tx_unmaps,
+		       c->channels ? "as given" : "from the profile", c->irq_shift, r->work_cpus);
 }
 
 static void print_json(const struct np_opts *o, const struct ilab_nic_env_info *in,
@@ -361,6 +593,21 @@ static void print_json(const struct np_opts *o, const struct ilab_nic_env_info *
 		(json_int_t)r->interrupts, "cpu_busy", r->cpu_busy, "dma_faults",
 		(json_int_t)r->dma_faults, "map_errors", (json_int_t)r->map_errors);
 
+	json_t *res = json_object_get(root, "result"), *test = json_object_get(root, "test");
+	struct np_cpu_figs f = cpu_figs(o, r);
+
+	json_object_set_new(test, "channels", json_integer(c->channels));
+	json_object_set_new(test, "irq_shift", json_integer(c->irq_shift));
+	json_object_set_new(test, "transactions", json_integer((json_int_t)c->transactions));
+	json_object_set_new(res, "tx_remote_unmaps", json_integer((json_int_t)r->tx_remote_unmaps));
+	json_object_set_new(res, "messages", json_integer((json_int_t)r->messages));
+	json_object_set_new(res, "remote_messages", json_integer((json_int_t)r->remote_messages));
+	json_object_set_new(res, "remote_gbps", json_real(r->remote_gbps));
+	json_object_set_new(res, "work_cpus", json_integer(r->work_cpus));
+	json_object_set_new(res, "local_cpu_util", json_real(f.local_util));
+	json_object_set_new(res, "remote_cpu_util", json_real(f.remote_util));
+	json_object_set_new(res, "local_service_demand", json_real(f.local_sd));
+	json_object_set_new(res, "remote_service_demand", json_real(f.remote_sd));
 	cli_print_result_json(root, stats);
 }
 
@@ -380,6 +627,34 @@ int cli_netperf_check_time(const char *cmd, const struct ilab_netperf_cfg *cfg,
 	return 0;
 }
 
+/* -l -N: the simulated time the run may take, NETPERF_TRANS_BOUND times the least N
+ * transactions take on the profile's path (no IOMMU), so that the host-time estimate can
+ * bound it before anything runs. */
+static int transactions_bound(struct np_opts *o, char *err, size_t errlen)
+{
+	struct ilab_profile *prof = calloc(1, sizeof(*prof));
+	struct ilab_netperf_cfg c = o->cfg;
+	uint64_t least;
+	int ret;
+
+	if (!prof)
+		return fprintf(stderr, "%s netperf: out of memory\n", CLI_PROG), CLI_EXIT_FAIL;
+	ret = ilab_profile_open(o->env.profile, prof, err, errlen);
+	if (!ret)
+		ret = ilab_netperf_from_profile(prof, &c, err, errlen);
+	free(prof);
+	if (ret) {
+		fprintf(stderr, "%s netperf: %s\n", CLI_PROG, err);
+		return CLI_EXIT_USAGE;
+	}
+	least = ilab_netperf_peer_ns(&c) + 2 * c.wire_ns + c.nic_tx_ns + c.nic_rx_ns +
+		c.tx_skb_ns + c.irq_ns + c.rx_buffer_ns;
+	if (o->cfg.test == ILAB_NETPERF_CRR)
+		least *= 3; /* three round trips */
+	o->cfg.duration_ns = o->cfg.transactions * least * NETPERF_TRANS_BOUND;
+	return 0;
+}
+
 int cmd_netperf(int argc, char **argv)
 {
 	struct np_opts o;
@@ -394,6 +669,11 @@ int cmd_netperf(int argc, char **argv)
 
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
+	if (o.cfg.transactions) {
+		ret = transactions_bound(&o, err, sizeof(err));
+		if (ret)
+			return ret;
+	}
 	ret = cli_netperf_check_time("netperf", &o.cfg, "shorten -l or lower --queues",
 				     &estimate_s, &sim_ns);
 	if (ret)
@@ -419,12 +699,20 @@ int cmd_netperf(int argc, char **argv)
 	}
 	/* a slower machine than the shipped ones can still complete nothing in a short -l:
 	 * that is no measurement, not a throughput of 0 */
-	if (o.cfg.test == ILAB_NETPERF_RR ? !res.transactions : !res.bytes) {
+	if (rr_test(o.cfg.test) ? !res.transactions : !res.bytes) {
 		fprintf(stderr, "%s netperf: -l %g s measured nothing (no %s completed in the "
 			"window): give a longer -l\n", CLI_PROG, o.cfg.duration_ns / 1e9,
-			o.cfg.test == ILAB_NETPERF_RR ? "transaction" : "byte");
+			rr_test(o.cfg.test) ? "transaction" : "byte");
 		free(stats);
 		return CLI_EXIT_USAGE;
+	}
+	if (o.cfg.transactions && res.transactions < o.cfg.transactions * o.cfg.queues) {
+		fprintf(stderr, "%s netperf: -l -%llu: %llu transactions completed within the "
+			"bound of %g simulated s\n", CLI_PROG,
+			(unsigned long long)o.cfg.transactions,
+			(unsigned long long)res.transactions, o.cfg.duration_ns / 1e9);
+		free(stats);
+		return CLI_EXIT_FAIL;
 	}
 	if (o.json)
 		print_json(&o, &info, &res, stats);

@@ -16,12 +16,25 @@ check_usage() { # want-substring args...: must exit 2 with that message on stder
 		bad "netperf $*: '$out' does not say '$want'"
 	fi
 }
-check_usage "-t must be TCP_STREAM, TCP_MAERTS or TCP_RR (UDP_STREAM, UDP_RR, TCP_CRR and OMNI are not supported), not 'UDP_STREAM'" -t UDP_STREAM
+check_usage "-t must be TCP_STREAM, TCP_MAERTS, TCP_RR, TCP_CRR, UDP_STREAM or UDP_RR (OMNI is not supported), not 'OMNI'" -t OMNI
+check_usage "-t must be TCP_STREAM, TCP_MAERTS, TCP_RR, TCP_CRR, UDP_STREAM or UDP_RR" -t SCTP_STREAM
 check_usage "-l must be a test length in seconds" -l 0
 # below 100 us a window holds no transaction: refused, not a throughput of 0.00
 check_usage "-l must be a test length in seconds, at least 0.0001" -l 1e-9
 check_usage "-l must be a test length in seconds, at least 0.0001" -l 0.00009
-check_usage "-l -5: a count of transactions or bytes is not supported" -l -5
+check_usage "-l -5: a count of bytes (TCP_STREAM) is not supported" -l -5
+check_usage "-l -5: a count of bytes (UDP_STREAM) is not supported" -t UDP_STREAM -l -5
+check_usage "-l -0: a count must be -N, N transactions from 1 to 10^8" -t TCP_RR -l -0
+check_usage "-l -x: a count must be -N" -t TCP_RR -l -x
+check_usage "-r 1473,1: UDP_RR's request and response are one packet each, at most 1472 bytes" -t UDP_RR -- -r 1473,1
+check_usage "-m 65508: a UDP datagram holds at most 65507 bytes" -t UDP_STREAM -- -m 65508
+check_usage "-c and -C: TCP_MAERTS's receive model does not measure CPU time" -t TCP_MAERTS -c
+check_usage "-s must be a socket buffer size of 1 byte to 1G, not '0'" -- -s 0
+check_usage "-S must be a socket buffer size" -- -S x
+check_usage "-M must be a receive size of 1 byte to 1M" -- -M 2M
+check_usage "--channels must be a number in 1..4096" --channels 0
+check_usage "--irq-shift must be a number of CPUs in 0..4095" --irq-shift -1
+check_usage "irq_shift must be below the machine's 128 CPUs, not 200" --irq-shift 200 -l 0.0001
 check_usage "-l must be a test length in seconds" -l 2x
 check_usage "-P must be 0 (no banner and headers) or 1, not '2'" -P 2
 check_usage "-H needs a host name" -H ""
@@ -42,8 +55,8 @@ check_usage "-r must be REQ[,RSP], sizes of 1 to 65160 bytes" -t TCP_RR -- -r 1,
 check_usage "-r must be REQ[,RSP]" -t TCP_RR -- -r x
 check_usage "unknown test option '-z'" -- -z 1
 check_usage "test option '-m' needs a value" -- -m
-check_usage "-m is a TCP_STREAM and TCP_MAERTS option" -t TCP_RR -- -m 64
-check_usage "-r is a TCP_RR option; TCP_STREAM takes -m SIZE" -- -r 1,1
+check_usage "-m is a stream tests' option; TCP_RR takes -r REQ,RSP" -t TCP_RR -- -m 64
+check_usage "-r is a request/response tests' option; TCP_STREAM takes -m SIZE" -- -r 1,1
 check_usage "unexpected argument 'extra'" -- -m 64 extra
 # machines: a profile whose nic: section has no netperf path; a topology without a NIC
 tmp=$(mktemp -d)
@@ -109,6 +122,68 @@ out=$("$BIN" netperf -t TCP_MAERTS -l 0.0005 --iommu-mode=strict) || bad "TCP_MA
 printf '%s\n' "$out" | grep -q '^MIGRATED TCP MAERTS TEST from ' || bad "TCP_MAERTS banner: '$out'"
 printf '%s\n' "$out" | grep -q '^iommulab: rx [0-9]* buffers, [0-9]* frames' || bad "TCP_MAERTS rx line: '$out'"
 "$BIN" netperf --help | grep -q -- '-r REQ\[,RSP\]' || bad "netperf --help"
+# UDP_STREAM, UDP_RR, TCP_CRR and -c/-C: netperf 2.7's layouts (nettest_omni.c send_udp_stream,
+# send_udp_rr, send_tcp_conn_rr; with -c the cpu_title and cpu_fmt_1 strings)
+out=$("$BIN" netperf -H peer -t UDP_STREAM -l 0.001 -- -m 1472) || bad "UDP_STREAM run: rc $?"
+want_lines UDP_STREAM "$out" 'MIGRATED UDP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET
+Socket  Message  Elapsed      Messages                
+Size    Size     Time         Okay Errors   Throughput
+bytes   bytes    secs            #      #   10^6bits/sec
+'
+printf '%s\n' "$out" | grep -Eq '^212992    1472   0\.00    +[0-9]+      0 +[0-9]+\.[0-9]{2}$' ||
+	bad "UDP_STREAM local line: '$out'"
+printf '%s\n' "$out" | grep -Eq '^212992           0\.00    +[0-9]+ +[0-9]+\.[0-9]{2}$' ||
+	bad "UDP_STREAM remote line: '$out'"
+out=$("$BIN" netperf -t UDP_STREAM -l 0.001 -P 0) || bad "UDP_STREAM -P 0: rc $?"
+printf '%s\n' "$out" | awk 'NR == 1 && $2 == 65507 {ok = 1} END {exit !ok}' ||
+	bad "UDP_STREAM's default message is 65507 bytes: '$out'"
+out=$("$BIN" netperf -H peer -t UDP_RR -l 0.001) || bad "UDP_RR run: rc $?"
+want_lines UDP_RR "$out" 'MIGRATED UDP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET : first burst 0
+Local /Remote
+Socket Size   Request  Resp.   Elapsed  Trans.
+Send   Recv   Size     Size    Time     Rate         
+bytes  Bytes  bytes    bytes   secs.    per sec   
+'
+printf '%s\n' "$out" | grep -Eq '^212992 212992 1        1       0\.00     +[0-9]+\.[0-9]{2}   $' ||
+	bad "UDP_RR result line: '$out'"
+out=$("$BIN" netperf -H peer -t TCP_CRR -l 0.001) || bad "TCP_CRR run: rc $?"
+want_lines TCP_CRR "$out" 'MIGRATED TCP Connect/Request/Response TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET
+Local /Remote
+Socket Size   Request  Resp.   Elapsed  Trans.
+Send   Recv   Size     Size    Time     Rate         
+bytes  Bytes  bytes    bytes   secs.    per sec   
+'
+out=$("$BIN" netperf -H peer -t TCP_STREAM -l 0.001 -c -C -- -m 64K -s 64K) || bad "TCP_STREAM -c -C: rc $?"
+want_lines "TCP_STREAM -c -C" "$out" 'MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET
+Recv   Send    Send                          Utilization       Service Demand
+Socket Socket  Message  Elapsed              Send     Recv     Send    Recv
+Size   Size    Size     Time     Throughput  local    remote   local   remote
+bytes  bytes   bytes    secs.    10^6bits/s  % S      % S      us/KB   us/KB
+'
+# -s 64K: getsockopt gives Linux's double; one stream busy on one CPU of 128 is 0.78 %
+printf '%s\n' "$out" | grep -Eq '^131072 131072  65536    0\.00     +[0-9]+\.[0-9]{2}   0\.7[0-9]     0\.[0-9]{2}     [0-9.]+ +[0-9.]+ +$' ||
+	bad "TCP_STREAM -c -C line: '$out'"
+out=$("$BIN" netperf -H peer -t TCP_RR -l 0.001 -c) || bad "TCP_RR -c: rc $?"
+want_lines "TCP_RR -c" "$out" 'MIGRATED TCP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET : first burst 0
+Local /Remote
+Socket Size   Request Resp.  Elapsed Trans.   CPU    CPU    S.dem   S.dem
+Send   Recv   Size    Size   Time    Rate     local  remote local   remote
+bytes  bytes  bytes   bytes  secs.   per sec  % S    % S    us/Tr   us/Tr
+'
+# -c without -C: the remote figures are netperf's -1
+printf '%s\n' "$out" | grep -Eq '^16384  131072 1       1      0\.00    [0-9]+\.[0-9]{2}  0\.[0-9]{2}   -1\.00  [0-9.]+ +-1\.000 $' ||
+	bad "TCP_RR -c line: '$out'"
+out=$("$BIN" netperf -t TCP_CRR -l 0.001 -c -C) || bad "TCP_CRR -c -C: rc $?"
+printf '%s\n' "$out" | grep -qxF 'bytes  bytes  bytes   bytes  secs.   per sec  %      %      us/Tr   us/Tr' ||
+	bad "TCP_CRR -c title: '$out'"
+# -l -N: N transactions per stream, then the rate over the time they took
+out=$("$BIN" netperf -t TCP_CRR -l -40 --queues 2) || bad "TCP_CRR -l -40: rc $?"
+printf '%s\n' "$out" | grep -q '^iommulab: latency p50 [0-9.]* us, p99 [0-9.]* us, 80 transactions$' ||
+	bad "TCP_CRR -l -40 --queues 2: not 80 transactions: '$out'"
+# the TX completions line: moved interrupts put every unmap on another CPU
+out=$("$BIN" netperf -t UDP_STREAM -l 0.001 --queues 2 --irq-shift 40 -- -m 64) || bad "--irq-shift run: rc $?"
+printf '%s\n' "$out" | grep -Eq '^iommulab: TX completions: [1-9][0-9]* of [0-9]+ unmaps on another CPU than their map.s \(channels from the profile, irq shift 40\), 4 CPUs did the work$' ||
+	bad "--irq-shift 40: '$out'"
 if have python3 "netperf --json"; then
 	"$BIN" netperf -t TCP_RR -l 0.001 --queues 2 --json -- -r 100,2000 | python3 -c '
 import json, sys
