@@ -105,14 +105,16 @@ static const struct cli_command commands[] = {
 	  "  -s, -S SIZE        socket buffers, printed as Linux's getsockopt gives them\n"
 	  "  -D                 no delay (the model sends each write at once anyway)\n"
 	  "  -M SIZE            the peer's receive size (no effect: not modelled)\n" },
-	{ "iperf3", cmd_iperf3, "iperf3 -c HOST [-p PORT] [-t SECONDS] [-P N] [-l LEN] [-R] [-i SECONDS] [-O SECONDS] [-J] [--iommu-mode=strict|lazy|passthrough] [--profile=NAME|FILE] [--seed=N] [--trace FILE [--trace-limit-us N] [--trace-limit-mb M]]",
-	  "run iperf3's TCP client on the machine's NIC in the simulator (docs/iperf3.md)",
+	{ "iperf3", cmd_iperf3, "iperf3 -c HOST [-p PORT] [-t SECONDS] [-P N] [-l LEN] [-R | -u [-b RATE]] [-i SECONDS] [-O SECONDS] [-J] [--iommu-mode=strict|lazy|passthrough] [--profile=NAME|FILE] [--seed=N] [--trace FILE [--trace-limit-us N] [--trace-limit-mb M]]",
+	  "run iperf3's TCP or UDP client on the machine's NIC in the simulator (docs/iperf3.md)",
 	  "  -c HOST            the simulated server's name (nothing is sent)\n"
 	  "  -p PORT            its port, in the output (5201)\n"
 	  "  -t SECONDS         simulated time (10)\n"
 	  "  -P N               parallel streams, one NIC queue pair and CPU each (1; at most 128)\n"
 	  "  -l LEN             bytes per write: 64, 16K, 128K, up to 1M (128K)\n"
 	  "  -R                 reverse: the server sends, this host receives\n"
+	  "  -u                 UDP datagrams of -l bytes (1448), paced to -b\n"
+	  "  -b RATE            with -u: bits/s per stream, K/M/G by 1000 (1M; 0: no limit)\n"
 	  "  -i SECONDS         interval reports (1; 0: none)\n"
 	  "  -O SECONDS         omit the first seconds (0)\n"
 	  "  -J                 iperf3's JSON\n"

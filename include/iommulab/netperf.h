@@ -96,6 +96,20 @@ struct ilab_netperf_cfg {
 	uint64_t report_interval_ns;
 	unsigned intervals;
 	uint64_t *interval_bytes;
+	/* UDP_STREAM: each stream's send calls paced to rate_bps of payload (iperf3 -b: it
+	 * sends while its average rate since the start is below the target, so a late stream
+	 * catches up in a burst); 0: as fast as the CPU goes */
+	double rate_bps;
+	/* UDP_STREAM, when not NULL: per stream (queues entries the caller provides) */
+	struct ilab_netperf_stream *streams;
+};
+
+struct ilab_netperf_stream {
+	uint64_t messages;         /* datagrams sent whole within the window */
+	uint64_t remote_messages;  /* of which the peer's stack took */
+	double jitter_ns;          /* RFC 3550's interarrival jitter of the datagrams' transit
+				    * times (the send call to the last bit on the wire), J += (|D| -
+				    * J) / 16, as iperf3's receiver computes it */
 };
 
 struct ilab_netperf_result {
@@ -114,6 +128,7 @@ struct ilab_netperf_result {
 	uint64_t messages;         /* UDP_STREAM: datagrams sent whole within the window */
 	uint64_t remote_messages;  /* ... and those the peer's stack received (its CPU's limit) */
 	double remote_gbps;
+	double jitter_ns;          /* UDP_STREAM: the streams' mean RFC 3550 jitter */
 	double cpu_busy;           /* mean over the streams' CPUs of time not waiting, whole run */
 	/* CPU time for netperf's -c/-C: the busy ns of every CPU that ran the test's work (its
 	 * streams' and its interrupts' CPUs) over the measured run, and the peer's modelled stack

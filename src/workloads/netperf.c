@@ -145,6 +145,7 @@ struct np_skb {
 	unsigned nfrags, payload;
 	bool udp, udp_first, last;  /* a UDP packet, its datagram's first, its datagram's last */
 	bool want_rsp;              /* RR: the peer answers this one with rsp_bytes */
+	uint64_t t_send;            /* UDP: its datagram's send call */
 	unsigned rsp_bytes;
 };
 
@@ -162,6 +163,7 @@ struct np_queue {
 	unsigned plan, irq_plan;   /* the CPUs (np_cpu) that send and that reap its completions */
 	uint32_t cleaned;          /* the reaping CPU's count */
 	unsigned left, frag_k;     /* the send call in progress: bytes left, its next packet */
+	uint64_t t_send, next_send; /* its start; the paced next one's */
 	struct plat_agent *agent;
 	struct np_skb *tx;
 	ilab_pa_t hdr_pa, frag_pa[FRAG_PAGES];
@@ -178,6 +180,8 @@ struct np_queue {
 	uint64_t t_begin, t_end, idle_ns;
 	/* NIC private */
 	uint64_t bytes, skbs, segments, messages, faults, dropped;
+	uint64_t last_transit;
+	double jitter;
 };
 
 /* A CPU of the run when completions are reaped away from the senders: the stream it sends
@@ -375,6 +379,7 @@ static uint32_t stream_send(struct np *n, struct np_queue *q, uint32_t posted)
 	if (!q->left) {
 		q->left = c->send_bytes; /* the next send call */
 		q->frag_k = k = 0;
+		q->t_send = plat_now_ns();
 	}
 	if (c->test == ILAB_NETPERF_UDP_STREAM)
 		piece = ilab_netperf_udp_piece(c->send_bytes, q->frag_k++);
@@ -386,9 +391,31 @@ static uint32_t stream_send(struct np *n, struct np_queue *q, uint32_t posted)
 		return posted; /* dropped: the send is lost, the stream goes on */
 	s->udp = c->test == ILAB_NETPERF_UDP_STREAM;
 	s->udp_first = !k;
+	s->t_send = q->t_send;
 	s->last = !q->left;
 	plat_store32(&q->tx_tail, ++posted);
 	return posted;
+}
+
+/* iperf3 -b: before a new send call, wait until the stream's payload so far is within its
+ * rate; false when that is past the window's end. */
+static bool pace(struct np *n, struct np_queue *q)
+{
+	const struct ilab_netperf_cfg *c = n->cfg;
+	uint64_t now = plat_now_ns();
+
+	if (!(c->rate_bps > 0) || q->left)
+		return true;
+	if (!q->next_send)
+		q->next_send = now;
+	if (q->next_send >= n->win_hi)
+		return false;
+	if (now < q->next_send) {
+		plat_sleep_ns(q->next_send - now);
+		q->idle_ns += q->next_send - now;
+	}
+	q->next_send += (uint64_t)(c->send_bytes * 8e9 / c->rate_bps + 0.5);
+	return true;
 }
 
 static void stream_cpu(unsigned idx, void *arg)
@@ -406,6 +433,8 @@ static void stream_cpu(unsigned idx, void *arg)
 				break;
 			continue;
 		}
+		if (!pace(n, q))
+			break;
 		posted = stream_send(n, q, posted);
 	}
 	q->t_end = plat_now_ns();
@@ -493,11 +522,14 @@ static void cross_cpu(unsigned idx, void *arg)
 			}
 			continue;
 		}
+		if (!pace(n, q))
+			break;
 		posted = stream_send(n, q, posted);
 	}
 	p->t_end = plat_now_ns();
 	if (q) {
 		q->t_end = p->t_end;
+		p->idle_ns += q->idle_ns; /* pace()'s waits */
 		q->idle_ns = p->idle_ns;
 	}
 }
@@ -633,7 +665,18 @@ static void count_tx(struct np *n, struct np_queue *q, const struct np_skb *s)
 		return;
 	q->bytes += s->payload;
 	q->skbs++;
-	q->messages += s->udp && s->last;
+	if (s->udp && s->last) { /* the datagram's transit, for the receiver's jitter */
+		uint64_t transit = now - s->t_send;
+
+		if (q->messages) {
+			double d = transit > q->last_transit ? (double)(transit - q->last_transit)
+							     : (double)(q->last_transit - transit);
+
+			q->jitter += (d - q->jitter) / 16;
+		}
+		q->last_transit = transit;
+		q->messages++;
+	}
 	if (n->cfg->report_interval_ns && n->cfg->interval_bytes) {
 		uint64_t i = (now - n->win_lo) / n->cfg->report_interval_ns;
 
@@ -758,6 +801,8 @@ static int check(const struct ilab_netperf_cfg *c, char *err, size_t errlen)
 		return BAD("UDP_RR's request and response sizes must be 1..%u bytes (one packet: "
 			   "IP fragments are not modelled there), not %u,%u", ILAB_NETPERF_UDP_FIRST,
 			   c->req_bytes, c->rsp_bytes);
+	if (c->rate_bps < 0 || (c->rate_bps > 0 && c->test != ILAB_NETPERF_UDP_STREAM))
+		return BAD("a rate limit is modelled for UDP_STREAM only");
 	if (c->transactions && !is_rr(c))
 		return BAD("a count of transactions needs a request/response test");
 	if (c->irq_shift >= plat_cpu_count())
@@ -859,12 +904,21 @@ static void peer_side(struct np *n, struct ilab_netperf_result *res)
 	case ILAB_NETPERF_UDP_STREAM:
 		per_msg = c->rx_buffer_ns + ilab_netperf_copy_ns(c->send_bytes, c->copy_mbps);
 		cap = res->window_ns / per_msg;
-		for (unsigned i = 0; i < c->queues; i++)
-			res->remote_messages += n->q[i].messages < cap ? n->q[i].messages : cap;
 		nic_cap = (uint64_t)(c->rx_completions_mps * 1e-3 * (double)res->window_ns) /
-			  ilab_netperf_udp_packets(c->send_bytes);
-		if (c->rx_completions_mps > 0 && res->remote_messages > nic_cap)
-			res->remote_messages = nic_cap;
+			  ilab_netperf_udp_packets(c->send_bytes) / c->queues;
+		if (c->rx_completions_mps > 0 && nic_cap < cap)
+			cap = nic_cap; /* the NIC's completions, shared by the streams */
+		for (unsigned i = 0; i < c->queues; i++) {
+			struct np_queue *q = &n->q[i];
+			uint64_t got = q->messages < cap ? q->messages : cap;
+
+			res->remote_messages += got;
+			res->jitter_ns += q->jitter / c->queues;
+			if (c->streams)
+				c->streams[i] = (struct ilab_netperf_stream){
+					.messages = q->messages, .remote_messages = got,
+					.jitter_ns = q->jitter };
+		}
 		res->peer_busy_ns = res->remote_messages * per_msg;
 		res->remote_gbps = res->remote_messages * (double)c->send_bytes * 8 /
 				   (double)res->window_ns;

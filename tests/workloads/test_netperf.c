@@ -480,6 +480,36 @@ static void test_crr_and_a_count_of_transactions(void **state)
 	assert_true(crr.tps > 0.9e9 * 50 / (double)crr.window_ns);
 }
 
+/* iperf3 -b: a paced UDP stream sends rate x window of payload (to a datagram), an unpaced one
+ * as much as its CPU can; the peer takes what its stack can, and the streams' figures add up
+ * to the run's. */
+static void test_udp_paced_to_a_rate(void **state)
+{
+	struct ilab_netperf_cfg c = cfg(ILAB_NETPERF_UDP_STREAM, 2);
+	struct ilab_netperf_stream st[2];
+	struct ilab_netperf_result paced, free_run;
+	double want;
+
+	(void)state;
+	c.send_bytes = 1448;
+	c.rate_bps = 2e8;
+	c.streams = st;
+	run_ok(ILAB_NIC_ENV_STRICT, &c, &paced);
+	want = c.rate_bps * 1e-9 * (double)c.duration_ns / (1448 * 8.0); /* per stream */
+	for (unsigned i = 0; i < 2; i++) {
+		if (st[i].messages + 2 < want || st[i].messages > want + 2)
+			fail_msg("stream %u: %llu datagrams at 200 Mbit/s, want %.1f", i,
+				 (unsigned long long)st[i].messages, want);
+		assert_int_equal(st[i].remote_messages, st[i].messages); /* the peer keeps up */
+		assert_true(st[i].jitter_ns >= 0);
+	}
+	assert_int_equal(paced.messages, st[0].messages + st[1].messages);
+	c.rate_bps = 0;
+	run_ok(ILAB_NIC_ENV_STRICT, &c, &free_run);
+	assert_true(free_run.messages > 2 * paced.messages);
+	assert_true(free_run.remote_messages <= free_run.messages);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_udp_one_skb_per_packet),
 		cmocka_unit_test(test_tx_completions_on_the_irq_cpu),
 		cmocka_unit_test(test_crr_and_a_count_of_transactions),
+		cmocka_unit_test(test_udp_paced_to_a_rate),
 		cmocka_unit_test(test_scenario_netperf_modes),
 		cmocka_unit_test(test_scenario_without_a_nic_refused_at_load),
 	};
