@@ -8,6 +8,9 @@
 #include "cli.h"
 
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <strings.h>
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -20,6 +23,7 @@
 #include <iommulab/sim.h>
 
 #include "experiments/host_time.h"
+#include "netperf_omni.h"
 #include "workloads/nic_env.h"
 
 struct np_opts {
@@ -32,6 +36,13 @@ struct np_opts {
 	bool local_cpu, remote_cpu; /* -c, -C */
 	bool nodelay;               /* -D */
 	unsigned sndbuf, rcvbuf;    /* -s, -S: what getsockopt would give (Linux doubles) */
+	bool omni;                  /* -t OMNI: -d and -T choose the test */
+	int omni_dir;               /* -d: 0 send, 1 receive, 2 rr */
+	bool omni_udp;              /* -T udp */
+	bool omni_out;              /* -o, -O or -k: omni output, for any test */
+	enum np_omni_mode omni_mode;
+	const char *omni_spec;      /* its list, or NULL: the test's default */
+	struct np_omni_sel sel;
 	struct cli_trace_opt trace; /* --trace FILE and its limits (docs/trace.md) */
 };
 
@@ -113,13 +124,18 @@ static int parse_global(int opt, struct np_opts *o)
 
 	switch (opt) {
 	case 't':
+		o->omni = !strcasecmp(optarg, "OMNI");
+		if (o->omni)
+			return 0;
 		for (unsigned i = 0; i < NR_TESTS; i++)
 			if (!strcasecmp(optarg, test_names[i])) { /* netperf: strcasecmp too */
 				o->cfg.test = (enum ilab_netperf_test)i;
 				return 0;
 			}
-		return USAGE("-t must be TCP_STREAM, TCP_MAERTS, TCP_RR, TCP_CRR, UDP_STREAM or "
-			     "UDP_RR (OMNI is not supported), not '%s'", optarg);
+		return USAGE("-t must be TCP_STREAM, TCP_MAERTS, TCP_RR, TCP_CRR, UDP_STREAM, "
+			     "UDP_RR or OMNI, not '%s'", optarg);
+	case 'j': /* keep latency statistics: the model always does */
+		return 0;
 	case 'l':
 		if (optarg[0] == '-') {
 			if (cli_parse_count(optarg + 1, 1, 100000000, &v))
@@ -224,8 +240,41 @@ static int parse_test(int argc, char **argv, struct np_opts *o)
 	unsigned v;
 
 	optind = 0; /* glibc: start a new scan */
-	while ((opt = getopt(argc, argv, "+:m:r:s:S:M:D")) != -1) {
+	while ((opt = getopt(argc, argv, "+:m:r:s:S:M:Dd:T:oOk")) != -1) {
 		switch (opt) {
+		case 'o':
+		case 'O':
+		case 'k':
+			/* netperf: a list (or file) follows when the next word is no option */
+			o->omni_out = true;
+			o->omni_mode = opt == 'o' ? NP_OMNI_CSV : opt == 'O' ? NP_OMNI_HUMAN
+								  : NP_OMNI_KEYVAL;
+			o->omni_spec = NULL;
+			if (optind < argc && argv[optind][0] != '-')
+				o->omni_spec = argv[optind++];
+			if (o->omni_spec && !strcmp(o->omni_spec, "?"))
+				return USAGE("-%c ?: the list of selectors is in docs/netperf.md", opt);
+			break;
+		case 'd':
+			if (!strcasecmp(optarg, "send") || !strcasecmp(optarg, "xmit") ||
+			    !strcasecmp(optarg, "stream") || !strcasecmp(optarg, "transmit"))
+				o->omni_dir = 0;
+			else if (!strcasecmp(optarg, "recv") || !strcasecmp(optarg, "receive") ||
+				 !strcasecmp(optarg, "maerts"))
+				o->omni_dir = 1;
+			else if (!strcasecmp(optarg, "rr") || !strcasecmp(optarg, "send|recv"))
+				o->omni_dir = 2;
+			else
+				return USAGE("-d must be send, recv or rr, not '%s'", optarg);
+			break;
+		case 'T':
+			if (!strcasecmp(optarg, "tcp"))
+				o->omni_udp = false;
+			else if (!strcasecmp(optarg, "udp"))
+				o->omni_udp = true;
+			else
+				return USAGE("-T (after --) must be tcp or udp, not '%s'", optarg);
+			break;
 		case 's':
 			if (parse_sockbuf(optarg, &o->sndbuf))
 				return USAGE("-s must be a socket buffer size of 1 byte to 1G, not '%s'",
@@ -317,7 +366,7 @@ static int parse(int argc, char **argv, struct np_opts *o)
 	o->env.map_pages = true;
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+:t:l:H:P:cCh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:t:l:H:P:cCjh", opts, NULL)) != -1) {
 		if (opt == 'h' || opt == O_HELP) {
 			cli_print_command_help(cli_find_command("netperf"), stdout);
 			return -1;
@@ -334,6 +383,19 @@ static int parse(int argc, char **argv, struct np_opts *o)
 		ret = parse_test(argc - optind + 1, argv + optind - 1, o);
 		if (ret)
 			return ret;
+	}
+	if (o->omni) {
+		static const enum ilab_netperf_test t[2][3] = {
+			{ ILAB_NETPERF_STREAM, ILAB_NETPERF_MAERTS, ILAB_NETPERF_RR },
+			{ ILAB_NETPERF_UDP_STREAM, ILAB_NETPERF_MAERTS, ILAB_NETPERF_UDP_RR } };
+
+		if (o->omni_udp && o->omni_dir == 1)
+			return USAGE("-t OMNI -- -d recv -T udp: UDP receive is not modelled");
+		o->cfg.test = t[o->omni_udp][o->omni_dir];
+		o->omni_out = true; /* OMNI's own output (human, unless -o or -k) */
+	} else if (o->omni_dir || o->omni_udp) {
+		return USAGE("-d and -T (after --) are OMNI options; -t %s fixes them",
+			     test_names[o->cfg.test]);
 	}
 	if (o->m_set && rr_test(o->cfg.test))
 		return USAGE("-m is a stream tests' option; %s takes -r REQ,RSP",
@@ -408,15 +470,41 @@ static struct np_cpu_figs cpu_figs(const struct np_opts *o, const struct ilab_ne
 	return f;
 }
 
+/* The four socket buffers netperf reports: -s sets the local send and receive buffers, -S the
+ * remote's; otherwise Linux's defaults (TCP's tcp_wmem/tcp_rmem, UDP's wmem/rmem_default). */
+struct np_socks {
+	unsigned lss, lsr, rss, rsr;
+};
+
+static struct np_socks socks(const struct np_opts *o)
+{
+	bool udp = o->cfg.test == ILAB_NETPERF_UDP_STREAM || o->cfg.test == ILAB_NETPERF_UDP_RR;
+	unsigned snd = udp ? NETPERF_UDP_SOCKBUF : NETPERF_SNDBUF;
+	unsigned rcv = udp ? NETPERF_UDP_SOCKBUF : NETPERF_RCVBUF;
+
+	return (struct np_socks){ o->sndbuf ? o->sndbuf : snd, o->sndbuf ? o->sndbuf : rcv,
+				  o->rcvbuf ? o->rcvbuf : snd, o->rcvbuf ? o->rcvbuf : rcv };
+}
+
+static const char *direction_name(enum ilab_netperf_test t)
+{
+	return t == ILAB_NETPERF_MAERTS ? "Receive" : t == ILAB_NETPERF_CRR ? "Connect|Send|Recv"
+	       : rr_test(t) ? "Send|Recv" : "Send";
+}
+
 static void print_banner(const struct np_opts *o)
 {
 	const char *name = banner_names[o->cfg.test];
 
-	printf("MIGRATED %s TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to %s () port 0 AF_INET",
-	       name, o->host);
+	if (o->omni) /* send_omni: "OMNI <direction> TEST" */
+		printf("OMNI %s TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to %s () port 0 "
+		       "AF_INET", direction_name(o->cfg.test), o->host);
+	else
+		printf("MIGRATED %s TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to %s () port 0 "
+		       "AF_INET", name, o->host);
 	if (o->nodelay)
 		printf(" : nodelay");
-	if (strstr(name, "REQUEST/RESPONSE")) /* nettest_bsd.c: only these name it */
+	if (!o->omni && strstr(name, "REQUEST/RESPONSE")) /* nettest_bsd.c: only these name it */
 		printf(" : first burst 0");
 	printf("\n");
 }
@@ -426,8 +514,9 @@ static void print_stream(const struct np_opts *o, const struct ilab_netperf_resu
 {
 	const struct ilab_netperf_cfg *c = &o->cfg;
 	double secs = r->window_ns / 1e9;
-	unsigned rcv = o->rcvbuf ? o->rcvbuf : NETPERF_RCVBUF;
-	unsigned snd = o->sndbuf ? o->sndbuf : NETPERF_SNDBUF;
+	struct np_socks k = socks(o);
+	unsigned rcv = c->test == ILAB_NETPERF_MAERTS ? k.lsr : k.rsr;
+	unsigned snd = c->test == ILAB_NETPERF_MAERTS ? k.rss : k.lss;
 
 	if (cpu) {
 		if (o->headers)
@@ -458,8 +547,8 @@ static void print_udp_stream(const struct np_opts *o, const struct ilab_netperf_
 {
 	const struct ilab_netperf_cfg *c = &o->cfg;
 	double secs = r->window_ns / 1e9;
-	unsigned snd = o->sndbuf ? o->sndbuf : NETPERF_UDP_SOCKBUF;
-	unsigned rcv = o->rcvbuf ? o->rcvbuf : NETPERF_UDP_SOCKBUF;
+	struct np_socks k = socks(o);
+	unsigned snd = k.lss, rcv = k.rsr;
 	double local = r->messages * (double)c->send_bytes * 8 / (double)r->window_ns * 1e3;
 
 	if (cpu) {
@@ -493,9 +582,9 @@ static void print_rr(const struct np_opts *o, const struct ilab_netperf_result *
 {
 	const struct ilab_netperf_cfg *c = &o->cfg;
 	double secs = r->window_ns / 1e9;
-	bool udp = c->test == ILAB_NETPERF_UDP_RR, crr = c->test == ILAB_NETPERF_CRR;
-	unsigned snd = o->sndbuf ? o->sndbuf : udp ? NETPERF_UDP_SOCKBUF : NETPERF_SNDBUF;
-	unsigned rcv = o->rcvbuf ? o->rcvbuf : udp ? NETPERF_UDP_SOCKBUF : NETPERF_RCVBUF;
+	bool crr = c->test == ILAB_NETPERF_CRR;
+	struct np_socks k = socks(o);
+	unsigned snd = k.lss, rcv = k.lsr;
 
 	if (cpu) {
 		if (o->headers)
@@ -520,7 +609,138 @@ static void print_rr(const struct np_opts *o, const struct ilab_netperf_result *
 		printf("%-6u %-6u %-6u   %-6u  %-6.2f   %7.2f   \n", snd, rcv, c->req_bytes,
 		       c->rsp_bytes, secs, r->tps);
 	}
-	printf("%-6u %-6u\n", snd, rcv);
+	printf("%-6u %-6u\n", k.rss, k.rsr);
+}
+
+/* ---- omni output (netperf_omni.c): the figures of each selector ------------------------- */
+
+struct omni_ctx {
+	const struct np_opts *o;
+	const struct ilab_netperf_result *r; /* NULL while parsing: "is it measured?" */
+	struct np_cpu_figs f;
+	char buf[64];
+};
+
+static const char *fmt(struct omni_ctx *x, const char *f, ...)
+	__attribute__((format(printf, 2, 3)));
+static const char *fmt(struct omni_ctx *x, const char *f, ...)
+{
+	va_list ap;
+
+	if (!x->r)
+		return "";
+	va_start(ap, f);
+	vsnprintf(x->buf, sizeof(x->buf), f, ap);
+	va_end(ap);
+	return x->buf;
+}
+
+/* each selector's figure as netperf formats it; NULL: not measured in this test */
+static const char *omni_value(const char *name, void *arg)
+{
+	struct omni_ctx *x = arg;
+	const struct ilab_netperf_cfg *c = &x->o->cfg;
+	const struct ilab_netperf_result *r = x->r;
+	enum ilab_netperf_test t = c->test;
+	bool rr = rr_test(t), udp = t == ILAB_NETPERF_UDP_STREAM || t == ILAB_NETPERF_UDP_RR;
+	bool maerts = t == ILAB_NETPERF_MAERTS;
+	double secs = r ? r->window_ns / 1e9 : 1, local_mbps = 0, cpu = x->f.local_util;
+	struct np_socks k = socks(x->o);
+
+	if (r)
+		local_mbps = t == ILAB_NETPERF_UDP_STREAM
+				     ? r->messages * (double)c->send_bytes * 8 / (double)r->window_ns * 1e3
+				     : r->gbps * 1e3;
+#define IS(n) (!strcmp(name, n))
+	if (IS("PROTOCOL"))
+		return fmt(x, "%s", udp ? "UDP" : "TCP");
+	if (IS("DIRECTION"))
+		return fmt(x, "%s", direction_name(t));
+	if (IS("ELAPSED_TIME"))
+		return fmt(x, "%.2f", secs);
+	if (IS("THROUGHPUT"))
+		return rr ? fmt(x, "%.2f", r ? r->tps : 0) : fmt(x, "%.2f", local_mbps);
+	if (IS("THROUGHPUT_UNITS"))
+		return fmt(x, "%s/s", rr ? "Trans" : "10^6bits");
+	if (IS("LSS_SIZE_END"))
+		return fmt(x, "%u", k.lss);
+	if (IS("LSR_SIZE_END"))
+		return fmt(x, "%u", k.lsr);
+	if (IS("RSS_SIZE_END"))
+		return fmt(x, "%u", k.rss);
+	if (IS("RSR_SIZE_END"))
+		return fmt(x, "%u", k.rsr);
+	if (IS("TRANSPORT_MSS"))
+		return fmt(x, "%d", udp ? -1 : (int)ILAB_NETPERF_MSS);
+	if (IS("LOCAL_SEND_SIZE"))
+		return rr || maerts ? NULL : fmt(x, "%u", c->send_bytes);
+	if (IS("REMOTE_SEND_SIZE"))
+		return maerts ? fmt(x, "%u", c->send_bytes) : NULL;
+	if (IS("LOCAL_SEND_THROUGHPUT"))
+		return rr || maerts ? NULL : fmt(x, "%.2f", local_mbps);
+	if (IS("REMOTE_RECV_THROUGHPUT"))
+		return rr || maerts ? NULL : fmt(x, "%.2f", t == ILAB_NETPERF_UDP_STREAM && r
+							      ? r->remote_gbps * 1e3 : local_mbps);
+	if (IS("TRANSACTION_RATE")) /* a stream test's transaction is a send call */
+		return maerts ? NULL : rr ? fmt(x, "%.3f", r ? r->tps : 0)
+			: fmt(x, "%.3f", !r ? 0 : t == ILAB_NETPERF_UDP_STREAM
+					     ? r->messages / secs
+					     : r->bytes / (double)c->send_bytes / secs);
+	if (!strcmp(name + strlen(name) - (strlen(name) > 7 ? 7 : 0), "LATENCY") ||
+	    IS("REQUEST_SIZE") || IS("RESPONSE_SIZE")) {
+		if (!rr)
+			return NULL; /* a stream test's per-send latency is not modelled */
+		if (IS("REQUEST_SIZE"))
+			return fmt(x, "%u", c->req_bytes);
+		if (IS("RESPONSE_SIZE"))
+			return fmt(x, "%u", c->rsp_bytes);
+		if (IS("RT_LATENCY"))
+			return fmt(x, "%.3f", r && r->tps ? 1e6 * c->queues / r->tps : 0);
+		if (IS("MEAN_LATENCY"))
+			return fmt(x, "%.2f", r ? r->lat_mean_ns / 1e3 : 0);
+		if (!r)
+			return "";
+		return fmt(x, "%d", (int)((IS("MIN_LATENCY") ? r->lat_min_ns
+					   : IS("MAX_LATENCY") ? r->lat_max_ns
+					   : IS("P50_LATENCY") ? r->lat_p50_ns
+					   : IS("P90_LATENCY") ? r->lat_p90_ns : r->lat_p99_ns) / 1000));
+	}
+	if (IS("SD_UNITS"))
+		return fmt(x, "%s", rr ? "usec/Tran" : "usec/KB");
+	if (maerts) /* the receive model measures no CPU time */
+		return NULL;
+	if (IS("LOCAL_CPU_METHOD") || IS("REMOTE_CPU_METHOD"))
+		return fmt(x, "S");
+	if (!strncmp(name, "REMOTE_", 7))
+		cpu = x->f.remote_util;
+	if (IS("LOCAL_CPU_UTIL") || IS("REMOTE_CPU_UTIL") || strstr(name, "_PERCENT_SYSTEM"))
+		return fmt(x, "%.2f", cpu); /* the model's CPU work is the kernel's */
+	if (strstr(name, "_PERCENT_"))
+		return fmt(x, "%.2f", cpu < 0 ? -1.0 : 0.0);
+	if (IS("LOCAL_SD"))
+		return fmt(x, "%.3f", x->f.local_sd);
+	if (IS("REMOTE_SD"))
+		return fmt(x, "%.3f", x->f.remote_sd);
+#undef IS
+	return NULL;
+}
+
+/* -o/-O/-k and OMNI: the selection, or netperf's default list for the test */
+static int omni_selection(const struct np_opts *o, struct np_omni_sel *sel)
+{
+	struct omni_ctx x = { .o = o };
+	char err[300];
+
+	if (!o->omni_spec) {
+		np_omni_default(sel, rr_test(o->cfg.test) ? NP_OMNI_KIND_RR
+				: o->cfg.test == ILAB_NETPERF_MAERTS ? NP_OMNI_KIND_RECV
+								     : NP_OMNI_KIND_SEND,
+				o->local_cpu || o->remote_cpu);
+		return 0;
+	}
+	if (np_omni_parse(o->omni_spec, sel, omni_value, &x, err, sizeof(err)))
+		return USAGE("%s", err);
+	return 0;
 }
 
 /* netperf 2.7's migrated tests' output (src/nettest_omni.c send_tcp_stream, send_tcp_maerts,
@@ -536,15 +756,20 @@ static void print_text(const struct np_opts *o, const struct ilab_nic_env_info *
 
 	if (o->headers)
 		print_banner(o);
-	if (rr_test(c->test))
+	if (o->omni_out) {
+		struct omni_ctx x = { .o = o, .r = r, .f = f };
+
+		np_omni_print(o->omni_mode, o->headers, &o->sel, omni_value, &x);
+	} else if (rr_test(c->test))
 		print_rr(o, r, &f, cpu);
 	else if (c->test == ILAB_NETPERF_UDP_STREAM)
 		print_udp_stream(o, r, &f, cpu);
 	else
 		print_stream(o, r, &f, cpu);
-	if (!o->headers)
+	if (!o->headers || (o->omni_out && o->omni_mode != NP_OMNI_HUMAN))
 		return;
-	/* iommulab's own lines, after netperf's (not with -P 0, whose users parse lines) */
+	/* iommulab's own lines, after netperf's (not with -P 0, -o or -k, whose users parse
+	 * lines) */
 	printf("\niommulab: simulated time, %s to %s (node %d, iommu unit %u), iommu=%s, %u "
 	       "queue%s, profile %s, seed %llu\n", test_names[c->test], in->device, in->node,
 	       in->iommu, mode_name(o->env.mode), c->queues, c->queues == 1 ? "" : "s",
@@ -669,6 +894,11 @@ int cmd_netperf(int argc, char **argv)
 
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
+	if (o.omni_out) {
+		ret = omni_selection(&o, &o.sel);
+		if (ret)
+			return ret;
+	}
 	if (o.cfg.transactions) {
 		ret = transactions_bound(&o, err, sizeof(err));
 		if (ret)

@@ -82,7 +82,7 @@ static const struct cli_command commands[] = {
 	  "  --no-plot         no correlator plot\n"
 	  "  -v, --verbose     a line per evaluation on stderr\n"
 	  "  -h, --help        show this help\n" },
-	{ "netperf", cmd_netperf, "netperf [-H HOST] [-t TCP_STREAM|TCP_MAERTS|TCP_RR|TCP_CRR|UDP_STREAM|UDP_RR] [-l SECONDS|-N] [-P 0|1] [-c] [-C] [--iommu-mode=strict|lazy|passthrough] [--queues=N] [--channels=N] [--irq-shift=K] [--profile=NAME|FILE] [--seed=N] [--json] [--trace FILE [--trace-limit-us N] [--trace-limit-mb M]] [-- -m SIZE | -r REQ,RSP] [-s SIZE] [-S SIZE] [-D] [-M SIZE]",
+	{ "netperf", cmd_netperf, "netperf [-H HOST] [-t TCP_STREAM|TCP_MAERTS|TCP_RR|TCP_CRR|UDP_STREAM|UDP_RR|OMNI] [-l SECONDS|-N] [-P 0|1] [-c] [-C] [-j] [--iommu-mode=strict|lazy|passthrough] [--queues=N] [--channels=N] [--irq-shift=K] [--profile=NAME|FILE] [--seed=N] [--json] [--trace FILE [--trace-limit-us N] [--trace-limit-mb M]] [-- -m SIZE | -r REQ,RSP] [-s SIZE] [-S SIZE] [-D] [-M SIZE] [-o|-O|-k [LIST]] [-d send|recv|rr] [-T tcp|udp]",
 	  "run netperf's TCP and UDP tests on the machine's NIC in the simulator (docs/netperf.md)",
 	  "  -t TEST            TCP_STREAM, UDP_STREAM (this host sends), TCP_MAERTS (it\n"
 	  "                     receives), TCP_RR, UDP_RR, TCP_CRR (request/response) (TCP_STREAM)\n"
@@ -104,7 +104,10 @@ static const struct cli_command commands[] = {
 	  "  -r REQ[,RSP]       request/response bytes, at most 65160, UDP_RR 1472 (1,1)\n"
 	  "  -s, -S SIZE        socket buffers, printed as Linux's getsockopt gives them\n"
 	  "  -D                 no delay (the model sends each write at once anyway)\n"
-	  "  -M SIZE            the peer's receive size (no effect: not modelled)\n" },
+	  "  -M SIZE            the peer's receive size (no effect: not modelled)\n"
+	  "  -o, -O, -k [LIST]  omni output: CSV, human or NAME=value of LIST (THROUGHPUT,\n"
+	  "                     MEAN_LATENCY,P99_LATENCY...; docs/netperf.md)\n"
+	  "  -d DIR, -T PROTO   OMNI: send, recv or rr; tcp or udp\n" },
 	{ "iperf3", cmd_iperf3, "iperf3 -c HOST [-p PORT] [-t SECONDS] [-P N] [-l LEN] [-R | -u [-b RATE]] [-i SECONDS] [-O SECONDS] [-J] [--iommu-mode=strict|lazy|passthrough] [--profile=NAME|FILE] [--seed=N] [--trace FILE [--trace-limit-us N] [--trace-limit-mb M]]",
 	  "run iperf3's TCP or UDP client on the machine's NIC in the simulator (docs/iperf3.md)",
 	  "  -c HOST            the simulated server's name (nothing is sent)\n"

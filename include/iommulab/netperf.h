@@ -118,7 +118,7 @@ struct ilab_netperf_result {
 	double gbps;               /* bytes x 8 / window */
 	uint64_t transactions;     /* RR: completed within the window */
 	double tps;
-	uint64_t lat_p50_ns, lat_p99_ns, lat_min_ns, lat_max_ns; /* RR; percentiles by fio's rule on
+	uint64_t lat_p50_ns, lat_p99_ns, lat_min_ns, lat_max_ns, lat_p90_ns; /* RR; percentiles by fio's rule on
 							   * lat_hist.h's histogram */
 	double lat_mean_ns;
 	uint64_t skbs, segments;   /* sent within the window */

@@ -978,6 +978,7 @@ static int collect(struct np *n, struct ilab_netperf_result *res, char *err, siz
 		res->lat_mean_ns = ilab_lat_hist_mean(all);
 		res->lat_p50_ns = ilab_lat_hist_percentile(all, 50);
 		res->lat_p99_ns = ilab_lat_hist_percentile(all, 99);
+		res->lat_p90_ns = ilab_lat_hist_percentile(all, 90);
 	}
 	free(all);
 	return 0;

@@ -16,8 +16,6 @@ check_usage() { # want-substring args...: must exit 2 with that message on stder
 		bad "netperf $*: '$out' does not say '$want'"
 	fi
 }
-check_usage "-t must be TCP_STREAM, TCP_MAERTS, TCP_RR, TCP_CRR, UDP_STREAM or UDP_RR (OMNI is not supported), not 'OMNI'" -t OMNI
-check_usage "-t must be TCP_STREAM, TCP_MAERTS, TCP_RR, TCP_CRR, UDP_STREAM or UDP_RR" -t SCTP_STREAM
 check_usage "-l must be a test length in seconds" -l 0
 # below 100 us a window holds no transaction: refused, not a throughput of 0.00
 check_usage "-l must be a test length in seconds, at least 0.0001" -l 1e-9
@@ -180,6 +178,36 @@ printf '%s\n' "$out" | grep -qxF 'bytes  bytes  bytes   bytes  secs.   per sec  
 out=$("$BIN" netperf -t TCP_CRR -l -40 --queues 2) || bad "TCP_CRR -l -40: rc $?"
 printf '%s\n' "$out" | grep -q '^iommulab: latency p50 [0-9.]* us, p99 [0-9.]* us, 80 transactions$' ||
 	bad "TCP_CRR -l -40 --queues 2: not 80 transactions: '$out'"
+# OMNI and the output selectors (nettest_omni.c: set_output_elt's header lines, print_omni_csv,
+# print_omni_keyword, print_omni_human, set_output_list_by_test's default lists)
+check_usage "-t must be TCP_STREAM, TCP_MAERTS, TCP_RR, TCP_CRR, UDP_STREAM, UDP_RR or OMNI, not 'SCTP_RR'" -t SCTP_RR
+check_usage "output selector 'P50_LATENCY' is not measured in this test" -- -o P50_LATENCY
+check_usage "output selector 'STDDEV_LATENCY' is not supported" -t TCP_RR -- -o THROUGHPUT,STDDEV_LATENCY
+check_usage "'sel.txt': a file of output selections is not supported" -- -k sel.txt
+check_usage "-d must be send, recv or rr, not 'up'" -t OMNI -- -d up
+check_usage "-T (after --) must be tcp or udp, not 'sctp'" -t OMNI -- -T sctp
+check_usage "-d and -T (after --) are OMNI options" -t TCP_RR -- -d rr
+check_usage "-t OMNI -- -d recv -T udp: UDP receive is not modelled" -t OMNI -- -d recv -T udp
+out=$("$BIN" netperf -H peer -t TCP_RR -l 0.001 -- -o THROUGHPUT,THROUGHPUT_UNITS,MEAN_LATENCY,P50_LATENCY,P90_LATENCY,P99_LATENCY,TRANSACTION_RATE,LOCAL_CPU_UTIL) ||
+	bad "TCP_RR -o: rc $?"
+want_lines "TCP_RR -o" "$out" 'MIGRATED TCP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET : first burst 0
+Throughput,Throughput Units,Mean Latency Microseconds,50th Percentile Latency Microseconds,90th Percentile Latency Microseconds,99th Percentile Latency Microseconds,Transaction Rate Tran/s,Local CPU Util %'
+[ "$(printf '%s\n' "$out" | wc -l)" = 3 ] || bad "TCP_RR -o: not the banner, the header and the values: '$out'"
+printf '%s\n' "$out" | sed -n 3p | grep -Eq '^[0-9]+\.[0-9]{2},Trans/s,[0-9]+\.[0-9]{2},[0-9]+,[0-9]+,[0-9]+,[0-9]+\.[0-9]{3},-1\.00$' ||
+	bad "TCP_RR -o values: '$out'"
+out=$("$BIN" netperf -t TCP_RR -l 0.001 -P 0 -c -- -k THROUGHPUT,P99_LATENCY,LOCAL_CPU_UTIL) || bad "-k: rc $?"
+printf '%s\n' "$out" | awk -F= 'NR == 1 && $1 == "THROUGHPUT" {a = 1} NR == 2 && $1 == "P99_LATENCY" && $2 ~ /^[0-9]+$/ {b = 1}
+	NR == 3 && $1 == "LOCAL_CPU_UTIL" && $2 > 0 {c = 1} END {exit !(a && b && c && NR == 3)}' || bad "-k: '$out'"
+out=$("$BIN" netperf -H peer -t OMNI -l 0.001 -- -d send -m 64K) || bad "OMNI: rc $?"
+want_lines "OMNI -d send" "$out" 'OMNI Send TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET
+Local       Remote      Local  Elapsed Throughput Throughput  
+Send Socket Recv Socket Send   Time               Units       
+Size        Size        Size   (sec)                          
+Final       Final                                             '
+printf '%s\n' "$out" | grep -Eq '^16384       131072      65536  0\.00    [0-9]+\.[0-9]{2} +10\^6bits/s  $' ||
+	bad "OMNI -d send values: '$out'"
+out=$("$BIN" netperf -t OMNI -l 0.001 -P 0 -- -d rr -T udp -o PROTOCOL,DIRECTION,REQUEST_SIZE,THROUGHPUT_UNITS) || bad "OMNI rr udp: rc $?"
+[ "$out" = 'UDP,Send|Recv,1,Trans/s' ] || bad "OMNI -d rr -T udp -o: '$out'"
 # the TX completions line: moved interrupts put every unmap on another CPU
 out=$("$BIN" netperf -t UDP_STREAM -l 0.001 --queues 2 --irq-shift 40 -- -m 64) || bad "--irq-shift run: rc $?"
 printf '%s\n' "$out" | grep -Eq '^iommulab: TX completions: [1-9][0-9]* of [0-9]+ unmaps on another CPU than their map.s \(channels from the profile, irq shift 40\), 4 CPUs did the work$' ||
