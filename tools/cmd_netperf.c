@@ -23,6 +23,7 @@
 #include <iommulab/sim.h>
 
 #include "experiments/host_time.h"
+#include "netperf_confid.h"
 #include "netperf_omni.h"
 #include "workloads/nic_env.h"
 
@@ -43,6 +44,9 @@ struct np_opts {
 	enum np_omni_mode omni_mode;
 	const char *omni_spec;      /* its list, or NULL: the test's default */
 	struct np_omni_sel sel;
+	struct np_confid conf;      /* -i, -I */
+	bool cpu_mean;              /* the CPU figures below are the runs' means */
+	double mean_lcpu, mean_rcpu, mean_lsd, mean_rsd;
 	struct cli_trace_opt trace; /* --trace FILE and its limits (docs/trace.md) */
 };
 
@@ -136,6 +140,15 @@ static int parse_global(int opt, struct np_opts *o)
 			     "UDP_RR or OMNI, not '%s'", optarg);
 	case 'j': /* keep latency statistics: the model always does */
 		return 0;
+	case 'i':
+	case 'I': {
+		char err[200];
+
+		if ((opt == 'i' ? np_confid_parse_i : np_confid_parse_I)(&o->conf, optarg, err,
+									  sizeof(err)))
+			return USAGE("%s", err);
+		return 0;
+	}
 	case 'l':
 		if (optarg[0] == '-') {
 			if (cli_parse_count(optarg + 1, 1, 100000000, &v))
@@ -366,7 +379,7 @@ static int parse(int argc, char **argv, struct np_opts *o)
 	o->env.map_pages = true;
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+:t:l:H:P:cCjh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:t:l:H:P:cCji:I:h", opts, NULL)) != -1) {
 		if (opt == 'h' || opt == O_HELP) {
 			cli_print_command_help(cli_find_command("netperf"), stdout);
 			return -1;
@@ -451,6 +464,9 @@ static struct np_cpu_figs cpu_figs(const struct np_opts *o, const struct ilab_ne
 {
 	struct np_cpu_figs f = { -1, -1, -1, -1 };
 	bool rr = rr_test(o->cfg.test);
+
+	if (o->cpu_mean)
+		return (struct np_cpu_figs){ o->mean_lcpu, o->mean_rcpu, o->mean_lsd, o->mean_rsd };
 	double per = rr ? (double)r->transactions : r->bytes / 1024.0;
 	double win_us = r->window_ns / 1e3;
 
@@ -502,6 +518,8 @@ static void print_banner(const struct np_opts *o)
 	else
 		printf("MIGRATED %s TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to %s () port 0 "
 		       "AF_INET", name, o->host);
+	if (np_confid_on(&o->conf)) /* print_top_test_header: the half width, the level */
+		printf(" : +/-%.3f%% @ %2d%% conf. ", o->conf.interval / 0.02, o->conf.level);
 	if (o->nodelay)
 		printf(" : nodelay");
 	if (!o->omni && strstr(name, "REQUEST/RESPONSE")) /* nettest_bsd.c: only these name it */
@@ -756,6 +774,17 @@ static void print_text(const struct np_opts *o, const struct ilab_nic_env_info *
 
 	if (o->headers)
 		print_banner(o);
+	if (np_confid_on(&o->conf) && np_confid_confidence(&o->conf) < 0) /* display_confidence */
+		printf("!!! WARNING\n"
+		       "!!! Desired confidence was not achieved within the specified iterations.\n"
+		       "!!! This implies that there was variability in the test environment that\n"
+		       "!!! must be investigated before going further.\n"
+		       "!!! Confidence intervals: Throughput      : %4.3f%%\n"
+		       "!!!                       Local CPU util  : %4.3f%%\n"
+		       "!!!                       Remote CPU util : %4.3f%%\n\n",
+		       100.0 * (o->conf.interval - np_confid_margin(&o->conf, NP_CONF_RESULT)),
+		       100.0 * (o->conf.interval - np_confid_margin(&o->conf, NP_CONF_LCPU)),
+		       100.0 * (o->conf.interval - np_confid_margin(&o->conf, NP_CONF_RCPU)));
 	if (o->omni_out) {
 		struct omni_ctx x = { .o = o, .r = r, .f = f };
 
@@ -774,6 +803,13 @@ static void print_text(const struct np_opts *o, const struct ilab_nic_env_info *
 	       "queue%s, profile %s, seed %llu\n", test_names[c->test], in->device, in->node,
 	       in->iommu, mode_name(o->env.mode), c->queues, c->queues == 1 ? "" : "s",
 	       in->profile, (unsigned long long)o->env.seed);
+	if (np_confid_on(&o->conf))
+		printf("iommulab: %u runs (seeds %llu to %llu), the figures their means; the "
+		       "result's %d%% confidence interval %.3f%% of the mean wide, %.3f%% wanted\n",
+		       o->conf.n, (unsigned long long)o->env.seed,
+		       (unsigned long long)(o->env.seed + o->conf.n - 1), o->conf.level,
+		       100.0 * (o->conf.interval - np_confid_margin(&o->conf, NP_CONF_RESULT)),
+		       100.0 * o->conf.interval);
 	if (rr_test(c->test))
 		printf("iommulab: latency p50 %.2f us, p99 %.2f us, %llu transactions\n",
 		       r->lat_p50_ns / 1e3, r->lat_p99_ns / 1e3,
@@ -852,6 +888,71 @@ int cli_netperf_check_time(const char *cmd, const struct ilab_netperf_cfg *cfg,
 	return 0;
 }
 
+/* One run's figures for the confidence intervals: the result netperf prints (throughput or
+ * transaction rate), the CPU utilisations and service demands, the elapsed time. */
+static void conf_figures(const struct np_opts *o, const struct ilab_netperf_result *r,
+			 double v[NP_CONF_N])
+{
+	struct np_cpu_figs f = cpu_figs(o, r);
+
+	v[NP_CONF_RESULT] = rr_test(o->cfg.test) ? r->tps
+			    : o->cfg.test == ILAB_NETPERF_UDP_STREAM
+				    ? r->messages * (double)o->cfg.send_bytes * 8 / (double)r->window_ns
+				    : r->gbps;
+	v[NP_CONF_LCPU] = f.local_util;
+	v[NP_CONF_RCPU] = f.remote_util;
+	v[NP_CONF_LSD] = f.local_sd;
+	v[NP_CONF_RSD] = f.remote_sd;
+	v[NP_CONF_TIME] = r->window_ns / 1e9;
+}
+
+/* -i/-I: the first run is in *res; run again with the next seeds while netperf would, and
+ * leave in *res and o the runs' means (the figures netperf prints). */
+static int confidence_runs(struct np_opts *o, struct ilab_netperf_result *res, char *err,
+			   size_t errlen)
+{
+	struct ilab_nic_env env = o->env;
+	struct ilab_netperf_result r = *res;
+	double v[NP_CONF_N], gbps = 0, tps = 0, rgbps = 0, msgs = 0, rmsgs = 0, lat[6] = { 0 };
+	int ret = 0;
+
+	for (;;) {
+		conf_figures(o, &r, v);
+		np_confid_add(&o->conf, v);
+		gbps += r.gbps, tps += r.tps, rgbps += r.remote_gbps;
+		msgs += (double)r.messages, rmsgs += (double)r.remote_messages;
+		lat[0] += r.lat_mean_ns, lat[1] += (double)r.lat_min_ns;
+		lat[2] += (double)r.lat_max_ns, lat[3] += (double)r.lat_p50_ns;
+		lat[4] += (double)r.lat_p90_ns, lat[5] += (double)r.lat_p99_ns;
+		if (!np_confid_again(&o->conf))
+			break;
+		env.seed++;
+		ret = ilab_netperf_env_run(&env, &o->cfg, &r, NULL, NULL, err, errlen);
+		if (ret)
+			return ret;
+	}
+	{
+		double n = o->conf.n;
+
+		res->gbps = gbps / n, res->tps = tps / n, res->remote_gbps = rgbps / n;
+		res->messages = (uint64_t)(msgs / n + 0.5);
+		res->remote_messages = (uint64_t)(rmsgs / n + 0.5);
+		res->lat_mean_ns = lat[0] / n;
+		res->lat_min_ns = (uint64_t)(lat[1] / n + 0.5);
+		res->lat_max_ns = (uint64_t)(lat[2] / n + 0.5);
+		res->lat_p50_ns = (uint64_t)(lat[3] / n + 0.5);
+		res->lat_p90_ns = (uint64_t)(lat[4] / n + 0.5);
+		res->lat_p99_ns = (uint64_t)(lat[5] / n + 0.5);
+		res->window_ns = (uint64_t)(np_confid_mean(&o->conf, NP_CONF_TIME) * 1e9 + 0.5);
+	}
+	o->mean_lcpu = np_confid_mean(&o->conf, NP_CONF_LCPU);
+	o->mean_rcpu = np_confid_mean(&o->conf, NP_CONF_RCPU);
+	o->mean_lsd = np_confid_mean(&o->conf, NP_CONF_LSD);
+	o->mean_rsd = np_confid_mean(&o->conf, NP_CONF_RSD);
+	o->cpu_mean = true;
+	return 0;
+}
+
 /* -l -N: the simulated time the run may take, NETPERF_TRANS_BOUND times the least N
  * transactions take on the profile's path (no IOMMU), so that the host-time estimate can
  * bound it before anything runs. */
@@ -918,6 +1019,8 @@ int cmd_netperf(int argc, char **argv)
 	cli_progress_start(&progress, "netperf", estimate_s, sim_ns);
 	ret = ilab_netperf_env_run(&o.env, &o.cfg, &res, o.json ? &stats : NULL, &info, err,
 				   sizeof(err));
+	if (!ret && np_confid_on(&o.conf))
+		ret = confidence_runs(&o, &res, err, sizeof(err));
 	cli_progress_end(&progress);
 	if (trace && cli_trace_close("netperf", &o.trace, trace) && !ret) {
 		free(stats);

@@ -82,7 +82,7 @@ static const struct cli_command commands[] = {
 	  "  --no-plot         no correlator plot\n"
 	  "  -v, --verbose     a line per evaluation on stderr\n"
 	  "  -h, --help        show this help\n" },
-	{ "netperf", cmd_netperf, "netperf [-H HOST] [-t TCP_STREAM|TCP_MAERTS|TCP_RR|TCP_CRR|UDP_STREAM|UDP_RR|OMNI] [-l SECONDS|-N] [-P 0|1] [-c] [-C] [-j] [--iommu-mode=strict|lazy|passthrough] [--queues=N] [--channels=N] [--irq-shift=K] [--profile=NAME|FILE] [--seed=N] [--json] [--trace FILE [--trace-limit-us N] [--trace-limit-mb M]] [-- -m SIZE | -r REQ,RSP] [-s SIZE] [-S SIZE] [-D] [-M SIZE] [-o|-O|-k [LIST]] [-d send|recv|rr] [-T tcp|udp]",
+	{ "netperf", cmd_netperf, "netperf [-H HOST] [-t TCP_STREAM|TCP_MAERTS|TCP_RR|TCP_CRR|UDP_STREAM|UDP_RR|OMNI] [-l SECONDS|-N] [-P 0|1] [-c] [-C] [-j] [-i MAX[,MIN]] [-I LEVEL[,WIDTH]] [--iommu-mode=strict|lazy|passthrough] [--queues=N] [--channels=N] [--irq-shift=K] [--profile=NAME|FILE] [--seed=N] [--json] [--trace FILE [--trace-limit-us N] [--trace-limit-mb M]] [-- -m SIZE | -r REQ,RSP] [-s SIZE] [-S SIZE] [-D] [-M SIZE] [-o|-O|-k [LIST]] [-d send|recv|rr] [-T tcp|udp]",
 	  "run netperf's TCP and UDP tests on the machine's NIC in the simulator (docs/netperf.md)",
 	  "  -t TEST            TCP_STREAM, UDP_STREAM (this host sends), TCP_MAERTS (it\n"
 	  "                     receives), TCP_RR, UDP_RR, TCP_CRR (request/response) (TCP_STREAM)\n"
@@ -91,6 +91,7 @@ static const struct cli_command commands[] = {
 	  "                     -N: N transactions per stream (request/response tests)\n"
 	  "  -P 0|1             0: netperf's data lines only, no banner or headers (1)\n"
 	  "  -c, -C             local and remote CPU utilisation and service demand\n"
+	  "  -i MAX[,MIN], -I LEVEL[,WIDTH]  confidence intervals from seeded repeats\n"
 	  "  --iommu-mode=M     strict, lazy or passthrough (strict)\n"
 	  "  --queues=N         streams, one NIC queue pair and CPU each (1; at most 256)\n"
 	  "  --channels=N       the NIC's channels (the profile's nic.queues)\n"

@@ -208,6 +208,17 @@ printf '%s\n' "$out" | grep -Eq '^16384       131072      65536  0\.00    [0-9]+
 	bad "OMNI -d send values: '$out'"
 out=$("$BIN" netperf -t OMNI -l 0.001 -P 0 -- -d rr -T udp -o PROTOCOL,DIRECTION,REQUEST_SIZE,THROUGHPUT_UNITS) || bad "OMNI rr udp: rc $?"
 [ "$out" = 'UDP,Send|Recv,1,Trans/s' ] || bad "OMNI -d rr -T udp -o: '$out'"
+# -i/-I: seeded repeats until the result's confidence interval is narrow enough (netperf's
+# rules: at least 3 runs, at most 30; -I alone 3 to 10); the banner says what was asked
+check_usage "-I must be LEVEL[,WIDTH]: a level of 95 or 99" -I 90
+check_usage "-i must be MAX[,MIN] iterations, not 'x'" -i x
+out=$("$BIN" netperf -H peer -t TCP_RR -l 0.001 -i 10,3 -I 95,1) || bad "-i -I: rc $?"
+printf '%s\n' "$out" | head -1 | grep -qxF 'MIGRATED TCP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET : +/-0.500% @ 95% conf.  : first burst 0' ||
+	bad "-i -I banner: '$out'"
+printf '%s\n' "$out" | grep -q '^iommulab: 3 runs (seeds 1 to 3), the figures their means; the result.s 95% confidence interval 0\.000% of the mean wide, 1\.000% wanted$' ||
+	bad "-i 10,3: not 3 runs: '$out'"
+out=$("$BIN" netperf -t TCP_STREAM -l 0.001 -i 1 --seed 7) || bad "-i 1: rc $?"
+printf '%s\n' "$out" | grep -q '^iommulab: 3 runs (seeds 7 to 9)' || bad "-i 1 is at least 3 runs: '$out'"
 # the TX completions line: moved interrupts put every unmap on another CPU
 out=$("$BIN" netperf -t UDP_STREAM -l 0.001 --queues 2 --irq-shift 40 -- -m 64) || bad "--irq-shift run: rc $?"
 printf '%s\n' "$out" | grep -Eq '^iommulab: TX completions: [1-9][0-9]* of [0-9]+ unmaps on another CPU than their map.s \(channels from the profile, irq shift 40\), 4 CPUs did the work$' ||
