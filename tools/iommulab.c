@@ -82,30 +82,43 @@ static const struct cli_command commands[] = {
 	  "  --no-plot         no correlator plot\n"
 	  "  -v, --verbose     a line per evaluation on stderr\n"
 	  "  -h, --help        show this help\n" },
-	{ "netperf", cmd_netperf, "netperf [-H HOST] [-t TCP_STREAM|TCP_MAERTS|TCP_RR] [-l SECONDS] [-P 0|1] [--iommu-mode=strict|lazy|passthrough] [--queues=N] [--profile=NAME|FILE] [--seed=N] [--json] [--trace FILE [--trace-limit-us N] [--trace-limit-mb M]] [-- -m SIZE | -r REQ,RSP]",
-	  "run netperf's TCP tests on the machine's NIC in the simulator (docs/netperf.md)",
-	  "  -t TEST            TCP_STREAM (this host sends), TCP_MAERTS (it receives) or\n"
-	  "                     TCP_RR (request/response latency) (TCP_STREAM)\n"
+	{ "netperf", cmd_netperf, "netperf [-H HOST] [-t TCP_STREAM|TCP_MAERTS|TCP_RR|TCP_CRR|UDP_STREAM|UDP_RR|OMNI] [-l SECONDS|-N] [-P 0|1] [-c] [-C] [-j] [-i MAX[,MIN]] [-I LEVEL[,WIDTH]] [--iommu-mode=strict|lazy|passthrough] [--queues=N] [--channels=N] [--irq-shift=K] [--profile=NAME|FILE] [--seed=N] [--json] [--trace FILE [--trace-limit-us N] [--trace-limit-mb M]] [-- -m SIZE | -r REQ,RSP] [-s SIZE] [-S SIZE] [-D] [-M SIZE] [-o|-O|-k [LIST]] [-d send|recv|rr] [-T tcp|udp]",
+	  "run netperf's TCP and UDP tests on the machine's NIC in the simulator (docs/netperf.md)",
+	  "  -t TEST            TCP_STREAM, UDP_STREAM (this host sends), TCP_MAERTS (it\n"
+	  "                     receives), TCP_RR, UDP_RR, TCP_CRR (request/response) (TCP_STREAM)\n"
 	  "  -H HOST            the simulated peer's name, in the banner (localhost)\n"
-	  "  -l SECONDS         simulated time measured, from 0.0001 (0.02), after 200 us\n"
+	  "  -l SECONDS|-N      simulated time measured, from 0.0001 (0.02), after 200 us;\n"
+	  "                     -N: N transactions per stream (request/response tests)\n"
 	  "  -P 0|1             0: netperf's data lines only, no banner or headers (1)\n"
+	  "  -c, -C             local and remote CPU utilisation and service demand\n"
+	  "  -i MAX[,MIN], -I LEVEL[,WIDTH]  confidence intervals from seeded repeats\n"
 	  "  --iommu-mode=M     strict, lazy or passthrough (strict)\n"
 	  "  --queues=N         streams, one NIC queue pair and CPU each (1; at most 256)\n"
+	  "  --channels=N       the NIC's channels (the profile's nic.queues)\n"
+	  "  --irq-shift=K      each channel's interrupt K CPUs on (0)\n"
 	  "  --profile=P        machine profile with a NIC and the nic: netperf keys (kunpeng920)\n"
 	  "  --seed=N           simulator seed, 1 to 2^53 (1)\n"
 	  "  --json             print JSON, with the simulator's statistics\n"
 	  "  -h, --help         show this help\n"
 	  "  test options, after --:\n"
-	  "  -m SIZE            TCP_STREAM/TCP_MAERTS: bytes per send: 64, 16K, 64K (16K)\n"
-	  "  -r REQ[,RSP]       TCP_RR: request and response bytes, at most 65160 (1,1)\n" },
-	{ "iperf3", cmd_iperf3, "iperf3 -c HOST [-p PORT] [-t SECONDS] [-P N] [-l LEN] [-R] [-i SECONDS] [-O SECONDS] [-J] [--iommu-mode=strict|lazy|passthrough] [--profile=NAME|FILE] [--seed=N] [--trace FILE [--trace-limit-us N] [--trace-limit-mb M]]",
-	  "run iperf3's TCP client on the machine's NIC in the simulator (docs/iperf3.md)",
+	  "  -m SIZE            stream tests: bytes per send: 64, 16K, 64K (16K; UDP 65507)\n"
+	  "  -r REQ[,RSP]       request/response bytes, at most 65160, UDP_RR 1472 (1,1)\n"
+	  "  -s, -S SIZE        socket buffers, printed as Linux's getsockopt gives them\n"
+	  "  -D                 no delay (the model sends each write at once anyway)\n"
+	  "  -M SIZE            the peer's receive size (no effect: not modelled)\n"
+	  "  -o, -O, -k [LIST]  omni output: CSV, human or NAME=value of LIST (THROUGHPUT,\n"
+	  "                     MEAN_LATENCY,P99_LATENCY...; docs/netperf.md)\n"
+	  "  -d DIR, -T PROTO   OMNI: send, recv or rr; tcp or udp\n" },
+	{ "iperf3", cmd_iperf3, "iperf3 -c HOST [-p PORT] [-t SECONDS] [-P N] [-l LEN] [-R | -u [-b RATE]] [-i SECONDS] [-O SECONDS] [-J] [--iommu-mode=strict|lazy|passthrough] [--profile=NAME|FILE] [--seed=N] [--trace FILE [--trace-limit-us N] [--trace-limit-mb M]]",
+	  "run iperf3's TCP or UDP client on the machine's NIC in the simulator (docs/iperf3.md)",
 	  "  -c HOST            the simulated server's name (nothing is sent)\n"
 	  "  -p PORT            its port, in the output (5201)\n"
 	  "  -t SECONDS         simulated time (10)\n"
 	  "  -P N               parallel streams, one NIC queue pair and CPU each (1; at most 128)\n"
 	  "  -l LEN             bytes per write: 64, 16K, 128K, up to 1M (128K)\n"
 	  "  -R                 reverse: the server sends, this host receives\n"
+	  "  -u                 UDP datagrams of -l bytes (1448), paced to -b\n"
+	  "  -b RATE            with -u: bits/s per stream, K/M/G by 1000 (1M; 0: no limit)\n"
 	  "  -i SECONDS         interval reports (1; 0: none)\n"
 	  "  -O SECONDS         omit the first seconds (0)\n"
 	  "  -J                 iperf3's JSON\n"

@@ -72,6 +72,8 @@ struct ilab_profile_nic {
 	uint64_t nic_tx_ns;          /* doorbell to the first bit on the wire */
 	uint64_t nic_rx_ns;          /* last bit in to the completion written */
 	uint64_t wire_ns;            /* one way, cable and switch, to the peer */
+	uint64_t queues;             /* channels (TX/RX queue pairs with their own MSI-X vector)
+				      * the driver creates; 0: one per CPU */
 };
 
 /* The machine's NVMe drive and the block stack that drives it (profile "nvme:" section,

@@ -151,7 +151,7 @@ static const struct ilab_workload_metric fio_metrics[] = {
  * case's mechanisms: mode). test is netperf's -t as a code. The NIC's, the wire's and the
  * stacks' constants are the profile's nic: section. */
 static const struct ilab_workload_param netperf_params[] = {
-	{ "test", 0, 0, 2, true, "netperf -t: 0 TCP_STREAM (send), 1 TCP_MAERTS (receive), 2 TCP_RR", false },
+	{ "test", 0, 0, 5, true, "netperf -t: 0 TCP_STREAM (send), 1 TCP_MAERTS (receive), 2 TCP_RR, 3 UDP_STREAM, 4 UDP_RR, 5 TCP_CRR", false },
 	{ "queues", 1, 1, ILAB_NETPERF_MAX_QUEUES, true, "streams, one NIC queue pair and CPU each", false },
 	{ "send_bytes", 16384, 1, ILAB_NETPERF_MAX_MSG, true, "STREAM/MAERTS: bytes per send (netperf -m)", false },
 	{ "req_bytes", 1, 1, ILAB_NETPERF_TSO_BYTES, true, "RR: request size (netperf -r req,rsp)", false },
@@ -160,10 +160,12 @@ static const struct ilab_workload_param netperf_params[] = {
 	{ "duration_us", 2000, 1, 1e7, false, "netperf -l: simulated time measured, µs", false },
 	{ "warmup_us", 200, 0, 1e7, false, "simulated traffic before the measurement, µs", false },
 	{ "nic_node", 2, 0, NODE_MAX, true, "use the NIC on this node (else the machine's first)", false },
+	{ "channels", 0, 0, 4096, true, "the NIC's channels (0: the profile's nic.queues)", false },
+	{ "irq_shift", 0, 0, 4095, true, "each channel's interrupt this many CPUs on", false },
 	{ NULL, 0, 0, 0, false, NULL, false },
 };
 static const struct ilab_workload_metric netperf_metrics[] = {
-	{ "throughput", "Gbit/s", "STREAM/MAERTS: TCP payload delivered per second, all streams" },
+	{ "throughput", "Gbit/s", "STREAM/MAERTS: payload delivered per second, all streams" },
 	{ "tps", "transactions/s", "RR: transactions per second, all streams" },
 	{ "lat_p50", "us", "RR: transaction latency, 50th percentile" },
 	{ "lat_p99", "us", "RR: transaction latency, 99th percentile" },

@@ -606,6 +606,7 @@ static int parse_nic(struct pctx *c, const yaml_node_t *v, const char *key, void
 		{ "nic_tx_ns", false, parse_positive, &n->nic_tx_ns, false },
 		{ "nic_rx_ns", false, parse_positive, &n->nic_rx_ns, false },
 		{ "wire_ns", false, parse_positive, &n->wire_ns, false },
+		{ "queues", false, parse_positive, &n->queues, false },
 	};
 	int rc = parse_fields(c, v, key, f, sizeof(f) / sizeof(f[0]));
 

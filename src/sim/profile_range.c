@@ -84,6 +84,7 @@ static const struct ilab_profile_range ranges[] = {
 	{ "nic.nic_tx_ns", 1, 10 * MS, "ns" },
 	{ "nic.nic_rx_ns", 1, 10 * MS, "ns" },
 	{ "nic.wire_ns", 1, 10 * MS, "ns" },
+	{ "nic.queues", 1, 4096, "channels" },
 	/* nvme: (the drive model's picosecond arithmetic) */
 	{ "nvme.read_latency_ns", 1, 100 * MS, "ns" },
 	{ "nvme.write_latency_ns", 1, 100 * MS, "ns" },

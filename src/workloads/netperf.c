@@ -66,16 +66,74 @@ double ilab_netperf_wire_ns(unsigned payload, double gbps)
 	return gbps > 0 ? bytes * 8 / gbps : 0;
 }
 
+unsigned ilab_netperf_udp_packets(unsigned bytes)
+{
+	if (bytes <= ILAB_NETPERF_UDP_FIRST)
+		return 1;
+	return 1 + (bytes - ILAB_NETPERF_UDP_FIRST + ILAB_NETPERF_UDP_NEXT - 1) /
+		   ILAB_NETPERF_UDP_NEXT;
+}
+
+unsigned ilab_netperf_udp_piece(unsigned bytes, unsigned k)
+{
+	unsigned left;
+
+	if (!k)
+		return bytes < ILAB_NETPERF_UDP_FIRST ? bytes : ILAB_NETPERF_UDP_FIRST;
+	left = bytes - ILAB_NETPERF_UDP_FIRST - (k - 1) * ILAB_NETPERF_UDP_NEXT;
+	return left < ILAB_NETPERF_UDP_NEXT ? left : ILAB_NETPERF_UDP_NEXT;
+}
+
+/* One UDP packet on the wire: its payload, IPv4's 20 bytes, the UDP header's 8 on the first,
+ * and Ethernet's header, FCS, preamble and gap. */
+static double udp_packet_wire_ns(unsigned payload, bool first, double gbps)
+{
+	double bytes = (double)payload + 20 + (first ? 8 : 0) + ILAB_NIC_WIRE_OVERHEAD;
+
+	return gbps > 0 ? bytes * 8 / gbps : 0;
+}
+
+double ilab_netperf_udp_wire_ns(unsigned bytes, double gbps)
+{
+	double ns = 0;
+
+	for (unsigned k = 0; k < ilab_netperf_udp_packets(bytes); k++)
+		ns += udp_packet_wire_ns(ilab_netperf_udp_piece(bytes, k), !k, gbps);
+	return ns;
+}
+
+unsigned ilab_netperf_irq_slot(const struct ilab_netperf_cfg *c, unsigned i, unsigned ncpus)
+{
+	unsigned ch = c->channels && c->channels < ncpus ? c->channels : ncpus;
+
+	return ((i < ch ? i : i % ch) + c->irq_shift) % ncpus;
+}
+
 uint64_t ilab_netperf_copy_ns(uint64_t bytes, uint64_t copy_mbps)
 {
 	return copy_mbps ? (bytes * 1000 + copy_mbps / 2) / copy_mbps : 0;
 }
 
+static uint64_t peer_turn_ns(const struct ilab_netperf_cfg *c, unsigned req, unsigned rsp)
+{
+	return c->nic_rx_ns + c->irq_ns + c->rx_buffer_ns + ilab_netperf_copy_ns(req, c->copy_mbps) +
+	       c->tx_skb_ns + ilab_netperf_copy_ns(rsp, c->copy_mbps) + c->nic_tx_ns;
+}
+
 uint64_t ilab_netperf_peer_ns(const struct ilab_netperf_cfg *c)
 {
-	return c->nic_rx_ns + c->irq_ns + c->rx_buffer_ns +
-	       ilab_netperf_copy_ns(c->req_bytes, c->copy_mbps) + c->tx_skb_ns +
-	       ilab_netperf_copy_ns(c->rsp_bytes, c->copy_mbps) + c->nic_tx_ns;
+	return peer_turn_ns(c, c->req_bytes, c->rsp_bytes);
+}
+
+static bool is_udp(const struct ilab_netperf_cfg *c)
+{
+	return c->test == ILAB_NETPERF_UDP_STREAM || c->test == ILAB_NETPERF_UDP_RR;
+}
+
+static bool is_rr(const struct ilab_netperf_cfg *c)
+{
+	return c->test == ILAB_NETPERF_RR || c->test == ILAB_NETPERF_UDP_RR ||
+	       c->test == ILAB_NETPERF_CRR;
 }
 
 /* ---- state ----------------------------------------------------------------------------------- */
@@ -85,6 +143,10 @@ struct np_skb {
 	ilab_dma_addr_t dma[ILAB_NETPERF_MAX_FRAGS];
 	uint32_t len[ILAB_NETPERF_MAX_FRAGS];
 	unsigned nfrags, payload;
+	bool udp, udp_first, last;  /* a UDP packet, its datagram's first, its datagram's last */
+	bool want_rsp;              /* RR: the peer answers this one with rsp_bytes */
+	uint64_t t_send;            /* UDP: its datagram's send call */
+	unsigned rsp_bytes;
 };
 
 struct np_queue {
@@ -94,8 +156,14 @@ struct np_queue {
 	/* CPU -> NIC: receive buffers posted; NIC -> CPU: receive buffers filled */
 	_Alignas(PLAT_CACHELINE) plat_word32 rx_tail;
 	_Alignas(PLAT_CACHELINE) plat_word32 rx_head;
+	/* cleaning CPU -> sending CPU: skbs cleaned, when another CPU reaps them */
+	_Alignas(PLAT_CACHELINE) plat_word32 tx_clean;
 	_Alignas(PLAT_CACHELINE) unsigned index;
 	int cpu;
+	unsigned plan, irq_plan;   /* the CPUs (np_cpu) that send and that reap its completions */
+	uint32_t cleaned;          /* the reaping CPU's count */
+	unsigned left, frag_k;     /* the send call in progress: bytes left, its next packet */
+	uint64_t t_send, next_send; /* its start; the paced next one's */
 	struct plat_agent *agent;
 	struct np_skb *tx;
 	ilab_pa_t hdr_pa, frag_pa[FRAG_PAGES];
@@ -106,11 +174,25 @@ struct np_queue {
 	int setup_failed;
 	/* CPU private */
 	uint64_t frag_off, tx_skbs, tx_maps, tx_unmaps, map_errors, interrupts, rx_buffers;
+	uint64_t tx_remote_unmaps;
 	uint64_t transactions;
 	struct ilab_lat_hist *lat; /* the window's transaction latencies */
 	uint64_t t_begin, t_end, idle_ns;
 	/* NIC private */
-	uint64_t bytes, skbs, segments, faults, dropped;
+	uint64_t bytes, skbs, segments, messages, faults, dropped;
+	uint64_t last_transit;
+	double jitter;
+};
+
+/* A CPU of the run when completions are reaped away from the senders: the stream it sends
+ * (or -1) and the queues whose interrupt it takes. The NIC, and a CPU that freed a sender's
+ * ring slots, bump its event word; it waits on nothing else. */
+struct np_cpu {
+	_Alignas(PLAT_CACHELINE) plat_word32 ev;
+	_Alignas(PLAT_CACHELINE) int cpu;
+	int stream;
+	unsigned nclean, *clean;
+	uint64_t t_begin, t_end, idle_ns, interrupts;
 };
 
 struct np {
@@ -123,6 +205,10 @@ struct np {
 	uint64_t start_ns, win_lo, win_hi;
 	struct np_queue *q;
 	void *scratch;         /* what the NIC reads and writes */
+	bool cross;            /* some stream's completions are reaped on another CPU */
+	unsigned nr_cpus;      /* np_cpu entries */
+	struct np_cpu *cpu;
+	unsigned hdr;          /* the skb's linear part: TCP's 66 or UDP's 42 */
 };
 
 static unsigned order_of(size_t bytes)
@@ -151,7 +237,7 @@ static void queue_setup(unsigned idx, void *arg)
 		if (ilab_mem_alloc_pages(mem, node, order_of(ILAB_NETPERF_FRAG_PAGE),
 					 &q->frag_pa[q->nr_frag_pages]))
 			goto nomem;
-	if (n->cfg->test != ILAB_NETPERF_RR)
+	if (!is_rr(n->cfg))
 		return;
 	q->rx_order = order_of(n->rx_bytes);
 	for (; q->nr_rx < n->cfg->ring_size; q->nr_rx++) {
@@ -215,7 +301,8 @@ static bool word_moved(uint64_t v, void *arg)
 
 /* Build skb `slot` of `payload` bytes: the stack's cost, the copy into the page fragments,
  * a map of the headers and of each fragment. False when a map failed (nothing left mapped). */
-static bool tx_build(struct np *n, struct np_queue *q, unsigned slot, unsigned payload)
+static bool tx_build(struct np *n, struct np_queue *q, unsigned slot, unsigned payload,
+		     unsigned hdr)
 {
 	const struct ilab_netperf_cfg *c = n->cfg;
 	struct np_skb *s = &q->tx[slot];
@@ -224,8 +311,10 @@ static bool tx_build(struct np *n, struct np_queue *q, unsigned slot, unsigned p
 	plat_charge_ns(c->tx_skb_ns + ilab_netperf_copy_ns(payload, c->copy_mbps));
 	s->payload = payload;
 	s->nfrags = 0;
+	s->udp = s->udp_first = s->want_rsp = false;
+	s->last = true;
 	s->pa[0] = q->hdr_pa + (ilab_pa_t)slot * HDR_SLOT;
-	s->len[0] = ILAB_NETPERF_HDR_BYTES;
+	s->len[0] = hdr;
 	for (; left; nf++) { /* at most 3 page fragments: payload <= 65160 */
 		uint64_t in_page = q->frag_off % ILAB_NETPERF_FRAG_PAGE;
 		unsigned room = ILAB_NETPERF_FRAG_PAGE - (unsigned)in_page;
@@ -279,38 +368,217 @@ static bool wait_irq(struct np *n, struct np_queue *q, plat_word32 *w, uint32_t 
 	return true;
 }
 
+/* The next skb of the send call in progress into slot `posted`, posted to the NIC: a TSO
+ * piece of a TCP send, or one IP packet of a UDP datagram. Returns the new posted count. */
+static uint32_t stream_send(struct np *n, struct np_queue *q, uint32_t posted)
+{
+	const struct ilab_netperf_cfg *c = n->cfg;
+	struct np_skb *s = &q->tx[posted % c->ring_size];
+	unsigned piece, k = q->frag_k;
+
+	if (!q->left) {
+		q->left = c->send_bytes; /* the next send call */
+		q->frag_k = k = 0;
+		q->t_send = plat_now_ns();
+	}
+	if (c->test == ILAB_NETPERF_UDP_STREAM)
+		piece = ilab_netperf_udp_piece(c->send_bytes, q->frag_k++);
+	else
+		piece = q->left < ILAB_NETPERF_TSO_BYTES ? q->left : ILAB_NETPERF_TSO_BYTES;
+	q->left -= piece;
+	if (!tx_build(n, q, posted % c->ring_size, piece,
+		      c->test == ILAB_NETPERF_UDP_STREAM && k ? n->hdr - 8 : n->hdr))
+		return posted; /* dropped: the send is lost, the stream goes on */
+	s->udp = c->test == ILAB_NETPERF_UDP_STREAM;
+	s->udp_first = !k;
+	s->t_send = q->t_send;
+	s->last = !q->left;
+	plat_store32(&q->tx_tail, ++posted);
+	return posted;
+}
+
+/* iperf3 -b: before a new send call, wait until the stream's payload so far is within its
+ * rate; false when that is past the window's end. */
+static bool pace(struct np *n, struct np_queue *q)
+{
+	const struct ilab_netperf_cfg *c = n->cfg;
+	uint64_t now = plat_now_ns();
+
+	if (!(c->rate_bps > 0) || q->left)
+		return true;
+	if (!q->next_send)
+		q->next_send = now;
+	if (q->next_send >= n->win_hi)
+		return false;
+	if (now < q->next_send) {
+		plat_sleep_ns(q->next_send - now);
+		q->idle_ns += q->next_send - now;
+	}
+	q->next_send += (uint64_t)(c->send_bytes * 8e9 / c->rate_bps + 0.5);
+	return true;
+}
+
 static void stream_cpu(unsigned idx, void *arg)
 {
 	struct np *n = arg;
 	struct np_queue *q = &n->q[idx];
 	const struct ilab_netperf_cfg *c = n->cfg;
 	uint32_t posted = 0, reaped = 0;
-	unsigned left = 0;
 
 	q->t_begin = plat_now_ns();
 	while (plat_now_ns() < n->win_hi) {
-		unsigned piece;
-
 		reaped = tx_reap(n, q, reaped);
 		if (posted - reaped == c->ring_size) {
 			if (!wait_irq(n, q, &q->tx_done, posted - c->ring_size))
 				break;
 			continue;
 		}
-		if (!left)
-			left = c->send_bytes; /* the next send call */
-		piece = left < ILAB_NETPERF_TSO_BYTES ? left : ILAB_NETPERF_TSO_BYTES;
-		left -= piece;
-		if (!tx_build(n, q, posted % c->ring_size, piece))
-			continue; /* dropped: the send is lost, the stream goes on */
-		plat_store32(&q->tx_tail, ++posted);
+		if (!pace(n, q))
+			break;
+		posted = stream_send(n, q, posted);
 	}
 	q->t_end = plat_now_ns();
+}
+
+/* ---- completions on another CPU ---------------------------------------------------------- */
+
+/* Reap the completions of every queue whose interrupt CPU p is: tx_clean_ns and the unmaps,
+ * here. Another stream's queue is an interrupt (irq_ns per pass that finds its completions:
+ * the MSI-X landed here and NAPI ran), its sender is told of the freed slots (the socket's
+ * write-space wake-up). The own queue's completions are reaped inline, as stream_cpu does.
+ * Returns the skbs reaped. */
+static unsigned cross_reap(struct np *n, struct np_cpu *p)
+{
+	unsigned total = 0;
+	bool irq = false;
+
+	for (unsigned k = 0; k < p->nclean; k++) {
+		struct np_queue *q = &n->q[p->clean[k]];
+		uint32_t done = plat_load32(&q->tx_done);
+		bool foreign = (int)q->index != p->stream;
+
+		if (done == q->cleaned)
+			continue;
+		if (foreign && !irq) {
+			plat_charge_ns(n->cfg->irq_ns);
+			p->interrupts++;
+			irq = true;
+		}
+		for (; q->cleaned != done; q->cleaned++, total++) {
+			struct np_skb *s = &q->tx[q->cleaned % n->cfg->ring_size];
+
+			plat_charge_ns(n->cfg->tx_clean_ns);
+			if (foreign)
+				q->tx_remote_unmaps += s->nfrags;
+			tx_unmap(n, q, s);
+		}
+		plat_store32(&q->tx_clean, q->cleaned);
+		if (foreign)
+			plat_fetch_add32(&n->cpu[q->plan].ev, 1);
+	}
+	return total;
+}
+
+/* Wait for p's event word to move from `seen`, up to the window's end: false at the end. */
+static bool cross_wait(struct np *n, struct np_cpu *p, uint32_t seen)
+{
+	struct seen_arg a = { seen };
+	uint64_t now = plat_now_ns();
+	int ret = now >= n->win_hi ? -ETIMEDOUT
+				   : plat_poll(&p->ev, 4, word_moved, &a, n->win_hi - now);
+
+	p->idle_ns += plat_now_ns() - now;
+	return !ret;
+}
+
+static void cross_cpu(unsigned idx, void *arg)
+{
+	struct np *n = arg;
+	struct np_cpu *p = &n->cpu[idx];
+	struct np_queue *q = p->stream >= 0 ? &n->q[p->stream] : NULL;
+	bool own = q && q->irq_plan == idx;
+	uint32_t posted = 0;
+
+	p->t_begin = plat_now_ns();
+	if (q)
+		q->t_begin = p->t_begin;
+	while (plat_now_ns() < n->win_hi) {
+		uint32_t seen = plat_load32(&p->ev), freed;
+
+		if (cross_reap(n, p))
+			continue;
+		if (!q) { /* an interrupt CPU only */
+			if (!cross_wait(n, p, seen))
+				break;
+			continue;
+		}
+		freed = own ? q->cleaned : plat_load32(&q->tx_clean);
+		if (posted - freed == n->cfg->ring_size) {
+			if (!cross_wait(n, p, seen))
+				break;
+			if (own) { /* its own queue's interrupt, as wait_irq */
+				plat_charge_ns(n->cfg->irq_ns);
+				p->interrupts++;
+			}
+			continue;
+		}
+		if (!pace(n, q))
+			break;
+		posted = stream_send(n, q, posted);
+	}
+	p->t_end = plat_now_ns();
+	if (q) {
+		q->t_end = p->t_end;
+		p->idle_ns += q->idle_ns; /* pace()'s waits */
+		q->idle_ns = p->idle_ns;
+	}
 }
 
 static void record(struct np_queue *q, uint64_t lat)
 {
 	ilab_lat_hist_add(q->lat, lat);
+}
+
+/* One packet of a transaction: this host sends `tx` payload bytes, and when `rsp` the peer
+ * answers with rsp_bytes. TCP_RR and UDP_RR are one step; TCP_CRR is connect (SYN, SYN-ACK,
+ * ACK), the request and its response, and close (FIN, the peer's FIN, ACK): five packets
+ * out, three in, three round trips. */
+struct rr_step {
+	unsigned tx;
+	bool rsp;
+	unsigned rsp_bytes;
+};
+
+static unsigned rr_steps(const struct ilab_netperf_cfg *c, struct rr_step *st)
+{
+	if (c->test != ILAB_NETPERF_CRR) {
+		st[0] = (struct rr_step){ c->req_bytes, true, c->rsp_bytes };
+		return 1;
+	}
+	st[0] = (struct rr_step){ 0, true, 0 };              /* SYN, SYN-ACK */
+	st[1] = (struct rr_step){ 0, false, 0 };             /* ACK */
+	st[2] = (struct rr_step){ c->req_bytes, true, c->rsp_bytes };
+	st[3] = (struct rr_step){ 0, true, 0 };              /* FIN, the peer's FIN */
+	st[4] = (struct rr_step){ 0, false, 0 };             /* the last ACK */
+	return 5;
+}
+
+/* The response's receive buffer: unmapped, the stack and the copy, mapped again, posted.
+ * False when the map failed (the ring would shrink; the run reports -EIO). */
+static bool rr_receive(struct np *n, struct np_queue *q, uint32_t rx_seen, unsigned bytes)
+{
+	const struct ilab_netperf_cfg *c = n->cfg;
+	unsigned b = rx_seen % c->ring_size;
+
+	ilab_dma_unmap_single(n->dev, q->rx_dma[b], n->rx_bytes, ILAB_DMA_FROM_DEVICE);
+	plat_charge_ns(c->rx_buffer_ns + ilab_netperf_copy_ns(bytes, c->copy_mbps));
+	q->rx_dma[b] = ilab_dma_map_single(n->dev, q->rx_pa[b], n->rx_bytes, ILAB_DMA_FROM_DEVICE);
+	if (ilab_dma_mapping_error(q->rx_dma[b])) {
+		q->map_errors++;
+		return false;
+	}
+	q->rx_buffers++;
+	return true;
 }
 
 static void rr_cpu(unsigned idx, void *arg)
@@ -319,35 +587,48 @@ static void rr_cpu(unsigned idx, void *arg)
 	struct np_queue *q = &n->q[idx];
 	const struct ilab_netperf_cfg *c = n->cfg;
 	uint32_t posted = 0, reaped = 0, rx_seen = 0, rx_posted = c->ring_size;
+	struct rr_step st[5];
+	unsigned nst = rr_steps(c, st);
 
 	q->t_begin = plat_now_ns();
-	while (plat_now_ns() < n->win_hi) {
+	while (plat_now_ns() < n->win_hi &&
+	       (!c->transactions || q->transactions < c->transactions)) {
 		uint64_t t0 = plat_now_ns(), t1;
-		unsigned b;
+		bool ok = true, lost = false;
 
-		if (!tx_build(n, q, posted % c->ring_size, c->req_bytes))
-			continue;
-		plat_store32(&q->tx_tail, ++posted);
-		if (!wait_irq(n, q, &q->rx_head, rx_seen))
-			break;
-		reaped = tx_reap(n, q, reaped);
-		b = rx_seen++ % c->ring_size;
-		ilab_dma_unmap_single(n->dev, q->rx_dma[b], n->rx_bytes, ILAB_DMA_FROM_DEVICE);
-		plat_charge_ns(c->rx_buffer_ns + ilab_netperf_copy_ns(c->rsp_bytes, c->copy_mbps));
-		q->rx_dma[b] = ilab_dma_map_single(n->dev, q->rx_pa[b], n->rx_bytes,
-						   ILAB_DMA_FROM_DEVICE);
-		if (ilab_dma_mapping_error(q->rx_dma[b])) {
-			q->map_errors++;
-			break; /* the ring would shrink; the run reports -EIO */
+		for (unsigned k = 0; ok && k < nst; k++) {
+			struct np_skb *s = &q->tx[posted % c->ring_size];
+
+			if (!tx_build(n, q, posted % c->ring_size, st[k].tx, n->hdr)) {
+				/* the first packet is sent again; a later one fails the run (-EIO) */
+				lost = !k;
+				ok = !k;
+				break;
+			}
+			s->udp = s->udp_first = is_udp(c);
+			s->want_rsp = st[k].rsp;
+			s->rsp_bytes = st[k].rsp_bytes;
+			plat_store32(&q->tx_tail, ++posted);
+			if (!st[k].rsp)
+				continue;
+			if (!wait_irq(n, q, &q->rx_head, rx_seen))
+				goto out;
+			reaped = tx_reap(n, q, reaped);
+			ok = rr_receive(n, q, rx_seen++, st[k].rsp_bytes);
+			if (ok)
+				plat_store32(&q->rx_tail, ++rx_posted);
 		}
-		q->rx_buffers++;
-		plat_store32(&q->rx_tail, ++rx_posted);
+		if (!ok)
+			break;
+		if (lost)
+			continue;
 		t1 = plat_now_ns();
 		if (t1 >= n->win_lo && t1 < n->win_hi) {
 			q->transactions++;
 			record(q, t1 - t0);
 		}
 	}
+out:
 	q->t_end = plat_now_ns();
 }
 
@@ -384,6 +665,18 @@ static void count_tx(struct np *n, struct np_queue *q, const struct np_skb *s)
 		return;
 	q->bytes += s->payload;
 	q->skbs++;
+	if (s->udp && s->last) { /* the datagram's transit, for the receiver's jitter */
+		uint64_t transit = now - s->t_send;
+
+		if (q->messages) {
+			double d = transit > q->last_transit ? (double)(transit - q->last_transit)
+							     : (double)(q->last_transit - transit);
+
+			q->jitter += (d - q->jitter) / 16;
+		}
+		q->last_transit = transit;
+		q->messages++;
+	}
 	if (n->cfg->report_interval_ns && n->cfg->interval_bytes) {
 		uint64_t i = (now - n->win_lo) / n->cfg->report_interval_ns;
 
@@ -391,7 +684,21 @@ static void count_tx(struct np *n, struct np_queue *q, const struct np_skb *s)
 			n->cfg->interval_bytes[(uint64_t)q->index * n->cfg->intervals + i] +=
 				s->payload;
 	}
-	q->segments += ilab_netperf_segments(s->payload);
+	q->segments += s->udp ? 1 : ilab_netperf_segments(s->payload);
+}
+
+/* An skb's time on a link of gbps: TSO segments, or one UDP packet. */
+static double skb_wire_ns(const struct np_skb *s, double gbps)
+{
+	return s->udp ? udp_packet_wire_ns(s->payload, s->udp_first, gbps)
+		      : ilab_netperf_wire_ns(s->payload, gbps);
+}
+
+/* A response of `bytes` on the wire: one UDP packet, or TCP segments. */
+static double rsp_wire_ns(const struct ilab_netperf_cfg *c, unsigned bytes)
+{
+	return is_udp(c) ? udp_packet_wire_ns(bytes, true, c->link_gbps)
+			 : ilab_netperf_wire_ns(bytes, c->link_gbps);
 }
 
 /* Wait for the CPU to post skb number `taken`; false when asked to stop. */
@@ -420,10 +727,12 @@ static void stream_nic(struct plat_agent *agent, void *arg)
 		nic_fetch(n, q, s);
 		now = plat_now_ns();
 		link_free = (link_free > now ? link_free : now) +
-			    (uint64_t)(ilab_netperf_wire_ns(s->payload, n->queue_gbps) + 0.5);
+			    (uint64_t)(skb_wire_ns(s, n->queue_gbps) + 0.5);
 		sleep_until(link_free);
 		count_tx(n, q, s);
 		plat_store32(&q->tx_done, ++taken);
+		if (n->cross) /* the MSI-X write to the queue's interrupt CPU */
+			plat_fetch_add32(&n->cpu[q->irq_plan].ev, 1);
 	}
 }
 
@@ -433,19 +742,23 @@ static void rr_nic(struct plat_agent *agent, void *arg)
 	struct np *n = a->n;
 	struct np_queue *q = a->q;
 	const struct ilab_netperf_cfg *c = n->cfg;
-	uint64_t back = 2 * c->wire_ns + ilab_netperf_peer_ns(c) +
-			(uint64_t)(ilab_netperf_wire_ns(c->rsp_bytes, c->link_gbps) + 0.5);
 	uint32_t taken = 0, rx_taken = 0;
 
 	while (!plat_agent_should_stop(agent) && nic_wait_tx(agent, q, taken)) {
 		const struct np_skb *s = &q->tx[taken % c->ring_size];
-		uint64_t t = plat_now_ns();
+		uint64_t t = plat_now_ns(), back;
+		unsigned rsp = s->rsp_bytes;
+		bool want = s->want_rsp;
 
 		nic_fetch(n, q, s);
 		sleep_until(t + c->nic_tx_ns);
-		plat_sleep_ns((uint64_t)(ilab_netperf_wire_ns(s->payload, c->link_gbps) + 0.5));
+		plat_sleep_ns((uint64_t)(skb_wire_ns(s, c->link_gbps) + 0.5));
 		count_tx(n, q, s);
+		back = 2 * c->wire_ns + peer_turn_ns(c, s->payload, rsp) +
+		       (uint64_t)(rsp_wire_ns(c, rsp) + 0.5);
 		plat_store32(&q->tx_done, ++taken);
+		if (!want)
+			continue; /* an ACK: the peer does not answer */
 		plat_sleep_ns(back);
 		if (plat_load32(&q->rx_tail) == rx_taken) {
 			q->dropped++; /* no buffer posted: the response is lost */
@@ -454,7 +767,7 @@ static void rr_nic(struct plat_agent *agent, void *arg)
 		t = plat_now_ns();
 		if (ilab_board_dma_write(n->board, n->unit, n->dev->sid, 0, false,
 					 q->rx_dma[rx_taken % c->ring_size], n->scratch,
-					 n->rx_bytes, NULL))
+					 rsp + n->hdr, NULL))
 			q->faults++;
 		sleep_until(t + c->nic_rx_ns);
 		plat_store32(&q->rx_head, ++rx_taken);
@@ -468,17 +781,34 @@ static int check(const struct ilab_netperf_cfg *c, char *err, size_t errlen)
 #define BAD(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
 	if (!c)
 		return BAD("no netperf configuration");
-	if ((unsigned)c->test > ILAB_NETPERF_RR)
+	if ((unsigned)c->test >= ILAB_NETPERF_NR_TESTS)
 		return BAD("unknown test %d", (int)c->test);
 	if (c->queues < 1 || c->queues > ILAB_NETPERF_MAX_QUEUES)
 		return BAD("queues must be 1..%u, not %u", ILAB_NETPERF_MAX_QUEUES, c->queues);
 	if (c->queues > plat_cpu_count())
 		return BAD("%u queues need as many CPUs; the machine has %u", c->queues,
 			   plat_cpu_count());
-	if (c->test != ILAB_NETPERF_RR && (c->send_bytes < 1 || c->send_bytes > ILAB_NETPERF_MAX_MSG))
+	if (c->test == ILAB_NETPERF_UDP_STREAM &&
+	    (c->send_bytes < 1 || c->send_bytes > ILAB_NETPERF_UDP_MAX))
+		return BAD("a UDP datagram holds 1..%u bytes, not %u", ILAB_NETPERF_UDP_MAX,
+			   c->send_bytes);
+	if (!is_rr(c) && (c->send_bytes < 1 || c->send_bytes > ILAB_NETPERF_MAX_MSG))
 		return BAD("the send size must be 1..%u bytes, not %u", ILAB_NETPERF_MAX_MSG,
 			   c->send_bytes);
-	if (c->test == ILAB_NETPERF_RR &&
+	if (c->test == ILAB_NETPERF_UDP_RR &&
+	    (c->req_bytes < 1 || c->req_bytes > ILAB_NETPERF_UDP_FIRST || c->rsp_bytes < 1 ||
+	     c->rsp_bytes > ILAB_NETPERF_UDP_FIRST))
+		return BAD("UDP_RR's request and response sizes must be 1..%u bytes (one packet: "
+			   "IP fragments are not modelled there), not %u,%u", ILAB_NETPERF_UDP_FIRST,
+			   c->req_bytes, c->rsp_bytes);
+	if (c->rate_bps < 0 || (c->rate_bps > 0 && c->test != ILAB_NETPERF_UDP_STREAM))
+		return BAD("a rate limit is modelled for UDP_STREAM only");
+	if (c->transactions && !is_rr(c))
+		return BAD("a count of transactions needs a request/response test");
+	if (c->irq_shift >= plat_cpu_count())
+		return BAD("irq_shift must be below the machine's %u CPUs, not %u",
+			   plat_cpu_count(), c->irq_shift);
+	if ((c->test == ILAB_NETPERF_RR || c->test == ILAB_NETPERF_CRR) &&
 	    (c->req_bytes < 1 || c->req_bytes > ILAB_NETPERF_TSO_BYTES || c->rsp_bytes < 1 ||
 	     c->rsp_bytes > ILAB_NETPERF_TSO_BYTES))
 		return BAD("request and response sizes must be 1..%u bytes (one TSO skb), not "
@@ -534,6 +864,78 @@ static int run_maerts(struct ilab_board *board, struct ilab_dev *dev,
 	return 0;
 }
 
+/* The CPU time of the run for netperf's -c: every CPU that ran its work, busy when not
+ * waiting, over the whole run (warm-up included). */
+static void collect_cpu(struct np *n, struct ilab_netperf_result *res)
+{
+	res->cpus = plat_cpu_count();
+	if (!n->cross) {
+		for (unsigned i = 0; i < n->cfg->queues; i++) {
+			struct np_queue *q = &n->q[i];
+
+			res->busy_ns += q->t_end - q->t_begin - q->idle_ns;
+			if (q->t_end - q->t_begin > res->run_ns)
+				res->run_ns = q->t_end - q->t_begin;
+		}
+		res->work_cpus = n->cfg->queues;
+		return;
+	}
+	for (unsigned i = 0; i < n->nr_cpus; i++) {
+		struct np_cpu *p = &n->cpu[i];
+
+		res->busy_ns += p->t_end - p->t_begin - p->idle_ns;
+		res->interrupts += p->interrupts;
+		if (p->t_end - p->t_begin > res->run_ns)
+			res->run_ns = p->t_end - p->t_begin;
+	}
+	res->work_cpus = n->nr_cpus;
+}
+
+/* The peer: what its stack received (UDP_STREAM: the datagrams one CPU per stream can take
+ * at rx_buffer_ns and the copy each, within the NIC's completion rate: the rest are dropped,
+ * as a UDP receiver drops) and the CPU time that took, for -C. The peer is this host's stack
+ * without an IOMMU; nothing of it is simulated. */
+static void peer_side(struct np *n, struct ilab_netperf_result *res)
+{
+	const struct ilab_netperf_cfg *c = n->cfg;
+	uint64_t per_msg, cap, nic_cap, turn;
+
+	switch (c->test) {
+	case ILAB_NETPERF_UDP_STREAM:
+		per_msg = c->rx_buffer_ns + ilab_netperf_copy_ns(c->send_bytes, c->copy_mbps);
+		cap = res->window_ns / per_msg;
+		nic_cap = (uint64_t)(c->rx_completions_mps * 1e-3 * (double)res->window_ns) /
+			  ilab_netperf_udp_packets(c->send_bytes) / c->queues;
+		if (c->rx_completions_mps > 0 && nic_cap < cap)
+			cap = nic_cap; /* the NIC's completions, shared by the streams */
+		for (unsigned i = 0; i < c->queues; i++) {
+			struct np_queue *q = &n->q[i];
+			uint64_t got = q->messages < cap ? q->messages : cap;
+
+			res->remote_messages += got;
+			res->jitter_ns += q->jitter / c->queues;
+			if (c->streams)
+				c->streams[i] = (struct ilab_netperf_stream){
+					.messages = q->messages, .remote_messages = got,
+					.jitter_ns = q->jitter };
+		}
+		res->peer_busy_ns = res->remote_messages * per_msg;
+		res->remote_gbps = res->remote_messages * (double)c->send_bytes * 8 /
+				   (double)res->window_ns;
+		break;
+	case ILAB_NETPERF_STREAM: /* GRO's 64 KiB skbs (43 MSS), each a stack pass and a copy */
+		res->peer_busy_ns = (res->segments + 42) / 43 * c->rx_buffer_ns +
+				    ilab_netperf_copy_ns(res->bytes, c->copy_mbps);
+		break;
+	default: /* one turn-round (its stack's part) per response the peer sent */
+		turn = c->irq_ns + c->rx_buffer_ns + c->tx_skb_ns +
+		       ilab_netperf_copy_ns(c->req_bytes + c->rsp_bytes, c->copy_mbps);
+		res->peer_busy_ns = res->transactions * turn *
+				    (c->test == ILAB_NETPERF_CRR ? 3 : 1);
+		break;
+	}
+}
+
 static int collect(struct np *n, struct ilab_netperf_result *res, char *err, size_t errlen)
 {
 	const struct ilab_netperf_cfg *c = n->cfg;
@@ -542,7 +944,7 @@ static int collect(struct np *n, struct ilab_netperf_result *res, char *err, siz
 	if (!all)
 		return snprintf(err, errlen, "out of memory"), -ENOMEM;
 	ilab_lat_hist_init(all);
-	res->window_ns = c->duration_ns;
+	res->window_ns = c->transactions ? 0 : c->duration_ns;
 	for (unsigned i = 0; i < c->queues; i++) {
 		struct np_queue *q = &n->q[i];
 
@@ -557,11 +959,17 @@ static int collect(struct np *n, struct ilab_netperf_result *res, char *err, siz
 		res->transactions += q->transactions;
 		res->dma_faults += q->faults;
 		res->map_errors += q->map_errors;
+		res->messages += q->messages;
+		res->tx_remote_unmaps += q->tx_remote_unmaps;
 		if (q->t_end > q->t_begin)
 			res->cpu_busy += 1.0 - (double)q->idle_ns / (double)(q->t_end - q->t_begin);
+		if (c->transactions && q->t_end - n->win_lo > res->window_ns)
+			res->window_ns = q->t_end - n->win_lo; /* -l -N: until the last stream ends */
 		ilab_lat_hist_merge(all, q->lat);
 	}
 	res->cpu_busy /= c->queues;
+	collect_cpu(n, res);
+	peer_side(n, res);
 	res->gbps = res->bytes * 8.0 / (double)res->window_ns;
 	res->tps = res->transactions * 1e9 / (double)res->window_ns;
 	if (all->n) {
@@ -570,6 +978,7 @@ static int collect(struct np *n, struct ilab_netperf_result *res, char *err, siz
 		res->lat_mean_ns = ilab_lat_hist_mean(all);
 		res->lat_p50_ns = ilab_lat_hist_percentile(all, 50);
 		res->lat_p99_ns = ilab_lat_hist_percentile(all, 99);
+		res->lat_p90_ns = ilab_lat_hist_percentile(all, 90);
 	}
 	free(all);
 	return 0;
@@ -611,8 +1020,74 @@ static int alloc_queues(struct np *n, unsigned nq)
 		plat_track(&q->tx_done, "netperf.txq.done");
 		plat_track(&q->rx_tail, "netperf.rxq.tail");
 		plat_track(&q->rx_head, "netperf.rxq.head");
+		plat_track(&q->tx_clean, "netperf.txq.clean");
 	}
 	return 0;
+}
+
+/* Where the streams' completions are reaped (netperf.h, cfg->channels): one np_cpu per
+ * stream (entry i for stream i, on order[i]) and one per interrupt CPU that sends nothing.
+ * n->cross stays false, and nothing is allocated, when each stream's interrupt is its own
+ * CPU's (the run is then stream_cpu's, as before the mechanism existed). */
+static int plan_cpus(struct np *n, const int *order, unsigned ncpus)
+{
+	const struct ilab_netperf_cfg *c = n->cfg;
+	unsigned nq = c->queues, nr = nq;
+	int *plan_of = NULL;
+	size_t bytes;
+
+	if (is_rr(c))
+		return 0; /* the request/response tests reap on the stream's CPU */
+	for (unsigned i = 0; i < nq; i++)
+		n->cross |= ilab_netperf_irq_slot(c, i, ncpus) != i;
+	if (!n->cross)
+		return 0;
+	plan_of = malloc(ncpus * sizeof(*plan_of));
+	bytes = (2 * nq * sizeof(*n->cpu) + PLAT_CACHELINE - 1) / PLAT_CACHELINE * PLAT_CACHELINE;
+	n->cpu = aligned_alloc(PLAT_CACHELINE, bytes);
+	if (!plan_of || !n->cpu) {
+		free(plan_of);
+		return -ENOMEM;
+	}
+	memset(n->cpu, 0, 2 * nq * sizeof(*n->cpu));
+	for (unsigned i = 0; i < ncpus; i++)
+		plan_of[i] = i < nq ? (int)i : -1;
+	for (unsigned i = 0; i < nq; i++) {
+		n->cpu[i].cpu = order[i];
+		n->cpu[i].stream = (int)i;
+		n->q[i].plan = i;
+	}
+	for (unsigned i = 0; i < nq; i++) {
+		unsigned sl = ilab_netperf_irq_slot(c, i, ncpus);
+
+		if (plan_of[sl] < 0) {
+			n->cpu[nr].cpu = order[sl];
+			n->cpu[nr].stream = -1;
+			plan_of[sl] = (int)nr++;
+		}
+		n->q[i].irq_plan = (unsigned)plan_of[sl];
+	}
+	n->nr_cpus = nr;
+	free(plan_of);
+	for (unsigned i = 0; i < nr; i++) {
+		n->cpu[i].clean = calloc(nq, sizeof(unsigned));
+		if (!n->cpu[i].clean)
+			return -ENOMEM;
+		plat_track(&n->cpu[i].ev, "netperf.cpu.event");
+	}
+	for (unsigned i = 0; i < nq; i++) {
+		struct np_cpu *p = &n->cpu[n->q[i].irq_plan];
+
+		p->clean[p->nclean++] = i;
+	}
+	return 0;
+}
+
+static void free_cpus(struct np *n)
+{
+	for (unsigned i = 0; n->cpu && i < 2 * n->cfg->queues; i++)
+		free(n->cpu[i].clean);
+	free(n->cpu);
 }
 
 static void free_queues(struct np *n, unsigned nq)
@@ -629,7 +1104,7 @@ static void free_queues(struct np *n, unsigned nq)
 static int run_queues(struct np *n, int *cpus, struct agent_arg *aa, char *err, size_t errlen)
 {
 	const struct ilab_netperf_cfg *c = n->cfg;
-	bool rr = c->test == ILAB_NETPERF_RR;
+	bool rr = is_rr(c);
 	int ret;
 
 	n->start_ns = plat_now_ns();
@@ -644,7 +1119,16 @@ static int run_queues(struct np *n, int *cpus, struct agent_arg *aa, char *err, 
 			goto stop;
 		}
 	}
-	ret = plat_run_threads(c->queues, cpus, rr ? rr_cpu : stream_cpu, n);
+	if (n->cross) {
+		int *pc = plat_zalloc_array(n->nr_cpus, sizeof(*pc));
+
+		for (unsigned i = 0; pc && i < n->nr_cpus; i++)
+			pc[i] = n->cpu[i].cpu;
+		ret = pc ? plat_run_threads(n->nr_cpus, pc, cross_cpu, n) : -ENOMEM;
+		free(pc);
+	} else {
+		ret = plat_run_threads(c->queues, cpus, rr ? rr_cpu : stream_cpu, n);
+	}
 	if (ret)
 		snprintf(err, errlen, "cannot run %u threads (%d)", c->queues, ret);
 stop:
@@ -660,7 +1144,7 @@ int ilab_netperf_run(struct ilab_board *board, struct ilab_dev *dev,
 {
 	struct np n = { .board = board, .dev = dev, .cfg = cfg };
 	struct agent_arg *aa = NULL;
-	int *cpus = NULL, ret, unit;
+	int *cpus = NULL, *order = NULL, ret, unit;
 
 	if (!board || !dev || !res)
 		return snprintf(err, errlen, "no board, device or result"), -EINVAL;
@@ -676,16 +1160,24 @@ int ilab_netperf_run(struct ilab_board *board, struct ilab_dev *dev,
 		       -EINVAL;
 	n.unit = (unsigned)unit;
 	n.queue_gbps = cfg->link_gbps / cfg->queues;
-	n.rx_bytes = cfg->rsp_bytes + ILAB_NETPERF_HDR_BYTES;
+	n.hdr = is_udp(cfg) ? ILAB_NETPERF_UDP_HDR_BYTES : ILAB_NETPERF_HDR_BYTES;
+	n.rx_bytes = cfg->rsp_bytes + n.hdr;
 	cpus = plat_zalloc_array(cfg->queues, sizeof(*cpus));
+	order = plat_zalloc_array(plat_cpu_count(), sizeof(*order));
 	aa = plat_zalloc_array(cfg->queues, sizeof(*aa));
 	n.scratch = plat_zalloc_array(1, ILAB_NETPERF_TSO_BYTES + 2 * ILAB_NETPERF_FRAG_PAGE);
-	if (!cpus || !aa || !n.scratch || alloc_queues(&n, cfg->queues)) {
+	if (!cpus || !order || !aa || !n.scratch || alloc_queues(&n, cfg->queues)) {
 		snprintf(err, errlen, "out of memory");
 		ret = -ENOMEM;
 		goto out;
 	}
 	pick_cpus(cfg->queues, dev->node, cpus);
+	pick_cpus(plat_cpu_count(), dev->node, order); /* the NIC's spread order */
+	if (plan_cpus(&n, order, plat_cpu_count())) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
 	ret = plat_run_threads(cfg->queues, cpus, queue_setup, &n);
 	for (unsigned i = 0; !ret && i < cfg->queues; i++)
 		if (n.q[i].setup_failed) {
@@ -708,7 +1200,9 @@ int ilab_netperf_run(struct ilab_board *board, struct ilab_dev *dev,
 			 (unsigned long long)res->dma_faults, (unsigned long long)res->map_errors);
 	}
 out:
+	free_cpus(&n);
 	free_queues(&n, cfg->queues);
+	free(order);
 	free(cpus);
 	free(aa);
 	free(n.scratch);
@@ -745,6 +1239,8 @@ int ilab_netperf_from_profile(const struct ilab_profile *p, struct ilab_netperf_
 	c->nic_tx_ns = n->nic_tx_ns;
 	c->nic_rx_ns = n->nic_rx_ns;
 	c->wire_ns = n->wire_ns;
+	if (!c->channels) /* the caller's (ethtool -L) wins */
+		c->channels = (unsigned)n->queues;
 	c->rx_buffer_ns = n->rx_buffer_ns;
 	c->copy_mbps = n->rx_copy_mbps;
 	return 0;

@@ -49,10 +49,13 @@ int ilab_workload_netperf(const struct ilab_scenario *s, const struct ilab_case 
 	cfg.ring_size = (unsigned)ilab_case_param(c, "ring_size", 64);
 	cfg.duration_ns = (uint64_t)(ilab_case_param(c, "duration_us", 2000) * 1000);
 	cfg.warmup_ns = (uint64_t)(ilab_case_param(c, "warmup_us", 200) * 1000);
+	cfg.channels = (unsigned)ilab_case_param(c, "channels", 0);
+	cfg.irq_shift = (unsigned)ilab_case_param(c, "irq_shift", 0);
 	ret = ilab_netperf_env_run(&e, &cfg, &res, &stats, NULL, err, errlen);
 	if (ret)
 		return ret;
-	if (cfg.test == ILAB_NETPERF_RR)
+	if (cfg.test == ILAB_NETPERF_RR || cfg.test == ILAB_NETPERF_UDP_RR ||
+	    cfg.test == ILAB_NETPERF_CRR)
 		ret = add(r, "tps", "transactions/s", res.tps, err, errlen) ||
 		      add(r, "lat_p50", "us", res.lat_p50_ns / 1e3, err, errlen) ||
 		      add(r, "lat_p99", "us", res.lat_p99_ns / 1e3, err, errlen);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # iperf3_real.sh — iommulab iperf3 -J against Debian's iperf3 (3.12): a short loopback run
-# (iperf3 -s -1 / iperf3 -c 127.0.0.1 -t 1 -J), forward and reverse with two streams, gives the
-# real JSON; iommulab's has the same keys at every level (tests/cli/json_keys.py; the number of
+# (iperf3 -s -1 / iperf3 -c 127.0.0.1 -t 1 -J), forward and reverse with two streams, and UDP
+# (-u -b 100M, and two streams at 50M each), gives the real JSON; iommulab's has the same keys
+# at every level (tests/cli/json_keys.py; the number of
 # intervals may differ by the real run's timing). Skipped (77) when iperf3 is not installed,
 # failed instead when CI is set (scripts/install-deps.sh installs it).
 # usage: bash iperf3_real.sh <iommulab binary> <source dir>
@@ -52,7 +53,7 @@ real_run() { # out args...: a fresh one-off server per attempt (a failed attempt
 	done
 	return 1
 }
-for args in "-t 1" "-t 1 -P 2 -R"; do
+for args in "-t 1" "-t 1 -P 2 -R" "-u -b 100M -t 1" "-u -b 50M -t 1 -P 2"; do
 	# shellcheck disable=SC2086
 	real_run "$tmp/real.json" $args || { bad "real iperf3 $args gave no JSON: $(head -c 300 "$tmp/real.json")"; continue; }
 	# shellcheck disable=SC2086

@@ -16,12 +16,23 @@ check_usage() { # want-substring args...: must exit 2 with that message on stder
 		bad "netperf $*: '$out' does not say '$want'"
 	fi
 }
-check_usage "-t must be TCP_STREAM, TCP_MAERTS or TCP_RR (UDP_STREAM, UDP_RR, TCP_CRR and OMNI are not supported), not 'UDP_STREAM'" -t UDP_STREAM
 check_usage "-l must be a test length in seconds" -l 0
 # below 100 us a window holds no transaction: refused, not a throughput of 0.00
 check_usage "-l must be a test length in seconds, at least 0.0001" -l 1e-9
 check_usage "-l must be a test length in seconds, at least 0.0001" -l 0.00009
-check_usage "-l -5: a count of transactions or bytes is not supported" -l -5
+check_usage "-l -5: a count of bytes (TCP_STREAM) is not supported" -l -5
+check_usage "-l -5: a count of bytes (UDP_STREAM) is not supported" -t UDP_STREAM -l -5
+check_usage "-l -0: a count must be -N, N transactions from 1 to 10^8" -t TCP_RR -l -0
+check_usage "-l -x: a count must be -N" -t TCP_RR -l -x
+check_usage "-r 1473,1: UDP_RR's request and response are one packet each, at most 1472 bytes" -t UDP_RR -- -r 1473,1
+check_usage "-m 65508: a UDP datagram holds at most 65507 bytes" -t UDP_STREAM -- -m 65508
+check_usage "-c and -C: TCP_MAERTS's receive model does not measure CPU time" -t TCP_MAERTS -c
+check_usage "-s must be a socket buffer size of 1 byte to 1G, not '0'" -- -s 0
+check_usage "-S must be a socket buffer size" -- -S x
+check_usage "-M must be a receive size of 1 byte to 1M" -- -M 2M
+check_usage "--channels must be a number in 1..4096" --channels 0
+check_usage "--irq-shift must be a number of CPUs in 0..4095" --irq-shift -1
+check_usage "irq_shift must be below the machine's 128 CPUs, not 200" --irq-shift 200 -l 0.0001
 check_usage "-l must be a test length in seconds" -l 2x
 check_usage "-P must be 0 (no banner and headers) or 1, not '2'" -P 2
 check_usage "-H needs a host name" -H ""
@@ -42,8 +53,8 @@ check_usage "-r must be REQ[,RSP], sizes of 1 to 65160 bytes" -t TCP_RR -- -r 1,
 check_usage "-r must be REQ[,RSP]" -t TCP_RR -- -r x
 check_usage "unknown test option '-z'" -- -z 1
 check_usage "test option '-m' needs a value" -- -m
-check_usage "-m is a TCP_STREAM and TCP_MAERTS option" -t TCP_RR -- -m 64
-check_usage "-r is a TCP_RR option; TCP_STREAM takes -m SIZE" -- -r 1,1
+check_usage "-m is a stream tests' option; TCP_RR takes -r REQ,RSP" -t TCP_RR -- -m 64
+check_usage "-r is a request/response tests' option; TCP_STREAM takes -m SIZE" -- -r 1,1
 check_usage "unexpected argument 'extra'" -- -m 64 extra
 # machines: a profile whose nic: section has no netperf path; a topology without a NIC
 tmp=$(mktemp -d)
@@ -109,6 +120,109 @@ out=$("$BIN" netperf -t TCP_MAERTS -l 0.0005 --iommu-mode=strict) || bad "TCP_MA
 printf '%s\n' "$out" | grep -q '^MIGRATED TCP MAERTS TEST from ' || bad "TCP_MAERTS banner: '$out'"
 printf '%s\n' "$out" | grep -q '^iommulab: rx [0-9]* buffers, [0-9]* frames' || bad "TCP_MAERTS rx line: '$out'"
 "$BIN" netperf --help | grep -q -- '-r REQ\[,RSP\]' || bad "netperf --help"
+# UDP_STREAM, UDP_RR, TCP_CRR and -c/-C: netperf 2.7's layouts (nettest_omni.c send_udp_stream,
+# send_udp_rr, send_tcp_conn_rr; with -c the cpu_title and cpu_fmt_1 strings)
+out=$("$BIN" netperf -H peer -t UDP_STREAM -l 0.001 -- -m 1472) || bad "UDP_STREAM run: rc $?"
+want_lines UDP_STREAM "$out" 'MIGRATED UDP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET
+Socket  Message  Elapsed      Messages                
+Size    Size     Time         Okay Errors   Throughput
+bytes   bytes    secs            #      #   10^6bits/sec
+'
+printf '%s\n' "$out" | grep -Eq '^212992    1472   0\.00    +[0-9]+      0 +[0-9]+\.[0-9]{2}$' ||
+	bad "UDP_STREAM local line: '$out'"
+printf '%s\n' "$out" | grep -Eq '^212992           0\.00    +[0-9]+ +[0-9]+\.[0-9]{2}$' ||
+	bad "UDP_STREAM remote line: '$out'"
+out=$("$BIN" netperf -t UDP_STREAM -l 0.001 -P 0) || bad "UDP_STREAM -P 0: rc $?"
+printf '%s\n' "$out" | awk 'NR == 1 && $2 == 65507 {ok = 1} END {exit !ok}' ||
+	bad "UDP_STREAM's default message is 65507 bytes: '$out'"
+out=$("$BIN" netperf -H peer -t UDP_RR -l 0.001) || bad "UDP_RR run: rc $?"
+want_lines UDP_RR "$out" 'MIGRATED UDP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET : first burst 0
+Local /Remote
+Socket Size   Request  Resp.   Elapsed  Trans.
+Send   Recv   Size     Size    Time     Rate         
+bytes  Bytes  bytes    bytes   secs.    per sec   
+'
+printf '%s\n' "$out" | grep -Eq '^212992 212992 1        1       0\.00     +[0-9]+\.[0-9]{2}   $' ||
+	bad "UDP_RR result line: '$out'"
+out=$("$BIN" netperf -H peer -t TCP_CRR -l 0.001) || bad "TCP_CRR run: rc $?"
+want_lines TCP_CRR "$out" 'MIGRATED TCP Connect/Request/Response TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET
+Local /Remote
+Socket Size   Request  Resp.   Elapsed  Trans.
+Send   Recv   Size     Size    Time     Rate         
+bytes  Bytes  bytes    bytes   secs.    per sec   
+'
+out=$("$BIN" netperf -H peer -t TCP_STREAM -l 0.001 -c -C -- -m 64K -s 64K) || bad "TCP_STREAM -c -C: rc $?"
+want_lines "TCP_STREAM -c -C" "$out" 'MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET
+Recv   Send    Send                          Utilization       Service Demand
+Socket Socket  Message  Elapsed              Send     Recv     Send    Recv
+Size   Size    Size     Time     Throughput  local    remote   local   remote
+bytes  bytes   bytes    secs.    10^6bits/s  % S      % S      us/KB   us/KB
+'
+# -s 64K: getsockopt gives Linux's double; one stream busy on one CPU of 128 is 0.78 %
+printf '%s\n' "$out" | grep -Eq '^131072 131072  65536    0\.00     +[0-9]+\.[0-9]{2}   0\.7[0-9]     0\.[0-9]{2}     [0-9.]+ +[0-9.]+ +$' ||
+	bad "TCP_STREAM -c -C line: '$out'"
+out=$("$BIN" netperf -H peer -t TCP_RR -l 0.001 -c) || bad "TCP_RR -c: rc $?"
+want_lines "TCP_RR -c" "$out" 'MIGRATED TCP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET : first burst 0
+Local /Remote
+Socket Size   Request Resp.  Elapsed Trans.   CPU    CPU    S.dem   S.dem
+Send   Recv   Size    Size   Time    Rate     local  remote local   remote
+bytes  bytes  bytes   bytes  secs.   per sec  % S    % S    us/Tr   us/Tr
+'
+# -c without -C: the remote figures are netperf's -1
+printf '%s\n' "$out" | grep -Eq '^16384  131072 1       1      0\.00    [0-9]+\.[0-9]{2}  0\.[0-9]{2}   -1\.00  [0-9.]+ +-1\.000 $' ||
+	bad "TCP_RR -c line: '$out'"
+out=$("$BIN" netperf -t TCP_CRR -l 0.001 -c -C) || bad "TCP_CRR -c -C: rc $?"
+printf '%s\n' "$out" | grep -qxF 'bytes  bytes  bytes   bytes  secs.   per sec  %      %      us/Tr   us/Tr' ||
+	bad "TCP_CRR -c title: '$out'"
+# -l -N: N transactions per stream, then the rate over the time they took
+out=$("$BIN" netperf -t TCP_CRR -l -40 --queues 2) || bad "TCP_CRR -l -40: rc $?"
+printf '%s\n' "$out" | grep -q '^iommulab: latency p50 [0-9.]* us, p99 [0-9.]* us, 80 transactions$' ||
+	bad "TCP_CRR -l -40 --queues 2: not 80 transactions: '$out'"
+# OMNI and the output selectors (nettest_omni.c: set_output_elt's header lines, print_omni_csv,
+# print_omni_keyword, print_omni_human, set_output_list_by_test's default lists)
+check_usage "-t must be TCP_STREAM, TCP_MAERTS, TCP_RR, TCP_CRR, UDP_STREAM, UDP_RR or OMNI, not 'SCTP_RR'" -t SCTP_RR
+check_usage "output selector 'P50_LATENCY' is not measured in this test" -- -o P50_LATENCY
+check_usage "output selector 'STDDEV_LATENCY' is not supported" -t TCP_RR -- -o THROUGHPUT,STDDEV_LATENCY
+check_usage "'sel.txt': a file of output selections is not supported" -- -k sel.txt
+check_usage "-d must be send, recv or rr, not 'up'" -t OMNI -- -d up
+check_usage "-T (after --) must be tcp or udp, not 'sctp'" -t OMNI -- -T sctp
+check_usage "-d and -T (after --) are OMNI options" -t TCP_RR -- -d rr
+check_usage "-t OMNI -- -d recv -T udp: UDP receive is not modelled" -t OMNI -- -d recv -T udp
+out=$("$BIN" netperf -H peer -t TCP_RR -l 0.001 -- -o THROUGHPUT,THROUGHPUT_UNITS,MEAN_LATENCY,P50_LATENCY,P90_LATENCY,P99_LATENCY,TRANSACTION_RATE,LOCAL_CPU_UTIL) ||
+	bad "TCP_RR -o: rc $?"
+want_lines "TCP_RR -o" "$out" 'MIGRATED TCP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET : first burst 0
+Throughput,Throughput Units,Mean Latency Microseconds,50th Percentile Latency Microseconds,90th Percentile Latency Microseconds,99th Percentile Latency Microseconds,Transaction Rate Tran/s,Local CPU Util %'
+[ "$(printf '%s\n' "$out" | wc -l)" = 3 ] || bad "TCP_RR -o: not the banner, the header and the values: '$out'"
+printf '%s\n' "$out" | sed -n 3p | grep -Eq '^[0-9]+\.[0-9]{2},Trans/s,[0-9]+\.[0-9]{2},[0-9]+,[0-9]+,[0-9]+,[0-9]+\.[0-9]{3},-1\.00$' ||
+	bad "TCP_RR -o values: '$out'"
+out=$("$BIN" netperf -t TCP_RR -l 0.001 -P 0 -c -- -k THROUGHPUT,P99_LATENCY,LOCAL_CPU_UTIL) || bad "-k: rc $?"
+printf '%s\n' "$out" | awk -F= 'NR == 1 && $1 == "THROUGHPUT" {a = 1} NR == 2 && $1 == "P99_LATENCY" && $2 ~ /^[0-9]+$/ {b = 1}
+	NR == 3 && $1 == "LOCAL_CPU_UTIL" && $2 > 0 {c = 1} END {exit !(a && b && c && NR == 3)}' || bad "-k: '$out'"
+out=$("$BIN" netperf -H peer -t OMNI -l 0.001 -- -d send -m 64K) || bad "OMNI: rc $?"
+want_lines "OMNI -d send" "$out" 'OMNI Send TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET
+Local       Remote      Local  Elapsed Throughput Throughput  
+Send Socket Recv Socket Send   Time               Units       
+Size        Size        Size   (sec)                          
+Final       Final                                             '
+printf '%s\n' "$out" | grep -Eq '^16384       131072      65536  0\.00    [0-9]+\.[0-9]{2} +10\^6bits/s  $' ||
+	bad "OMNI -d send values: '$out'"
+out=$("$BIN" netperf -t OMNI -l 0.001 -P 0 -- -d rr -T udp -o PROTOCOL,DIRECTION,REQUEST_SIZE,THROUGHPUT_UNITS) || bad "OMNI rr udp: rc $?"
+[ "$out" = 'UDP,Send|Recv,1,Trans/s' ] || bad "OMNI -d rr -T udp -o: '$out'"
+# -i/-I: seeded repeats until the result's confidence interval is narrow enough (netperf's
+# rules: at least 3 runs, at most 30; -I alone 3 to 10); the banner says what was asked
+check_usage "-I must be LEVEL[,WIDTH]: a level of 95 or 99" -I 90
+check_usage "-i must be MAX[,MIN] iterations, not 'x'" -i x
+out=$("$BIN" netperf -H peer -t TCP_RR -l 0.001 -i 10,3 -I 95,1) || bad "-i -I: rc $?"
+printf '%s\n' "$out" | head -1 | grep -qxF 'MIGRATED TCP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to peer () port 0 AF_INET : +/-0.500% @ 95% conf.  : first burst 0' ||
+	bad "-i -I banner: '$out'"
+printf '%s\n' "$out" | grep -q '^iommulab: 3 runs (seeds 1 to 3), the figures their means; the result.s 95% confidence interval 0\.000% of the mean wide, 1\.000% wanted$' ||
+	bad "-i 10,3: not 3 runs: '$out'"
+out=$("$BIN" netperf -t TCP_STREAM -l 0.001 -i 1 --seed 7) || bad "-i 1: rc $?"
+printf '%s\n' "$out" | grep -q '^iommulab: 3 runs (seeds 7 to 9)' || bad "-i 1 is at least 3 runs: '$out'"
+# the TX completions line: moved interrupts put every unmap on another CPU
+out=$("$BIN" netperf -t UDP_STREAM -l 0.001 --queues 2 --irq-shift 40 -- -m 64) || bad "--irq-shift run: rc $?"
+printf '%s\n' "$out" | grep -Eq '^iommulab: TX completions: [1-9][0-9]* of [0-9]+ unmaps on another CPU than their map.s \(channels from the profile, irq shift 40\), 4 CPUs did the work$' ||
+	bad "--irq-shift 40: '$out'"
 if have python3 "netperf --json"; then
 	"$BIN" netperf -t TCP_RR -l 0.001 --queues 2 --json -- -r 100,2000 | python3 -c '
 import json, sys

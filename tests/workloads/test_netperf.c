@@ -2,7 +2,10 @@
  * hand (fragments per skb, TSO segments and skbs), maps and unmaps per fragment through the
  * model, TCP_RR's latency in passthrough against the sum of the profile's path constants
  * (computed here), strict slower than passthrough for small packets, TCP_MAERTS under the
- * line, the scenario netperf-modes and the load-time refusals (no NIC, no netperf path).
+ * line, the scenario netperf-modes and the load-time refusals (no NIC, no netperf path);
+ * UDP's packets by hand and through the model (one skb and its maps per IP packet), TX
+ * completions reaped on the interrupt's CPU (its unmaps there, the IOVA caches spilling),
+ * TCP_CRR's five packets out and three in, and -l -N's count of transactions.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,6 +18,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "iommulab/netperf.h"
 #include "iommulab/scenario.h"
@@ -274,7 +278,7 @@ static void test_scenario_netperf_modes(void **state)
 		fail_msg("%s", err);
 	assert_int_equal(ilab_scenario_run(s, &(struct ilab_run_options){ .quick = true }, &res,
 					   err, sizeof(err)), 0);
-	assert_int_equal(res->nr_cases, 12);
+	assert_int_equal(res->nr_cases, 16);
 	for (unsigned i = 0; i < res->nr_cases; i++)
 		if (res->cases[i].status != ILAB_CASE_OK)
 			fail_msg("%s: %s", s->cases[i].label, res->cases[i].message);
@@ -298,6 +302,12 @@ static void test_scenario_netperf_modes(void **state)
 		    fig(res, s, "rr1-passthrough", "lat_p50")->value);
 	assert_true(fig(res, s, "tx64-strict", "throughput")->value <
 		    fig(res, s, "tx64-passthrough", "throughput")->value);
+	/* UDP: a map per packet costs strict; the moved interrupts take the unmaps off the
+	 * senders' CPUs */
+	assert_true(fig(res, s, "udp1472-strict", "throughput")->value <
+		    fig(res, s, "udp1472-passthrough", "throughput")->value);
+	assert_true(fig(res, s, "tx64-irq40-strict", "throughput")->value >
+		    fig(res, s, "tx64-strict", "throughput")->value);
 	ilab_scenario_result_free(res);
 	ilab_scenario_free(s);
 }
@@ -339,6 +349,173 @@ static void test_scenario_without_a_nic_refused_at_load(void **state)
 		fail_msg("%s", line);
 }
 
+/* ---- UDP, completions on another CPU, TCP_CRR ------------------------------------------------ */
+
+static void test_udp_packets_by_hand(void **state)
+{
+	(void)state;
+	assert_int_equal(ilab_netperf_udp_packets(1), 1);
+	assert_int_equal(ilab_netperf_udp_packets(1472), 1);
+	assert_int_equal(ilab_netperf_udp_packets(1473), 2);
+	assert_int_equal(ilab_netperf_udp_packets(2952), 2);     /* 1472 + 1480 */
+	assert_int_equal(ilab_netperf_udp_packets(2953), 3);
+	assert_int_equal(ilab_netperf_udp_packets(65507), 45);   /* 1472 + 43 x 1480 + 395 */
+	assert_int_equal(ilab_netperf_udp_piece(65507, 0), 1472);
+	assert_int_equal(ilab_netperf_udp_piece(65507, 1), 1480);
+	assert_int_equal(ilab_netperf_udp_piece(65507, 44), 395);
+	assert_int_equal(ilab_netperf_udp_piece(64, 0), 64);
+	/* 4000 bytes at 100 Gbit/s: (1472+28+38) + (1480+20+38) + (1048+20+38) = 4182 bytes */
+	assert_true(ilab_netperf_udp_wire_ns(4000, 100) > 334.55 &&
+		    ilab_netperf_udp_wire_ns(4000, 100) < 334.57);
+}
+
+/* A UDP datagram of 4000 bytes leaves as three IP packets, each its own skb, mapped (headers
+ * and payload) and completed on its own; TCP sends the same 4000 bytes as one TSO skb of
+ * three segments. */
+static void test_udp_one_skb_per_packet(void **state)
+{
+	struct ilab_netperf_cfg c = cfg(ILAB_NETPERF_UDP_STREAM, 1);
+	struct ilab_netperf_result u, t;
+
+	(void)state;
+	c.send_bytes = 4000;
+	run_ok(ILAB_NIC_ENV_LAZY, &c, &u);
+	c.test = ILAB_NETPERF_STREAM;
+	run_ok(ILAB_NIC_ENV_LAZY, &c, &t);
+	assert_true(u.messages > 10);
+	assert_int_equal(u.segments, u.skbs);                 /* no GSO: a packet per skb */
+	assert_true(u.skbs >= 3 * u.messages && u.skbs <= 3 * u.messages + 2);
+	assert_true(u.tx_maps >= 2 * u.tx_skbs && u.tx_maps <= 3 * u.tx_skbs);
+	assert_int_equal(u.tx_unmaps, u.tx_maps);
+	assert_true(t.segments >= 3 * t.skbs - 2);             /* TSO: three segments a skb */
+	assert_true(t.skbs * 4000 <= t.bytes + 4000);          /* one skb per send */
+	assert_true(u.skbs * 1480 >= u.bytes);                 /* one per packet */
+	assert_true(u.remote_messages > 0 && u.remote_messages <= u.messages);
+}
+
+/* stats.breakdown ... iova_alloc's calls into the rbtree: the allocations the per-CPU IOVA
+ * caches did not serve. */
+static long long rbtree_allocs(const char *stats)
+{
+	json_error_t e;
+	json_t *root = json_loads(stats, 0, &e), *v;
+	long long n;
+
+	assert_non_null(root);
+	v = json_object_get(root, "breakdown");
+	v = v ? json_object_get(v, "functions") : NULL;
+	v = v ? json_object_get(v, "dma_map") : NULL;
+	v = v ? json_object_get(v, "children") : NULL;
+	v = v ? json_object_get(v, "iova_alloc") : NULL;
+	v = v ? json_object_get(v, "children") : NULL;
+	v = v ? json_object_get(v, "iova_rbtree") : NULL;
+	v = v ? json_object_get(v, "calls") : NULL;
+	n = v ? json_integer_value(v) : 0;
+	json_decref(root);
+	return n;
+}
+
+static void run_stats(const struct ilab_netperf_cfg *c, struct ilab_netperf_result *r,
+		      long long *rbtree)
+{
+	struct ilab_nic_env e = env(ILAB_NIC_ENV_STRICT);
+	char err[600] = "", *stats = NULL;
+	int rc = ilab_netperf_env_run(&e, c, r, &stats, NULL, err, sizeof(err));
+
+	if (rc)
+		fail_msg("netperf run: %d %s", rc, err);
+	assert_non_null(stats);
+	*rbtree = rbtree_allocs(stats);
+	free(stats);
+}
+
+/* Each stream's channel interrupt on its own CPU (XPS, the default): every unmap is the
+ * mapping CPU's and the per-CPU IOVA caches serve nearly every allocation. Interrupts moved
+ * 40 CPUs on: the completions are reaped, the buffers unmapped and their IOVAs freed there,
+ * so the senders' caches run dry and allocations fall back to the rbtree. One channel for
+ * two streams: the second stream's completions are the first's CPU's work. */
+static void test_tx_completions_on_the_irq_cpu(void **state)
+{
+	struct ilab_netperf_cfg c = cfg(ILAB_NETPERF_STREAM, 2);
+	struct ilab_netperf_result local, moved, shared;
+	long long rb_local, rb_moved, rb_shared;
+
+	(void)state;
+	run_stats(&c, &local, &rb_local);
+	c.irq_shift = 40;
+	run_stats(&c, &moved, &rb_moved);
+	c.irq_shift = 0;
+	c.channels = 1;
+	run_stats(&c, &shared, &rb_shared);
+	assert_int_equal(local.tx_remote_unmaps, 0);
+	assert_true(moved.tx_remote_unmaps * 10 >= moved.tx_unmaps * 9); /* all but teardown */
+	assert_true(moved.work_cpus == 4 && local.work_cpus == 2);
+	assert_true(moved.interrupts > 0);
+	/* stream 1's unmaps are on stream 0's CPU (which runs them before its own sends: the
+	 * softirq before the process) */
+	assert_true(shared.tx_remote_unmaps > 0 && shared.tx_remote_unmaps < shared.tx_unmaps);
+	assert_int_equal(shared.work_cpus, 2);
+	assert_true(rb_local * 20 < (long long)local.tx_maps);
+	assert_true(rb_moved * 5 > (long long)moved.tx_maps);
+	if (rb_moved < 10 * rb_local + 10)
+		fail_msg("rbtree allocations: %lld with the interrupts moved, %lld without",
+			 rb_moved, rb_local);
+}
+
+/* TCP_CRR: five packets out (SYN, ACK, the request, FIN, ACK) and three in (SYN-ACK, the
+ * response, the peer's FIN) per transaction, three round trips: more than twice TCP_RR's
+ * latency. -l -N: each stream stops after N transactions. */
+static void test_crr_and_a_count_of_transactions(void **state)
+{
+	struct ilab_netperf_cfg c = cfg(ILAB_NETPERF_CRR, 1);
+	struct ilab_netperf_result crr, rr;
+
+	(void)state;
+	c.transactions = 50;
+	c.warmup_ns = 0;
+	c.duration_ns = 100000000;
+	run_ok(ILAB_NIC_ENV_STRICT, &c, &crr);
+	c.test = ILAB_NETPERF_RR;
+	run_ok(ILAB_NIC_ENV_STRICT, &c, &rr);
+	assert_int_equal(crr.transactions, 50);
+	assert_int_equal(rr.transactions, 50);
+	assert_true(crr.tx_skbs >= 5 * 50 && crr.tx_skbs <= 5 * 50 + 5);
+	assert_int_equal(crr.rx_buffers, 3 * 50);
+	assert_true(crr.lat_p50_ns > 2 * rr.lat_p50_ns);
+	assert_true(crr.window_ns < c.duration_ns && crr.window_ns > 50 * crr.lat_min_ns);
+	assert_true(crr.tps > 0.9e9 * 50 / (double)crr.window_ns);
+}
+
+/* iperf3 -b: a paced UDP stream sends rate x window of payload (to a datagram), an unpaced one
+ * as much as its CPU can; the peer takes what its stack can, and the streams' figures add up
+ * to the run's. */
+static void test_udp_paced_to_a_rate(void **state)
+{
+	struct ilab_netperf_cfg c = cfg(ILAB_NETPERF_UDP_STREAM, 2);
+	struct ilab_netperf_stream st[2];
+	struct ilab_netperf_result paced, free_run;
+	double want;
+
+	(void)state;
+	c.send_bytes = 1448;
+	c.rate_bps = 2e8;
+	c.streams = st;
+	run_ok(ILAB_NIC_ENV_STRICT, &c, &paced);
+	want = c.rate_bps * 1e-9 * (double)c.duration_ns / (1448 * 8.0); /* per stream */
+	for (unsigned i = 0; i < 2; i++) {
+		if (st[i].messages + 2 < want || st[i].messages > want + 2)
+			fail_msg("stream %u: %llu datagrams at 200 Mbit/s, want %.1f", i,
+				 (unsigned long long)st[i].messages, want);
+		assert_int_equal(st[i].remote_messages, st[i].messages); /* the peer keeps up */
+		assert_true(st[i].jitter_ns >= 0);
+	}
+	assert_int_equal(paced.messages, st[0].messages + st[1].messages);
+	c.rate_bps = 0;
+	run_ok(ILAB_NIC_ENV_STRICT, &c, &free_run);
+	assert_true(free_run.messages > 2 * paced.messages);
+	assert_true(free_run.remote_messages <= free_run.messages);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +527,11 @@ int main(void)
 		cmocka_unit_test(test_strict_slower_than_passthrough_small_packets),
 		cmocka_unit_test(test_maerts_under_the_line),
 		cmocka_unit_test(test_bad_configurations),
+		cmocka_unit_test(test_udp_packets_by_hand),
+		cmocka_unit_test(test_udp_one_skb_per_packet),
+		cmocka_unit_test(test_tx_completions_on_the_irq_cpu),
+		cmocka_unit_test(test_crr_and_a_count_of_transactions),
+		cmocka_unit_test(test_udp_paced_to_a_rate),
 		cmocka_unit_test(test_scenario_netperf_modes),
 		cmocka_unit_test(test_scenario_without_a_nic_refused_at_load),
 	};
