@@ -65,9 +65,19 @@ static int parse_own(struct fio_cli *o, const char *key, const char *val)
 			o->fmt = FIO_JSON;
 		else if (val && !strcmp(val, "json+"))
 			o->fmt = FIO_JSON_PLUS;
+		else if (val && !strcmp(val, "terse"))
+			o->fmt = FIO_TERSE;
 		else
-			return USAGE("--output-format must be normal, json or json+ (terse is not "
-				     "supported), not '%s'", val ? val : "");
+			return USAGE("--output-format must be normal, json, json+ or terse, not '%s'",
+				     val ? val : "");
+	} else if (!strcmp(key, "minimal")) {
+		if (val)
+			return USAGE("--minimal takes no value");
+		o->fmt = FIO_TERSE; /* fio: terse output */
+	} else if (!strcmp(key, "terse-version")) {
+		if (!val || strcmp(val, "3"))
+			return USAGE("--terse-version: iommulab writes fio's terse version 3 only, "
+				     "not '%s'", val ? val : "");
 	} else if (!strcmp(key, "output")) {
 		if (!val || !*val)
 			return USAGE("--output needs a file name");
@@ -117,6 +127,7 @@ static int parse(int argc, char **argv, struct fio_cli *o, struct fio_run *run)
 		if (!eq && i + 1 < argc && (!strcmp(key, "iommu-mode") || !strcmp(key, "profile") ||
 					    !strcmp(key, "device") || !strcmp(key, "seed") ||
 					    !strcmp(key, "output") || !strcmp(key, "output-format") ||
+					    !strcmp(key, "terse-version") ||
 					    !strcmp(key, "trace") || !strcmp(key, "trace-limit-us") ||
 					    !strcmp(key, "trace-limit-mb")))
 			val = argv[++i];
@@ -210,9 +221,16 @@ static int run_job(struct fio_cli *o, struct fio_job *j, struct fio_report *reps
 		struct fio_report *rep = &reps[*nreps];
 
 		if (i && j->group_reporting) {
-			ilab_lat_hist_merge(&rep[-1].r.slat, &jr[i].slat);
-			ilab_lat_hist_merge(&rep[-1].r.clat, &jr[i].clat);
-			ilab_lat_hist_merge(&rep[-1].r.lat, &jr[i].lat);
+			for (unsigned d = 0; d < 2; d++) {
+				struct ilab_nvme_dir_result *to = &rep[-1].r.dir[d];
+
+				ilab_lat_hist_merge(&to->slat, &jr[i].dir[d].slat);
+				ilab_lat_hist_merge(&to->clat, &jr[i].dir[d].clat);
+				ilab_lat_hist_merge(&to->lat, &jr[i].dir[d].lat);
+				to->ios += jr[i].dir[d].ios;
+				to->errors += jr[i].dir[d].errors;
+				to->bytes += jr[i].dir[d].bytes;
+			}
 			rep[-1].r.ios += jr[i].ios;
 			rep[-1].r.errors += jr[i].errors;
 			rep[-1].r.cpu_busy += jr[i].cpu_busy;

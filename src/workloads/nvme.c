@@ -5,16 +5,17 @@
  * It is not the machine's set-up (nvme_env.c) nor the scenario glue (fio_experiments.c).
  *
  * CPU side, per job (a plat thread on the job's CPU): while fewer than iodepth I/Os are in
- * flight, submit one: submit_ns, dma_map_single of the I/O's buffer (pages on the CPU's node,
+ * flight, submit one, its direction (rw mixes) and size (bs_dist) drawn as fio's: submit_ns, dma_map_single of the I/O's buffer (pages on the CPU's node,
  * allocated once, as fio's), the PRP entries (a PRP list in the slot's coherent page above two
  * pages), the 64-byte command into the SQ (coherent memory on the drive's node) and the SQ
- * tail doorbell. Then wait for the interrupt: irq_ns per handler run, and for each new CQE
+ * tail doorbell. Then wait for the interrupt (polled: spin on the CQ, busy, no handler):
+ * irq_ns per handler run, and for each new CQE
  * (phase tag) complete_ns and dma_unmap_single; then the CQ head doorbell. clat is from the
  * doorbell to the end of the I/O's completion work (fio's clat: submission to reap).
  *
  * Drive side, per queue (an agent on the drive's node): when the SQ tail doorbell moves, fetch
  * each new command by DMA (64 bytes at the SQ's IOVA), and its PRP list by DMA when PRP2
- * points to one; book it on the drive: a command slot at most read_iops (write_iops) per
+ * points to one; book it on the drive by its opcode and NLB: a command slot at most read_iops (write_iops) per
  * second over all queues, then the media latency, then the data on the link at read_mbps
  * (write_mbps) in command order: it completes when its last byte has crossed. At the booked
  * transfer start the agent moves the data by DMA through the IOMMU page by page (its
@@ -41,16 +42,20 @@
  * fault-injection test points a PRP at. */
 #define UNMAPPED_IOVA ILAB_MSI_IOVA_BASE
 
-static const char *const rw_names[] = { "randread", "randwrite", "read", "write" };
+static const char *const rw_names[] = { "randread", "randwrite", "read", "write", "rw",
+					"randrw" };
+#define NR_RW (sizeof(rw_names) / sizeof(rw_names[0]))
 
 const char *ilab_fio_rw_name(enum ilab_fio_rw rw)
 {
-	return (unsigned)rw < 4 ? rw_names[rw] : "?";
+	return (unsigned)rw < NR_RW ? rw_names[rw] : "?";
 }
 
 int ilab_fio_rw_parse(const char *name, enum ilab_fio_rw *rw)
 {
-	for (unsigned i = 0; name && i < 4; i++)
+	if (name && !strcmp(name, "readwrite"))
+		name = "rw"; /* fio's alias */
+	for (unsigned i = 0; name && i < NR_RW; i++)
 		if (!strcmp(name, rw_names[i])) {
 			*rw = (enum ilab_fio_rw)i;
 			return 0;
@@ -98,6 +103,8 @@ struct slot {
 	ilab_dma_addr_t list_dma;
 	uint64_t *list_va;
 	uint64_t t_start, t_submit; /* submission began; the doorbell */
+	unsigned len;               /* the I/O's bytes and direction (0 read, 1 write) */
+	unsigned write;
 	bool has_buf, has_list, mapped;
 };
 
@@ -106,6 +113,8 @@ struct pending {
 	uint16_t cid;
 	uint16_t status;
 	uint64_t prp1, prp2;
+	unsigned len;            /* from the command's NLB ... */
+	bool write;              /* ... and opcode */
 	uint64_t t_data, t_done; /* ns */
 	bool data_done;
 };
@@ -128,7 +137,7 @@ struct job {
 	int setup_failed;       /* -ENOMEM, -EIO */
 	/* CPU private */
 	unsigned sq_tail, cq_head, cq_phase;
-	uint64_t issued, rng;
+	uint64_t issued, issued_bytes, rng, seq_off;
 	struct ilab_nvme_job_result r; /* the window's latencies and depths */
 	uint64_t map_errors, interrupts, sq_wraps, cq_wraps;
 	uint64_t last_done;
@@ -149,13 +158,13 @@ struct nvme {
 	const struct ilab_nvme_cfg *cfg;
 	unsigned unit;
 	unsigned qsize;
-	enum ilab_dma_dir dir;
+	unsigned max_bs, min_bs; /* the largest I/O (each slot's buffer), the smallest */
 	uint64_t start_ns, win_lo, win_hi; /* win_hi UINT64_MAX: number_ios decides */
 	struct job *jobs;
 	void *payload;          /* what the drive writes on a read (one I/O's bytes) */
 	void *scratch;          /* what it reads on a write */
-	/* the drive's booking, shared by its queues (picoseconds) */
-	uint64_t slot_ps, latency_ps, xfer_ps;
+	/* the drive's booking, shared by its queues (picoseconds; per direction) */
+	uint64_t slot_ps[2], latency_ps[2], mbps[2];
 	uint64_t next_slot_ps, link_free_ps;
 };
 
@@ -166,6 +175,11 @@ static unsigned order_of(size_t bytes)
 	while (((size_t)ILAB_PAGE_SIZE << o) < bytes)
 		o++;
 	return o;
+}
+
+static enum ilab_dma_dir dma_dir(unsigned write)
+{
+	return write ? ILAB_DMA_TO_DEVICE : ILAB_DMA_FROM_DEVICE;
 }
 
 /* ---- set-up and tear-down, on each job's CPU ---------------------------------------------- */
@@ -204,7 +218,7 @@ static void job_setup(unsigned idx, void *arg)
 		if (ilab_mem_alloc_pages(n->mem, plat_this_node(), j->buf_order, &s->buf_pa))
 			goto fail;
 		s->has_buf = true;
-		if (n->cfg->bs > 2 * ILAB_NVME_PAGE) { /* Linux: a dma_pool page for the list */
+		if (n->max_bs > 2 * ILAB_NVME_PAGE) { /* Linux: a dma_pool page for the list */
 			if (alloc_coherent(n, ILAB_NVME_PAGE, &s->list_pa, &s->list_dma, &va))
 				goto fail;
 			s->list_va = va;
@@ -225,7 +239,7 @@ static void job_teardown(unsigned idx, void *arg)
 		struct slot *s = &j->slots[i];
 
 		if (s->mapped)
-			ilab_dma_unmap_single(n->dev, s->dma, n->cfg->bs, n->dir);
+			ilab_dma_unmap_single(n->dev, s->dma, s->len, dma_dir(s->write));
 		if (s->has_list)
 			ilab_dma_free_coherent(n->dev, ILAB_NVME_PAGE, s->list_pa, s->list_dma);
 		if (s->has_buf)
@@ -258,19 +272,22 @@ static uint64_t get_le(const uint8_t *p, unsigned bytes)
 	return v;
 }
 
-/* Book a command on the drive: a command slot, the media latency, the link in order. */
+/* Book a command on the drive: a command slot, the media latency, the link in order, each
+ * by the command's direction's figures (a mix shares the one slot rate and link). */
 static void book(struct nvme *n, struct pending *p)
 {
-	uint64_t now, start, x0;
+	uint64_t now, start, x0, mbps = n->mbps[p->write];
+	/* bytes / (MB/s) = us: x 1e6 for ps */
+	uint64_t xfer_ps = mbps ? ((uint64_t)p->len * 1000000ull + mbps / 2) / mbps : 0;
 
 	ilab_sim_sync(); /* the booking is shared: take it in virtual-time order */
 	now = plat_now_ns() * 1000;
 	start = n->next_slot_ps > now ? n->next_slot_ps : now;
-	n->next_slot_ps = start + n->slot_ps;
-	x0 = start + n->latency_ps;
+	n->next_slot_ps = start + n->slot_ps[p->write];
+	x0 = start + n->latency_ps[p->write];
 	if (n->link_free_ps > x0)
 		x0 = n->link_free_ps;
-	n->link_free_ps = x0 + n->xfer_ps;
+	n->link_free_ps = x0 + xfer_ps;
 	p->t_data = x0 / 1000;
 	p->t_done = (n->link_free_ps + 999) / 1000;
 }
@@ -298,6 +315,8 @@ static void fetch(struct nvme *n, struct job *j)
 		return;
 	}
 	p->cid = (uint16_t)get_le(sqe + 2, 2);
+	p->write = sqe[0] == ILAB_NVME_OPC_WRITE;
+	p->len = ((unsigned)get_le(sqe + 48, 2) + 1) * 512; /* NLB, 0-based, 512-byte blocks */
 	p->prp1 = get_le(sqe + 24, 8);
 	p->prp2 = get_le(sqe + 32, 8);
 	book(n, p);
@@ -307,7 +326,7 @@ static void fetch(struct nvme *n, struct job *j)
  * number of pages, or -EIO when the list cannot be read. */
 static int read_prps(struct nvme *n, struct job *j, const struct pending *p, uint64_t *pages)
 {
-	size_t len = n->cfg->bs;
+	size_t len = p->len;
 	uint64_t first = ILAB_NVME_PAGE - (p->prp1 & (ILAB_NVME_PAGE - 1));
 	unsigned np = 1;
 
@@ -334,7 +353,7 @@ static int read_prps(struct nvme *n, struct job *j, const struct pending *p, uin
 static void move_data(struct nvme *n, struct job *j, struct pending *p)
 {
 	uint64_t *pages = j->pages;
-	size_t done = 0, len = n->cfg->bs;
+	size_t done = 0, len = p->len;
 	int np = read_prps(n, j, p, pages);
 
 	p->data_done = true;
@@ -353,7 +372,7 @@ static void move_data(struct nvme *n, struct job *j, struct pending *p)
 		}
 		if (chunk > len - done)
 			chunk = len - done;
-		if (ilab_fio_rw_is_write(n->cfg->rw))
+		if (p->write)
 			rc = ilab_board_dma_read(n->board, n->unit, n->dev->sid, 0, false, pages[i],
 						 (char *)n->scratch + done, chunk, NULL);
 		else
@@ -451,7 +470,66 @@ static bool may_issue(const struct nvme *n, const struct job *j)
 {
 	if (n->win_hi != UINT64_MAX)
 		return plat_now_ns() < n->win_hi;
-	return j->issued < n->cfg->number_ios;
+	return j->issued < n->cfg->number_ios &&
+	       (!n->cfg->io_bytes || j->issued_bytes < n->cfg->io_bytes);
+}
+
+/* The next I/O's direction (1: write): a mix draws it, a read when a draw in 1..100 is at
+ * most rwmixread (fio's get_rand_ddir). */
+static unsigned next_dir(const struct ilab_nvme_cfg *c, struct job *j)
+{
+	if (!ilab_fio_rw_is_mixed(c->rw))
+		return ilab_fio_rw_is_write(c->rw);
+	return next_rand(&j->rng) % 100 + 1 > c->rwmixread;
+}
+
+/* The next I/O's bytes in direction d: fio's get_next_buflen (nvme.h, ilab_nvme_bs_dist). */
+static unsigned next_len(const struct ilab_nvme_cfg *c, struct job *j, unsigned d)
+{
+	const struct ilab_nvme_bs_dist *b = &c->bs_dist[d];
+	uint64_t len;
+	double u;
+
+	if (!b->min)
+		return c->bs;
+	if (b->min == b->max)
+		return b->min;
+	u = (double)(next_rand(&j->rng) >> 11) * 0x1p-53; /* [0, 1) */
+	if (b->nsplit) {
+		unsigned perc = 0;
+
+		len = b->max;
+		for (unsigned i = 0; i < b->nsplit; i++) {
+			if (!b->split[i].perc)
+				continue;
+			len = b->split[i].bs;
+			perc += b->split[i].perc;
+			if (u * 100 <= perc)
+				break;
+		}
+	} else {
+		len = b->min + (uint64_t)((double)b->max * u);
+	}
+	len -= len % b->min;
+	return (unsigned)(len > b->max ? b->max : len);
+}
+
+/* The I/O's byte offset in the region: sequential from the start (wrapping), or a uniform
+ * multiple of the smallest I/O (fio's blockalign). */
+static uint64_t next_offset(const struct nvme *n, struct job *j, unsigned len)
+{
+	const struct ilab_nvme_cfg *c = n->cfg;
+	uint64_t region = c->size_bytes ? c->size_bytes : 1ull << 40, off, nblocks;
+
+	if (c->rw == ILAB_FIO_READ || c->rw == ILAB_FIO_WRITE || c->rw == ILAB_FIO_RW) {
+		if (j->seq_off + len > region)
+			j->seq_off = 0;
+		off = j->seq_off;
+		j->seq_off += len;
+		return off;
+	}
+	nblocks = region >= len ? (region - len) / n->min_bs + 1 : 1;
+	return next_rand(&j->rng) % nblocks * n->min_bs;
 }
 
 /* Submit one I/O in slot s: map, PRPs, the SQ entry, the doorbell. Returns false when the
@@ -460,36 +538,36 @@ static bool submit(struct nvme *n, struct job *j, unsigned si)
 {
 	const struct ilab_nvme_cfg *c = n->cfg;
 	struct slot *s = &j->slots[si];
-	uint64_t nblocks = (c->size_bytes ? c->size_bytes : 1ull << 40) / c->bs, lba, prp1, prp2;
+	uint64_t off, prp1, prp2;
 	uint8_t *sqe = j->sq_va + (size_t)j->sq_tail * ILAB_NVME_SQE_BYTES;
 	int nl;
 
 	s->t_start = plat_now_ns();
 	plat_charge_ns(c->submit_ns);
-	s->dma = ilab_dma_map_single(n->dev, s->buf_pa, c->bs, n->dir);
+	s->write = next_dir(c, j);
+	s->len = next_len(c, j, s->write);
+	s->dma = ilab_dma_map_single(n->dev, s->buf_pa, s->len, dma_dir(s->write));
 	if (ilab_dma_mapping_error(s->dma)) {
 		j->map_errors++;
 		return false;
 	}
 	s->mapped = true;
 	j->issued++;
-	nl = ilab_nvme_build_prps(s->dma, c->bs, s->list_dma, s->list_va, 512, &prp1, &prp2);
+	j->issued_bytes += s->len;
+	nl = ilab_nvme_build_prps(s->dma, s->len, s->list_dma, s->list_va, 512, &prp1, &prp2);
 	if (nl > 0)
 		plat_mem_touch(s->list_va, (size_t)nl * 8, true);
 	if (c->inject_unmapped_every && j->issued % c->inject_unmapped_every == 0)
 		prp1 = UNMAPPED_IOVA;
-	lba = c->rw == ILAB_FIO_READ || c->rw == ILAB_FIO_WRITE
-		      ? j->issued % (nblocks ? nblocks : 1)
-		      : next_rand(&j->rng) % (nblocks ? nblocks : 1);
-	lba += c->offset_bytes / c->bs;
+	off = next_offset(n, j, s->len) + c->offset_bytes;
 	memset(sqe, 0, ILAB_NVME_SQE_BYTES);
-	sqe[0] = ilab_fio_rw_is_write(c->rw) ? ILAB_NVME_OPC_WRITE : ILAB_NVME_OPC_READ;
+	sqe[0] = s->write ? ILAB_NVME_OPC_WRITE : ILAB_NVME_OPC_READ;
 	put_le(sqe + 2, si, 2);                       /* CID */
 	put_le(sqe + 4, 1, 4);                        /* NSID */
 	put_le(sqe + 24, prp1, 8);
 	put_le(sqe + 32, prp2, 8);
-	put_le(sqe + 40, lba * (c->bs / 512), 8);     /* SLBA in 512-byte blocks */
-	put_le(sqe + 48, c->bs / 512 - 1, 2);         /* NLB, 0-based */
+	put_le(sqe + 40, off / 512, 8);               /* SLBA in 512-byte blocks */
+	put_le(sqe + 48, s->len / 512 - 1, 2);        /* NLB, 0-based */
 	plat_mem_touch(sqe, ILAB_NVME_SQE_BYTES, true);
 	j->sq_tail = ilab_nvme_q_next(j->sq_tail, n->qsize);
 	if (!j->sq_tail)
@@ -523,11 +601,18 @@ static unsigned batch_bucket(unsigned n)
 	return b;
 }
 
-static void record(struct job *j, const struct slot *s, uint64_t now)
+static void record(struct job *j, const struct slot *s, uint64_t now, bool error)
 {
-	ilab_lat_hist_add(&j->r.slat, s->t_submit - s->t_start);
-	ilab_lat_hist_add(&j->r.clat, now - s->t_submit);
-	ilab_lat_hist_add(&j->r.lat, now - s->t_start);
+	struct ilab_nvme_dir_result *d = &j->r.dir[s->write];
+
+	j->r.ios++;
+	j->r.errors += error;
+	d->ios++;
+	d->errors += error;
+	d->bytes += s->len;
+	ilab_lat_hist_add(&d->slat, s->t_submit - s->t_start);
+	ilab_lat_hist_add(&d->clat, now - s->t_submit);
+	ilab_lat_hist_add(&d->lat, now - s->t_start);
 }
 
 /* The interrupt handler's CQ walk: every entry with the current phase. Returns the number of
@@ -557,14 +642,11 @@ static unsigned reap(struct nvme *n, struct job *j, unsigned *free_stack, unsign
 			continue; /* not one of ours: a drive bug, counted by the I/O never ending */
 		s = &j->slots[cid];
 		plat_charge_ns(c->complete_ns);
-		ilab_dma_unmap_single(n->dev, s->dma, c->bs, n->dir);
+		ilab_dma_unmap_single(n->dev, s->dma, s->len, dma_dir(s->write));
 		s->mapped = false;
 		now = plat_now_ns();
-		if (now >= n->win_lo && now < n->win_hi) {
-			j->r.ios++;
-			j->r.errors += (sf >> 1) != ILAB_NVME_SC_SUCCESS;
-			record(j, s, now);
-		}
+		if (now >= n->win_lo && now < n->win_hi)
+			record(j, s, now, (sf >> 1) != ILAB_NVME_SC_SUCCESS);
 		j->last_done = now;
 		free_stack[(*nfree)++] = cid;
 		done++;
@@ -625,13 +707,18 @@ static void job_run(unsigned idx, void *arg)
 		now = plat_now_ns();
 		if (issuing && n->win_hi != UINT64_MAX)
 			timeout = n->win_hi > now ? n->win_hi - now : 1;
+		/* polled (fio hipri): the CPU spins on the CQ, busy, and no interrupt handler
+		 * runs; the drive's store to irq stands for the CQE the spinning CPU sees */
 		ret = plat_poll(&j->irq, 4, irq_moved, &ia, timeout);
-		j->idle_ns += plat_now_ns() - now;
+		if (!c->polled)
+			j->idle_ns += plat_now_ns() - now;
 		if (ret)
 			continue; /* the window closed: drain what is in flight */
 		ia.seen = plat_load32(&j->irq);
-		plat_charge_ns(c->irq_ns);
-		j->interrupts++;
+		if (!c->polled) {
+			plat_charge_ns(c->irq_ns);
+			j->interrupts++;
+		}
 		reaped = reap(n, j, free_stack, &nfree);
 		inflight -= reaped;
 		if (reaped && plat_now_ns() >= n->win_lo)
@@ -663,8 +750,25 @@ static int check(const struct ilab_nvme_cfg *c, char *err, size_t errlen)
 	if (c->bs < 512 || c->bs % 512 || c->bs > ILAB_NVME_MAX_BS)
 		return BAD("bs must be a multiple of 512 up to %u bytes, not %u", ILAB_NVME_MAX_BS,
 			   c->bs);
-	if ((unsigned)c->rw > ILAB_FIO_WRITE)
-		return BAD("rw must be randread, randwrite, read or write");
+	if ((unsigned)c->rw > ILAB_FIO_RANDRW)
+		return BAD("rw must be randread, randwrite, read, write, rw or randrw");
+	if (ilab_fio_rw_is_mixed(c->rw) && c->rwmixread > 100)
+		return BAD("rwmixread must be 0..100, not %u", c->rwmixread);
+	for (unsigned d = 0; d < 2; d++) {
+		const struct ilab_nvme_bs_dist *b = &c->bs_dist[d];
+
+		if (!b->min)
+			continue;
+		if (b->min > b->max || b->min % 512 || b->max > ILAB_NVME_MAX_BS ||
+		    b->nsplit > ILAB_NVME_MAX_BSSPLIT)
+			return BAD("%s sizes must be multiples of 512 up to %u bytes, min <= max",
+				   d ? "write" : "read", ILAB_NVME_MAX_BS);
+		for (unsigned i = 0; i < b->nsplit; i++)
+			if (b->split[i].bs < b->min || b->split[i].bs > b->max ||
+			    b->split[i].bs % 512)
+				return BAD("a %s bssplit size is not a multiple of 512 in min..max",
+					   d ? "write" : "read");
+	}
 	if (!c->runtime_ns && !c->number_ios)
 		return BAD("give a runtime or a number of I/Os");
 	if (c->runtime_ns && c->number_ios)
@@ -700,7 +804,7 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 {
 	const struct ilab_nvme_cfg *c = n->cfg;
 	struct ilab_lat_hist *all = malloc(sizeof(*all));
-	uint64_t end = n->start_ns;
+	uint64_t end = n->start_ns, bytes = 0;
 
 	if (!all)
 		return -ENOMEM;
@@ -724,7 +828,9 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 			j->r.cpu_busy = 1.0 - (double)j->idle_ns / (double)j->r.run_ns;
 		}
 		res->cpu_busy += j->r.cpu_busy;
-		ilab_lat_hist_merge(all, &j->r.clat);
+		bytes += j->r.dir[0].bytes + j->r.dir[1].bytes;
+		ilab_lat_hist_merge(all, &j->r.dir[0].clat);
+		ilab_lat_hist_merge(all, &j->r.dir[1].clat);
 		if (c->job_results)
 			c->job_results[i] = j->r;
 	}
@@ -732,7 +838,7 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 	res->window_ns = n->win_hi != UINT64_MAX ? c->runtime_ns : end - n->start_ns;
 	if (res->window_ns) {
 		res->iops = (double)res->ios * 1e9 / (double)res->window_ns;
-		res->bw_mbps = res->iops * c->bs / 1e6;
+		res->bw_mbps = (double)bytes * 1e3 / (double)res->window_ns;
 	}
 	if (all->n) {
 		res->clat_min_ns = all->min;
@@ -747,18 +853,29 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 	return 0;
 }
 
-/* The drive's booking constants in picoseconds, from the direction's figures. */
+/* The drive's booking constants in picoseconds, per direction; the sizes the jobs use. */
 static void drive_rates(struct nvme *n)
 {
 	const struct ilab_nvme_cfg *c = n->cfg;
-	bool w = ilab_fio_rw_is_write(c->rw);
-	uint64_t iops = w ? c->write_iops : c->read_iops;
-	uint64_t mbps = w ? c->write_mbps : c->read_mbps;
 
-	n->slot_ps = iops ? (1000000000000ull + iops / 2) / iops : 0;
-	n->latency_ps = (w ? c->write_latency_ns : c->read_latency_ns) * 1000;
-	/* bytes / (MB/s) = us: x 1e6 for ps */
-	n->xfer_ps = mbps ? ((uint64_t)c->bs * 1000000ull + mbps / 2) / mbps : 0;
+	for (unsigned w = 0; w < 2; w++) {
+		uint64_t iops = w ? c->write_iops : c->read_iops;
+
+		n->slot_ps[w] = iops ? (1000000000000ull + iops / 2) / iops : 0;
+		n->latency_ps[w] = (w ? c->write_latency_ns : c->read_latency_ns) * 1000;
+		n->mbps[w] = w ? c->write_mbps : c->read_mbps;
+	}
+	n->max_bs = 0;
+	n->min_bs = UINT32_MAX;
+	for (unsigned d = 0; d < 2; d++) {
+		const struct ilab_nvme_bs_dist *b = &c->bs_dist[d];
+		unsigned lo = b->min ? b->min : c->bs, hi = b->min ? b->max : c->bs;
+
+		if (!ilab_fio_rw_does(c->rw, d))
+			continue;
+		n->max_bs = hi > n->max_bs ? hi : n->max_bs;
+		n->min_bs = lo < n->min_bs ? lo : n->min_bs;
+	}
 }
 
 static int start_agents(struct nvme *n, struct agent_arg *aa, char *err, size_t errlen)
@@ -781,19 +898,21 @@ static int alloc_jobs(struct nvme *n, char *err, size_t errlen)
 	const struct ilab_nvme_cfg *c = n->cfg;
 
 	n->jobs = plat_zalloc_array(c->numjobs, sizeof(*n->jobs));
-	n->payload = plat_zalloc_array(1, c->bs);
-	n->scratch = plat_zalloc_array(1, c->bs);
+	n->payload = plat_zalloc_array(1, n->max_bs);
+	n->scratch = plat_zalloc_array(1, n->max_bs);
 	if (!n->jobs || !n->payload || !n->scratch)
 		return snprintf(err, errlen, "out of memory"), -ENOMEM;
-	memset(n->payload, 0xa5, c->bs);
+	memset(n->payload, 0xa5, n->max_bs);
 	for (unsigned i = 0; i < c->numjobs; i++) {
 		struct job *j = &n->jobs[i];
 
 		j->index = i;
-		ilab_lat_hist_init(&j->r.slat);
-		ilab_lat_hist_init(&j->r.clat);
-		ilab_lat_hist_init(&j->r.lat);
-		j->buf_order = order_of(c->bs);
+		for (unsigned d = 0; d < 2; d++) {
+			ilab_lat_hist_init(&j->r.dir[d].slat);
+			ilab_lat_hist_init(&j->r.dir[d].clat);
+			ilab_lat_hist_init(&j->r.dir[d].lat);
+		}
+		j->buf_order = order_of(n->max_bs);
 		j->slots = plat_zalloc_array(c->iodepth, sizeof(*j->slots));
 		j->fifo = plat_zalloc_array(c->iodepth, sizeof(*j->fifo));
 		j->pages = plat_zalloc_array(ILAB_NVME_MAX_BS / ILAB_NVME_PAGE + 1, sizeof(*j->pages));
@@ -839,7 +958,6 @@ int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct i
 	n.unit = (unsigned)unit;
 	n.mem = ilab_board_mem(board);
 	n.qsize = cfg->queue_entries ? cfg->queue_entries : ILAB_NVME_DEFAULT_QUEUE;
-	n.dir = ilab_fio_rw_is_write(cfg->rw) ? ILAB_DMA_TO_DEVICE : ILAB_DMA_FROM_DEVICE;
 	drive_rates(&n);
 	cpus = plat_zalloc_array(cfg->numjobs, sizeof(*cpus));
 	aa = plat_zalloc_array(cfg->numjobs, sizeof(*aa));
@@ -853,7 +971,8 @@ int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct i
 		goto out;
 	if (pick_cpus(cfg, dev->node, cpus)) {
 		ret = -EINVAL;
-		snprintf(err, errlen, "cannot place %u jobs on CPUs", cfg->numjobs);
+		snprintf(err, errlen, "cannot place %u jobs on CPUs%s (the machine has %u)",
+			 cfg->numjobs, cfg->cpus ? " given" : "", plat_cpu_count());
 		goto out;
 	}
 	for (unsigned i = 0; i < cfg->numjobs; i++)

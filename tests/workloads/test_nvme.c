@@ -94,7 +94,13 @@ static void test_rw_names(void **state)
 	assert_int_equal(rw, ILAB_FIO_RANDWRITE);
 	assert_true(ilab_fio_rw_is_write(rw));
 	assert_string_equal(ilab_fio_rw_name(ILAB_FIO_READ), "read");
-	assert_int_equal(ilab_fio_rw_parse("randrw", &rw), -EINVAL);
+	assert_int_equal(ilab_fio_rw_parse("randrw", &rw), 0);
+	assert_int_equal(rw, ILAB_FIO_RANDRW);
+	assert_int_equal(ilab_fio_rw_parse("readwrite", &rw), 0); /* fio's alias */
+	assert_string_equal(ilab_fio_rw_name(rw), "rw");
+	assert_true(ilab_fio_rw_does(rw, 0) && ilab_fio_rw_does(rw, 1));
+	assert_false(ilab_fio_rw_does(ILAB_FIO_READ, 1));
+	assert_int_equal(ilab_fio_rw_parse("trim", &rw), -EINVAL);
 }
 
 /* ---- through the model ---------------------------------------------------------------------- */
@@ -269,6 +275,95 @@ static void test_strict_slower_than_passthrough(void **state)
 	assert_true(s.cpu_busy > p.cpu_busy);
 }
 
+/* randrw at rwmixread 70: each I/O's direction is drawn (70 % reads within a few %), and the
+ * drive serves each command by its opcode: the writes see the drive's write latency (21 us on
+ * kunpeng920's), the reads its read latency (92 us). */
+static void test_rw_mix(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(1, 4, 4096);
+	struct ilab_nvme_job_result jr[1];
+	struct ilab_nvme_result r;
+	double reads;
+
+	(void)state;
+	c.rw = ILAB_FIO_RANDRW;
+	c.rwmixread = 70;
+	c.number_ios = 2000;
+	c.job_results = jr;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &r);
+	assert_int_equal(r.ios, 2000);
+	assert_int_equal(jr[0].dir[0].ios + jr[0].dir[1].ios, 2000);
+	reads = jr[0].dir[0].ios / 2000.0;
+	if (fabs(reads - 0.70) > 0.03)
+		fail_msg("reads %.3f of the mix, rwmixread 70", reads);
+	assert_int_equal(jr[0].dir[0].bytes, jr[0].dir[0].ios * 4096);
+	assert_true(jr[0].dir[0].clat.min >= c.read_latency_ns);
+	assert_true(jr[0].dir[1].clat.min >= c.write_latency_ns);
+	assert_true(jr[0].dir[1].clat.min < c.read_latency_ns);
+}
+
+/* bssplit 4k/25:128k/75 on reads: a quarter of the I/Os are 4 KiB, the rest 128 KiB, and only
+ * those carry a PRP list (the drive sizes each command by its NLB). */
+static void test_bs_split(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(1, 4, 4096);
+	struct ilab_nvme_job_result jr[1];
+	struct ilab_nvme_result r;
+	uint64_t big;
+
+	(void)state;
+	c.bs_dist[0] = (struct ilab_nvme_bs_dist){ .min = 4096, .max = 128 << 10, .nsplit = 2,
+		.split = { { 4096, 25 }, { 128 << 10, 75 } } };
+	c.number_ios = 800;
+	c.job_results = jr;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &r);
+	big = (jr[0].dir[0].bytes - 800 * 4096ull) / ((128 << 10) - 4096);
+	assert_int_equal(jr[0].dir[0].bytes, big * (128 << 10) + (800 - big) * 4096);
+	assert_int_equal(r.prp_lists, big);
+	if (fabs(big / 800.0 - 0.75) > 0.04)
+		fail_msg("%llu of 800 I/Os were 128k, bssplit says 75 %%", (unsigned long long)big);
+}
+
+/* A range of sizes (fio's bsrange 4k-64k): multiples of the smallest; with io_bytes the job
+ * stops issuing once its bytes reach it (fio's size with varying sizes). */
+static void test_bs_range_and_byte_budget(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(1, 1, 4096);
+	struct ilab_nvme_job_result jr[1];
+	struct ilab_nvme_result r;
+
+	(void)state;
+	c.bs_dist[0] = (struct ilab_nvme_bs_dist){ .min = 4096, .max = 64 << 10 };
+	c.number_ios = 100000;
+	c.io_bytes = 1 << 20;
+	c.job_results = jr;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &r);
+	assert_int_equal(jr[0].dir[0].bytes % 4096, 0);
+	assert_true(jr[0].dir[0].bytes >= 1 << 20);
+	assert_true(jr[0].dir[0].bytes < (1 << 20) + (64 << 10));
+	assert_true(jr[0].dir[0].bytes > jr[0].dir[0].ios * 4096); /* not all the smallest */
+	assert_true(jr[0].dir[0].bytes < jr[0].dir[0].ios * (64 << 10)); /* nor the largest */
+}
+
+/* Polled completions (hipri): no interrupt handler runs, each I/O's clat drops by the
+ * handler's cost, and the CPU is busy the whole run (it spins instead of sleeping). */
+static void test_polled(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(1, 1, 4096);
+	struct ilab_nvme_result irq, poll;
+
+	(void)state;
+	c.number_ios = 200;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &irq);
+	c.polled = true;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &poll);
+	assert_int_equal(irq.interrupts, 200);
+	assert_int_equal(poll.interrupts, 0);
+	assert_true(irq.cpu_busy < 0.2);
+	assert_true(poll.cpu_busy > 0.999);
+	assert_true(poll.clat_mean_ns + c.irq_ns * 0.9 <= irq.clat_mean_ns);
+}
+
 static void test_bad_configurations(void **state)
 {
 	struct ilab_nvme_env e = env(ILAB_NVME_ENV_STRICT);
@@ -356,6 +451,10 @@ int main(void)
 		cmocka_unit_test(test_iops_latency_bound),
 		cmocka_unit_test(test_iops_drive_bound),
 		cmocka_unit_test(test_strict_slower_than_passthrough),
+		cmocka_unit_test(test_rw_mix),
+		cmocka_unit_test(test_bs_split),
+		cmocka_unit_test(test_bs_range_and_byte_budget),
+		cmocka_unit_test(test_polled),
 		cmocka_unit_test(test_bad_configurations),
 		cmocka_unit_test(test_scenario_runs_three_modes),
 		cmocka_unit_test(test_scenario_refused_at_load),
