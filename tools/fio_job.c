@@ -424,9 +424,18 @@ static int apply(struct fio_job *j, const char *key, const char *v, const char *
 	uint64_t x;
 	bool b;
 
+	if (!strcmp(key, "stonewall") || !strcmp(key, "wait_for_previous")) {
+		if (get_bool(v, &j->stonewall))
+			return BAD("'%s' must be 0 or 1");
+		return 0;
+	}
+	if (!strcmp(key, "new_group")) {
+		if (get_bool(v, &j->new_group))
+			return BAD("'%s' must be 0 or 1");
+		return 0;
+	}
 	if (!strcmp(key, "name") || !strcmp(key, "description") || !strcmp(key, "filename") ||
-	    !strcmp(key, "stonewall") || !strcmp(key, "wait_for_previous") ||
-	    !strcmp(key, "new_group") || !strcmp(key, "thread") || !strcmp(key, "norandommap") ||
+	    !strcmp(key, "thread") || !strcmp(key, "norandommap") ||
 	    !strcmp(key, "randrepeat") || !strcmp(key, "invalidate") ||
 	    !strcmp(key, "eta") || !strcmp(key, "eta-newline"))
 		return 0; /* what the model is anyway (docs/fio.md) */
@@ -681,6 +690,10 @@ int fio_run_resolve(struct fio_run *r)
 			ret = finish(j, r->secs[i].name);
 		if (ret)
 			return ret;
+		/* fio: jobs run at once unless stonewall; stonewall and new_group start a group */
+		j->batch = i && j->stonewall ? r->jobs[i - 1].batch + 1 : i ? r->jobs[i - 1].batch : 0;
+		j->groupid = i && (j->stonewall || j->new_group) ? r->jobs[i - 1].groupid + 1
+				 : i ? r->jobs[i - 1].groupid : 0;
 	}
 	return 0;
 }

@@ -46,6 +46,10 @@ struct fio_job {
 	bool cpus_split;            /* cpus_allowed_policy=split */
 	int *cpus;                  /* job i's CPU (numjobs), when cpus_allowed is given */
 	bool runtime_set, time_based, group_reporting, sync_engine, hipri;
+	bool stonewall, new_group;  /* stonewall (wait_for_previous): wait for the jobs before;
+				     * it and new_group start a new reporting group */
+	unsigned groupid;           /* fio's: 0, +1 at each stonewall or new_group */
+	unsigned batch;             /* the jobs that run at the same time share it */
 	uint64_t size_set;
 	unsigned iodepth_opt;       /* iodepth as given (a sync engine runs at 1) */
 	const char *ioengine;

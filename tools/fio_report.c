@@ -52,7 +52,7 @@ static const struct ilab_nvme_dir_result *dir_of(const struct fio_report *rep, u
 {
 	static const struct ilab_nvme_dir_result none;
 
-	*active = d < 2 && ilab_fio_rw_does(rep->job->cfg.rw, d);
+	*active = d < 2 && rep->does[d];
 	return d < 2 ? &rep->r.dir[d] : &none;
 }
 
@@ -143,7 +143,8 @@ static json_t *job_obj(const struct fio_report *rep, bool plus)
 	lat_buckets(r, ns, us, ms);
 	o = json_pack("{s:s,s:i,s:i,s:i,s:I,s:o,s:o,s:o,s:o,s:{s:i,s:o},s:I,s:f,s:f,s:i,s:i,s:i,"
 		      "s:o,s:o,s:o,s:o,s:o,s:o,s:i,s:i,s:f,s:i}",
-		      "jobname", j->sec->name, "groupid", 0, "error", rep->error, "eta", 0,
+		      "jobname", j->sec->name, "groupid", (int)rep->groupid, "error", rep->error,
+		      "eta", 0,
 		      "elapsed", (json_int_t)ceil(r->run_ns / 1e9), "job options", opts,
 		      "read", dir_obj(rep, 0, plus), "write", dir_obj(rep, 1, plus),
 		      "trim", dir_obj(rep, 2, plus),
@@ -300,7 +301,9 @@ static bool shows_dir(const struct fio_report *rep, unsigned d)
 	bool active;
 	const struct ilab_nvme_dir_result *r = dir_of(rep, d, &active);
 
-	return active && (r->ios || !ilab_fio_rw_is_mixed(rep->job->cfg.rw));
+	/* a mix (or reports merged over directions) shows a direction with I/O */
+	return active && (r->ios || rep->does[0] != rep->does[1] ||
+			  !ilab_fio_rw_is_mixed(rep->job->cfg.rw));
 }
 
 static void print_dir(FILE *f, const struct fio_report *rep, unsigned d)
@@ -333,8 +336,8 @@ static void print_job(FILE *f, const struct fio_report *rep, const char *date)
 	const struct ilab_nvme_job_result *r = &rep->r;
 	uint64_t td = 0, ts = 0, tc = 0;
 
-	fprintf(f, "%s: (groupid=0, jobs=%u): err=%2d: pid=0: %s\n", j->sec->name, rep->jobs,
-		rep->error, date);
+	fprintf(f, "%s: (groupid=%u, jobs=%u): err=%2d: pid=0: %s\n", j->sec->name, rep->groupid,
+		rep->jobs, rep->error, date);
 	for (unsigned d = 0; d < 2; d++)
 		if (shows_dir(rep, d))
 			print_dir(f, rep, d);
@@ -363,44 +366,19 @@ static void print_job(FILE *f, const struct fio_report *rep, const char *date)
 		j->iodepth_opt);
 }
 
-static void write_normal(FILE *f, const struct fio_report *reps, unsigned nreps,
-			 const char *machine)
+/* fio's "Run status group N" lines of the reports of group g. */
+static void print_group(FILE *f, const struct fio_report *reps, unsigned nreps, unsigned g)
 {
-	double lo[2] = { INFINITY, INFINITY }, hi[2] = { 0, 0 };
+	double lo[2] = { INFINITY, INFINITY }, hi[2] = { 0, 0 }, span[2] = { 0, 0 };
 	uint64_t bytes[2] = { 0, 0 }, rlo[2] = { UINT64_MAX, UINT64_MAX }, rhi[2] = { 0, 0 };
-	double span[2] = { 0, 0 };
-	unsigned procs = 0;
-	time_t now = time(NULL);
-	char date[64];
 
-	strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", localtime(&now));
-
-	for (unsigned i = 0; i < nreps; i++) {
-		const struct fio_job *j = reps[i].job;
-
-		procs += reps[i].jobs;
-		if (i && reps[i - 1].job == j) {
-			fprintf(f, "...\n"); /* fio: one line for a job's clones */
-			continue;
-		}
-		char b[6][32];
-
-		for (unsigned d = 0; d < 3; d++) {
-			iec(b[2 * d], sizeof(b[0]), j->bs_lo[d]);
-			iec(b[2 * d + 1], sizeof(b[0]), j->bs_hi[d]);
-		}
-		fprintf(f, "%s: (g=0): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, "
-			"ioengine=%s, iodepth=%u\n", j->sec->name, ilab_fio_rw_name(j->cfg.rw),
-			b[0], b[1], b[2], b[3], b[4], b[5], j->ioengine, j->iodepth_opt);
-	}
-	fprintf(f, "%s\nStarting %u process%s\n%s\n\n", FIO_VERSION, procs, procs > 1 ? "es" : "",
-		machine);
 	for (unsigned i = 0; i < nreps; i++) {
 		const struct fio_report *rep = &reps[i];
 		double s = rep->window_ns / 1e9;
 		uint64_t ms = rep->window_ns / 1000000;
 
-		print_job(f, rep, date);
+		if (rep->groupid != g)
+			continue;
 		for (unsigned d = 0; d < 2; d++) {
 			double b = s > 0 ? rep->r.dir[d].bytes / s : 0;
 
@@ -414,14 +392,14 @@ static void write_normal(FILE *f, const struct fio_report *reps, unsigned nreps,
 			span[d] = fmax(span[d], s);
 		}
 	}
-	fprintf(f, "Run status group 0 (all jobs):\n");
+	fprintf(f, "%sRun status group %u (all jobs):\n", g ? "\n" : "", g);
 	for (unsigned d = 0; d < 2; d++) {
 		char a[32], as[32], l[32], ls[32], h[32], hs[32], io[32], ios[32];
 
 		if (!bytes[d] && rlo[d] == UINT64_MAX)
 			continue;
-		iec(a, sizeof(a), bytes[d] / span[d]);
-		si(as, sizeof(as), bytes[d] / span[d]);
+		iec(a, sizeof(a), span[d] > 0 ? bytes[d] / span[d] : 0);
+		si(as, sizeof(as), span[d] > 0 ? bytes[d] / span[d] : 0);
 		iec(l, sizeof(l), lo[d]);
 		si(ls, sizeof(ls), lo[d]);
 		iec(h, sizeof(h), hi[d]);
@@ -432,6 +410,38 @@ static void write_normal(FILE *f, const struct fio_report *reps, unsigned nreps,
 			"run=%llu-%llumsec\n", d ? "WRITE" : "READ", a, as, l, h, ls, hs, io, ios,
 			(unsigned long long)rlo[d], (unsigned long long)rhi[d]);
 	}
+}
+
+static void write_normal(FILE *f, const struct fio_run *run, const struct fio_report *reps,
+			 unsigned nreps, const char *machine)
+{
+	unsigned procs = 0;
+	time_t now = time(NULL);
+	char date[64];
+
+	strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", localtime(&now));
+	for (unsigned i = 0; i < run->nsecs; i++) {
+		const struct fio_job *j = &run->jobs[i];
+		char b[6][32];
+
+		procs += j->cfg.numjobs;
+		for (unsigned d = 0; d < 3; d++) {
+			iec(b[2 * d], sizeof(b[0]), j->bs_lo[d]);
+			iec(b[2 * d + 1], sizeof(b[0]), j->bs_hi[d]);
+		}
+		fprintf(f, "%s: (g=%u): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, "
+			"ioengine=%s, iodepth=%u\n", j->sec->name, j->groupid,
+			ilab_fio_rw_name(j->cfg.rw), b[0], b[1], b[2], b[3], b[4], b[5], j->ioengine,
+			j->iodepth_opt);
+		if (j->cfg.numjobs > 1)
+			fprintf(f, "...\n"); /* fio: one line for a job's clones */
+	}
+	fprintf(f, "%s\nStarting %u process%s\n%s\n\n", FIO_VERSION, procs, procs > 1 ? "es" : "",
+		machine);
+	for (unsigned i = 0; i < nreps; i++)
+		print_job(f, &reps[i], date);
+	for (unsigned g = 0; nreps && g <= reps[nreps - 1].groupid; g++)
+		print_group(f, reps, nreps, g);
 }
 
 /* ---- terse, version 3 (fio's stat.c show_thread_status_terse_all) ----------------------- */
@@ -494,7 +504,8 @@ static void write_terse(FILE *f, const struct fio_report *reps, unsigned nreps)
 		uint64_t ns[10], us[10], ms[12], total = 0, nsum = 0, depths = 0;
 		const char *desc = NULL;
 
-		fprintf(f, "3;%s;%s;0;%d", FIO_VERSION, rep->job->sec->name, rep->error);
+		fprintf(f, "3;%s;%s;%u;%d", FIO_VERSION, rep->job->sec->name, rep->groupid,
+			rep->error);
 		for (unsigned d = 0; d < 2; d++)
 			terse_dir(f, rep, d); /* version 3: no trim fields */
 		fprintf(f, ";%f%%;%f%%;0;0;0", 0.0, 100.0 * r->cpu_busy);
@@ -525,7 +536,7 @@ int fio_report_write(FILE *f, enum fio_format fmt, const struct fio_run *run,
 		     const struct fio_report *reps, unsigned nreps, const char *machine)
 {
 	if (fmt == FIO_NORMAL) {
-		write_normal(f, reps, nreps, machine);
+		write_normal(f, run, reps, nreps, machine);
 		return 0;
 	}
 	if (fmt == FIO_TERSE) {

@@ -15,6 +15,8 @@ struct fio_report {
 	unsigned jobs;                  /* numjobs merged in it */
 	struct ilab_nvme_job_result r;  /* merged */
 	uint64_t window_ns;
+	unsigned groupid;
+	bool does[2];                   /* it holds jobs that read (write) */
 	int error;
 };
 

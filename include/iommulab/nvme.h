@@ -138,6 +138,12 @@ struct ilab_nvme_cfg {
 	bool polled;
 	/* Per job, when not NULL: numjobs entries the run fills (fio's per-job reports). */
 	struct ilab_nvme_job_result *job_results;
+	/* Job sections running at the same time on the same drive (fio's jobs without
+	 * stonewall): each its own jobs, I/O, window (from the common start) and job_results;
+	 * the drive, the CPU costs and queue_entries are this cfg's. Jobs without cpus take the
+	 * CPUs left, one job per CPU. NULL/0: none. */
+	const struct ilab_nvme_cfg *const *also;
+	unsigned nalso;
 	/* Tests: every n-th I/O of each job gets a PRP1 the IOMMU has not mapped (0: none). */
 	unsigned inject_unmapped_every;
 };
@@ -158,6 +164,8 @@ struct ilab_nvme_dir_result {
 struct ilab_nvme_job_result {
 	uint64_t ios, errors;      /* both directions */
 	uint64_t run_ns;           /* the job's thread, first submission to last completion */
+	uint64_t window_ns;        /* its measured window: runtime, or the common start to its
+				    * last completion */
 	double cpu_busy;
 	uint64_t depth[ILAB_NVME_DEPTH_BUCKETS];
 	/* I/Os per submission round and per interrupt's CQ walk, fio's iodepth_submit and

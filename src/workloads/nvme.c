@@ -124,7 +124,12 @@ struct job {
 	_Alignas(PLAT_CACHELINE) plat_word32 sq_db;
 	/* written by the drive, polled by the CPU: interrupts raised (monotonic) */
 	_Alignas(PLAT_CACHELINE) plat_word32 irq;
-	_Alignas(PLAT_CACHELINE) unsigned index;
+	_Alignas(PLAT_CACHELINE) unsigned index; /* over all the run's jobs */
+	const struct ilab_nvme_cfg *cfg;        /* its section's (n->cfg or one of also[]) */
+	unsigned local;                         /* its index in that section */
+	uint64_t win_lo, win_hi;                /* its section's window (win_hi UINT64_MAX:
+						 * number_ios decides) */
+	unsigned max_bs, min_bs;                /* its largest I/O (its buffers), smallest */
 	int cpu;
 	struct plat_agent *agent;
 	/* the queue pair, coherent memory on the drive's node */
@@ -155,17 +160,18 @@ struct nvme {
 	struct ilab_board *board;
 	struct ilab_mem *mem;
 	struct ilab_dev *dev;
-	const struct ilab_nvme_cfg *cfg;
+	const struct ilab_nvme_cfg *cfg; /* the drive, the CPU costs, the first section */
 	unsigned unit;
 	unsigned qsize;
-	unsigned max_bs, min_bs; /* the largest I/O (each slot's buffer), the smallest */
-	uint64_t start_ns, win_lo, win_hi; /* win_hi UINT64_MAX: number_ios decides */
+	unsigned max_bs;        /* the largest I/O of any job: payload and scratch */
+	unsigned njobs;         /* over all sections */
+	uint64_t start_ns;
 	struct job *jobs;
 	void *payload;          /* what the drive writes on a read (one I/O's bytes) */
 	void *scratch;          /* what it reads on a write */
 	/* the drive's booking, shared by its queues (picoseconds; per direction) */
 	uint64_t slot_ps[2], latency_ps[2], mbps[2];
-	uint64_t next_slot_ps, link_free_ps;
+	uint64_t next_slot_ps, link_free_ps[2]; /* the link each way (PCIe is full duplex) */
 };
 
 static unsigned order_of(size_t bytes)
@@ -212,13 +218,13 @@ static void job_setup(unsigned idx, void *arg)
 		goto fail;
 	j->cq_va = va;
 	j->has_cq = true;
-	for (unsigned i = 0; i < n->cfg->iodepth; i++) {
+	for (unsigned i = 0; i < j->cfg->iodepth; i++) {
 		struct slot *s = &j->slots[i];
 
 		if (ilab_mem_alloc_pages(n->mem, plat_this_node(), j->buf_order, &s->buf_pa))
 			goto fail;
 		s->has_buf = true;
-		if (n->max_bs > 2 * ILAB_NVME_PAGE) { /* Linux: a dma_pool page for the list */
+		if (j->max_bs > 2 * ILAB_NVME_PAGE) { /* Linux: a dma_pool page for the list */
 			if (alloc_coherent(n, ILAB_NVME_PAGE, &s->list_pa, &s->list_dma, &va))
 				goto fail;
 			s->list_va = va;
@@ -235,7 +241,7 @@ static void job_teardown(unsigned idx, void *arg)
 	struct nvme *n = arg;
 	struct job *j = &n->jobs[idx];
 
-	for (unsigned i = 0; i < n->cfg->iodepth; i++) {
+	for (unsigned i = 0; i < j->cfg->iodepth; i++) {
 		struct slot *s = &j->slots[i];
 
 		if (s->mapped)
@@ -273,7 +279,8 @@ static uint64_t get_le(const uint8_t *p, unsigned bytes)
 }
 
 /* Book a command on the drive: a command slot, the media latency, the link in order, each
- * by the command's direction's figures (a mix shares the one slot rate and link). */
+ * by the command's direction's figures (a mix shares the one slot timeline; the link is one
+ * timeline each way). */
 static void book(struct nvme *n, struct pending *p)
 {
 	uint64_t now, start, x0, mbps = n->mbps[p->write];
@@ -285,18 +292,17 @@ static void book(struct nvme *n, struct pending *p)
 	start = n->next_slot_ps > now ? n->next_slot_ps : now;
 	n->next_slot_ps = start + n->slot_ps[p->write];
 	x0 = start + n->latency_ps[p->write];
-	if (n->link_free_ps > x0)
-		x0 = n->link_free_ps;
-	n->link_free_ps = x0 + xfer_ps;
+	if (n->link_free_ps[p->write] > x0)
+		x0 = n->link_free_ps[p->write];
+	n->link_free_ps[p->write] = x0 + xfer_ps;
 	p->t_data = x0 / 1000;
-	p->t_done = (n->link_free_ps + 999) / 1000;
+	p->t_done = (n->link_free_ps[p->write] + 999) / 1000;
 }
 
 /* Fetch the SQ entry at the drive's head (and its PRP list), book it. */
 static void fetch(struct nvme *n, struct job *j)
 {
-	const struct ilab_nvme_cfg *c = n->cfg;
-	struct pending *p = &j->fifo[(j->fifo_head + j->fifo_n) % c->iodepth];
+	struct pending *p = &j->fifo[(j->fifo_head + j->fifo_n) % j->cfg->iodepth];
 	uint8_t sqe[ILAB_NVME_SQE_BYTES];
 	uint64_t iova = j->sq_dma + (uint64_t)j->dev_sq_head * ILAB_NVME_SQE_BYTES;
 
@@ -405,7 +411,7 @@ static void complete(struct nvme *n, struct job *j, struct pending *p)
 	if (!j->dev_cq_tail)
 		j->dev_phase ^= 1;
 	j->commands++;
-	j->fifo_head = (j->fifo_head + 1) % n->cfg->iodepth;
+	j->fifo_head = (j->fifo_head + 1) % j->cfg->iodepth;
 	j->fifo_n--;
 	plat_store32(&j->irq, (uint32_t)j->commands); /* MSI-X: one message per entry */
 }
@@ -449,7 +455,7 @@ static void drive_queue(struct plat_agent *agent, void *arg)
 		if (plat_poll(&j->sq_db, 4, db_moved, &db, p ? next - now : 0))
 			continue; /* the next event's time, or asked to stop */
 		db.seen = plat_load32(&j->sq_db);
-		while (j->dev_sq_head != db.seen && j->fifo_n < n->cfg->iodepth)
+		while (j->dev_sq_head != db.seen && j->fifo_n < j->cfg->iodepth)
 			fetch(n, j);
 	}
 }
@@ -468,10 +474,11 @@ static uint64_t next_rand(uint64_t *s)
 
 static bool may_issue(const struct nvme *n, const struct job *j)
 {
-	if (n->win_hi != UINT64_MAX)
-		return plat_now_ns() < n->win_hi;
-	return j->issued < n->cfg->number_ios &&
-	       (!n->cfg->io_bytes || j->issued_bytes < n->cfg->io_bytes);
+	(void)n;
+	if (j->win_hi != UINT64_MAX)
+		return plat_now_ns() < j->win_hi;
+	return j->issued < j->cfg->number_ios &&
+	       (!j->cfg->io_bytes || j->issued_bytes < j->cfg->io_bytes);
 }
 
 /* The next I/O's direction (1: write): a mix draws it, a read when a draw in 1..100 is at
@@ -518,7 +525,7 @@ static unsigned next_len(const struct ilab_nvme_cfg *c, struct job *j, unsigned 
  * multiple of the smallest I/O (fio's blockalign). */
 static uint64_t next_offset(const struct nvme *n, struct job *j, unsigned len)
 {
-	const struct ilab_nvme_cfg *c = n->cfg;
+	const struct ilab_nvme_cfg *c = j->cfg;
 	uint64_t region = c->size_bytes ? c->size_bytes : 1ull << 40, off, nblocks;
 
 	if (c->rw == ILAB_FIO_READ || c->rw == ILAB_FIO_WRITE || c->rw == ILAB_FIO_RW) {
@@ -528,22 +535,22 @@ static uint64_t next_offset(const struct nvme *n, struct job *j, unsigned len)
 		j->seq_off += len;
 		return off;
 	}
-	nblocks = region >= len ? (region - len) / n->min_bs + 1 : 1;
-	return next_rand(&j->rng) % nblocks * n->min_bs;
+	nblocks = region >= len ? (region - len) / j->min_bs + 1 : 1;
+	return next_rand(&j->rng) % nblocks * j->min_bs;
 }
 
 /* Submit one I/O in slot s: map, PRPs, the SQ entry, the doorbell. Returns false when the
  * map failed (the slot stays free). */
 static bool submit(struct nvme *n, struct job *j, unsigned si)
 {
-	const struct ilab_nvme_cfg *c = n->cfg;
+	const struct ilab_nvme_cfg *c = j->cfg;
 	struct slot *s = &j->slots[si];
 	uint64_t off, prp1, prp2;
 	uint8_t *sqe = j->sq_va + (size_t)j->sq_tail * ILAB_NVME_SQE_BYTES;
 	int nl;
 
 	s->t_start = plat_now_ns();
-	plat_charge_ns(c->submit_ns);
+	plat_charge_ns(n->cfg->submit_ns); /* the machine's block stack */
 	s->write = next_dir(c, j);
 	s->len = next_len(c, j, s->write);
 	s->dma = ilab_dma_map_single(n->dev, s->buf_pa, s->len, dma_dir(s->write));
@@ -619,7 +626,7 @@ static void record(struct job *j, const struct slot *s, uint64_t now, bool error
  * I/Os it finished; their slots go back on the free stack. */
 static unsigned reap(struct nvme *n, struct job *j, unsigned *free_stack, unsigned *nfree)
 {
-	const struct ilab_nvme_cfg *c = n->cfg;
+	const struct ilab_nvme_cfg *c = j->cfg;
 	unsigned done = 0;
 
 	for (;;) {
@@ -641,11 +648,11 @@ static unsigned reap(struct nvme *n, struct job *j, unsigned *free_stack, unsign
 		if (cid >= c->iodepth || !j->slots[cid].mapped)
 			continue; /* not one of ours: a drive bug, counted by the I/O never ending */
 		s = &j->slots[cid];
-		plat_charge_ns(c->complete_ns);
+		plat_charge_ns(n->cfg->complete_ns);
 		ilab_dma_unmap_single(n->dev, s->dma, s->len, dma_dir(s->write));
 		s->mapped = false;
 		now = plat_now_ns();
-		if (now >= n->win_lo && now < n->win_hi)
+		if (now >= j->win_lo && now < j->win_hi)
 			record(j, s, now, (sf >> 1) != ILAB_NVME_SC_SUCCESS);
 		j->last_done = now;
 		free_stack[(*nfree)++] = cid;
@@ -667,7 +674,7 @@ static void job_run(unsigned idx, void *arg)
 {
 	struct nvme *n = arg;
 	struct job *j = &n->jobs[idx];
-	const struct ilab_nvme_cfg *c = n->cfg;
+	const struct ilab_nvme_cfg *c = j->cfg;
 	unsigned *free_stack = malloc(c->iodepth * sizeof(*free_stack)), nfree = 0;
 	unsigned inflight = 0;
 	struct irq_arg ia = { 0 };
@@ -696,17 +703,17 @@ static void job_run(unsigned idx, void *arg)
 			nfree--;
 			inflight++;
 			submitted++;
-			if (plat_now_ns() >= n->win_lo)
+			if (plat_now_ns() >= j->win_lo)
 				j->r.depth[depth_bucket(inflight)]++;
 		}
-		if (submitted && plat_now_ns() >= n->win_lo)
+		if (submitted && plat_now_ns() >= j->win_lo)
 			j->r.submit_batch[batch_bucket(submitted)]++;
 		issuing = may_issue(n, j);
 		if (!inflight)
 			break; /* done, or every map failed */
 		now = plat_now_ns();
-		if (issuing && n->win_hi != UINT64_MAX)
-			timeout = n->win_hi > now ? n->win_hi - now : 1;
+		if (issuing && j->win_hi != UINT64_MAX)
+			timeout = j->win_hi > now ? j->win_hi - now : 1;
 		/* polled (fio hipri): the CPU spins on the CQ, busy, and no interrupt handler
 		 * runs; the drive's store to irq stands for the CQE the spinning CPU sees */
 		ret = plat_poll(&j->irq, 4, irq_moved, &ia, timeout);
@@ -716,12 +723,12 @@ static void job_run(unsigned idx, void *arg)
 			continue; /* the window closed: drain what is in flight */
 		ia.seen = plat_load32(&j->irq);
 		if (!c->polled) {
-			plat_charge_ns(c->irq_ns);
+			plat_charge_ns(n->cfg->irq_ns);
 			j->interrupts++;
 		}
 		reaped = reap(n, j, free_stack, &nfree);
 		inflight -= reaped;
-		if (reaped && plat_now_ns() >= n->win_lo)
+		if (reaped && plat_now_ns() >= j->win_lo)
 			j->r.complete_batch[batch_bucket(reaped)]++;
 	}
 	j->t_end = plat_now_ns();
@@ -730,18 +737,13 @@ static void job_run(unsigned idx, void *arg)
 
 /* ---- the run ------------------------------------------------------------------------------- */
 
-static int check(const struct ilab_nvme_cfg *c, char *err, size_t errlen)
-{
 #define BAD(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
-	unsigned q = c->queue_entries ? c->queue_entries : ILAB_NVME_DEFAULT_QUEUE;
 
-	if (!plat_sim)
-		return BAD("the NVMe model runs in the simulator only");
+/* One section's jobs and I/O; q: the queues' entries. */
+static int check_section(const struct ilab_nvme_cfg *c, unsigned q, char *err, size_t errlen)
+{
 	if (c->numjobs < 1 || c->numjobs > ILAB_NVME_MAX_JOBS)
 		return BAD("numjobs must be 1..%u, not %u", ILAB_NVME_MAX_JOBS, c->numjobs);
-	if (c->numjobs > plat_cpu_count())
-		return BAD("numjobs %u needs as many CPUs; the machine has %u", c->numjobs,
-			   plat_cpu_count());
 	if (c->iodepth < 1 || c->iodepth > ILAB_NVME_MAX_IODEPTH)
 		return BAD("iodepth must be 1..%u, not %u", ILAB_NVME_MAX_IODEPTH, c->iodepth);
 	if (q < 2 || q > 65536 || q <= c->iodepth)
@@ -773,31 +775,85 @@ static int check(const struct ilab_nvme_cfg *c, char *err, size_t errlen)
 		return BAD("give a runtime or a number of I/Os");
 	if (c->runtime_ns && c->number_ios)
 		return BAD("give a runtime or a number of I/Os, not both");
+	return 0;
+}
+
+static int check(const struct ilab_nvme_cfg *c, char *err, size_t errlen)
+{
+	unsigned q = c->queue_entries ? c->queue_entries : ILAB_NVME_DEFAULT_QUEUE, total;
+	int ret;
+
+	if (!plat_sim)
+		return BAD("the NVMe model runs in the simulator only");
+	if (c->nalso && !c->also)
+		return BAD("nalso without also");
+	ret = check_section(c, q, err, errlen);
+	total = c->numjobs;
+	for (unsigned i = 0; !ret && i < c->nalso; i++) {
+		if (!c->also[i])
+			return BAD("section %u has no configuration", i + 1);
+		ret = check_section(c->also[i], q, err, errlen);
+		total += c->also[i]->numjobs;
+	}
+	if (ret)
+		return ret;
+	if (total > plat_cpu_count())
+		return BAD("numjobs %u needs as many CPUs; the machine has %u", total,
+			   plat_cpu_count());
 	if (!c->read_latency_ns || !c->write_latency_ns)
 		return BAD("the drive needs a read and a write latency");
 	return 0;
-#undef BAD
 }
 
-/* Job i's CPU: the drive's node's CPUs in order, then the machine's others from CPU 0. */
-static int pick_cpus(const struct ilab_nvme_cfg *c, int node, int *cpus)
+/* Job i's CPU: its section's cpus when given; else the free ones in order, the drive's node's
+ * first, then the machine's others from CPU 0. One job per CPU. */
+static int pick_cpus(struct nvme *n, int node, int *cpus, char *err, size_t errlen)
 {
-	unsigned k = 0, on_node = node >= 0 ? plat_node_cpu_count((unsigned)node) : 0;
+	unsigned ncpu = plat_cpu_count(), on_node = node >= 0 ? plat_node_cpu_count((unsigned)node)
+							      : 0;
+	bool *used = calloc(ncpu, sizeof(*used));
+	unsigned k = 0, next = 0;
+	int ret = 0;
 
-	if (c->cpus) {
-		for (unsigned i = 0; i < c->numjobs; i++) {
-			if (c->cpus[i] < 0 || (unsigned)c->cpus[i] >= plat_cpu_count())
-				return -EINVAL;
-			cpus[i] = c->cpus[i];
-		}
-		return 0;
+	if (!used)
+		return snprintf(err, errlen, "out of memory"), -ENOMEM;
+	for (unsigned i = 0; !ret && i < n->njobs; i++) {
+		const struct job *j = &n->jobs[i];
+		int cpu = j->cfg->cpus ? j->cfg->cpus[j->local] : -1;
+
+		cpus[i] = -1;
+		if (!j->cfg->cpus)
+			continue;
+		if (cpu < 0 || (unsigned)cpu >= ncpu)
+			ret = BAD("cannot place %u jobs on CPUs given (the machine has %u)",
+				  j->cfg->numjobs, ncpu);
+		else if (used[cpu])
+			ret = BAD("two jobs on CPU %d: the model runs one job per CPU", cpu);
+		else
+			used[cpu] = true, cpus[i] = cpu;
 	}
-	for (unsigned i = 0; i < on_node && k < c->numjobs; i++)
-		cpus[k++] = plat_node_cpu((unsigned)node, i);
-	for (unsigned cpu = 0; cpu < plat_cpu_count() && k < c->numjobs; cpu++)
-		if (!(node >= 0 && plat_cpu_node(cpu) == node))
-			cpus[k++] = (int)cpu;
-	return k == c->numjobs ? 0 : -EINVAL;
+	for (unsigned i = 0; !ret && i < n->njobs; i++) {
+		int cpu = -1;
+
+		if (cpus[i] >= 0)
+			continue;
+		while (cpu < 0 && next < ncpu) { /* the k-th CPU of the order: node's, others */
+			unsigned c = k < on_node ? (unsigned)plat_node_cpu((unsigned)node, k) : next++;
+
+			if (k < on_node)
+				k++;
+			else if (node >= 0 && plat_cpu_node(c) == node)
+				continue;
+			if (!used[c])
+				cpu = (int)c;
+		}
+		if (cpu < 0)
+			ret = BAD("cannot place %u jobs on CPUs (the machine has %u)", n->njobs, ncpu);
+		else
+			used[cpu] = true, cpus[i] = cpu;
+	}
+	free(used);
+	return ret;
 }
 
 static int summarise(struct nvme *n, struct ilab_nvme_result *res)
@@ -809,7 +865,7 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 	if (!all)
 		return -ENOMEM;
 	ilab_lat_hist_init(all);
-	for (unsigned i = 0; i < c->numjobs; i++) {
+	for (unsigned i = 0; i < n->njobs; i++) {
 		struct job *j = &n->jobs[i];
 
 		res->ios += j->r.ios;
@@ -827,15 +883,17 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 			j->r.run_ns = j->t_end - j->t_begin;
 			j->r.cpu_busy = 1.0 - (double)j->idle_ns / (double)j->r.run_ns;
 		}
+		j->r.window_ns = j->win_hi != UINT64_MAX ? j->cfg->runtime_ns
+			       : j->last_done > n->start_ns ? j->last_done - n->start_ns : 0;
 		res->cpu_busy += j->r.cpu_busy;
 		bytes += j->r.dir[0].bytes + j->r.dir[1].bytes;
 		ilab_lat_hist_merge(all, &j->r.dir[0].clat);
 		ilab_lat_hist_merge(all, &j->r.dir[1].clat);
-		if (c->job_results)
-			c->job_results[i] = j->r;
+		if (j->cfg->job_results)
+			j->cfg->job_results[j->local] = j->r;
 	}
-	res->cpu_busy /= c->numjobs;
-	res->window_ns = n->win_hi != UINT64_MAX ? c->runtime_ns : end - n->start_ns;
+	res->cpu_busy /= n->njobs;
+	res->window_ns = c->runtime_ns && !c->nalso ? c->runtime_ns : end - n->start_ns;
 	if (res->window_ns) {
 		res->iops = (double)res->ios * 1e9 / (double)res->window_ns;
 		res->bw_mbps = (double)bytes * 1e3 / (double)res->window_ns;
@@ -853,7 +911,7 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 	return 0;
 }
 
-/* The drive's booking constants in picoseconds, per direction; the sizes the jobs use. */
+/* The drive's booking constants in picoseconds, per direction. */
 static void drive_rates(struct nvme *n)
 {
 	const struct ilab_nvme_cfg *c = n->cfg;
@@ -865,22 +923,31 @@ static void drive_rates(struct nvme *n)
 		n->latency_ps[w] = (w ? c->write_latency_ns : c->read_latency_ns) * 1000;
 		n->mbps[w] = w ? c->write_mbps : c->read_mbps;
 	}
-	n->max_bs = 0;
-	n->min_bs = UINT32_MAX;
+}
+
+/* A job's smallest and largest I/O, from its section's sizes. */
+static void job_sizes(struct job *j)
+{
+	const struct ilab_nvme_cfg *c = j->cfg;
+
+	j->max_bs = 0;
+	j->min_bs = UINT32_MAX;
 	for (unsigned d = 0; d < 2; d++) {
 		const struct ilab_nvme_bs_dist *b = &c->bs_dist[d];
 		unsigned lo = b->min ? b->min : c->bs, hi = b->min ? b->max : c->bs;
 
 		if (!ilab_fio_rw_does(c->rw, d))
 			continue;
-		n->max_bs = hi > n->max_bs ? hi : n->max_bs;
-		n->min_bs = lo < n->min_bs ? lo : n->min_bs;
+		j->max_bs = hi > j->max_bs ? hi : j->max_bs;
+		j->min_bs = lo < j->min_bs ? lo : j->min_bs;
 	}
 }
 
+#undef BAD
+
 static int start_agents(struct nvme *n, struct agent_arg *aa, char *err, size_t errlen)
 {
-	for (unsigned i = 0; i < n->cfg->numjobs; i++) {
+	for (unsigned i = 0; i < n->njobs; i++) {
 		int ret;
 
 		aa[i] = (struct agent_arg){ .n = n, .j = &n->jobs[i] };
@@ -893,41 +960,59 @@ static int start_agents(struct nvme *n, struct agent_arg *aa, char *err, size_t 
 	return 0;
 }
 
+/* Section k of the run: the first cfg, then its also[]. */
+static const struct ilab_nvme_cfg *section(const struct ilab_nvme_cfg *c, unsigned k)
+{
+	return k ? c->also[k - 1] : c;
+}
+
 static int alloc_jobs(struct nvme *n, char *err, size_t errlen)
 {
 	const struct ilab_nvme_cfg *c = n->cfg;
+	unsigned i = 0;
 
-	n->jobs = plat_zalloc_array(c->numjobs, sizeof(*n->jobs));
+	n->njobs = 0;
+	for (unsigned k = 0; k <= c->nalso; k++)
+		n->njobs += section(c, k)->numjobs;
+	n->jobs = plat_zalloc_array(n->njobs, sizeof(*n->jobs));
+	if (!n->jobs)
+		return snprintf(err, errlen, "out of memory"), -ENOMEM;
+	for (unsigned k = 0; k <= c->nalso; k++)
+		for (unsigned l = 0; l < section(c, k)->numjobs; l++, i++) {
+			struct job *j = &n->jobs[i];
+
+			j->index = i;
+			j->cfg = section(c, k);
+			j->local = l;
+			job_sizes(j);
+			n->max_bs = j->max_bs > n->max_bs ? j->max_bs : n->max_bs;
+			for (unsigned d = 0; d < 2; d++) {
+				ilab_lat_hist_init(&j->r.dir[d].slat);
+				ilab_lat_hist_init(&j->r.dir[d].clat);
+				ilab_lat_hist_init(&j->r.dir[d].lat);
+			}
+			j->buf_order = order_of(j->max_bs);
+			j->slots = plat_zalloc_array(j->cfg->iodepth, sizeof(*j->slots));
+			j->fifo = plat_zalloc_array(j->cfg->iodepth, sizeof(*j->fifo));
+			j->pages = plat_zalloc_array(ILAB_NVME_MAX_BS / ILAB_NVME_PAGE + 1,
+						     sizeof(*j->pages));
+			j->prp_raw = plat_zalloc_array(1, ILAB_NVME_PAGE);
+			if (!j->slots || !j->fifo || !j->pages || !j->prp_raw)
+				return snprintf(err, errlen, "out of memory"), -ENOMEM;
+			plat_track(&j->sq_db, "nvme.sq.doorbell");
+			plat_track(&j->irq, "nvme.cq.irq");
+		}
 	n->payload = plat_zalloc_array(1, n->max_bs);
 	n->scratch = plat_zalloc_array(1, n->max_bs);
-	if (!n->jobs || !n->payload || !n->scratch)
+	if (!n->payload || !n->scratch)
 		return snprintf(err, errlen, "out of memory"), -ENOMEM;
 	memset(n->payload, 0xa5, n->max_bs);
-	for (unsigned i = 0; i < c->numjobs; i++) {
-		struct job *j = &n->jobs[i];
-
-		j->index = i;
-		for (unsigned d = 0; d < 2; d++) {
-			ilab_lat_hist_init(&j->r.dir[d].slat);
-			ilab_lat_hist_init(&j->r.dir[d].clat);
-			ilab_lat_hist_init(&j->r.dir[d].lat);
-		}
-		j->buf_order = order_of(n->max_bs);
-		j->slots = plat_zalloc_array(c->iodepth, sizeof(*j->slots));
-		j->fifo = plat_zalloc_array(c->iodepth, sizeof(*j->fifo));
-		j->pages = plat_zalloc_array(ILAB_NVME_MAX_BS / ILAB_NVME_PAGE + 1, sizeof(*j->pages));
-		j->prp_raw = plat_zalloc_array(1, ILAB_NVME_PAGE);
-		if (!j->slots || !j->fifo || !j->pages || !j->prp_raw)
-			return snprintf(err, errlen, "out of memory"), -ENOMEM;
-		plat_track(&j->sq_db, "nvme.sq.doorbell");
-		plat_track(&j->irq, "nvme.cq.irq");
-	}
 	return 0;
 }
 
 static void free_jobs(struct nvme *n)
 {
-	for (unsigned i = 0; n->jobs && i < n->cfg->numjobs; i++) {
+	for (unsigned i = 0; n->jobs && i < n->njobs; i++) {
 		free(n->jobs[i].slots);
 		free(n->jobs[i].fifo);
 		free(n->jobs[i].pages);
@@ -936,6 +1021,17 @@ static void free_jobs(struct nvme *n)
 	free(n->jobs);
 	free(n->payload);
 	free(n->scratch);
+}
+
+/* Each job's measured window, from the common start: its section's ramp and runtime. */
+static void set_windows(struct nvme *n)
+{
+	for (unsigned i = 0; i < n->njobs; i++) {
+		struct job *j = &n->jobs[i];
+
+		j->win_lo = j->cfg->runtime_ns ? n->start_ns + j->cfg->ramp_ns : 0;
+		j->win_hi = j->cfg->runtime_ns ? j->win_lo + j->cfg->runtime_ns : UINT64_MAX;
+	}
 }
 
 int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct ilab_nvme_cfg *cfg,
@@ -959,45 +1055,41 @@ int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct i
 	n.mem = ilab_board_mem(board);
 	n.qsize = cfg->queue_entries ? cfg->queue_entries : ILAB_NVME_DEFAULT_QUEUE;
 	drive_rates(&n);
-	cpus = plat_zalloc_array(cfg->numjobs, sizeof(*cpus));
-	aa = plat_zalloc_array(cfg->numjobs, sizeof(*aa));
+	ret = alloc_jobs(&n, err, errlen);
+	if (ret)
+		goto out;
+	cpus = plat_zalloc_array(n.njobs, sizeof(*cpus));
+	aa = plat_zalloc_array(n.njobs, sizeof(*aa));
 	if (!cpus || !aa) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	ret = alloc_jobs(&n, err, errlen);
+	ret = pick_cpus(&n, dev->node, cpus, err, errlen);
 	if (ret)
 		goto out;
-	if (pick_cpus(cfg, dev->node, cpus)) {
-		ret = -EINVAL;
-		snprintf(err, errlen, "cannot place %u jobs on CPUs%s (the machine has %u)",
-			 cfg->numjobs, cfg->cpus ? " given" : "", plat_cpu_count());
-		goto out;
-	}
-	for (unsigned i = 0; i < cfg->numjobs; i++)
+	for (unsigned i = 0; i < n.njobs; i++)
 		n.jobs[i].cpu = cpus[i];
-	ret = plat_run_threads(cfg->numjobs, cpus, job_setup, &n);
-	for (unsigned i = 0; !ret && i < cfg->numjobs; i++)
+	ret = plat_run_threads(n.njobs, cpus, job_setup, &n);
+	for (unsigned i = 0; !ret && i < n.njobs; i++)
 		if (n.jobs[i].setup_failed) {
 			ret = -ENOMEM;
 			snprintf(err, errlen, "job %u: cannot allocate its queues and buffers", i);
 		}
 	if (ret) {
 		if (!*err)
-			snprintf(err, errlen, "cannot run %u threads (%d)", cfg->numjobs, ret);
+			snprintf(err, errlen, "cannot run %u threads (%d)", n.njobs, ret);
 		goto out_teardown;
 	}
 	n.start_ns = plat_now_ns();
-	n.win_lo = cfg->runtime_ns ? n.start_ns + cfg->ramp_ns : 0;
-	n.win_hi = cfg->runtime_ns ? n.win_lo + cfg->runtime_ns : UINT64_MAX;
+	set_windows(&n);
 	ret = start_agents(&n, aa, err, errlen);
 	if (!ret) {
-		ret = plat_run_threads(cfg->numjobs, cpus, job_run, &n);
+		ret = plat_run_threads(n.njobs, cpus, job_run, &n);
 		if (ret)
-			snprintf(err, errlen, "cannot run %u threads (%d)", cfg->numjobs, ret);
+			snprintf(err, errlen, "cannot run %u threads (%d)", n.njobs, ret);
 	}
-	for (unsigned i = 0; i < cfg->numjobs; i++)
+	for (unsigned i = 0; i < n.njobs; i++)
 		if (n.jobs[i].agent)
 			plat_agent_stop(n.jobs[i].agent, &n.jobs[i].sq_db);
 	if (!ret) {
@@ -1013,7 +1105,7 @@ int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct i
 	}
 out_teardown:
 	{
-		int r2 = plat_run_threads(cfg->numjobs, cpus, job_teardown, &n);
+		int r2 = plat_run_threads(n.njobs, cpus, job_teardown, &n);
 
 		if (r2 && !ret) {
 			ret = r2;

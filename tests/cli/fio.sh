@@ -270,6 +270,43 @@ assert abs(sum(float(v[:-1]) for v in f[99:121]) - 100) < 0.1, f[99:121]
 EOT
 	done
 fi
+# job sections run at once unless stonewall (fio): two drive-bound readers share the drive's
+# 840k IOPS (about half each), after a stonewall the second has it alone; groups
+if have python3 "fio's concurrent jobs"; then
+	"$BIN" fio --output-format=json --name=a --ioengine=libaio --numjobs=4 --iodepth=32 \
+		--rw=randread --runtime=3ms --group_reporting --name=b --ioengine=libaio --numjobs=4 \
+		--iodepth=32 --rw=randread --runtime=3ms --group_reporting --new_group \
+		--name=c --stonewall --ioengine=libaio --numjobs=4 --iodepth=32 --rw=randread \
+		--runtime=3ms --group_reporting >conc.json || bad "fio concurrent: rc $?"
+	python3 -c '
+import json
+j = json.load(open("conc.json"))["jobs"]
+assert [(x["jobname"], x["groupid"]) for x in j] == [("a", 0), ("b", 1), ("c", 2)], j
+a, b, c = (x["read"]["iops"] for x in j)
+assert abs(a - 420e3) < 30e3 and abs(b - 420e3) < 30e3 and abs(c - 840e3) < 30e3, (a, b, c)
+' || bad "fio: sections without stonewall do not share the drive"
+	# a writer beside a reader: the link is full duplex, the reads' data do not hold the
+	# writes' (21 us drive latency: no write waits for a read's transfer)
+	"$BIN" fio --output-format=json --name=r --ioengine=libaio --rw=randread --iodepth=16 \
+		--runtime=3ms --name=w --ioengine=libaio --rw=randwrite --runtime=3ms >duplex.json ||
+		bad "fio duplex: rc $?"
+	python3 -c '
+import json
+r, w = json.load(open("duplex.json"))["jobs"]
+assert w["write"]["clat_ns"]["max"] < 40000 < 90000 < r["read"]["clat_ns"]["min"], (w["write"]["clat_ns"], r["read"]["clat_ns"])
+' || bad "fio: a write waits for reads on the link"
+fi
+out=$("$BIN" fio --name=a --rw=read --number_ios=100 --group_reporting --name=b --rw=write \
+	--number_ios=100 --group_reporting --name=c --new_group --number_ios=10) ||
+	bad "fio groups: rc $?"
+printf '%s\n' "$out" | grep -q '^a: (groupid=0, jobs=2): err= 0: ' &&
+	printf '%s\n' "$out" | grep -q '^c: (g=1): rw=read' &&
+	printf '%s\n' "$out" | grep -q '^c: (groupid=1, jobs=1): err= 0: ' &&
+	printf '%s\n' "$out" | grep -q '^Run status group 1 (all jobs):$' &&
+	[ "$(printf '%s\n' "$out" | grep -c '^  read: \|^  write: ')" = 3 ] ||
+	bad "fio: group_reporting merges a group's sections, new_group starts one: '$out'"
+check_usage "two jobs on CPU 3: the model runs one job per CPU" --name=a --cpus_allowed=3 \
+	--number_ios=1 --name=b --cpus_allowed=3 --number_ios=1
 # runtime in seconds, past the former 10-second cap (a drive-bound job: few I/Os to simulate)
 out=$("$BIN" fio --name=long --bs=2m --rw=read --runtime=11 2>/dev/null) || bad "fio --runtime=11: rc $?"
 printf '%s\n' "$out" | grep -Eq '^  read: .*/11000msec\)$' || bad "fio --runtime=11: '$out'"

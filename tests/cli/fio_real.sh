@@ -81,4 +81,37 @@ for job in "--rw=randread" "$mixopts --description=two_words"; do
 	out=$(python3 "$SRC/tests/cli/terse_fields.py" real.txt ours.txt) ||
 		bad "terse ($job) differs from fio's: $out"
 done
+# which jobs run at once and how they are grouped and reported: stonewall, new_group and
+# group_reporting give fio's report names and group ids
+cat >groups.fio <<'EOT'
+[global]
+ENGINE
+size=256k
+group_reporting
+[a]
+rw=read
+[b]
+rw=write
+[c]
+new_group
+rw=read
+[d]
+stonewall
+rw=randread
+[e]
+group_reporting=0
+rw=randread
+numjobs=2
+EOT
+sed 's/^ENGINE$/ioengine=null/' groups.fio >real.fio
+sed 's/^ENGINE$/ioengine=libaio/' groups.fio >ours.fio
+fio --output-format=json real.fio >real.json 2>real.err || bad "fio groups: $(cat real.err)"
+"$BIN" fio --output-format=json ours.fio >ours.json 2>ours.err ||
+	bad "iommulab fio groups: $(cat ours.err)"
+python3 -c '
+import json, sys
+r, o = ([(j["jobname"], j["groupid"], j["read"]["total_ios"], j["write"]["total_ios"])
+         for j in json.load(open(f))["jobs"]] for f in sys.argv[1:])
+assert r == o, ("fio", r, "ours", o)
+' real.json ours.json || bad "groups differ from fio's"
 exit $fail

@@ -364,6 +364,50 @@ static void test_polled(void **state)
 	assert_true(poll.clat_mean_ns + c.irq_ns * 0.9 <= irq.clat_mean_ns);
 }
 
+/* Two sections at once (fio's jobs without stonewall): a reader and a writer, each with its
+ * own results, share the drive's command slots: against a drive of 100k IOPS each way, each
+ * gets half of what it gets alone; their jobs are on different CPUs. */
+static void test_concurrent_sections(void **state)
+{
+	struct ilab_nvme_cfg r = cfg(1, 64, 4096), w;
+	const struct ilab_nvme_cfg *also[1] = { &w };
+	struct ilab_nvme_job_result rj[1], wj[1];
+	struct ilab_nvme_result alone, both;
+	double a, rr, ww;
+
+	(void)state;
+	r.read_iops = r.write_iops = 100000;
+	r.runtime_ns = 4000000;
+	r.ramp_ns = 1000000;
+	r.job_results = rj;
+	w = r;
+	w.rw = ILAB_FIO_RANDWRITE;
+	w.job_results = wj;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &r, &alone);
+	a = rj[0].dir[0].ios / 4e-3;
+	r.also = also;
+	r.nalso = 1;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &r, &both);
+	rr = rj[0].dir[0].ios / 4e-3;
+	ww = wj[0].dir[1].ios / 4e-3;
+	assert_int_equal(wj[0].dir[0].ios, 0);
+	assert_int_equal(both.ios, rj[0].ios + wj[0].ios);
+	assert_int_equal(wj[0].window_ns, 4000000);
+	if (fabs(a - 100000) > 2000 || fabs(rr - 50000) > 2000 || fabs(ww - 50000) > 2000)
+		fail_msg("reads alone %.0f/s; with the writer %.0f/s and %.0f/s", a, rr, ww);
+	assert_true(wj[0].cpu_busy > 0 && rj[0].cpu_busy > 0);
+	w.cpus = (const int[]){ 0 };
+	r.cpus = (const int[]){ 0 };
+	{
+		struct ilab_nvme_env e = env(ILAB_NVME_ENV_PASSTHROUGH);
+		char err[600] = "";
+
+		assert_int_equal(ilab_nvme_env_run(&e, &r, &both, NULL, NULL, err, sizeof(err)),
+				 -EINVAL);
+		assert_non_null(strstr(err, "two jobs on CPU 0"));
+	}
+}
+
 static void test_bad_configurations(void **state)
 {
 	struct ilab_nvme_env e = env(ILAB_NVME_ENV_STRICT);
@@ -455,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_bs_split),
 		cmocka_unit_test(test_bs_range_and_byte_budget),
 		cmocka_unit_test(test_polled),
+		cmocka_unit_test(test_concurrent_sections),
 		cmocka_unit_test(test_bad_configurations),
 		cmocka_unit_test(test_scenario_runs_three_modes),
 		cmocka_unit_test(test_scenario_refused_at_load),
