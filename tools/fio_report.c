@@ -13,6 +13,12 @@
 #include <time.h>
 
 
+/* fio's runtime in ms: the elapsed microseconds rounded up (backend.c) */
+static uint64_t runtime_ms(uint64_t ns)
+{
+	return (ns / 1000 + 999) / 1000;
+}
+
 static json_t *stat_obj(const struct ilab_lat_hist *h, const struct fio_job *j, bool pct,
 			bool bins)
 {
@@ -71,7 +77,7 @@ static json_t *dir_obj(const struct fio_report *rep, unsigned d, bool plus)
 			 "io_bytes", (json_int_t)bytes, "io_kbytes", (json_int_t)(bytes >> 10),
 			 "bw_bytes", (json_int_t)(active && s > 0 ? bytes / s : 0),
 			 "bw", (json_int_t)(active && s > 0 ? bytes / s / 1024 : 0), "iops", iops,
-			 "runtime", (json_int_t)(active ? rep->window_ns / 1000000 : 0),
+			 "runtime", (json_int_t)(active ? runtime_ms(rep->window_ns) : 0),
 			 "total_ios", (json_int_t)ios, "short_ios", (json_int_t)0,
 			 "drop_ios", (json_int_t)0,
 			 "slat_ns", stat_obj(slat ? &r->slat : &empty, j, false, false),
@@ -319,7 +325,7 @@ static void print_dir(FILE *f, const struct fio_report *rep, unsigned d)
 	si(bws, sizeof(bws), bps);
 	iec(io, sizeof(io), (double)r->bytes);
 	fprintf(f, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%llumsec)%s\n", d ? "write" : "read", n, bw,
-		bws, io, (unsigned long long)(rep->window_ns / 1000000),
+		bws, io, (unsigned long long)runtime_ms(rep->window_ns),
 		d ? "; 0 zone resets" : "");
 	if (!j->sync_engine)
 		print_stat(f, "slat", &r->slat);
@@ -375,7 +381,7 @@ static void print_group(FILE *f, const struct fio_report *reps, unsigned nreps, 
 	for (unsigned i = 0; i < nreps; i++) {
 		const struct fio_report *rep = &reps[i];
 		double s = rep->window_ns / 1e9;
-		uint64_t ms = rep->window_ns / 1000000;
+		uint64_t ms = runtime_ms(rep->window_ns);
 
 		if (rep->groupid != g)
 			continue;
@@ -466,7 +472,7 @@ static void terse_dir(FILE *f, const struct fio_report *rep, unsigned d)
 	const struct fio_job *j = rep->job;
 	bool active;
 	const struct ilab_nvme_dir_result *r = dir_of(rep, d, &active);
-	uint64_t runt = active ? rep->window_ns / 1000000 : 0, bytes = active ? r->bytes : 0;
+	uint64_t runt = active ? runtime_ms(rep->window_ns) : 0, bytes = active ? r->bytes : 0;
 	uint64_t ios = active ? r->ios : 0;
 
 	/* fio: KiB; KiB/s and IOPS from the runtime in ms, integer arithmetic */

@@ -307,6 +307,9 @@ printf '%s\n' "$out" | grep -q '^a: (groupid=0, jobs=2): err= 0: ' &&
 	bad "fio: group_reporting merges a group's sections, new_group starts one: '$out'"
 check_usage "two jobs on CPU 3: the model runs one job per CPU" --name=a --cpus_allowed=3 \
 	--number_ios=1 --name=b --cpus_allowed=3 --number_ios=1
+# fio's runtime is the elapsed microseconds rounded up to ms: a 0.3 ms job ran 1 ms, not 0
+out=$("$BIN" fio --name=s --number_ios=3 --output-format=terse) || bad "fio short: rc $?"
+[ "$(printf '%s\n' "$out" | cut -d';' -f9)" = 1 ] || bad "fio short job: runtime not 1 ms: '$out'"
 # runtime in seconds, past the former 10-second cap (a drive-bound job: few I/Os to simulate)
 out=$("$BIN" fio --name=long --bs=2m --rw=read --runtime=11 2>/dev/null) || bad "fio --runtime=11: rc $?"
 printf '%s\n' "$out" | grep -Eq '^  read: .*/11000msec\)$' || bad "fio --runtime=11: '$out'"
