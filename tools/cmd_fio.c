@@ -65,9 +65,19 @@ static int parse_own(struct fio_cli *o, const char *key, const char *val)
 			o->fmt = FIO_JSON;
 		else if (val && !strcmp(val, "json+"))
 			o->fmt = FIO_JSON_PLUS;
+		else if (val && !strcmp(val, "terse"))
+			o->fmt = FIO_TERSE;
 		else
-			return USAGE("--output-format must be normal, json or json+ (terse is not "
-				     "supported), not '%s'", val ? val : "");
+			return USAGE("--output-format must be normal, json, json+ or terse, not '%s'",
+				     val ? val : "");
+	} else if (!strcmp(key, "minimal")) {
+		if (val)
+			return USAGE("--minimal takes no value");
+		o->fmt = FIO_TERSE; /* fio: terse output */
+	} else if (!strcmp(key, "terse-version")) {
+		if (!val || strcmp(val, "3"))
+			return USAGE("--terse-version: iommulab writes fio's terse version 3 only, "
+				     "not '%s'", val ? val : "");
 	} else if (!strcmp(key, "output")) {
 		if (!val || !*val)
 			return USAGE("--output needs a file name");
@@ -117,6 +127,7 @@ static int parse(int argc, char **argv, struct fio_cli *o, struct fio_run *run)
 		if (!eq && i + 1 < argc && (!strcmp(key, "iommu-mode") || !strcmp(key, "profile") ||
 					    !strcmp(key, "device") || !strcmp(key, "seed") ||
 					    !strcmp(key, "output") || !strcmp(key, "output-format") ||
+					    !strcmp(key, "terse-version") ||
 					    !strcmp(key, "trace") || !strcmp(key, "trace-limit-us") ||
 					    !strcmp(key, "trace-limit-mb")))
 			val = argv[++i];
@@ -185,56 +196,91 @@ static const char *mode_name(enum ilab_nvme_env_mode m)
 										 : "strict";
 }
 
-static int run_job(struct fio_cli *o, struct fio_job *j, struct fio_report *reps,
-		   unsigned *nreps, char *err, size_t errlen)
+/* Run the sections first..last-1 at once on one machine (fio's jobs between stonewalls);
+ * section i's per-job figures into jr[i]. */
+static int run_batch(struct fio_cli *o, struct fio_run *run, unsigned first, unsigned last,
+		     struct ilab_nvme_job_result **jr, char *err, size_t errlen)
 {
-	struct ilab_nvme_job_result *jr = calloc(j->cfg.numjobs, sizeof(*jr));
+	const struct ilab_nvme_cfg *also[FIO_MAX_JOBS];
+	struct fio_job *m = &run->jobs[first];
 	struct ilab_nvme_env_info info = { 0 };
 	struct ilab_nvme_result res;
 	int ret;
 
-	if (!jr)
-		return snprintf(err, errlen, "out of memory"), -ENOMEM;
-	j->cfg.seed = o->env.seed;
-	j->cfg.job_results = jr;
-	ret = ilab_nvme_env_run(&o->env, &j->cfg, &res, NULL, &info, err, errlen);
+	for (unsigned i = first; i < last; i++) {
+		run->jobs[i].cfg.seed = o->env.seed;
+		run->jobs[i].cfg.job_results = jr[i];
+		if (i > first)
+			also[i - first - 1] = &run->jobs[i].cfg;
+	}
+	m->cfg.also = last - first > 1 ? also : NULL;
+	m->cfg.nalso = last - first - 1;
+	ret = ilab_nvme_env_run(&o->env, &m->cfg, &res, NULL, &info, err, errlen);
 	snprintf(o->machine, sizeof(o->machine), "iommulab: simulated time, profile %s, device %s "
 		 "(node %d, iommu unit %u), iommu=%s, seed %llu", info.profile, info.device,
 		 info.node, info.iommu, mode_name(o->env.mode), (unsigned long long)o->env.seed);
-	j->cfg.job_results = NULL;
-	if (ret && ret != -EIO) {
-		free(jr);
-		return ret;
-	}
-	for (unsigned i = 0; i < j->cfg.numjobs; i++) {
-		struct fio_report *rep = &reps[*nreps];
-
-		if (i && j->group_reporting) {
-			ilab_lat_hist_merge(&rep[-1].r.slat, &jr[i].slat);
-			ilab_lat_hist_merge(&rep[-1].r.clat, &jr[i].clat);
-			ilab_lat_hist_merge(&rep[-1].r.lat, &jr[i].lat);
-			rep[-1].r.ios += jr[i].ios;
-			rep[-1].r.errors += jr[i].errors;
-			rep[-1].r.cpu_busy += jr[i].cpu_busy;
-			rep[-1].r.run_ns = jr[i].run_ns > rep[-1].r.run_ns ? jr[i].run_ns
-									  : rep[-1].r.run_ns;
-			for (unsigned k = 0; k < ILAB_NVME_DEPTH_BUCKETS; k++) {
-				rep[-1].r.depth[k] += jr[i].depth[k];
-				rep[-1].r.submit_batch[k] += jr[i].submit_batch[k];
-				rep[-1].r.complete_batch[k] += jr[i].complete_batch[k];
-			}
-			rep[-1].jobs++;
-			continue;
-		}
-		*rep = (struct fio_report){ .job = j, .jobs = 1, .r = jr[i],
-					    .window_ns = res.window_ns,
-					    .error = jr[i].errors ? EIO : 0 };
-		(*nreps)++;
-	}
-	if (j->group_reporting)
-		reps[*nreps - 1].r.cpu_busy /= j->cfg.numjobs;
-	free(jr);
+	m->cfg.also = NULL;
+	m->cfg.nalso = 0;
+	for (unsigned i = first; i < last; i++)
+		run->jobs[i].cfg.job_results = NULL;
 	return ret;
+}
+
+static void merge_result(struct fio_report *to, const struct ilab_nvme_job_result *r)
+{
+	for (unsigned d = 0; d < 2; d++) {
+		struct ilab_nvme_dir_result *t = &to->r.dir[d];
+
+		ilab_lat_hist_merge(&t->slat, &r->dir[d].slat);
+		ilab_lat_hist_merge(&t->clat, &r->dir[d].clat);
+		ilab_lat_hist_merge(&t->lat, &r->dir[d].lat);
+		t->ios += r->dir[d].ios;
+		t->errors += r->dir[d].errors;
+		t->bytes += r->dir[d].bytes;
+	}
+	to->r.ios += r->ios;
+	to->r.errors += r->errors;
+	to->r.cpu_busy += r->cpu_busy;
+	to->r.run_ns = r->run_ns > to->r.run_ns ? r->run_ns : to->r.run_ns;
+	to->window_ns = r->window_ns > to->window_ns ? r->window_ns : to->window_ns;
+	for (unsigned k = 0; k < ILAB_NVME_DEPTH_BUCKETS; k++) {
+		to->r.depth[k] += r->depth[k];
+		to->r.submit_batch[k] += r->submit_batch[k];
+		to->r.complete_batch[k] += r->complete_batch[k];
+	}
+	to->error = to->r.errors ? EIO : 0;
+	to->jobs++;
+}
+
+/* The reports, as fio's: one per job, or, for a job with group_reporting, merged into the
+ * report before it when that is of the same group (across sections, as fio). */
+static unsigned build_reports(const struct fio_run *run, struct ilab_nvme_job_result **jr,
+			      struct fio_report *reps)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < run->nsecs; i++) {
+		const struct fio_job *j = &run->jobs[i];
+
+		for (unsigned k = 0; k < j->cfg.numjobs; k++) {
+			if (n && j->group_reporting && reps[n - 1].groupid == j->groupid) {
+				merge_result(&reps[n - 1], &jr[i][k]);
+				for (unsigned d = 0; d < 2; d++)
+					reps[n - 1].does[d] |= ilab_fio_rw_does(j->cfg.rw, d);
+				continue;
+			}
+			reps[n] = (struct fio_report){ .job = j, .jobs = 1, .r = jr[i][k],
+						       .window_ns = jr[i][k].window_ns,
+						       .groupid = j->groupid,
+						       .error = jr[i][k].errors ? EIO : 0,
+						       .does = { ilab_fio_rw_does(j->cfg.rw, 0),
+								 ilab_fio_rw_does(j->cfg.rw, 1) } };
+			n++;
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		reps[i].r.cpu_busy /= reps[i].jobs;
+	return n;
 }
 
 static int write_out(const struct fio_cli *o, const struct fio_run *run,
@@ -283,6 +329,7 @@ int cmd_fio(int argc, char **argv)
 	struct fio_cli o;
 	struct fio_run *run = calloc(1, sizeof(*run));
 	struct fio_report *reps = NULL;
+	struct ilab_nvme_job_result *jr[FIO_MAX_JOBS] = { NULL };
 	struct ilab_trace *trace = NULL;
 	struct cli_progress progress;
 	char label[300];
@@ -303,10 +350,15 @@ int cmd_fio(int argc, char **argv)
 		total += run->jobs[i].cfg.numjobs;
 	if (!ret && !(reps = calloc(total, sizeof(*reps))))
 		ret = (fprintf(stderr, "%s fio: out of memory\n", CLI_PROG), CLI_EXIT_FAIL);
+	for (unsigned i = 0; !ret && i < run->nsecs; i++)
+		if (!(jr[i] = calloc(run->jobs[i].cfg.numjobs, sizeof(*jr[i]))))
+			ret = (fprintf(stderr, "%s fio: out of memory\n", CLI_PROG), CLI_EXIT_FAIL);
 	if (!ret)
 		ret = open_trace(&o, &trace);
 	if (ret) {
 		free(reps);
+		for (unsigned i = 0; i < FIO_MAX_JOBS; i++)
+			free(jr[i]);
 		ilab_output_set_free(&o.files);
 		fio_run_free(run);
 		free(run);
@@ -314,19 +366,24 @@ int cmd_fio(int argc, char **argv)
 	}
 	setenv("HWLOC_HIDE_ERRORS", "2", 0);
 	cli_progress_start(&progress, "fio", estimate_s, sim_ns);
-	for (unsigned i = 0; !ret && i < run->nsecs; i++) {
+	for (unsigned i = 0, last; !ret && i < run->nsecs; i = last) {
+		for (last = i + 1; last < run->nsecs && run->jobs[last].batch == run->jobs[i].batch;)
+			last++;
 		if (trace) {
-			snprintf(label, sizeof(label), "fio %s (%s, iommu=%s, seed %llu)",
-				 run->secs[i].name, o.env.profile, mode_name(o.env.mode),
+			snprintf(label, sizeof(label), "fio %s%s (%s, iommu=%s, seed %llu)",
+				 run->secs[i].name, last - i > 1 ? " and the jobs with it" : "",
+				 o.env.profile, mode_name(o.env.mode),
 				 (unsigned long long)o.env.seed);
 			ilab_trace_use(trace, label);
 		}
-		ret = run_job(&o, &run->jobs[i], reps, &nreps, err, sizeof(err));
+		ret = run_batch(&o, run, i, last, jr, err, sizeof(err));
 		if (ret == -EIO) { /* I/O errors: reported as fio's err=, said once more */
 			snprintf(ioerr, sizeof(ioerr), "job '%s': %s", run->secs[i].name, err);
 			ret = 0;
 		}
 	}
+	if (!ret)
+		nreps = build_reports(run, jr, reps);
 	cli_progress_end(&progress);
 	if (trace && cli_trace_close("fio", &o.trace, trace) && !ret)
 		ret = -EIO, snprintf(err, sizeof(err), "the trace was not written");
@@ -341,6 +398,8 @@ int cmd_fio(int argc, char **argv)
 		}
 	}
 	free(reps);
+	for (unsigned i = 0; i < FIO_MAX_JOBS; i++)
+		free(jr[i]);
 	ilab_output_set_free(&o.files);
 	fio_run_free(run);
 	free(run);

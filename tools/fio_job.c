@@ -30,6 +30,10 @@ void fio_run_free(struct fio_run *r)
 	for (unsigned i = 0; i < r->nstrings; i++)
 		free(r->strings[i]);
 	r->nstrings = 0;
+	for (unsigned i = 0; i < FIO_MAX_JOBS; i++) {
+		free(r->jobs[i].cpus);
+		r->jobs[i].cpus = NULL;
+	}
 }
 
 static int usage(const char *where, const char *fmt, const char *a, const char *b)
@@ -232,6 +236,171 @@ static int set_rw(struct fio_job *j, const char *v)
 	return -1;
 }
 
+/* fio's per-direction values (str_split_parse): "a" is every direction's, "a,b" read a,
+ * write and trim b, "a,b,c" each; an empty part keeps that direction's value. */
+static int split_dirs(const char *v, char part[3][1024])
+{
+	const char *c1, *c2;
+
+	if (!v || strlen(v) >= 1024)
+		return -1;
+	c1 = strchr(v, ',');
+	c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+	if (c2 && strchr(c2 + 1, ','))
+		return -1;
+	if (!c1) {
+		for (unsigned d = 0; d < 3; d++)
+			snprintf(part[d], 1024, "%s", v);
+		return 0;
+	}
+	snprintf(part[0], 1024, "%.*s", (int)(c1 - v), v);
+	snprintf(part[1], 1024, "%.*s", (int)((c2 ? c2 : c1 + strlen(c1)) - c1 - 1), c1 + 1);
+	snprintf(part[2], 1024, "%s", c2 ? c2 + 1 : part[1]);
+	return 0;
+}
+
+static int get_bs(const struct fio_job *j, const char *v, unsigned *out)
+{
+	uint64_t x;
+
+	if (get_size(j, v, &x) || x < 512 || x % 512 || x > ILAB_NVME_MAX_BS)
+		return -1;
+	*out = (unsigned)x;
+	return 0;
+}
+
+static int set_bs(struct fio_job *j, const char *v)
+{
+	char part[3][1024];
+
+	if (split_dirs(v, part))
+		return -1;
+	for (unsigned d = 0; d < 3; d++)
+		if (*part[d] && get_bs(j, part[d], &j->bsd[d].bs))
+			return -1;
+	return 0;
+}
+
+/* bsrange: min-max or min:max per direction */
+static int set_bsrange(struct fio_job *j, const char *v)
+{
+	char part[3][1024];
+
+	if (split_dirs(v, part))
+		return -1;
+	for (unsigned d = 0; d < 3; d++) {
+		char *sep = part[d] + strcspn(part[d], "-:");
+		unsigned lo, hi;
+
+		if (!*part[d])
+			continue;
+		if (!*sep)
+			return -1;
+		*sep = '\0';
+		if (get_bs(j, part[d], &lo) || get_bs(j, sep + 1, &hi) || lo > hi)
+			return -1;
+		j->bsd[d].min = lo;
+		j->bsd[d].max = hi;
+	}
+	return 0;
+}
+
+static int by_perc(const void *a, const void *b)
+{
+	const struct ilab_nvme_bssplit *x = a, *y = b;
+
+	return (x->perc > y->perc) - (x->perc < y->perc);
+}
+
+/* One direction's bssplit (fio's bssplit_ddir): bs/perc entries joined by ':', a blank perc
+ * (or 0) shares what the others leave; sorted by perc as fio's lookup wants. */
+static int bssplit_dir(struct fio_job *j, char *v, struct fio_bs *b)
+{
+	char *save = NULL;
+	unsigned n = 0, perc = 0, missing = 0;
+
+	for (char *t = strtok_r(v, ":", &save); t; t = strtok_r(NULL, ":", &save)) {
+		char *slash = strchr(t, '/');
+		unsigned p = UINT32_MAX;
+
+		if (n == ILAB_NVME_MAX_BSSPLIT)
+			return -1;
+		if (slash) {
+			char *end;
+			long q;
+
+			*slash = '\0';
+			q = strtol(slash + 1, &end, 10);
+			if (*end || q < 0 || (end == slash + 1 && slash[1]))
+				return -1;
+			p = q > 100 ? 100 : q ? (unsigned)q : UINT32_MAX;
+		}
+		if (get_bs(j, t, &b->split[n].bs))
+			return -1;
+		b->split[n++].perc = p;
+	}
+	if (!n)
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		if (b->split[i].perc == UINT32_MAX)
+			missing++;
+		else
+			perc += b->split[i].perc;
+	if (perc > 100)
+		return -1; /* fio: "bssplit percentages add to more than 100%" */
+	if (missing == 1 && n == 1)
+		perc = 100;
+	for (unsigned i = 0; i < n; i++)
+		if (b->split[i].perc == UINT32_MAX)
+			b->split[i].perc = (100 - perc) / missing;
+	qsort(b->split, n, sizeof(b->split[0]), by_perc);
+	b->nsplit = n;
+	return 0;
+}
+
+static int set_bssplit(struct fio_job *j, const char *v)
+{
+	char part[3][1024];
+
+	if (split_dirs(v, part))
+		return -1;
+	for (unsigned d = 0; d < 3; d++)
+		if (*part[d] && bssplit_dir(j, part[d], &j->bsd[d]))
+			return -1;
+	return 0;
+}
+
+/* cpus_allowed: CPUs and ranges joined by ',' (0,5,8-15). */
+static int set_cpus(struct fio_job *j, const char *v)
+{
+	bool in[FIO_MAX_CPUS] = { false };
+	char buf[1024], *save = NULL;
+
+	if (!v || strlen(v) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *end, *dash;
+		unsigned long lo, hi;
+
+		lo = strtoul(t, &end, 10);
+		dash = end;
+		hi = lo;
+		if (*dash == '-')
+			hi = strtoul(dash + 1, &end, 10);
+		if (end == t || *end || (*dash == '-' && end == dash + 1) || lo > hi ||
+		    hi >= FIO_MAX_CPUS)
+			return -1;
+		for (unsigned long c = lo; c <= hi; c++)
+			in[c] = true;
+	}
+	j->ncpus_allowed = 0;
+	for (unsigned c = 0; c < FIO_MAX_CPUS; c++)
+		if (in[c])
+			j->cpus_allowed[j->ncpus_allowed++] = (int)c;
+	return j->ncpus_allowed ? 0 : -1;
+}
+
 static int set_engine(struct fio_job *j, const char *v)
 {
 	static const char *const async[] = { "libaio", "io_uring", "sim" };
@@ -255,9 +424,18 @@ static int apply(struct fio_job *j, const char *key, const char *v, const char *
 	uint64_t x;
 	bool b;
 
+	if (!strcmp(key, "stonewall") || !strcmp(key, "wait_for_previous")) {
+		if (get_bool(v, &j->stonewall))
+			return BAD("'%s' must be 0 or 1");
+		return 0;
+	}
+	if (!strcmp(key, "new_group")) {
+		if (get_bool(v, &j->new_group))
+			return BAD("'%s' must be 0 or 1");
+		return 0;
+	}
 	if (!strcmp(key, "name") || !strcmp(key, "description") || !strcmp(key, "filename") ||
-	    !strcmp(key, "stonewall") || !strcmp(key, "wait_for_previous") ||
-	    !strcmp(key, "new_group") || !strcmp(key, "thread") || !strcmp(key, "norandommap") ||
+	    !strcmp(key, "thread") || !strcmp(key, "norandommap") ||
 	    !strcmp(key, "randrepeat") || !strcmp(key, "invalidate") ||
 	    !strcmp(key, "eta") || !strcmp(key, "eta-newline"))
 		return 0; /* what the model is anyway (docs/fio.md) */
@@ -270,12 +448,42 @@ static int apply(struct fio_job *j, const char *key, const char *v, const char *
 			return BAD("'%s' must be a number in 1..1023 (a queue of 1024 entries)");
 		c->iodepth = (unsigned)x;
 	} else if (!strcmp(key, "bs") || !strcmp(key, "blocksize")) {
-		if (get_size(j, v, &x) || x < 512 || x % 512 || x > ILAB_NVME_MAX_BS)
-			return BAD("'%s' must be a size, a multiple of 512 up to 2m (4k, 128k)");
-		c->bs = (unsigned)x;
+		if (v && strchr(v, '-'))
+			return BAD("'%s': fio reads only the size before '-'; a range is "
+				   "bsrange=MIN-MAX");
+		if (set_bs(j, v))
+			return BAD("'%s' must be a size, a multiple of 512 up to 2m, or one per "
+				   "direction read,write,trim (4k, 8k,32k)");
+	} else if (!strcmp(key, "bsrange") || !strcmp(key, "blocksize_range")) {
+		if (set_bsrange(j, v))
+			return BAD("'%s' must be MIN-MAX (or MIN:MAX) sizes, multiples of 512 up to "
+				   "2m, per direction read,write,trim (1k-4k,2k-8k)");
+	} else if (!strcmp(key, "bssplit")) {
+		if (set_bssplit(j, v))
+			return BAD("'%s' must be SIZE/PERCENT entries joined by ':' (percentages "
+				   "adding to at most 100), per direction read,write,trim; sizes "
+				   "multiples of 512 up to 2m (4k/10:64k/50:32k/40)");
 	} else if (!strcmp(key, "rw") || !strcmp(key, "readwrite")) {
+		if (v && (strstr(v, "trim")))
+			return BAD("'%s': the drive model has no Dataset Management (trim) command");
 		if (set_rw(j, v))
-			return BAD("'%s': the model runs randread, randwrite, read or write");
+			return BAD("'%s': the model runs randread, randwrite, read, write, rw "
+				   "(readwrite) and randrw");
+	} else if (!strcmp(key, "rwmixread") || !strcmp(key, "rwmixwrite")) {
+		if (get_count(v, 0, 100, &x))
+			return BAD("'%s' must be a percentage, 0..100");
+		/* fio: the latter of the two overrides the first */
+		c->rwmixread = !strcmp(key, "rwmixread") ? (unsigned)x : 100 - (unsigned)x;
+	} else if (!strcmp(key, "hipri")) {
+		if (get_bool(v, &j->hipri))
+			return BAD("'%s' must be 0 or 1");
+	} else if (!strcmp(key, "cpus_allowed")) {
+		if (set_cpus(j, v))
+			return BAD("'%s' must be CPUs and ranges joined by ',' (0,5,8-15)");
+	} else if (!strcmp(key, "cpus_allowed_policy")) {
+		if (!v || (strcmp(v, "shared") && strcmp(v, "split")))
+			return BAD("'%s' must be shared or split");
+		j->cpus_split = !strcmp(v, "split");
 	} else if (!strcmp(key, "runtime") || !strcmp(key, "timeout")) {
 		if (!v || ilab_parse_time(v, 1000000000ull, &c->runtime_ns) || !c->runtime_ns)
 			return BAD("'%s' must be a time (30, 500ms, 2m)");
@@ -327,7 +535,10 @@ static void job_defaults(struct fio_job *j)
 	j->cfg.numjobs = 1; /* fio's defaults */
 	j->cfg.iodepth = 1;
 	j->cfg.bs = 4096;
+	for (unsigned d = 0; d < 3; d++)
+		j->bsd[d].bs = 4096;
 	j->cfg.rw = ILAB_FIO_READ;
+	j->cfg.rwmixread = 50; /* fio's default */
 	j->ioengine = "psync";
 	j->sync_engine = true;
 	j->kb_base = 1024;
@@ -352,10 +563,76 @@ static int apply_section(struct fio_job *j, const struct fio_section *s)
 	return 0;
 }
 
+/* Each direction's sizes into the model's (fio's precedence: a split, a range, bs) and the
+ * largest I/O as cfg.bs (what the buffers are sized by). */
+static void finish_bs(struct fio_job *j)
+{
+	struct ilab_nvme_cfg *c = &j->cfg;
+
+	c->bs = 0;
+	for (unsigned d = 0; d < 3; d++) {
+		const struct fio_bs *b = &j->bsd[d];
+
+		j->bs_lo[d] = j->bs_hi[d] = b->bs;
+		if (b->min)
+			j->bs_lo[d] = b->min, j->bs_hi[d] = b->max;
+		if (b->nsplit) {
+			j->bs_lo[d] = UINT32_MAX;
+			j->bs_hi[d] = 0;
+			for (unsigned i = 0; i < b->nsplit; i++) {
+				j->bs_lo[d] = b->split[i].bs < j->bs_lo[d] ? b->split[i].bs
+									      : j->bs_lo[d];
+				j->bs_hi[d] = b->split[i].bs > j->bs_hi[d] ? b->split[i].bs
+									      : j->bs_hi[d];
+			}
+		}
+		if (d == 2)
+			break;
+		c->bs_dist[d] = (struct ilab_nvme_bs_dist){ .min = j->bs_lo[d],
+							    .max = j->bs_hi[d],
+							    .nsplit = b->nsplit };
+		memcpy(c->bs_dist[d].split, b->split, sizeof(b->split));
+		if (ilab_fio_rw_does(c->rw, d) && j->bs_hi[d] > c->bs)
+			c->bs = j->bs_hi[d];
+	}
+}
+
+/* cpus_allowed: job i on the set's i-th CPU, round robin (split, fio's words); shared leaves
+ * the kernel to place the jobs on the set, which spreads busy threads the same way. */
+static int finish_cpus(struct fio_job *j, const char *name)
+{
+	char n[16];
+
+	if (!j->ncpus_allowed)
+		return 0;
+	if (j->cfg.numjobs > j->ncpus_allowed) {
+		snprintf(n, sizeof(n), "%u", j->ncpus_allowed);
+		return usage(NULL, "job '%s': cpus_allowed gives %s CPUs for more jobs: the model "
+			     "runs one job per CPU", name, n);
+	}
+	j->cpus = calloc(j->cfg.numjobs, sizeof(*j->cpus));
+	if (!j->cpus)
+		return -1;
+	for (unsigned i = 0; i < j->cfg.numjobs; i++)
+		j->cpus[i] = j->cpus_allowed[i % j->ncpus_allowed];
+	j->cfg.cpus = j->cpus;
+	return 0;
+}
+
 static int finish(struct fio_job *j, const char *name)
 {
 	struct ilab_nvme_cfg *c = &j->cfg;
 
+	int ret;
+
+	finish_bs(j);
+	ret = finish_cpus(j, name);
+	if (ret)
+		return ret < 0 ? usage(NULL, "out of memory%s%s", "", "") : ret;
+	if (j->hipri && strcmp(j->ioengine, "io_uring") && strcmp(j->ioengine, "pvsync2"))
+		return usage(NULL, "job '%s': option 'hipri' is io_uring's and pvsync2's, not "
+			     "%s's", name, j->ioengine);
+	c->hipri = j->hipri;
 	j->iodepth_opt = c->iodepth;
 	if (j->sync_engine && c->iodepth > 1) {
 		/* fio: a sync engine has one I/O in flight whatever iodepth says; its note */
@@ -376,6 +653,13 @@ static int finish(struct fio_job *j, const char *name)
 					     "(whichever ends first) is not modelled: add "
 					     "time_based=1 or drop one%s", name, "");
 			c->number_ios = j->size_set / c->bs;
+			if (c->bs_dist[0].min != c->bs_dist[0].max ||
+			    c->bs_dist[1].min != c->bs_dist[1].max ||
+			    (ilab_fio_rw_is_mixed(c->rw) && c->bs_dist[0].min != c->bs_dist[1].min)) {
+				/* sizes vary: the job ends after size bytes, as fio's */
+				c->io_bytes = j->size_set;
+				c->number_ios = j->size_set / 512;
+			}
 		}
 	}
 	if (!j->runtime_set && !c->number_ios)
@@ -406,6 +690,10 @@ int fio_run_resolve(struct fio_run *r)
 			ret = finish(j, r->secs[i].name);
 		if (ret)
 			return ret;
+		/* fio: jobs run at once unless stonewall; stonewall and new_group start a group */
+		j->batch = i && j->stonewall ? r->jobs[i - 1].batch + 1 : i ? r->jobs[i - 1].batch : 0;
+		j->groupid = i && (j->stonewall || j->new_group) ? r->jobs[i - 1].groupid + 1
+				 : i ? r->jobs[i - 1].groupid : 0;
 	}
 	return 0;
 }

@@ -26,10 +26,30 @@ struct fio_section {
 	unsigned nopts;
 };
 
+/* One direction's sizes as the options gave them (bs, bsrange, bssplit), fio's precedence:
+ * a split, else a range, else bs. */
+struct fio_bs {
+	unsigned bs, min, max; /* min 0: no range */
+	unsigned nsplit;
+	struct ilab_nvme_bssplit split[ILAB_NVME_MAX_BSSPLIT];
+};
+
+#define FIO_MAX_CPUS 1024
+
 struct fio_job {
 	const struct fio_section *sec, *global;
 	struct ilab_nvme_cfg cfg;
-	bool runtime_set, time_based, group_reporting, sync_engine;
+	struct fio_bs bsd[3];       /* read, write, trim (trim: for the header only) */
+	unsigned bs_lo[3], bs_hi[3]; /* each direction's smallest and largest I/O */
+	int cpus_allowed[FIO_MAX_CPUS]; /* cpus_allowed's CPUs, ascending */
+	unsigned ncpus_allowed;
+	bool cpus_split;            /* cpus_allowed_policy=split */
+	int *cpus;                  /* job i's CPU (numjobs), when cpus_allowed is given */
+	bool runtime_set, time_based, group_reporting, sync_engine, hipri;
+	bool stonewall, new_group;  /* stonewall (wait_for_previous): wait for the jobs before;
+				     * it and new_group start a new reporting group */
+	unsigned groupid;           /* fio's: 0, +1 at each stonewall or new_group */
+	unsigned batch;             /* the jobs that run at the same time share it */
 	uint64_t size_set;
 	unsigned iodepth_opt;       /* iodepth as given (a sync engine runs at 1) */
 	const char *ioengine;

@@ -13,6 +13,12 @@
 #include <time.h>
 
 
+/* fio's runtime in ms: the elapsed microseconds rounded up (backend.c) */
+static uint64_t runtime_ms(uint64_t ns)
+{
+	return (ns / 1000 + 999) / 1000;
+}
+
 static json_t *stat_obj(const struct ilab_lat_hist *h, const struct fio_job *j, bool pct,
 			bool bins)
 {
@@ -46,21 +52,32 @@ static json_t *stat_obj(const struct ilab_lat_hist *h, const struct fio_job *j, 
 	return o;
 }
 
-static json_t *dir_obj(const struct fio_report *rep, bool active, bool plus)
+/* Direction d's figures (d 2, trim: none); active: the direction ran in the window. */
+static const struct ilab_nvme_dir_result *dir_of(const struct fio_report *rep, unsigned d,
+						 bool *active)
+{
+	static const struct ilab_nvme_dir_result none;
+
+	*active = d < 2 && rep->does[d];
+	return d < 2 ? &rep->r.dir[d] : &none;
+}
+
+static json_t *dir_obj(const struct fio_report *rep, unsigned d, bool plus)
 {
 	static const struct ilab_lat_hist empty = { .min = 0 };
-	const struct ilab_nvme_job_result *r = &rep->r;
 	const struct fio_job *j = rep->job;
-	uint64_t ios = active ? r->ios : 0, bytes = ios * j->cfg.bs;
+	bool active;
+	const struct ilab_nvme_dir_result *r = dir_of(rep, d, &active);
+	uint64_t ios = active ? r->ios : 0, bytes = active ? r->bytes : 0;
 	double s = rep->window_ns / 1e9, iops = active && s > 0 ? ios / s : 0;
 	bool slat = active && !j->sync_engine; /* sync engines have no submission latency */
 
 	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:I,s:I,s:f,s:f,s:f,"
 			 "s:I,s:I,s:I,s:f,s:f,s:I}",
 			 "io_bytes", (json_int_t)bytes, "io_kbytes", (json_int_t)(bytes >> 10),
-			 "bw_bytes", (json_int_t)(active ? iops * j->cfg.bs : 0),
-			 "bw", (json_int_t)(active ? iops * j->cfg.bs / 1024 : 0), "iops", iops,
-			 "runtime", (json_int_t)(active ? rep->window_ns / 1000000 : 0),
+			 "bw_bytes", (json_int_t)(active && s > 0 ? bytes / s : 0),
+			 "bw", (json_int_t)(active && s > 0 ? bytes / s / 1024 : 0), "iops", iops,
+			 "runtime", (json_int_t)(active ? runtime_ms(rep->window_ns) : 0),
 			 "total_ios", (json_int_t)ios, "short_ios", (json_int_t)0,
 			 "drop_ios", (json_int_t)0,
 			 "slat_ns", stat_obj(slat ? &r->slat : &empty, j, false, false),
@@ -91,17 +108,19 @@ static const char *const lat_keys[] = { "2", "4", "10", "20", "50", "100", "250"
 					"750", "1000", "2000", ">=2000" };
 static const unsigned lat_edges[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000 };
 
-static void lat_buckets(const struct ilab_lat_hist *h, uint64_t ns[10], uint64_t us[10],
+/* Over both directions' clat, as fio's io_u_lat_* count every I/O. */
+static void lat_buckets(const struct ilab_nvme_job_result *r, uint64_t ns[10], uint64_t us[10],
 			uint64_t ms[12])
 {
 	memset(ns, 0, 10 * sizeof(*ns));
 	memset(us, 0, 10 * sizeof(*us));
 	memset(ms, 0, 12 * sizeof(*ms));
-	for (unsigned i = 0; i < ILAB_LAT_HIST_NR; i++) {
-		uint64_t v = ilab_lat_hist_value(i), *row = ns;
+	for (unsigned i = 0; i < 2 * ILAB_LAT_HIST_NR; i++) {
+		const struct ilab_lat_hist *h = &r->dir[i / ILAB_LAT_HIST_NR].clat;
+		uint64_t v = ilab_lat_hist_value(i % ILAB_LAT_HIST_NR), *row = ns;
 		unsigned k = 0, lim = 10;
 
-		if (!h->bucket[i])
+		if (!h->bucket[i % ILAB_LAT_HIST_NR])
 			continue;
 		if (v >= 1000000) {
 			row = ms, v /= 1000000, lim = 11;
@@ -110,7 +129,7 @@ static void lat_buckets(const struct ilab_lat_hist *h, uint64_t ns[10], uint64_t
 		}
 		while (k < lim && v >= lat_edges[k])
 			k++;
-		row[k] += h->bucket[i];
+		row[k] += h->bucket[i % ILAB_LAT_HIST_NR];
 	}
 }
 
@@ -120,7 +139,6 @@ static json_t *job_obj(const struct fio_report *rep, bool plus)
 	static const char *const batch_keys[] = { "0", "4", "8", "16", "32", "64", ">=64" };
 	const struct fio_job *j = rep->job;
 	const struct ilab_nvme_job_result *r = &rep->r;
-	bool w = ilab_fio_rw_is_write(j->cfg.rw);
 	json_t *opts = json_object(), *o;
 	uint64_t ns[10], us[10], ms[12];
 
@@ -128,13 +146,14 @@ static json_t *job_obj(const struct fio_report *rep, bool plus)
 		json_object_set_new(opts, j->sec->opts[i].key,
 				    json_string(j->sec->opts[i].val ? j->sec->opts[i].val : ""));
 	json_object_set_new(opts, "name", json_string(j->sec->name));
-	lat_buckets(&r->clat, ns, us, ms);
+	lat_buckets(r, ns, us, ms);
 	o = json_pack("{s:s,s:i,s:i,s:i,s:I,s:o,s:o,s:o,s:o,s:{s:i,s:o},s:I,s:f,s:f,s:i,s:i,s:i,"
 		      "s:o,s:o,s:o,s:o,s:o,s:o,s:i,s:i,s:f,s:i}",
-		      "jobname", j->sec->name, "groupid", 0, "error", rep->error, "eta", 0,
+		      "jobname", j->sec->name, "groupid", (int)rep->groupid, "error", rep->error,
+		      "eta", 0,
 		      "elapsed", (json_int_t)ceil(r->run_ns / 1e9), "job options", opts,
-		      "read", dir_obj(rep, !w, plus), "write", dir_obj(rep, w, plus),
-		      "trim", dir_obj(rep, false, plus),
+		      "read", dir_obj(rep, 0, plus), "write", dir_obj(rep, 1, plus),
+		      "trim", dir_obj(rep, 2, plus),
 		      "sync", "total_ios", 0, "lat_ns",
 		      json_pack("{s:i,s:i,s:f,s:f,s:i}", "min", 0, "max", 0, "mean", 0.0, "stddev",
 				0.0, "N", 0),
@@ -258,13 +277,13 @@ static void print_pcts(FILE *f, const struct fio_job *j, const struct ilab_lat_h
 			floor(v[i] / div), i + 1 == j->npct ? "\n" : i % 4 == 3 ? ",\n" : ",");
 }
 
-static void print_lat_buckets(FILE *f, const struct ilab_lat_hist *h)
+static void print_lat_buckets(FILE *f, const struct ilab_nvme_job_result *r)
 {
 	static const char *const units[] = { "nsec", "usec", "msec" };
 	static const unsigned lim[] = { 10, 10, 12 };
-	uint64_t b[3][12];
+	uint64_t b[3][12], n = r->dir[0].clat.n + r->dir[1].clat.n;
 
-	lat_buckets(h, b[0], b[1], b[2]);
+	lat_buckets(r, b[0], b[1], b[2]);
 	for (unsigned u = 0; u < 3; u++) {
 		unsigned shown = 0;
 
@@ -274,12 +293,45 @@ static void print_lat_buckets(FILE *f, const struct ilab_lat_hist *h)
 			if (shown % 5 == 0)
 				fprintf(f, "%s  lat (%s)   : ", shown ? "\n" : "", units[u]);
 			fprintf(f, "%s%s=%.2f%%", shown % 5 ? ", " : "", lat_keys[k],
-				100.0 * b[u][k] / h->n);
+				100.0 * b[u][k] / n);
 			shown++;
 		}
 		if (shown)
 			fputc('\n', f);
 	}
+}
+
+/* Does the normal output show direction d? fio shows the directions that ran. */
+static bool shows_dir(const struct fio_report *rep, unsigned d)
+{
+	bool active;
+	const struct ilab_nvme_dir_result *r = dir_of(rep, d, &active);
+
+	/* a mix (or reports merged over directions) shows a direction with I/O */
+	return active && (r->ios || rep->does[0] != rep->does[1] ||
+			  !ilab_fio_rw_is_mixed(rep->job->cfg.rw));
+}
+
+static void print_dir(FILE *f, const struct fio_report *rep, unsigned d)
+{
+	const struct fio_job *j = rep->job;
+	const struct ilab_nvme_dir_result *r = &rep->r.dir[d];
+	double s = rep->window_ns / 1e9, iops = s > 0 ? r->ios / s : 0;
+	double bps = s > 0 ? r->bytes / s : 0;
+	char n[32], bw[32], bws[32], io[32];
+
+	num(n, sizeof(n), iops);
+	iec(bw, sizeof(bw), bps);
+	si(bws, sizeof(bws), bps);
+	iec(io, sizeof(io), (double)r->bytes);
+	fprintf(f, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%llumsec)%s\n", d ? "write" : "read", n, bw,
+		bws, io, (unsigned long long)runtime_ms(rep->window_ns),
+		d ? "; 0 zone resets" : "");
+	if (!j->sync_engine)
+		print_stat(f, "slat", &r->slat);
+	print_stat(f, "clat", &r->clat);
+	print_stat(f, " lat", &r->lat);
+	print_pcts(f, j, &r->clat);
 }
 
 static void print_job(FILE *f, const struct fio_report *rep, const char *date)
@@ -288,25 +340,14 @@ static void print_job(FILE *f, const struct fio_report *rep, const char *date)
 	static const char *const bk[] = { "0", "4", "8", "16", "32", "64", ">=64" };
 	const struct fio_job *j = rep->job;
 	const struct ilab_nvme_job_result *r = &rep->r;
-	bool w = ilab_fio_rw_is_write(j->cfg.rw);
-	double s = rep->window_ns / 1e9, iops = s > 0 ? r->ios / s : 0;
-	char n[32], bw[32], bws[32], io[32];
 	uint64_t td = 0, ts = 0, tc = 0;
 
-	num(n, sizeof(n), iops);
-	iec(bw, sizeof(bw), iops * j->cfg.bs);
-	si(bws, sizeof(bws), iops * j->cfg.bs);
-	iec(io, sizeof(io), (double)r->ios * j->cfg.bs);
-	fprintf(f, "%s: (groupid=0, jobs=%u): err=%2d: pid=0: %s\n", j->sec->name, rep->jobs,
-		rep->error, date);
-	fprintf(f, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%llumsec)\n", w ? "write" : "read", n, bw,
-		bws, io, (unsigned long long)(rep->window_ns / 1000000));
-	if (!j->sync_engine)
-		print_stat(f, "slat", &r->slat);
-	print_stat(f, "clat", &r->clat);
-	print_stat(f, " lat", &r->lat);
-	print_pcts(f, j, &r->clat);
-	print_lat_buckets(f, &r->clat);
+	fprintf(f, "%s: (groupid=%u, jobs=%u): err=%2d: pid=0: %s\n", j->sec->name, rep->groupid,
+		rep->jobs, rep->error, date);
+	for (unsigned d = 0; d < 2; d++)
+		if (shows_dir(rep, d))
+			print_dir(f, rep, d);
+	print_lat_buckets(f, r);
 	fprintf(f, "  cpu          : usr=0.00%%, sys=%.2f%%, ctx=0, majf=0, minf=0\n",
 		100.0 * r->cpu_busy);
 	for (unsigned i = 0; i < 7; i++) {
@@ -326,60 +367,45 @@ static void print_job(FILE *f, const struct fio_report *rep, const char *date)
 		fprintf(f, " %s=%.1f%%%s", bk[i], tc ? 100.0 * r->complete_batch[i] / tc : 0,
 			i < 6 ? "," : "\n");
 	fprintf(f, "     issued rwts: total=%llu,%llu,0,0 short=0,0,0,0 dropped=0,0,0,0\n",
-		(unsigned long long)(w ? 0 : r->ios), (unsigned long long)(w ? r->ios : 0));
+		(unsigned long long)r->dir[0].ios, (unsigned long long)r->dir[1].ios);
 	fprintf(f, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n\n",
 		j->iodepth_opt);
 }
 
-static void write_normal(FILE *f, const struct fio_report *reps, unsigned nreps,
-			 const char *machine)
+/* fio's "Run status group N" lines of the reports of group g. */
+static void print_group(FILE *f, const struct fio_report *reps, unsigned nreps, unsigned g)
 {
-	double lo[2] = { INFINITY, INFINITY }, hi[2] = { 0, 0 };
+	double lo[2] = { INFINITY, INFINITY }, hi[2] = { 0, 0 }, span[2] = { 0, 0 };
 	uint64_t bytes[2] = { 0, 0 }, rlo[2] = { UINT64_MAX, UINT64_MAX }, rhi[2] = { 0, 0 };
-	double span[2] = { 0, 0 };
-	unsigned procs = 0;
-	time_t now = time(NULL);
-	char date[64];
 
-	strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", localtime(&now));
-
-	for (unsigned i = 0; i < nreps; i++) {
-		const struct fio_job *j = reps[i].job;
-
-		procs += reps[i].jobs;
-		if (i && reps[i - 1].job == j) {
-			fprintf(f, "...\n"); /* fio: one line for a job's clones */
-			continue;
-		}
-		fprintf(f, "%s: (g=0): rw=%s, bs=(R) %uB-%uB, (W) %uB-%uB, (T) %uB-%uB, "
-			"ioengine=%s, iodepth=%u\n", j->sec->name, ilab_fio_rw_name(j->cfg.rw),
-			j->cfg.bs, j->cfg.bs, j->cfg.bs, j->cfg.bs, j->cfg.bs, j->cfg.bs, j->ioengine,
-			j->iodepth_opt);
-	}
-	fprintf(f, "%s\nStarting %u process%s\n%s\n\n", FIO_VERSION, procs, procs > 1 ? "es" : "",
-		machine);
 	for (unsigned i = 0; i < nreps; i++) {
 		const struct fio_report *rep = &reps[i];
-		unsigned d = ilab_fio_rw_is_write(rep->job->cfg.rw);
-		double s = rep->window_ns / 1e9, b = s > 0 ? rep->r.ios * rep->job->cfg.bs / s : 0;
-		uint64_t ms = rep->window_ns / 1000000;
+		double s = rep->window_ns / 1e9;
+		uint64_t ms = runtime_ms(rep->window_ns);
 
-		print_job(f, rep, date);
-		lo[d] = fmin(lo[d], b);
-		hi[d] = fmax(hi[d], b);
-		bytes[d] += rep->r.ios * rep->job->cfg.bs;
-		rlo[d] = ms < rlo[d] ? ms : rlo[d];
-		rhi[d] = ms > rhi[d] ? ms : rhi[d];
-		span[d] = fmax(span[d], s);
+		if (rep->groupid != g)
+			continue;
+		for (unsigned d = 0; d < 2; d++) {
+			double b = s > 0 ? rep->r.dir[d].bytes / s : 0;
+
+			if (!shows_dir(rep, d))
+				continue;
+			lo[d] = fmin(lo[d], b);
+			hi[d] = fmax(hi[d], b);
+			bytes[d] += rep->r.dir[d].bytes;
+			rlo[d] = ms < rlo[d] ? ms : rlo[d];
+			rhi[d] = ms > rhi[d] ? ms : rhi[d];
+			span[d] = fmax(span[d], s);
+		}
 	}
-	fprintf(f, "Run status group 0 (all jobs):\n");
+	fprintf(f, "%sRun status group %u (all jobs):\n", g ? "\n" : "", g);
 	for (unsigned d = 0; d < 2; d++) {
 		char a[32], as[32], l[32], ls[32], h[32], hs[32], io[32], ios[32];
 
 		if (!bytes[d] && rlo[d] == UINT64_MAX)
 			continue;
-		iec(a, sizeof(a), bytes[d] / span[d]);
-		si(as, sizeof(as), bytes[d] / span[d]);
+		iec(a, sizeof(a), span[d] > 0 ? bytes[d] / span[d] : 0);
+		si(as, sizeof(as), span[d] > 0 ? bytes[d] / span[d] : 0);
 		iec(l, sizeof(l), lo[d]);
 		si(ls, sizeof(ls), lo[d]);
 		iec(h, sizeof(h), hi[d]);
@@ -392,11 +418,135 @@ static void write_normal(FILE *f, const struct fio_report *reps, unsigned nreps,
 	}
 }
 
+static void write_normal(FILE *f, const struct fio_run *run, const struct fio_report *reps,
+			 unsigned nreps, const char *machine)
+{
+	unsigned procs = 0;
+	time_t now = time(NULL);
+	char date[64];
+
+	strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", localtime(&now));
+	for (unsigned i = 0; i < run->nsecs; i++) {
+		const struct fio_job *j = &run->jobs[i];
+		char b[6][32];
+
+		procs += j->cfg.numjobs;
+		for (unsigned d = 0; d < 3; d++) {
+			iec(b[2 * d], sizeof(b[0]), j->bs_lo[d]);
+			iec(b[2 * d + 1], sizeof(b[0]), j->bs_hi[d]);
+		}
+		fprintf(f, "%s: (g=%u): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, "
+			"ioengine=%s, iodepth=%u\n", j->sec->name, j->groupid,
+			ilab_fio_rw_name(j->cfg.rw), b[0], b[1], b[2], b[3], b[4], b[5], j->ioengine,
+			j->iodepth_opt);
+		if (j->cfg.numjobs > 1)
+			fprintf(f, "...\n"); /* fio: one line for a job's clones */
+	}
+	fprintf(f, "%s\nStarting %u process%s\n%s\n\n", FIO_VERSION, procs, procs > 1 ? "es" : "",
+		machine);
+	for (unsigned i = 0; i < nreps; i++)
+		print_job(f, &reps[i], date);
+	for (unsigned g = 0; nreps && g <= reps[nreps - 1].groupid; g++)
+		print_group(f, reps, nreps, g);
+}
+
+/* ---- terse, version 3 (fio's stat.c show_thread_status_terse_all) ----------------------- */
+
+#define FIO_TERSE_PCTS 20 /* FIO_IO_U_LIST_MAX_LEN: the percentile fields of a direction */
+
+/* min;max;mean;stdev in usec (min and max truncated, as fio's integer division) */
+static void terse_stat(FILE *f, const struct ilab_lat_hist *h)
+{
+	if (!h->n) {
+		fprintf(f, ";0;0;%f;%f", 0.0, 0.0);
+		return;
+	}
+	fprintf(f, ";%llu;%llu;%f;%f", (unsigned long long)(h->min / 1000),
+		(unsigned long long)(h->max / 1000), ilab_lat_hist_mean(h) / 1000,
+		ilab_lat_hist_stdev(h) / 1000);
+}
+
+static void terse_dir(FILE *f, const struct fio_report *rep, unsigned d)
+{
+	static const struct ilab_lat_hist empty = { .min = 0 };
+	const struct fio_job *j = rep->job;
+	bool active;
+	const struct ilab_nvme_dir_result *r = dir_of(rep, d, &active);
+	uint64_t runt = active ? runtime_ms(rep->window_ns) : 0, bytes = active ? r->bytes : 0;
+	uint64_t ios = active ? r->ios : 0;
+
+	/* fio: KiB; KiB/s and IOPS from the runtime in ms, integer arithmetic */
+	fprintf(f, ";%llu;%llu;%llu;%llu", (unsigned long long)(bytes >> 10),
+		(unsigned long long)(runt ? 1000 * bytes / runt / 1024 : 0),
+		(unsigned long long)(runt ? 1000 * ios / runt : 0), (unsigned long long)runt);
+	terse_stat(f, active && !j->sync_engine ? &r->slat : &empty);
+	terse_stat(f, active ? &r->clat : &empty);
+	for (unsigned i = 0; i < FIO_TERSE_PCTS; i++) {
+		if (i >= j->npct) {
+			fprintf(f, ";0%%=0");
+			continue;
+		}
+		fprintf(f, ";%f%%=%llu", j->pct[i], (unsigned long long)(active && r->clat.n ?
+			ilab_lat_hist_percentile(&r->clat, j->pct[i]) / 1000 : 0));
+	}
+	terse_stat(f, active ? &r->lat : &empty);
+	/* the bandwidth log's min;max;% of aggregate;mean;stdev: no samples, as fio's without */
+	fprintf(f, ";0;0;%f%%;%f;%f", 0.0, 0.0, 0.0);
+}
+
+/* fio's stat_calc_lat: percent of the I/Os, a non-empty bucket at least 0.01 */
+static double terse_pct(uint64_t n, uint64_t total)
+{
+	double v = total ? 100.0 * n / total : 0;
+
+	return n && v < 0.01 ? 0.01 : v;
+}
+
+static void write_terse(FILE *f, const struct fio_report *reps, unsigned nreps)
+{
+	for (unsigned i = 0; i < nreps; i++) {
+		const struct fio_report *rep = &reps[i];
+		const struct ilab_nvme_job_result *r = &rep->r;
+		uint64_t ns[10], us[10], ms[12], total = 0, nsum = 0, depths = 0;
+		const char *desc = NULL;
+
+		fprintf(f, "3;%s;%s;%u;%d", FIO_VERSION, rep->job->sec->name, rep->groupid,
+			rep->error);
+		for (unsigned d = 0; d < 2; d++)
+			terse_dir(f, rep, d); /* version 3: no trim fields */
+		fprintf(f, ";%f%%;%f%%;0;0;0", 0.0, 100.0 * r->cpu_busy);
+		for (unsigned k = 0; k < ILAB_NVME_DEPTH_BUCKETS; k++)
+			depths += r->depth[k];
+		for (unsigned k = 0; k < ILAB_NVME_DEPTH_BUCKETS; k++)
+			fprintf(f, ";%3.1f%%", depths ? 100.0 * r->depth[k] / depths : 0);
+		lat_buckets(r, ns, us, ms);
+		total = r->dir[0].clat.n + r->dir[1].clat.n;
+		for (unsigned k = 0; k < 10; k++)
+			nsum += ns[k];
+		/* fio keeps the terse fields: the nsec buckets go into the first usec one */
+		for (unsigned k = 0; k < 10; k++)
+			fprintf(f, ";%3.2f%%", terse_pct(us[k], total) +
+				(k ? 0 : terse_pct(nsum, total)));
+		for (unsigned k = 0; k < 12; k++)
+			fprintf(f, ";%3.2f%%", terse_pct(ms[k], total));
+		for (unsigned k = 0; k < rep->job->sec->nopts; k++)
+			if (!strcmp(rep->job->sec->opts[k].key, "description"))
+				desc = rep->job->sec->opts[k].val;
+		if (desc && *desc)
+			fprintf(f, ";%s", desc);
+		fputc('\n', f);
+	}
+}
+
 int fio_report_write(FILE *f, enum fio_format fmt, const struct fio_run *run,
 		     const struct fio_report *reps, unsigned nreps, const char *machine)
 {
 	if (fmt == FIO_NORMAL) {
-		write_normal(f, reps, nreps, machine);
+		write_normal(f, run, reps, nreps, machine);
+		return 0;
+	}
+	if (fmt == FIO_TERSE) {
+		write_terse(f, reps, nreps);
 		return 0;
 	}
 	return write_json(f, run, reps, nreps, fmt == FIO_JSON_PLUS);

@@ -1,5 +1,5 @@
-/* fio_report.h — fio's outputs of the simulated jobs: normal text, json and json+ in fio
- * 3.x's shape (fio_report.c). */
+/* fio_report.h — fio's outputs of the simulated jobs: normal text, json, json+ and terse
+ * (version 3) in fio 3.x's shape (fio_report.c). */
 #ifndef ILAB_TOOLS_FIO_REPORT_H
 #define ILAB_TOOLS_FIO_REPORT_H
 
@@ -15,10 +15,12 @@ struct fio_report {
 	unsigned jobs;                  /* numjobs merged in it */
 	struct ilab_nvme_job_result r;  /* merged */
 	uint64_t window_ns;
+	unsigned groupid;
+	bool does[2];                   /* it holds jobs that read (write) */
 	int error;
 };
 
-enum fio_format { FIO_NORMAL, FIO_JSON, FIO_JSON_PLUS };
+enum fio_format { FIO_NORMAL, FIO_JSON, FIO_JSON_PLUS, FIO_TERSE };
 
 /* Write the reports; machine: a line saying what was simulated (normal output only, after
  * fio's "Starting" line). 0 or -ENOMEM. */

@@ -42,14 +42,27 @@ extern "C" {
 #define ILAB_NVME_SC_SUCCESS 0x00
 #define ILAB_NVME_SC_DATA_XFER_ERROR 0x04 /* the drive's DMA was aborted */
 
-/* fio's rw= values this model runs. */
-enum ilab_fio_rw { ILAB_FIO_RANDREAD = 0, ILAB_FIO_RANDWRITE, ILAB_FIO_READ, ILAB_FIO_WRITE };
-const char *ilab_fio_rw_name(enum ilab_fio_rw rw); /* "randread" ... */
-/* 0 and *rw, or -EINVAL for a name fio has that this model does not run (or no such name). */
+/* fio's rw= values this model runs; the mixes draw each I/O's direction (rwmixread). */
+enum ilab_fio_rw {
+	ILAB_FIO_RANDREAD = 0, ILAB_FIO_RANDWRITE, ILAB_FIO_READ, ILAB_FIO_WRITE,
+	ILAB_FIO_RW, ILAB_FIO_RANDRW
+};
+const char *ilab_fio_rw_name(enum ilab_fio_rw rw); /* "randread" ... "rw", "randrw" */
+/* 0 and *rw (fio's alias "readwrite" is rw), or -EINVAL for a name fio has that this model
+ * does not run (or no such name). */
 int ilab_fio_rw_parse(const char *name, enum ilab_fio_rw *rw);
 static inline bool ilab_fio_rw_is_write(enum ilab_fio_rw rw)
 {
 	return rw == ILAB_FIO_RANDWRITE || rw == ILAB_FIO_WRITE;
+}
+static inline bool ilab_fio_rw_is_mixed(enum ilab_fio_rw rw)
+{
+	return rw == ILAB_FIO_RW || rw == ILAB_FIO_RANDRW;
+}
+/* Does rw issue I/Os of direction d (0 read, 1 write)? */
+static inline bool ilab_fio_rw_does(enum ilab_fio_rw rw, unsigned d)
+{
+	return ilab_fio_rw_is_mixed(rw) || ilab_fio_rw_is_write(rw) == (d == 1);
 }
 
 /* ---- queue arithmetic (NVMe base specification, "Circular Queues") ----------------------- */
@@ -95,6 +108,21 @@ enum ilab_nvme_rq_affinity {
 /* 0 and *a for Linux's sysfs value 0, 1 or 2; -EINVAL for anything else. */
 int ilab_nvme_rq_affinity_from_sysfs(int v, enum ilab_nvme_rq_affinity *a);
 
+#define ILAB_NVME_MAX_BSSPLIT 64u /* fio's BSSPLIT_MAX */
+
+/* One direction's I/O sizes, drawn per I/O as fio's get_next_buflen: with a split, the first
+ * entry (in ascending perc order) whose running perc reaches a uniform draw in [0, 100); else
+ * min + max x u, then down to a multiple of min, at most max (fio's formula). min 0: the cfg's
+ * bs for every I/O. Every size is a multiple of 512 up to ILAB_NVME_MAX_BS. */
+struct ilab_nvme_bssplit {
+	unsigned bs, perc;
+};
+struct ilab_nvme_bs_dist {
+	unsigned min, max;
+	unsigned nsplit;
+	struct ilab_nvme_bssplit split[ILAB_NVME_MAX_BSSPLIT];
+};
+
 struct ilab_nvme_cfg {
 	unsigned numjobs;          /* fio numjobs: one CPU and one queue pair each */
 	const int *cpus;           /* CPU of job i; NULL: the drive's node's CPUs, then the
@@ -102,10 +130,14 @@ struct ilab_nvme_cfg {
 	unsigned iodepth;          /* I/Os in flight per job */
 	unsigned bs;               /* bytes per I/O, a multiple of 512, at most ILAB_NVME_MAX_BS */
 	enum ilab_fio_rw rw;
+	unsigned rwmixread;        /* the mixes: percent of I/Os that are reads, 0..100 */
+	struct ilab_nvme_bs_dist bs_dist[2]; /* per direction (read, write); min 0: bs */
 	unsigned queue_entries;    /* per SQ and CQ, > iodepth; 0 = ILAB_NVME_DEFAULT_QUEUE */
 	uint64_t runtime_ns;       /* measured window after the ramp; 0: number_ios decides */
 	uint64_t ramp_ns;          /* fio ramp_time: I/O before the window, not counted */
 	uint64_t number_ios;       /* per job, with runtime_ns 0 (fio number_ios) */
+	uint64_t io_bytes;         /* with number_ios: also stop issuing after this many bytes
+				    * per job (fio size with varying I/O sizes); 0: no limit */
 	uint64_t size_bytes;       /* the region offsets are drawn from; 0 = 1 TiB */
 	uint64_t offset_bytes;     /* where that region starts on the drive (fio offset) */
 	uint64_t seed;             /* random offsets (rand*) */
@@ -130,6 +162,12 @@ struct ilab_nvme_cfg {
 				    * interrupt, the submitter polls its CQ and is never idle */
 	/* Per job, when not NULL: numjobs entries the run fills (fio's per-job reports). */
 	struct ilab_nvme_job_result *job_results;
+	/* Job sections running at the same time on the same drive (fio's jobs without
+	 * stonewall): each its own jobs, I/O, window (from the common start) and job_results;
+	 * the drive, the CPU costs and queue_entries are this cfg's. Jobs without cpus take the
+	 * CPUs left, one job per CPU. NULL/0: none. */
+	const struct ilab_nvme_cfg *const *also;
+	unsigned nalso;
 	/* Tests: every n-th I/O of each job gets a PRP1 the IOMMU has not mapped (0: none). */
 	unsigned inject_unmapped_every;
 };
@@ -138,18 +176,26 @@ struct ilab_nvme_cfg {
  * >=64 (a depth counts in the largest bucket not above it). */
 #define ILAB_NVME_DEPTH_BUCKETS 7u
 
+/* One direction's figures of a job, in the measured window. */
+struct ilab_nvme_dir_result {
+	uint64_t ios, errors, bytes;
+	/* slat: the submission (block stack cost, dma_map_single, PRPs, doorbell); clat: the
+	 * doorbell to the end of the completion work; lat: both (fio's slat, clat, lat) */
+	struct ilab_lat_hist slat, clat, lat;
+};
+
 /* One job's figures, in the measured window (cpu_busy and run_ns: the job's whole run). */
 struct ilab_nvme_job_result {
-	uint64_t ios, errors;
+	uint64_t ios, errors;      /* both directions */
 	uint64_t run_ns;           /* the job's thread, first submission to last completion */
+	uint64_t window_ns;        /* its measured window: runtime, or the common start to its
+				    * last completion */
 	double cpu_busy;
 	uint64_t depth[ILAB_NVME_DEPTH_BUCKETS];
 	/* I/Os per submission round and per interrupt's CQ walk, fio's iodepth_submit and
 	 * iodepth_complete buckets: 0, 1-4, 5-8, 9-16, 17-32, 33-64, >64 */
 	uint64_t submit_batch[ILAB_NVME_DEPTH_BUCKETS], complete_batch[ILAB_NVME_DEPTH_BUCKETS];
-	/* slat: the submission (block stack cost, dma_map_single, PRPs, doorbell); clat: the
-	 * doorbell to the end of the completion work; lat: both (fio's slat, clat, lat) */
-	struct ilab_lat_hist slat, clat, lat;
+	struct ilab_nvme_dir_result dir[2]; /* read, write */
 };
 
 struct ilab_nvme_result {
@@ -157,7 +203,7 @@ struct ilab_nvme_result {
 	uint64_t errors;           /* ... of which with an error status */
 	uint64_t window_ns;
 	double iops;
-	double bw_mbps;            /* MB/s, 10^6 bytes */
+	double bw_mbps;            /* MB/s, 10^6 bytes, both directions */
 	uint64_t clat_min_ns, clat_max_ns;
 	double clat_mean_ns, clat_stdev_ns;
 	uint64_t clat_p50_ns, clat_p99_ns, clat_p999_ns; /* fio's rule on its histogram

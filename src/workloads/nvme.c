@@ -5,16 +5,17 @@
  * It is not the machine's set-up (nvme_env.c) nor the scenario glue (fio_experiments.c).
  *
  * CPU side, per job (a plat thread on the job's CPU): while fewer than iodepth I/Os are in
- * flight, submit one: submit_ns, dma_map_single of the I/O's buffer (pages on the CPU's node,
+ * flight, submit one, its direction (rw mixes) and size (bs_dist) drawn as fio's: submit_ns, dma_map_single of the I/O's buffer (pages on the CPU's node,
  * allocated once, as fio's), the PRP entries (a PRP list in the slot's coherent page above two
  * pages), the 64-byte command into the SQ (coherent memory on the drive's node) and the SQ
- * tail doorbell. Then wait for the interrupt: irq_ns per handler run, and for each new CQE
+ * tail doorbell. Then wait for the interrupt (polled: spin on the CQ, busy, no handler):
+ * irq_ns per handler run, and for each new CQE
  * (phase tag) complete_ns and dma_unmap_single; then the CQ head doorbell. clat is from the
  * doorbell to the end of the I/O's completion work (fio's clat: submission to reap).
  *
  * Drive side, per queue (an agent on the drive's node): when the SQ tail doorbell moves, fetch
  * each new command by DMA (64 bytes at the SQ's IOVA), and its PRP list by DMA when PRP2
- * points to one; book it on the drive: a command slot at most read_iops (write_iops) per
+ * points to one; book it on the drive by its opcode and NLB: a command slot at most read_iops (write_iops) per
  * second over all queues, then the media latency, then the data on the link at read_mbps
  * (write_mbps) in command order: it completes when its last byte has crossed. At the booked
  * transfer start the agent moves the data by DMA through the IOMMU page by page (its
@@ -41,16 +42,20 @@
  * fault-injection test points a PRP at. */
 #define UNMAPPED_IOVA ILAB_MSI_IOVA_BASE
 
-static const char *const rw_names[] = { "randread", "randwrite", "read", "write" };
+static const char *const rw_names[] = { "randread", "randwrite", "read", "write", "rw",
+					"randrw" };
+#define NR_RW (sizeof(rw_names) / sizeof(rw_names[0]))
 
 const char *ilab_fio_rw_name(enum ilab_fio_rw rw)
 {
-	return (unsigned)rw < 4 ? rw_names[rw] : "?";
+	return (unsigned)rw < NR_RW ? rw_names[rw] : "?";
 }
 
 int ilab_fio_rw_parse(const char *name, enum ilab_fio_rw *rw)
 {
-	for (unsigned i = 0; name && i < 4; i++)
+	if (name && !strcmp(name, "readwrite"))
+		name = "rw"; /* fio's alias */
+	for (unsigned i = 0; name && i < NR_RW; i++)
 		if (!strcmp(name, rw_names[i])) {
 			*rw = (enum ilab_fio_rw)i;
 			return 0;
@@ -98,6 +103,8 @@ struct slot {
 	ilab_dma_addr_t list_dma;
 	uint64_t *list_va;
 	uint64_t t_start, t_submit; /* submission began; the doorbell */
+	unsigned len;               /* the I/O's bytes and direction (0 read, 1 write) */
+	unsigned write;
 	bool has_buf, has_list, mapped;
 };
 
@@ -106,6 +113,8 @@ struct pending {
 	uint16_t cid;
 	uint16_t status;
 	uint64_t prp1, prp2;
+	unsigned len;            /* from the command's NLB ... */
+	bool write;              /* ... and opcode */
 	uint64_t t_data, t_done; /* ns */
 	bool data_done;
 };
@@ -113,7 +122,12 @@ struct pending {
 struct job {
 	/* written by the CPU, polled by the drive: SQ tail doorbell */
 	_Alignas(PLAT_CACHELINE) plat_word32 sq_db;
-	_Alignas(PLAT_CACHELINE) unsigned index;
+	_Alignas(PLAT_CACHELINE) unsigned index; /* over all the run's jobs */
+	const struct ilab_nvme_cfg *cfg;        /* its section's (n->cfg or one of also[]) */
+	unsigned local;                         /* its index in that section */
+	uint64_t win_lo, win_hi;                /* its section's window (win_hi UINT64_MAX:
+						 * number_ios decides) */
+	unsigned max_bs, min_bs;                /* its largest I/O (its buffers), smallest */
 	int cpu;
 	struct plat_agent *agent;
 	/* the queue pair, coherent memory on the drive's node */
@@ -133,7 +147,7 @@ struct job {
 	unsigned ring_prod, ring_cons;
 	uint32_t msi_raised, msi_seen; /* the queue's interrupts: sent by the drive, handled */
 	unsigned sq_tail, cq_head, cq_phase;
-	uint64_t issued, rng;
+	uint64_t issued, issued_bytes, rng, seq_off;
 	struct ilab_nvme_job_result r; /* the window's latencies and depths */
 	uint64_t map_errors, sq_wraps, cq_wraps;
 	uint64_t remote;        /* completion work done on the interrupt CPU, not here */
@@ -174,19 +188,20 @@ struct nvme {
 	struct ilab_board *board;
 	struct ilab_mem *mem;
 	struct ilab_dev *dev;
-	const struct ilab_nvme_cfg *cfg;
+	const struct ilab_nvme_cfg *cfg; /* the drive, the CPU costs, the first section */
 	unsigned unit;
 	unsigned qsize;
-	enum ilab_dma_dir dir;
-	uint64_t start_ns, win_lo, win_hi; /* win_hi UINT64_MAX: number_ios decides */
+	unsigned max_bs;        /* the largest I/O of any job: payload and scratch */
+	unsigned njobs;         /* over all sections */
+	uint64_t start_ns;
 	struct job *jobs;
 	struct cpu_ctx *ctx;
 	unsigned nctx;
 	void *payload;          /* what the drive writes on a read (one I/O's bytes) */
 	void *scratch;          /* what it reads on a write */
-	/* the drive's booking, shared by its queues (picoseconds) */
-	uint64_t slot_ps, latency_ps, xfer_ps;
-	uint64_t next_slot_ps, link_free_ps;
+	/* the drive's booking, shared by its queues (picoseconds; per direction) */
+	uint64_t slot_ps[2], latency_ps[2], mbps[2];
+	uint64_t next_slot_ps, link_free_ps[2]; /* the link each way (PCIe is full duplex) */
 };
 
 static unsigned order_of(size_t bytes)
@@ -196,6 +211,11 @@ static unsigned order_of(size_t bytes)
 	while (((size_t)ILAB_PAGE_SIZE << o) < bytes)
 		o++;
 	return o;
+}
+
+static enum ilab_dma_dir dma_dir(unsigned write)
+{
+	return write ? ILAB_DMA_TO_DEVICE : ILAB_DMA_FROM_DEVICE;
 }
 
 /* ---- set-up and tear-down, on each job's CPU ---------------------------------------------- */
@@ -228,13 +248,13 @@ static void job_setup(unsigned idx, void *arg)
 		goto fail;
 	j->cq_va = va;
 	j->has_cq = true;
-	for (unsigned i = 0; i < n->cfg->iodepth; i++) {
+	for (unsigned i = 0; i < j->cfg->iodepth; i++) {
 		struct slot *s = &j->slots[i];
 
 		if (ilab_mem_alloc_pages(n->mem, plat_this_node(), j->buf_order, &s->buf_pa))
 			goto fail;
 		s->has_buf = true;
-		if (n->cfg->bs > 2 * ILAB_NVME_PAGE) { /* Linux: a dma_pool page for the list */
+		if (j->max_bs > 2 * ILAB_NVME_PAGE) { /* Linux: a dma_pool page for the list */
 			if (alloc_coherent(n, ILAB_NVME_PAGE, &s->list_pa, &s->list_dma, &va))
 				goto fail;
 			s->list_va = va;
@@ -251,11 +271,11 @@ static void job_teardown(unsigned idx, void *arg)
 	struct nvme *n = arg;
 	struct job *j = &n->jobs[idx];
 
-	for (unsigned i = 0; i < n->cfg->iodepth; i++) {
+	for (unsigned i = 0; i < j->cfg->iodepth; i++) {
 		struct slot *s = &j->slots[i];
 
 		if (s->mapped)
-			ilab_dma_unmap_single(n->dev, s->dma, n->cfg->bs, n->dir);
+			ilab_dma_unmap_single(n->dev, s->dma, s->len, dma_dir(s->write));
 		if (s->has_list)
 			ilab_dma_free_coherent(n->dev, ILAB_NVME_PAGE, s->list_pa, s->list_dma);
 		if (s->has_buf)
@@ -288,28 +308,31 @@ static uint64_t get_le(const uint8_t *p, unsigned bytes)
 	return v;
 }
 
-/* Book a command on the drive: a command slot, the media latency, the link in order. */
+/* Book a command on the drive: a command slot, the media latency, the link in order, each
+ * by the command's direction's figures (a mix shares the one slot timeline; the link is one
+ * timeline each way). */
 static void book(struct nvme *n, struct pending *p)
 {
-	uint64_t now, start, x0;
+	uint64_t now, start, x0, mbps = n->mbps[p->write];
+	/* bytes / (MB/s) = us: x 1e6 for ps */
+	uint64_t xfer_ps = mbps ? ((uint64_t)p->len * 1000000ull + mbps / 2) / mbps : 0;
 
 	ilab_sim_sync(); /* the booking is shared: take it in virtual-time order */
 	now = plat_now_ns() * 1000;
 	start = n->next_slot_ps > now ? n->next_slot_ps : now;
-	n->next_slot_ps = start + n->slot_ps;
-	x0 = start + n->latency_ps;
-	if (n->link_free_ps > x0)
-		x0 = n->link_free_ps;
-	n->link_free_ps = x0 + n->xfer_ps;
+	n->next_slot_ps = start + n->slot_ps[p->write];
+	x0 = start + n->latency_ps[p->write];
+	if (n->link_free_ps[p->write] > x0)
+		x0 = n->link_free_ps[p->write];
+	n->link_free_ps[p->write] = x0 + xfer_ps;
 	p->t_data = x0 / 1000;
-	p->t_done = (n->link_free_ps + 999) / 1000;
+	p->t_done = (n->link_free_ps[p->write] + 999) / 1000;
 }
 
 /* Fetch the SQ entry at the drive's head (and its PRP list), book it. */
 static void fetch(struct nvme *n, struct job *j)
 {
-	const struct ilab_nvme_cfg *c = n->cfg;
-	struct pending *p = &j->fifo[(j->fifo_head + j->fifo_n) % c->iodepth];
+	struct pending *p = &j->fifo[(j->fifo_head + j->fifo_n) % j->cfg->iodepth];
 	uint8_t sqe[ILAB_NVME_SQE_BYTES];
 	uint64_t iova = j->sq_dma + (uint64_t)j->dev_sq_head * ILAB_NVME_SQE_BYTES;
 
@@ -328,6 +351,8 @@ static void fetch(struct nvme *n, struct job *j)
 		return;
 	}
 	p->cid = (uint16_t)get_le(sqe + 2, 2);
+	p->write = sqe[0] == ILAB_NVME_OPC_WRITE;
+	p->len = ((unsigned)get_le(sqe + 48, 2) + 1) * 512; /* NLB, 0-based, 512-byte blocks */
 	p->prp1 = get_le(sqe + 24, 8);
 	p->prp2 = get_le(sqe + 32, 8);
 	book(n, p);
@@ -337,7 +362,7 @@ static void fetch(struct nvme *n, struct job *j)
  * number of pages, or -EIO when the list cannot be read. */
 static int read_prps(struct nvme *n, struct job *j, const struct pending *p, uint64_t *pages)
 {
-	size_t len = n->cfg->bs;
+	size_t len = p->len;
 	uint64_t first = ILAB_NVME_PAGE - (p->prp1 & (ILAB_NVME_PAGE - 1));
 	unsigned np = 1;
 
@@ -364,7 +389,7 @@ static int read_prps(struct nvme *n, struct job *j, const struct pending *p, uin
 static void move_data(struct nvme *n, struct job *j, struct pending *p)
 {
 	uint64_t *pages = j->pages;
-	size_t done = 0, len = n->cfg->bs;
+	size_t done = 0, len = p->len;
 	int np = read_prps(n, j, p, pages);
 
 	p->data_done = true;
@@ -383,7 +408,7 @@ static void move_data(struct nvme *n, struct job *j, struct pending *p)
 		}
 		if (chunk > len - done)
 			chunk = len - done;
-		if (ilab_fio_rw_is_write(n->cfg->rw))
+		if (p->write)
 			rc = ilab_board_dma_read(n->board, n->unit, n->dev->sid, 0, false, pages[i],
 						 (char *)n->scratch + done, chunk, NULL);
 		else
@@ -426,7 +451,7 @@ static void complete(struct nvme *n, struct job *j, struct pending *p)
 	if (!j->dev_cq_tail)
 		j->dev_phase ^= 1;
 	j->commands++;
-	j->fifo_head = (j->fifo_head + 1) % n->cfg->iodepth;
+	j->fifo_head = (j->fifo_head + 1) % j->cfg->iodepth;
 	j->fifo_n--;
 	j->msi_raised++; /* MSI-X: one message per entry, to the vector's CPU */
 	raise_events(&n->ctx[j->irq_ctx]);
@@ -471,7 +496,7 @@ static void drive_queue(struct plat_agent *agent, void *arg)
 		if (plat_poll(&j->sq_db, 4, db_moved, &db, p ? next - now : 0))
 			continue; /* the next event's time, or asked to stop */
 		db.seen = plat_load32(&j->sq_db);
-		while (j->dev_sq_head != db.seen && j->fifo_n < n->cfg->iodepth)
+		while (j->dev_sq_head != db.seen && j->fifo_n < j->cfg->iodepth)
 			fetch(n, j);
 	}
 }
@@ -490,47 +515,107 @@ static uint64_t next_rand(uint64_t *s)
 
 static bool may_issue(const struct nvme *n, const struct job *j)
 {
-	if (n->win_hi != UINT64_MAX)
-		return plat_now_ns() < n->win_hi;
-	return j->issued < n->cfg->number_ios;
+	(void)n;
+	if (j->win_hi != UINT64_MAX)
+		return plat_now_ns() < j->win_hi;
+	return j->issued < j->cfg->number_ios &&
+	       (!j->cfg->io_bytes || j->issued_bytes < j->cfg->io_bytes);
+}
+
+/* The next I/O's direction (1: write): a mix draws it, a read when a draw in 1..100 is at
+ * most rwmixread (fio's get_rand_ddir). */
+static unsigned next_dir(const struct ilab_nvme_cfg *c, struct job *j)
+{
+	if (!ilab_fio_rw_is_mixed(c->rw))
+		return ilab_fio_rw_is_write(c->rw);
+	return next_rand(&j->rng) % 100 + 1 > c->rwmixread;
+}
+
+/* The next I/O's bytes in direction d: fio's get_next_buflen (nvme.h, ilab_nvme_bs_dist). */
+static unsigned next_len(const struct ilab_nvme_cfg *c, struct job *j, unsigned d)
+{
+	const struct ilab_nvme_bs_dist *b = &c->bs_dist[d];
+	uint64_t len;
+	double u;
+
+	if (!b->min)
+		return c->bs;
+	if (b->min == b->max)
+		return b->min;
+	u = (double)(next_rand(&j->rng) >> 11) * 0x1p-53; /* [0, 1) */
+	if (b->nsplit) {
+		unsigned perc = 0;
+
+		len = b->max;
+		for (unsigned i = 0; i < b->nsplit; i++) {
+			if (!b->split[i].perc)
+				continue;
+			len = b->split[i].bs;
+			perc += b->split[i].perc;
+			if (u * 100 <= perc)
+				break;
+		}
+	} else {
+		len = b->min + (uint64_t)((double)b->max * u);
+	}
+	len -= len % b->min;
+	return (unsigned)(len > b->max ? b->max : len);
+}
+
+/* The I/O's byte offset in the region: sequential from the start (wrapping), or a uniform
+ * multiple of the smallest I/O (fio's blockalign). */
+static uint64_t next_offset(const struct nvme *n, struct job *j, unsigned len)
+{
+	const struct ilab_nvme_cfg *c = j->cfg;
+	uint64_t region = c->size_bytes ? c->size_bytes : 1ull << 40, off, nblocks;
+
+	if (c->rw == ILAB_FIO_READ || c->rw == ILAB_FIO_WRITE || c->rw == ILAB_FIO_RW) {
+		if (j->seq_off + len > region)
+			j->seq_off = 0;
+		off = j->seq_off;
+		j->seq_off += len;
+		return off;
+	}
+	nblocks = region >= len ? (region - len) / j->min_bs + 1 : 1;
+	return next_rand(&j->rng) % nblocks * j->min_bs;
 }
 
 /* Submit one I/O in slot s: map, PRPs, the SQ entry, the doorbell. Returns false when the
  * map failed (the slot stays free). */
 static bool submit(struct nvme *n, struct job *j, unsigned si)
 {
-	const struct ilab_nvme_cfg *c = n->cfg;
+	const struct ilab_nvme_cfg *c = j->cfg;
 	struct slot *s = &j->slots[si];
-	uint64_t nblocks = (c->size_bytes ? c->size_bytes : 1ull << 40) / c->bs, lba, prp1, prp2;
+	uint64_t off, prp1, prp2;
 	uint8_t *sqe = j->sq_va + (size_t)j->sq_tail * ILAB_NVME_SQE_BYTES;
 	int nl;
 
 	s->t_start = plat_now_ns();
-	plat_charge_ns(c->submit_ns);
-	s->dma = ilab_dma_map_single(n->dev, s->buf_pa, c->bs, n->dir);
+	plat_charge_ns(n->cfg->submit_ns); /* the machine's block stack */
+	s->write = next_dir(c, j);
+	s->len = next_len(c, j, s->write);
+	s->dma = ilab_dma_map_single(n->dev, s->buf_pa, s->len, dma_dir(s->write));
 	if (ilab_dma_mapping_error(s->dma)) {
 		j->map_errors++;
 		return false;
 	}
 	s->mapped = true;
 	j->issued++;
-	nl = ilab_nvme_build_prps(s->dma, c->bs, s->list_dma, s->list_va, 512, &prp1, &prp2);
+	j->issued_bytes += s->len;
+	nl = ilab_nvme_build_prps(s->dma, s->len, s->list_dma, s->list_va, 512, &prp1, &prp2);
 	if (nl > 0)
 		plat_mem_touch(s->list_va, (size_t)nl * 8, true);
 	if (c->inject_unmapped_every && j->issued % c->inject_unmapped_every == 0)
 		prp1 = UNMAPPED_IOVA;
-	lba = c->rw == ILAB_FIO_READ || c->rw == ILAB_FIO_WRITE
-		      ? j->issued % (nblocks ? nblocks : 1)
-		      : next_rand(&j->rng) % (nblocks ? nblocks : 1);
-	lba += c->offset_bytes / c->bs;
+	off = next_offset(n, j, s->len) + c->offset_bytes;
 	memset(sqe, 0, ILAB_NVME_SQE_BYTES);
-	sqe[0] = ilab_fio_rw_is_write(c->rw) ? ILAB_NVME_OPC_WRITE : ILAB_NVME_OPC_READ;
+	sqe[0] = s->write ? ILAB_NVME_OPC_WRITE : ILAB_NVME_OPC_READ;
 	put_le(sqe + 2, si, 2);                       /* CID */
 	put_le(sqe + 4, 1, 4);                        /* NSID */
 	put_le(sqe + 24, prp1, 8);
 	put_le(sqe + 32, prp2, 8);
-	put_le(sqe + 40, lba * (c->bs / 512), 8);     /* SLBA in 512-byte blocks */
-	put_le(sqe + 48, c->bs / 512 - 1, 2);         /* NLB, 0-based */
+	put_le(sqe + 40, off / 512, 8);               /* SLBA in 512-byte blocks */
+	put_le(sqe + 48, s->len / 512 - 1, 2);        /* NLB, 0-based */
 	plat_mem_touch(sqe, ILAB_NVME_SQE_BYTES, true);
 	j->sq_tail = ilab_nvme_q_next(j->sq_tail, n->qsize);
 	if (!j->sq_tail)
@@ -564,11 +649,18 @@ static unsigned batch_bucket(unsigned n)
 	return b;
 }
 
-static void record(struct job *j, const struct slot *s, uint64_t now)
+static void record(struct job *j, const struct slot *s, uint64_t now, bool error)
 {
-	ilab_lat_hist_add(&j->r.slat, s->t_submit - s->t_start);
-	ilab_lat_hist_add(&j->r.clat, now - s->t_submit);
-	ilab_lat_hist_add(&j->r.lat, now - s->t_start);
+	struct ilab_nvme_dir_result *d = &j->r.dir[s->write];
+
+	j->r.ios++;
+	j->r.errors += error;
+	d->ios++;
+	d->errors += error;
+	d->bytes += s->len;
+	ilab_lat_hist_add(&d->slat, s->t_submit - s->t_start);
+	ilab_lat_hist_add(&d->clat, now - s->t_submit);
+	ilab_lat_hist_add(&d->lat, now - s->t_start);
 }
 
 /* The completion work of one I/O on this CPU (nvme_pci_complete_rq): complete_ns and the
@@ -577,19 +669,16 @@ static void record(struct job *j, const struct slot *s, uint64_t now)
 static void complete_io(struct nvme *n, struct job *j, struct slot *s)
 {
 	plat_charge_ns(n->cfg->complete_ns);
-	ilab_dma_unmap_single(n->dev, s->dma, n->cfg->bs, n->dir);
+	ilab_dma_unmap_single(n->dev, s->dma, s->len, dma_dir(s->write));
 	s->mapped = false;
 }
 
 /* The submitter's reap of a completed I/O (fio's io_getevents): the slot is free again. at is
  * when its completion work ended (the clat's end). */
-static void reaped(struct nvme *n, struct job *j, unsigned cid, uint16_t sf, uint64_t at)
+static void reaped(struct job *j, unsigned cid, uint16_t sf, uint64_t at)
 {
-	if (at >= n->win_lo && at < n->win_hi) {
-		j->r.ios++;
-		j->r.errors += (sf >> 1) != ILAB_NVME_SC_SUCCESS;
-		record(j, &j->slots[cid], at);
-	}
+	if (at >= j->win_lo && at < j->win_hi)
+		record(j, &j->slots[cid], at, (sf >> 1) != ILAB_NVME_SC_SUCCESS);
 	j->last_done = at;
 	j->free_stack[j->nfree++] = cid;
 	j->inflight--;
@@ -600,7 +689,7 @@ static void reaped(struct nvme *n, struct job *j, unsigned cid, uint16_t sf, uin
  * otherwise it goes to the submitter's ring, done or (an IPI) still to do. Returns entries. */
 static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct job *j)
 {
-	const struct ilab_nvme_cfg *c = n->cfg;
+	const struct ilab_nvme_cfg *c = j->cfg;
 	bool local = j->ctx == (unsigned)(x - n->ctx);
 	unsigned done = 0, handed = 0;
 
@@ -625,7 +714,7 @@ static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct job *j)
 		if (local || j->complete_on_irq) {
 			complete_io(n, j, &j->slots[cid]);
 			if (local) {
-				reaped(n, j, cid, sf, plat_now_ns());
+				reaped(j, cid, sf, plat_now_ns());
 				continue;
 			}
 			j->remote++;
@@ -637,7 +726,7 @@ static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct job *j)
 	}
 	if (handed)
 		raise_events(&n->ctx[j->ctx]);
-	if (done && plat_now_ns() >= n->win_lo)
+	if (done && plat_now_ns() >= j->win_lo)
 		j->r.complete_batch[batch_bucket(done)]++;
 	return done;
 }
@@ -648,17 +737,19 @@ static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct job *j)
 static unsigned handle_irq(struct nvme *n, struct cpu_ctx *x)
 {
 	unsigned done = 0;
-	bool fired = false;
+	bool fired = false, vector = false;
 
 	for (unsigned i = 0; i < x->nirq; i++) {
 		struct job *j = &n->jobs[x->irq_jobs[i]];
 
-		if (j->msi_raised != j->msi_seen)
+		if (j->msi_raised != j->msi_seen) {
 			fired = true;
+			vector |= !j->cfg->hipri; /* a polled queue's CQE wakes no handler */
+		}
 	}
 	if (!fired)
 		return 0;
-	if (!n->cfg->hipri) {
+	if (vector) {
 		plat_charge_ns(n->cfg->irq_ns);
 		x->interrupts++;
 	}
@@ -682,7 +773,7 @@ static unsigned reap_ring(struct nvme *n, struct cpu_ctx *x, struct job *j)
 	bool ipi = false;
 
 	while (j->ring_cons != j->ring_prod) {
-		struct done d = j->ring[j->ring_cons++ % n->cfg->iodepth];
+		struct done d = j->ring[j->ring_cons++ % j->cfg->iodepth];
 
 		if (d.work) {
 			if (!ipi) {
@@ -694,7 +785,7 @@ static unsigned reap_ring(struct nvme *n, struct cpu_ctx *x, struct job *j)
 			d.t = plat_now_ns();
 		}
 		/* clat ends when fio can reap it: not before this CPU sees it */
-		reaped(n, j, d.cid, d.sf, d.t > plat_now_ns() ? d.t : plat_now_ns());
+		reaped(j, d.cid, d.sf, d.t > plat_now_ns() ? d.t : plat_now_ns());
 		got++;
 	}
 	return got;
@@ -713,10 +804,10 @@ static void submit_some(struct nvme *n, struct job *j)
 		j->nfree--;
 		j->inflight++;
 		submitted++;
-		if (plat_now_ns() >= n->win_lo)
+		if (plat_now_ns() >= j->win_lo)
 			j->r.depth[depth_bucket(j->inflight)]++;
 	}
-	if (submitted && plat_now_ns() >= n->win_lo)
+	if (submitted && plat_now_ns() >= j->win_lo)
 		j->r.submit_batch[batch_bucket(submitted)]++;
 }
 
@@ -747,6 +838,7 @@ static void cpu_run(unsigned idx, void *arg)
 	struct cpu_ctx *x = &n->ctx[idx];
 	struct job *j = x->job >= 0 ? &n->jobs[x->job] : NULL;
 	struct ev_arg ea = { 0 };
+	bool spins = j && j->cfg->hipri; /* fio hipri: the submitter polls its CQ */
 
 	x->t_begin = plat_now_ns();
 	if (j)
@@ -769,14 +861,14 @@ static void cpu_run(unsigned idx, void *arg)
 		if (ctx_done(n, x))
 			break;
 		now = plat_now_ns();
-		if (issuing && n->win_hi != UINT64_MAX)
-			timeout = n->win_hi > now ? n->win_hi - now : 1;
+		if (issuing && j->win_hi != UINT64_MAX)
+			timeout = j->win_hi > now ? j->win_hi - now : 1;
 		ret = plat_poll(&x->events, 4, ev_moved, &ea, timeout);
 		waited = plat_now_ns() - now;
-		if (!n->cfg->hipri) /* a polled queue's submitter spins: busy */
+		if (!spins) /* a polled queue's submitter spins: busy */
 			x->idle_ns += waited;
-		if (j && !j->finished)
-			j->idle_ns += n->cfg->hipri ? 0 : waited;
+		if (j && !j->finished && !spins)
+			j->idle_ns += waited;
 		if (ret)
 			continue; /* the window closed: drain what is in flight */
 		ea.seen = plat_load32(&x->events);
@@ -790,18 +882,13 @@ static void cpu_run(unsigned idx, void *arg)
 
 /* ---- the run ------------------------------------------------------------------------------- */
 
-static int check(const struct ilab_nvme_cfg *c, char *err, size_t errlen)
-{
 #define BAD(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
-	unsigned q = c->queue_entries ? c->queue_entries : ILAB_NVME_DEFAULT_QUEUE;
 
-	if (!plat_sim)
-		return BAD("the NVMe model runs in the simulator only");
+/* One section's jobs and I/O; q: the queues' entries. */
+static int check_section(const struct ilab_nvme_cfg *c, unsigned q, char *err, size_t errlen)
+{
 	if (c->numjobs < 1 || c->numjobs > ILAB_NVME_MAX_JOBS)
 		return BAD("numjobs must be 1..%u, not %u", ILAB_NVME_MAX_JOBS, c->numjobs);
-	if (c->numjobs > plat_cpu_count())
-		return BAD("numjobs %u needs as many CPUs; the machine has %u", c->numjobs,
-			   plat_cpu_count());
 	if (c->iodepth < 1 || c->iodepth > ILAB_NVME_MAX_IODEPTH)
 		return BAD("iodepth must be 1..%u, not %u", ILAB_NVME_MAX_IODEPTH, c->iodepth);
 	if (q < 2 || q > 65536 || q <= c->iodepth)
@@ -810,38 +897,59 @@ static int check(const struct ilab_nvme_cfg *c, char *err, size_t errlen)
 	if (c->bs < 512 || c->bs % 512 || c->bs > ILAB_NVME_MAX_BS)
 		return BAD("bs must be a multiple of 512 up to %u bytes, not %u", ILAB_NVME_MAX_BS,
 			   c->bs);
-	if ((unsigned)c->rw > ILAB_FIO_WRITE)
-		return BAD("rw must be randread, randwrite, read or write");
+	if ((unsigned)c->rw > ILAB_FIO_RANDRW)
+		return BAD("rw must be randread, randwrite, read, write, rw or randrw");
+	if (ilab_fio_rw_is_mixed(c->rw) && c->rwmixread > 100)
+		return BAD("rwmixread must be 0..100, not %u", c->rwmixread);
+	for (unsigned d = 0; d < 2; d++) {
+		const struct ilab_nvme_bs_dist *b = &c->bs_dist[d];
+
+		if (!b->min)
+			continue;
+		if (b->min > b->max || b->min % 512 || b->max > ILAB_NVME_MAX_BS ||
+		    b->nsplit > ILAB_NVME_MAX_BSSPLIT)
+			return BAD("%s sizes must be multiples of 512 up to %u bytes, min <= max",
+				   d ? "write" : "read", ILAB_NVME_MAX_BS);
+		for (unsigned i = 0; i < b->nsplit; i++)
+			if (b->split[i].bs < b->min || b->split[i].bs > b->max ||
+			    b->split[i].bs % 512)
+				return BAD("a %s bssplit size is not a multiple of 512 in min..max",
+					   d ? "write" : "read");
+	}
 	if (!c->runtime_ns && !c->number_ios)
 		return BAD("give a runtime or a number of I/Os");
 	if (c->runtime_ns && c->number_ios)
 		return BAD("give a runtime or a number of I/Os, not both");
+	return 0;
+}
+
+static int check(const struct ilab_nvme_cfg *c, char *err, size_t errlen)
+{
+	unsigned q = c->queue_entries ? c->queue_entries : ILAB_NVME_DEFAULT_QUEUE, total;
+	int ret;
+
+	if (!plat_sim)
+		return BAD("the NVMe model runs in the simulator only");
+	if (c->nalso && !c->also)
+		return BAD("nalso without also");
+	ret = check_section(c, q, err, errlen);
+	total = c->numjobs;
+	for (unsigned i = 0; !ret && i < c->nalso; i++) {
+		if (!c->also[i])
+			return BAD("section %u has no configuration", i + 1);
+		ret = check_section(c->also[i], q, err, errlen);
+		total += c->also[i]->numjobs;
+	}
+	if (ret)
+		return ret;
+	if (total > plat_cpu_count())
+		return BAD("numjobs %u needs as many CPUs; the machine has %u", total,
+			   plat_cpu_count());
 	if (!c->read_latency_ns || !c->write_latency_ns)
 		return BAD("the drive needs a read and a write latency");
 	return 0;
-#undef BAD
 }
 
-/* Job i's CPU: the drive's node's CPUs in order, then the machine's others from CPU 0. */
-static int pick_cpus(const struct ilab_nvme_cfg *c, int node, int *cpus)
-{
-	unsigned k = 0, on_node = node >= 0 ? plat_node_cpu_count((unsigned)node) : 0;
-
-	if (c->cpus) {
-		for (unsigned i = 0; i < c->numjobs; i++) {
-			if (c->cpus[i] < 0 || (unsigned)c->cpus[i] >= plat_cpu_count())
-				return -EINVAL;
-			cpus[i] = c->cpus[i];
-		}
-		return 0;
-	}
-	for (unsigned i = 0; i < on_node && k < c->numjobs; i++)
-		cpus[k++] = plat_node_cpu((unsigned)node, i);
-	for (unsigned cpu = 0; cpu < plat_cpu_count() && k < c->numjobs; cpu++)
-		if (!(node >= 0 && plat_cpu_node(cpu) == node))
-			cpus[k++] = (int)cpu;
-	return k == c->numjobs ? 0 : -EINVAL;
-}
 
 int ilab_nvme_rq_affinity_from_sysfs(int v, enum ilab_nvme_rq_affinity *a)
 {
@@ -855,22 +963,26 @@ int ilab_nvme_rq_affinity_from_sysfs(int v, enum ilab_nvme_rq_affinity *a)
 	return 0;
 }
 
-/* The CPU that takes the interrupt of job i's queue (the job on CPU cpu). With fewer queues
+
+
+/* The CPU that takes the interrupt of job j's queue (the job on CPU cpu). With fewer queues
  * than CPUs, Linux spreads the CPUs over the vectors in groups (group_cpus_evenly: the
  * machine's CPUs in order here, the first ncpu % nr_queues groups one CPU larger) and the
- * vector's effective affinity is one CPU of its mask: its first, in this model. */
-static int irq_cpu_of(const struct ilab_nvme_cfg *c, int cpu, unsigned i)
+ * vector's effective affinity is one CPU of its mask: its first, in this model. The queues
+ * are the controller's (n->cfg); irq_cpus and hipri are the job's section's. */
+static int irq_cpu_of(const struct nvme *n, const struct job *j, int cpu)
 {
-	unsigned ncpu = plat_cpu_count(), per, extra, big, ucpu = (unsigned)cpu;
+	unsigned ncpu = plat_cpu_count(), nq = n->cfg->nr_queues, per, extra, big;
+	unsigned ucpu = (unsigned)cpu;
 
-	if (c->hipri)
+	if (j->cfg->hipri)
 		return cpu; /* a polled queue has no vector: its submitter polls it */
-	if (c->irq_cpus)
-		return c->irq_cpus[i];
-	if (!c->nr_queues || c->nr_queues >= ncpu)
+	if (j->cfg->irq_cpus)
+		return j->cfg->irq_cpus[j->local];
+	if (!nq || nq >= ncpu)
 		return cpu;
-	per = ncpu / c->nr_queues;
-	extra = ncpu % c->nr_queues;
+	per = ncpu / nq;
+	extra = ncpu % nq;
 	big = extra * (per + 1); /* CPUs in the larger groups */
 	if (ucpu < big)
 		return (int)(ucpu / (per + 1) * (per + 1));
@@ -891,59 +1003,109 @@ static unsigned ctx_of(struct nvme *n, int cpu)
 	return i;
 }
 
-/* The run's CPUs: each job's submitter, each queue's interrupt CPU, and where each I/O's
- * completion work runs (rq_affinity). ctx_cpus receives the CPUs to run threads on. */
-static int place_cpus(struct nvme *n, const int *cpus, int *ctx_cpus, char *err, size_t errlen)
+/* Job j's queue interrupt: its CPU's cpu_ctx, and where its completion work runs
+ * (rq_affinity, the controller's). producers counts who raises each cpu_ctx's events word. */
+static int place_irq(struct nvme *n, struct job *j, unsigned *producers, char *err,
+		     size_t errlen)
 {
 	const struct ilab_nvme_cfg *c = n->cfg;
-	unsigned *producers = plat_zalloc_array(2 * c->numjobs, sizeof(*producers));
+	int irq = irq_cpu_of(n, j, j->cpu);
+	struct cpu_ctx *x;
 
-	if (!producers)
-		return snprintf(err, errlen, "out of memory"), -ENOMEM;
-	for (unsigned i = 0; i < c->numjobs; i++) {
-		n->jobs[i].ctx = ctx_of(n, cpus[i]);
+	if (irq < 0 || (unsigned)irq >= plat_cpu_count())
+		return BAD("job %u: interrupt CPU %d is not one of the machine's %u", j->index, irq,
+			   plat_cpu_count());
+	j->irq_ctx = ctx_of(n, irq);
+	x = &n->ctx[j->irq_ctx];
+	x->irq_jobs[x->nirq++] = j->index;
+	j->complete_on_irq = c->rq_affinity == ILAB_NVME_RQ_AFFINITY_NONE ||
+			     (c->rq_affinity == ILAB_NVME_RQ_AFFINITY_LLC &&
+			      plat_cpu_node((unsigned)irq) == plat_cpu_node((unsigned)j->cpu));
+	/* the drive's interrupts; from another CPU also the job's end, and back the completions
+	 * handed to the submitter */
+	producers[j->irq_ctx] += j->irq_ctx == j->ctx ? 1 : 2;
+	producers[j->ctx] += j->irq_ctx != j->ctx;
+	return 0;
+}
+
+/* The run's CPUs, all picked here. Job i's CPU: its section's cpus when given (fio's
+ * cpus_allowed), else the free ones in order, the drive's node's first, then the machine's
+ * others from CPU 0; one job per CPU. Then each queue's interrupt CPU (place_irq). ctx_cpus
+ * receives the CPUs to run threads on, one per cpu_ctx. */
+static int pick_cpus(struct nvme *n, int node, int *ctx_cpus, char *err, size_t errlen)
+{
+	unsigned ncpu = plat_cpu_count(), norder = 0, next = 0;
+	unsigned on_node = node >= 0 ? plat_node_cpu_count((unsigned)node) : 0;
+	unsigned *order = plat_zalloc_array(ncpu, sizeof(*order));
+	bool *used = plat_zalloc_array(ncpu, sizeof(*used));
+	unsigned *producers = plat_zalloc_array(2 * n->njobs, sizeof(*producers));
+	int ret = 0;
+
+	if (!order || !used || !producers) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (unsigned k = 0; k < on_node; k++)
+		order[norder++] = (unsigned)plat_node_cpu((unsigned)node, k);
+	for (unsigned c = 0; c < ncpu; c++)
+		if (!(node >= 0 && plat_cpu_node(c) == node))
+			order[norder++] = c;
+	for (unsigned i = 0; !ret && i < n->njobs; i++) {
+		struct job *j = &n->jobs[i];
+		int cpu = j->cfg->cpus ? j->cfg->cpus[j->local] : -1;
+
+		j->cpu = -1;
+		if (!j->cfg->cpus)
+			continue;
+		if (cpu < 0 || (unsigned)cpu >= ncpu)
+			ret = BAD("cannot place %u jobs on CPUs given (the machine has %u)",
+				  j->cfg->numjobs, ncpu);
+		else if (used[cpu])
+			ret = BAD("two jobs on CPU %d: the model runs one job per CPU", cpu);
+		else
+			used[cpu] = true, j->cpu = cpu;
+	}
+	for (unsigned i = 0; !ret && i < n->njobs; i++) {
+		struct job *j = &n->jobs[i];
+
+		while (j->cpu < 0 && next < norder && used[order[next]])
+			next++;
+		if (j->cpu >= 0)
+			continue;
+		if (next == norder)
+			ret = BAD("cannot place %u jobs on CPUs (the machine has %u)", n->njobs, ncpu);
+		else
+			used[order[next]] = true, j->cpu = (int)order[next];
+	}
+	for (unsigned i = 0; !ret && i < n->njobs; i++) {
+		n->jobs[i].ctx = ctx_of(n, n->jobs[i].cpu);
 		n->ctx[n->jobs[i].ctx].job = (int)i;
 	}
-	for (unsigned i = 0; i < c->numjobs; i++) {
-		struct job *j = &n->jobs[i];
-		int irq = irq_cpu_of(c, cpus[i], i);
-		struct cpu_ctx *x;
-
-		if (irq < 0 || (unsigned)irq >= plat_cpu_count()) {
-			free(producers);
-			return snprintf(err, errlen, "job %u: interrupt CPU %d is not one of the "
-					"machine's %u", i, irq, plat_cpu_count()), -EINVAL;
-		}
-		j->irq_ctx = ctx_of(n, irq);
-		x = &n->ctx[j->irq_ctx];
-		x->irq_jobs[x->nirq++] = i;
-		j->complete_on_irq =
-			c->rq_affinity == ILAB_NVME_RQ_AFFINITY_NONE ||
-			(c->rq_affinity == ILAB_NVME_RQ_AFFINITY_LLC &&
-			 plat_cpu_node((unsigned)irq) == plat_cpu_node((unsigned)cpus[i]));
-		/* the drive's interrupts; from another CPU also the job's end, and back the
-		 * completions handed to the submitter */
-		producers[j->irq_ctx] += j->irq_ctx == j->ctx ? 1 : 2;
-		producers[j->ctx] += j->irq_ctx != j->ctx;
-	}
-	for (unsigned i = 0; i < n->nctx; i++) {
+	for (unsigned i = 0; !ret && i < n->njobs; i++)
+		ret = place_irq(n, &n->jobs[i], producers, err, errlen);
+	for (unsigned i = 0; !ret && i < n->nctx; i++) {
 		n->ctx[i].shared = producers[i] > 1;
 		ctx_cpus[i] = n->ctx[i].cpu;
 	}
+out:
+	free(order);
+	free(used);
 	free(producers);
-	return 0;
+	return ret;
 }
+
 
 static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 {
 	const struct ilab_nvme_cfg *c = n->cfg;
 	struct ilab_lat_hist *all = malloc(sizeof(*all));
-	uint64_t end = n->start_ns;
+	uint64_t end = n->start_ns, bytes = 0;
 
 	if (!all)
 		return -ENOMEM;
 	ilab_lat_hist_init(all);
-	for (unsigned i = 0; i < c->numjobs; i++) {
+	for (unsigned i = 0; i < n->njobs; i++) {
 		struct job *j = &n->jobs[i];
 
 		res->ios += j->r.ios;
@@ -961,12 +1123,16 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 			j->r.run_ns = j->t_end - j->t_begin;
 			j->r.cpu_busy = 1.0 - (double)j->idle_ns / (double)j->r.run_ns;
 		}
+		j->r.window_ns = j->win_hi != UINT64_MAX ? j->cfg->runtime_ns
+			       : j->last_done > n->start_ns ? j->last_done - n->start_ns : 0;
 		res->cpu_busy += j->r.cpu_busy;
-		ilab_lat_hist_merge(all, &j->r.clat);
-		if (c->job_results)
-			c->job_results[i] = j->r;
+		bytes += j->r.dir[0].bytes + j->r.dir[1].bytes;
+		ilab_lat_hist_merge(all, &j->r.dir[0].clat);
+		ilab_lat_hist_merge(all, &j->r.dir[1].clat);
+		if (j->cfg->job_results)
+			j->cfg->job_results[j->local] = j->r;
 	}
-	res->cpu_busy /= c->numjobs;
+	res->cpu_busy /= n->njobs;
 	for (unsigned i = 0; i < n->nctx; i++) {
 		const struct cpu_ctx *x = &n->ctx[i];
 
@@ -979,10 +1145,10 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 				res->irq_cpu_busy = b;
 		}
 	}
-	res->window_ns = n->win_hi != UINT64_MAX ? c->runtime_ns : end - n->start_ns;
+	res->window_ns = c->runtime_ns && !c->nalso ? c->runtime_ns : end - n->start_ns;
 	if (res->window_ns) {
 		res->iops = (double)res->ios * 1e9 / (double)res->window_ns;
-		res->bw_mbps = res->iops * c->bs / 1e6;
+		res->bw_mbps = (double)bytes * 1e3 / (double)res->window_ns;
 	}
 	if (all->n) {
 		res->clat_min_ns = all->min;
@@ -997,23 +1163,43 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 	return 0;
 }
 
-/* The drive's booking constants in picoseconds, from the direction's figures. */
+/* The drive's booking constants in picoseconds, per direction. */
 static void drive_rates(struct nvme *n)
 {
 	const struct ilab_nvme_cfg *c = n->cfg;
-	bool w = ilab_fio_rw_is_write(c->rw);
-	uint64_t iops = w ? c->write_iops : c->read_iops;
-	uint64_t mbps = w ? c->write_mbps : c->read_mbps;
 
-	n->slot_ps = iops ? (1000000000000ull + iops / 2) / iops : 0;
-	n->latency_ps = (w ? c->write_latency_ns : c->read_latency_ns) * 1000;
-	/* bytes / (MB/s) = us: x 1e6 for ps */
-	n->xfer_ps = mbps ? ((uint64_t)c->bs * 1000000ull + mbps / 2) / mbps : 0;
+	for (unsigned w = 0; w < 2; w++) {
+		uint64_t iops = w ? c->write_iops : c->read_iops;
+
+		n->slot_ps[w] = iops ? (1000000000000ull + iops / 2) / iops : 0;
+		n->latency_ps[w] = (w ? c->write_latency_ns : c->read_latency_ns) * 1000;
+		n->mbps[w] = w ? c->write_mbps : c->read_mbps;
+	}
 }
+
+/* A job's smallest and largest I/O, from its section's sizes. */
+static void job_sizes(struct job *j)
+{
+	const struct ilab_nvme_cfg *c = j->cfg;
+
+	j->max_bs = 0;
+	j->min_bs = UINT32_MAX;
+	for (unsigned d = 0; d < 2; d++) {
+		const struct ilab_nvme_bs_dist *b = &c->bs_dist[d];
+		unsigned lo = b->min ? b->min : c->bs, hi = b->min ? b->max : c->bs;
+
+		if (!ilab_fio_rw_does(c->rw, d))
+			continue;
+		j->max_bs = hi > j->max_bs ? hi : j->max_bs;
+		j->min_bs = lo < j->min_bs ? lo : j->min_bs;
+	}
+}
+
+#undef BAD
 
 static int start_agents(struct nvme *n, struct agent_arg *aa, char *err, size_t errlen)
 {
-	for (unsigned i = 0; i < n->cfg->numjobs; i++) {
+	for (unsigned i = 0; i < n->njobs; i++) {
 		int ret;
 
 		aa[i] = (struct agent_arg){ .n = n, .j = &n->jobs[i] };
@@ -1026,51 +1212,80 @@ static int start_agents(struct nvme *n, struct agent_arg *aa, char *err, size_t 
 	return 0;
 }
 
+/* Section k of the run: the first cfg, then its also[]. */
+static const struct ilab_nvme_cfg *section(const struct ilab_nvme_cfg *c, unsigned k)
+{
+	return k ? c->also[k - 1] : c;
+}
+
+/* A job's slots, booked commands, PRP scratch, free slots (all free) and completion ring. */
+static int alloc_job(struct job *j)
+{
+	unsigned depth = j->cfg->iodepth;
+
+	j->slots = plat_zalloc_array(depth, sizeof(*j->slots));
+	j->fifo = plat_zalloc_array(depth, sizeof(*j->fifo));
+	j->pages = plat_zalloc_array(ILAB_NVME_MAX_BS / ILAB_NVME_PAGE + 1, sizeof(*j->pages));
+	j->prp_raw = plat_zalloc_array(1, ILAB_NVME_PAGE);
+	j->free_stack = plat_zalloc_array(depth, sizeof(*j->free_stack));
+	j->ring = plat_zalloc_array(depth, sizeof(*j->ring));
+	if (!j->slots || !j->fifo || !j->pages || !j->prp_raw || !j->free_stack || !j->ring)
+		return -ENOMEM;
+	for (unsigned k = depth; k-- > 0;)
+		j->free_stack[j->nfree++] = k;
+	j->cq_phase = 1;
+	return 0;
+}
+
 static int alloc_jobs(struct nvme *n, char *err, size_t errlen)
 {
 	const struct ilab_nvme_cfg *c = n->cfg;
+	unsigned i = 0;
 
-	n->jobs = plat_zalloc_array(c->numjobs, sizeof(*n->jobs));
+	n->njobs = 0;
+	for (unsigned k = 0; k <= c->nalso; k++)
+		n->njobs += section(c, k)->numjobs;
+	n->jobs = plat_zalloc_array(n->njobs, sizeof(*n->jobs));
 	/* a CPU per job and at most one more per job's interrupt */
-	n->ctx = plat_zalloc_array(2 * c->numjobs, sizeof(*n->ctx));
-	for (unsigned i = 0; n->ctx && i < 2 * c->numjobs; i++) {
-		n->ctx[i].irq_jobs = plat_zalloc_array(c->numjobs, sizeof(*n->ctx[i].irq_jobs));
-		if (!n->ctx[i].irq_jobs)
+	n->ctx = plat_zalloc_array(2 * n->njobs, sizeof(*n->ctx));
+	for (unsigned k = 0; n->ctx && k < 2 * n->njobs; k++) {
+		n->ctx[k].irq_jobs = plat_zalloc_array(n->njobs, sizeof(*n->ctx[k].irq_jobs));
+		if (!n->ctx[k].irq_jobs)
 			return snprintf(err, errlen, "out of memory"), -ENOMEM;
 	}
-	n->payload = plat_zalloc_array(1, c->bs);
-	n->scratch = plat_zalloc_array(1, c->bs);
-	if (!n->jobs || !n->ctx || !n->payload || !n->scratch)
+	if (!n->jobs || !n->ctx)
 		return snprintf(err, errlen, "out of memory"), -ENOMEM;
-	memset(n->payload, 0xa5, c->bs);
-	for (unsigned i = 0; i < c->numjobs; i++) {
-		struct job *j = &n->jobs[i];
+	for (unsigned k = 0; k <= c->nalso; k++)
+		for (unsigned l = 0; l < section(c, k)->numjobs; l++, i++) {
+			struct job *j = &n->jobs[i];
 
-		j->index = i;
-		ilab_lat_hist_init(&j->r.slat);
-		ilab_lat_hist_init(&j->r.clat);
-		ilab_lat_hist_init(&j->r.lat);
-		j->buf_order = order_of(c->bs);
-		j->slots = plat_zalloc_array(c->iodepth, sizeof(*j->slots));
-		j->fifo = plat_zalloc_array(c->iodepth, sizeof(*j->fifo));
-		j->pages = plat_zalloc_array(ILAB_NVME_MAX_BS / ILAB_NVME_PAGE + 1, sizeof(*j->pages));
-		j->prp_raw = plat_zalloc_array(1, ILAB_NVME_PAGE);
-		j->free_stack = plat_zalloc_array(c->iodepth, sizeof(*j->free_stack));
-		j->ring = plat_zalloc_array(c->iodepth, sizeof(*j->ring));
-		if (!j->slots || !j->fifo || !j->pages || !j->prp_raw || !j->free_stack || !j->ring)
-			return snprintf(err, errlen, "out of memory"), -ENOMEM;
-		for (unsigned k = c->iodepth; k-- > 0;)
-			j->free_stack[j->nfree++] = k;
-		j->cq_phase = 1;
-		j->rng = c->seed * 0x100000001b3ull + i;
-		plat_track(&j->sq_db, "nvme.sq.doorbell");
-	}
+			j->index = i;
+			j->cfg = section(c, k);
+			j->local = l;
+			job_sizes(j);
+			n->max_bs = j->max_bs > n->max_bs ? j->max_bs : n->max_bs;
+			for (unsigned d = 0; d < 2; d++) {
+				ilab_lat_hist_init(&j->r.dir[d].slat);
+				ilab_lat_hist_init(&j->r.dir[d].clat);
+				ilab_lat_hist_init(&j->r.dir[d].lat);
+			}
+			j->buf_order = order_of(j->max_bs);
+			if (alloc_job(j))
+				return snprintf(err, errlen, "out of memory"), -ENOMEM;
+			j->rng = j->cfg->seed * 0x100000001b3ull + i;
+			plat_track(&j->sq_db, "nvme.sq.doorbell");
+		}
+	n->payload = plat_zalloc_array(1, n->max_bs);
+	n->scratch = plat_zalloc_array(1, n->max_bs);
+	if (!n->payload || !n->scratch)
+		return snprintf(err, errlen, "out of memory"), -ENOMEM;
+	memset(n->payload, 0xa5, n->max_bs);
 	return 0;
 }
 
 static void free_jobs(struct nvme *n)
 {
-	for (unsigned i = 0; n->jobs && i < n->cfg->numjobs; i++) {
+	for (unsigned i = 0; n->jobs && i < n->njobs; i++) {
 		free(n->jobs[i].slots);
 		free(n->jobs[i].fifo);
 		free(n->jobs[i].pages);
@@ -1078,12 +1293,23 @@ static void free_jobs(struct nvme *n)
 		free(n->jobs[i].free_stack);
 		free(n->jobs[i].ring);
 	}
-	for (unsigned i = 0; n->ctx && i < 2 * n->cfg->numjobs; i++)
+	for (unsigned i = 0; n->ctx && i < 2 * n->njobs; i++)
 		free(n->ctx[i].irq_jobs);
 	free(n->ctx);
 	free(n->jobs);
 	free(n->payload);
 	free(n->scratch);
+}
+
+/* Each job's measured window, from the common start: its section's ramp and runtime. */
+static void set_windows(struct nvme *n)
+{
+	for (unsigned i = 0; i < n->njobs; i++) {
+		struct job *j = &n->jobs[i];
+
+		j->win_lo = j->cfg->runtime_ns ? n->start_ns + j->cfg->ramp_ns : 0;
+		j->win_hi = j->cfg->runtime_ns ? j->win_lo + j->cfg->runtime_ns : UINT64_MAX;
+	}
 }
 
 int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct ilab_nvme_cfg *cfg,
@@ -1106,50 +1332,43 @@ int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct i
 	n.unit = (unsigned)unit;
 	n.mem = ilab_board_mem(board);
 	n.qsize = cfg->queue_entries ? cfg->queue_entries : ILAB_NVME_DEFAULT_QUEUE;
-	n.dir = ilab_fio_rw_is_write(cfg->rw) ? ILAB_DMA_TO_DEVICE : ILAB_DMA_FROM_DEVICE;
 	drive_rates(&n);
-	cpus = plat_zalloc_array(cfg->numjobs, sizeof(*cpus));
-	aa = plat_zalloc_array(cfg->numjobs, sizeof(*aa));
-	ctx_cpus = plat_zalloc_array(2 * cfg->numjobs, sizeof(*ctx_cpus));
+	ret = alloc_jobs(&n, err, errlen);
+	if (ret)
+		goto out;
+	cpus = plat_zalloc_array(n.njobs, sizeof(*cpus));
+	aa = plat_zalloc_array(n.njobs, sizeof(*aa));
+	ctx_cpus = plat_zalloc_array(2 * n.njobs, sizeof(*ctx_cpus));
 	if (!cpus || !aa || !ctx_cpus) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	ret = alloc_jobs(&n, err, errlen);
+	ret = pick_cpus(&n, dev->node, ctx_cpus, err, errlen);
 	if (ret)
 		goto out;
-	if (pick_cpus(cfg, dev->node, cpus)) {
-		ret = -EINVAL;
-		snprintf(err, errlen, "cannot place %u jobs on CPUs", cfg->numjobs);
-		goto out;
-	}
-	for (unsigned i = 0; i < cfg->numjobs; i++)
-		n.jobs[i].cpu = cpus[i];
-	ret = place_cpus(&n, cpus, ctx_cpus, err, errlen);
-	if (ret)
-		goto out;
-	ret = plat_run_threads(cfg->numjobs, cpus, job_setup, &n);
-	for (unsigned i = 0; !ret && i < cfg->numjobs; i++)
+	for (unsigned i = 0; i < n.njobs; i++)
+		cpus[i] = n.jobs[i].cpu;
+	ret = plat_run_threads(n.njobs, cpus, job_setup, &n);
+	for (unsigned i = 0; !ret && i < n.njobs; i++)
 		if (n.jobs[i].setup_failed) {
 			ret = -ENOMEM;
 			snprintf(err, errlen, "job %u: cannot allocate its queues and buffers", i);
 		}
 	if (ret) {
 		if (!*err)
-			snprintf(err, errlen, "cannot run %u threads (%d)", cfg->numjobs, ret);
+			snprintf(err, errlen, "cannot run %u threads (%d)", n.njobs, ret);
 		goto out_teardown;
 	}
 	n.start_ns = plat_now_ns();
-	n.win_lo = cfg->runtime_ns ? n.start_ns + cfg->ramp_ns : 0;
-	n.win_hi = cfg->runtime_ns ? n.win_lo + cfg->runtime_ns : UINT64_MAX;
+	set_windows(&n);
 	ret = start_agents(&n, aa, err, errlen);
 	if (!ret) {
 		ret = plat_run_threads(n.nctx, ctx_cpus, cpu_run, &n);
 		if (ret)
 			snprintf(err, errlen, "cannot run %u threads (%d)", n.nctx, ret);
 	}
-	for (unsigned i = 0; i < cfg->numjobs; i++)
+	for (unsigned i = 0; i < n.njobs; i++)
 		if (n.jobs[i].agent)
 			plat_agent_stop(n.jobs[i].agent, &n.jobs[i].sq_db);
 	if (!ret) {
@@ -1173,7 +1392,7 @@ int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct i
 	}
 out_teardown:
 	{
-		int r2 = plat_run_threads(cfg->numjobs, cpus, job_teardown, &n);
+		int r2 = plat_run_threads(n.njobs, cpus, job_teardown, &n);
 
 		if (r2 && !ret) {
 			ret = r2;

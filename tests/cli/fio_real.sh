@@ -56,4 +56,62 @@ fio --name=x --ioengine=null --size=256k --numjobs=2 --group_reporting --output-
 	--output-format=json >ours.json 2>ours.err || bad "iommulab fio command line: $(cat ours.err)"
 out=$(python3 "$SRC/tests/cli/json_keys.py" real.json ours.json) ||
 	bad "command-line key sets differ from fio's: $out"
+# a mix with per-direction sizes: both directions filled, the same keys as fio's; and fio's
+# terse v3 line: the same fields, each of the same kind (tests/cli/terse_fields.py)
+mixopts="--rw=randrw --rwmixread=70 --bssplit=4k/50:8k/50,16k --iodepth=4 --size=1m"
+fio --name=m --ioengine=null $mixopts --output-format=json >real.json 2>real.err ||
+	bad "fio randrw: $(cat real.err)"
+"$BIN" fio --name=m --ioengine=libaio $mixopts --output-format=json >ours.json 2>ours.err ||
+	bad "iommulab fio randrw: $(cat ours.err)"
+out=$(python3 "$SRC/tests/cli/json_keys.py" real.json ours.json) ||
+	bad "randrw key sets differ from fio's: $out"
+python3 -c '
+import json, sys
+for f in sys.argv[1:]:
+    j = json.load(open(f))["jobs"][0]
+    assert j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0, (f, "one direction empty")
+' real.json ours.json || bad "randrw: a direction is empty"
+for job in "--rw=randread" "$mixopts --description=two_words"; do
+	# shellcheck disable=SC2086 # the options are words
+	fio --name=t --ioengine=null --size=1m $job --output-format=terse >real.txt 2>real.err ||
+		bad "fio terse: $(cat real.err)"
+	# shellcheck disable=SC2086
+	"$BIN" fio --name=t --ioengine=libaio --size=1m $job --output-format=terse >ours.txt \
+		2>ours.err || bad "iommulab fio terse: $(cat ours.err)"
+	out=$(python3 "$SRC/tests/cli/terse_fields.py" real.txt ours.txt) ||
+		bad "terse ($job) differs from fio's: $out"
+done
+# which jobs run at once and how they are grouped and reported: stonewall, new_group and
+# group_reporting give fio's report names and group ids
+cat >groups.fio <<'EOT'
+[global]
+ENGINE
+size=256k
+group_reporting
+[a]
+rw=read
+[b]
+rw=write
+[c]
+new_group
+rw=read
+[d]
+stonewall
+rw=randread
+[e]
+group_reporting=0
+rw=randread
+numjobs=2
+EOT
+sed 's/^ENGINE$/ioengine=null/' groups.fio >real.fio
+sed 's/^ENGINE$/ioengine=libaio/' groups.fio >ours.fio
+fio --output-format=json real.fio >real.json 2>real.err || bad "fio groups: $(cat real.err)"
+"$BIN" fio --output-format=json ours.fio >ours.json 2>ours.err ||
+	bad "iommulab fio groups: $(cat ours.err)"
+python3 -c '
+import json, sys
+r, o = ([(j["jobname"], j["groupid"], j["read"]["total_ios"], j["write"]["total_ios"])
+         for j in json.load(open(f))["jobs"]] for f in sys.argv[1:])
+assert r == o, ("fio", r, "ours", o)
+' real.json ours.json || bad "groups differ from fio's"
 exit $fail

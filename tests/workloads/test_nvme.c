@@ -94,7 +94,13 @@ static void test_rw_names(void **state)
 	assert_int_equal(rw, ILAB_FIO_RANDWRITE);
 	assert_true(ilab_fio_rw_is_write(rw));
 	assert_string_equal(ilab_fio_rw_name(ILAB_FIO_READ), "read");
-	assert_int_equal(ilab_fio_rw_parse("randrw", &rw), -EINVAL);
+	assert_int_equal(ilab_fio_rw_parse("randrw", &rw), 0);
+	assert_int_equal(rw, ILAB_FIO_RANDRW);
+	assert_int_equal(ilab_fio_rw_parse("readwrite", &rw), 0); /* fio's alias */
+	assert_string_equal(ilab_fio_rw_name(rw), "rw");
+	assert_true(ilab_fio_rw_does(rw, 0) && ilab_fio_rw_does(rw, 1));
+	assert_false(ilab_fio_rw_does(ILAB_FIO_READ, 1));
+	assert_int_equal(ilab_fio_rw_parse("trim", &rw), -EINVAL);
 }
 
 /* ---- through the model ---------------------------------------------------------------------- */
@@ -425,6 +431,139 @@ static void test_bad_irq_cpu(void **state)
 	assert_int_equal(a, ILAB_NVME_RQ_AFFINITY_NONE);
 }
 
+/* randrw at rwmixread 70: each I/O's direction is drawn (70 % reads within a few %), and the
+ * drive serves each command by its opcode: the writes see the drive's write latency (21 us on
+ * kunpeng920's), the reads its read latency (92 us). */
+static void test_rw_mix(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(1, 4, 4096);
+	struct ilab_nvme_job_result jr[1];
+	struct ilab_nvme_result r;
+	double reads;
+
+	(void)state;
+	c.rw = ILAB_FIO_RANDRW;
+	c.rwmixread = 70;
+	c.number_ios = 2000;
+	c.job_results = jr;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &r);
+	assert_int_equal(r.ios, 2000);
+	assert_int_equal(jr[0].dir[0].ios + jr[0].dir[1].ios, 2000);
+	reads = jr[0].dir[0].ios / 2000.0;
+	if (fabs(reads - 0.70) > 0.03)
+		fail_msg("reads %.3f of the mix, rwmixread 70", reads);
+	assert_int_equal(jr[0].dir[0].bytes, jr[0].dir[0].ios * 4096);
+	assert_true(jr[0].dir[0].clat.min >= c.read_latency_ns);
+	assert_true(jr[0].dir[1].clat.min >= c.write_latency_ns);
+	assert_true(jr[0].dir[1].clat.min < c.read_latency_ns);
+}
+
+/* bssplit 4k/25:128k/75 on reads: a quarter of the I/Os are 4 KiB, the rest 128 KiB, and only
+ * those carry a PRP list (the drive sizes each command by its NLB). */
+static void test_bs_split(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(1, 4, 4096);
+	struct ilab_nvme_job_result jr[1];
+	struct ilab_nvme_result r;
+	uint64_t big;
+
+	(void)state;
+	c.bs_dist[0] = (struct ilab_nvme_bs_dist){ .min = 4096, .max = 128 << 10, .nsplit = 2,
+		.split = { { 4096, 25 }, { 128 << 10, 75 } } };
+	c.number_ios = 800;
+	c.job_results = jr;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &r);
+	big = (jr[0].dir[0].bytes - 800 * 4096ull) / ((128 << 10) - 4096);
+	assert_int_equal(jr[0].dir[0].bytes, big * (128 << 10) + (800 - big) * 4096);
+	assert_int_equal(r.prp_lists, big);
+	if (fabs(big / 800.0 - 0.75) > 0.04)
+		fail_msg("%llu of 800 I/Os were 128k, bssplit says 75 %%", (unsigned long long)big);
+}
+
+/* A range of sizes (fio's bsrange 4k-64k): multiples of the smallest; with io_bytes the job
+ * stops issuing once its bytes reach it (fio's size with varying sizes). */
+static void test_bs_range_and_byte_budget(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(1, 1, 4096);
+	struct ilab_nvme_job_result jr[1];
+	struct ilab_nvme_result r;
+
+	(void)state;
+	c.bs_dist[0] = (struct ilab_nvme_bs_dist){ .min = 4096, .max = 64 << 10 };
+	c.number_ios = 100000;
+	c.io_bytes = 1 << 20;
+	c.job_results = jr;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &r);
+	assert_int_equal(jr[0].dir[0].bytes % 4096, 0);
+	assert_true(jr[0].dir[0].bytes >= 1 << 20);
+	assert_true(jr[0].dir[0].bytes < (1 << 20) + (64 << 10));
+	assert_true(jr[0].dir[0].bytes > jr[0].dir[0].ios * 4096); /* not all the smallest */
+	assert_true(jr[0].dir[0].bytes < jr[0].dir[0].ios * (64 << 10)); /* nor the largest */
+}
+
+/* Polled completions (hipri): no interrupt handler runs, each I/O's clat drops by the
+ * handler's cost, and the CPU is busy the whole run (it spins instead of sleeping). */
+static void test_polled(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(1, 1, 4096);
+	struct ilab_nvme_result irq, poll;
+
+	(void)state;
+	c.number_ios = 200;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &irq);
+	c.hipri = true;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &poll);
+	assert_int_equal(irq.interrupts, 200);
+	assert_int_equal(poll.interrupts, 0);
+	assert_true(irq.cpu_busy < 0.2);
+	assert_true(poll.cpu_busy > 0.999);
+	assert_true(poll.clat_mean_ns + c.irq_ns * 0.9 <= irq.clat_mean_ns);
+}
+
+/* Two sections at once (fio's jobs without stonewall): a reader and a writer, each with its
+ * own results, share the drive's command slots: against a drive of 100k IOPS each way, each
+ * gets half of what it gets alone; their jobs are on different CPUs. */
+static void test_concurrent_sections(void **state)
+{
+	struct ilab_nvme_cfg r = cfg(1, 64, 4096), w;
+	const struct ilab_nvme_cfg *also[1] = { &w };
+	struct ilab_nvme_job_result rj[1], wj[1];
+	struct ilab_nvme_result alone, both;
+	double a, rr, ww;
+
+	(void)state;
+	r.read_iops = r.write_iops = 100000;
+	r.runtime_ns = 4000000;
+	r.ramp_ns = 1000000;
+	r.job_results = rj;
+	w = r;
+	w.rw = ILAB_FIO_RANDWRITE;
+	w.job_results = wj;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &r, &alone);
+	a = rj[0].dir[0].ios / 4e-3;
+	r.also = also;
+	r.nalso = 1;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &r, &both);
+	rr = rj[0].dir[0].ios / 4e-3;
+	ww = wj[0].dir[1].ios / 4e-3;
+	assert_int_equal(wj[0].dir[0].ios, 0);
+	assert_int_equal(both.ios, rj[0].ios + wj[0].ios);
+	assert_int_equal(wj[0].window_ns, 4000000);
+	if (fabs(a - 100000) > 2000 || fabs(rr - 50000) > 2000 || fabs(ww - 50000) > 2000)
+		fail_msg("reads alone %.0f/s; with the writer %.0f/s and %.0f/s", a, rr, ww);
+	assert_true(wj[0].cpu_busy > 0 && rj[0].cpu_busy > 0);
+	w.cpus = (const int[]){ 0 };
+	r.cpus = (const int[]){ 0 };
+	{
+		struct ilab_nvme_env e = env(ILAB_NVME_ENV_PASSTHROUGH);
+		char err[600] = "";
+
+		assert_int_equal(ilab_nvme_env_run(&e, &r, &both, NULL, NULL, err, sizeof(err)),
+				 -EINVAL);
+		assert_non_null(strstr(err, "two jobs on CPU 0"));
+	}
+}
+
 static void test_bad_configurations(void **state)
 {
 	struct ilab_nvme_env e = env(ILAB_NVME_ENV_STRICT);
@@ -512,6 +651,11 @@ int main(void)
 		cmocka_unit_test(test_iops_latency_bound),
 		cmocka_unit_test(test_iops_drive_bound),
 		cmocka_unit_test(test_strict_slower_than_passthrough),
+		cmocka_unit_test(test_rw_mix),
+		cmocka_unit_test(test_bs_split),
+		cmocka_unit_test(test_bs_range_and_byte_budget),
+		cmocka_unit_test(test_polled),
+		cmocka_unit_test(test_concurrent_sections),
 		cmocka_unit_test(test_bad_configurations),
 		cmocka_unit_test(test_irq_cpu_takes_the_completion_work),
 		cmocka_unit_test(test_strict_costs_iops_when_the_irq_cpu_is_the_limit),
