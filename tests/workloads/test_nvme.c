@@ -564,6 +564,48 @@ static void test_concurrent_sections(void **state)
 	}
 }
 
+/* Sections on h24's completion path: a polled read section beside a mixed write section whose
+ * queue's interrupt is on CPU 8 (node 0, as both jobs). Every one of the writer's completions
+ * runs on CPU 8 (its own size unmapped there), none of the reader's, and only the writer's
+ * vector costs handler runs. Killed by taking irq_cpus or hipri from the first section for
+ * every job (no remote completions, or no interrupt at all), by unmapping the first
+ * section's bs (its 64 KiB on the writer's 4 KiB reads: the run faults and stalls), or by the
+ * polled reader idling. */
+static void test_sections_complete_on_their_irq_cpus(void **state)
+{
+	struct ilab_nvme_cfg r = cfg(1, 4, 4096), w;
+	const struct ilab_nvme_cfg *also[1] = { &w };
+	struct ilab_nvme_job_result rj[1], wj[1];
+	struct ilab_nvme_result both;
+
+	(void)state;
+	r.number_ios = 200;
+	r.hipri = true;
+	r.job_results = rj;
+	w = r;
+	r.bs = 65536; /* the first section's bs is not the writer's */
+	w.hipri = false;
+	w.rw = ILAB_FIO_RANDRW;
+	w.rwmixread = 30;
+	w.bs_dist[1] = (struct ilab_nvme_bs_dist){ .min = 4096, .max = 65536, .nsplit = 2,
+						  .split = { { 4096, 50 }, { 65536, 50 } } };
+	w.irq_cpus = (const int[]){ 8 };
+	w.job_results = wj;
+	r.also = also;
+	r.nalso = 1;
+	run_ok(ILAB_NVME_ENV_STRICT, &r, &both);
+	assert_int_equal(rj[0].ios, 200);
+	assert_int_equal(wj[0].ios, 200);
+	assert_true(wj[0].dir[0].ios > 0 && wj[0].dir[1].ios > 0);
+	assert_true(wj[0].dir[1].bytes > wj[0].dir[1].ios * 4096); /* some 64k writes */
+	assert_int_equal(both.remote_completions, 200);
+	assert_int_equal(both.ipis, 0);
+	assert_true(both.interrupts > 0 && both.interrupts <= 200);
+	assert_true(both.irq_cpu_busy > 0);
+	assert_true(rj[0].cpu_busy > 0.999);
+	assert_true(wj[0].cpu_busy < 0.5);
+}
+
 static void test_bad_configurations(void **state)
 {
 	struct ilab_nvme_env e = env(ILAB_NVME_ENV_STRICT);
@@ -656,6 +698,7 @@ int main(void)
 		cmocka_unit_test(test_bs_range_and_byte_budget),
 		cmocka_unit_test(test_polled),
 		cmocka_unit_test(test_concurrent_sections),
+		cmocka_unit_test(test_sections_complete_on_their_irq_cpus),
 		cmocka_unit_test(test_bad_configurations),
 		cmocka_unit_test(test_irq_cpu_takes_the_completion_work),
 		cmocka_unit_test(test_strict_costs_iops_when_the_irq_cpu_is_the_limit),
