@@ -26,6 +26,7 @@
 
 struct opts {
 	const char *profile, *out, *measurements, *import_tool, *import_file;
+	const char *fold, *merge; /* --fold K|list, --merge DIR: the cross-validation apart */
 	const char *scenarios[MAX_ARGS], *frees[MAX_ARGS], *cases[MAX_ARGS];
 	unsigned nr_scenarios, nr_frees, nr_cases;
 	uint64_t seed, starts, jobs, max_evals, folds;
@@ -54,6 +55,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "out", required_argument, NULL, 'o' },
 		{ "cross-validate", no_argument, NULL, 'X' },
 		{ "folds", required_argument, NULL, 'k' },
+		{ "fold", required_argument, NULL, 'f' },
+		{ "merge", required_argument, NULL, 'G' },
 		{ "no-plot", no_argument, NULL, 'N' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "measurements", required_argument, NULL, 'm' },
@@ -86,6 +89,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'q': o->quick = true; break;
 		case 'X': o->cv = true; break;
+		case 'f': o->fold = optarg; o->cv = true; break;
+		case 'G': o->merge = optarg; o->cv = true; break;
 		case 'N': o->plot = false; break;
 		case 'v': o->verbose = true; break;
 		case 'o': o->out = optarg; break;
@@ -163,6 +168,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (!*o->out)
 		return cli_usage_error("calibrate", "--out needs a directory");
+	if (o->fold && o->merge)
+		return cli_usage_error("calibrate", "--fold runs one fold, --merge merges them: "
+				       "not both");
 	return 0;
 }
 
@@ -331,6 +339,80 @@ static int import(const struct opts *o)
 	return rc ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
 
+/* TERM/INT/HUP stopped an evaluation's workers (the pool is gone): say so, and end as the
+ * signal asked, as sweep does, not as a failed case. */
+static int stopped(struct ilab_calib_set *set)
+{
+	int sig = ilab_pool_stop_signal();
+
+	fprintf(stderr, "%s calibrate: stopped by SIG%s after %u evaluations: its workers are "
+		"stopped, nothing written\n", CLI_PROG, sigabbrev_np(sig), set->nr_evals);
+	ilab_calib_set_free(set);
+	signal(sig, SIG_DFL);
+	raise(sig);
+	return CLI_EXIT_FAIL;
+}
+
+/* --fold list: the folds, one a line ("K<TAB>what it fits"), nothing run. */
+static int list_folds(const struct ilab_calib_set *set, const struct opts *o)
+{
+	unsigned nf = ilab_calib_cv_nr_folds(set, (unsigned)o->folds);
+	char name[ILAB_SCN_NAME_MAX + 64];
+
+	for (unsigned k = 0; k < nf; k++) {
+		ilab_calib_cv_fold_name(set, (unsigned)o->folds, k, name, sizeof(name));
+		printf("%u\t%s\n", k, name);
+	}
+	return CLI_EXIT_OK;
+}
+
+/* --fold K: that fold alone, its result file written whole into --out. */
+static int run_fold(struct ilab_calib_set *set, const struct opts *o,
+		    const struct ilab_calib_fold_id *id, unsigned k)
+{
+	struct ilab_calib_fold_result res = { 0 };
+	char err[ERRLEN], path[PATH_MAX];
+	const double *tv;
+	int ret;
+
+	res.values = calloc(set->nr_terms + 1, sizeof(*res.values));
+	if (!res.values) {
+		ilab_calib_set_free(set);
+		return CLI_EXIT_FAIL;
+	}
+	if (k) {
+		ret = ilab_calib_cv_fold(set, id->folds, k, id->seed, id->starts, id->max_evals,
+					 res.values, res.pinned, sizeof(res.pinned), err,
+					 sizeof(err));
+	} else {
+		/* as one run does: the fit, its analysis, the model's values there */
+		ret = ilab_calib_fit(set, id->seed, id->starts, id->max_evals, &res.fit, err,
+				     sizeof(err));
+		if (!ret)
+			ret = ilab_calib_analyse(set, res.fit.theta, res.fit.objective, &res.sens,
+						 err, sizeof(err));
+		if (!ret)
+			ret = ilab_calib_eval(set, res.fit.theta, &tv, err, sizeof(err));
+		if (!ret)
+			memcpy(res.values, tv, set->nr_terms * sizeof(*tv));
+	}
+	if (ret && ilab_pool_stop_signal()) {
+		free(res.values);
+		return stopped(set);
+	}
+	ilab_calib_fold_path(o->out, set->profile_name, k, path, sizeof(path));
+	if (!ret)
+		ret = save_json(path, ilab_calib_fold_json(set, id, k, &res), err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "%s calibrate: %s\n", CLI_PROG, err);
+	else
+		fprintf(stderr, "%s calibrate: wrote %s (%u evaluations)\n", CLI_PROG, path,
+			set->nr_evals);
+	free(res.values);
+	ilab_calib_set_free(set);
+	return ret ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -343,6 +425,9 @@ int cmd_calibrate(int argc, char **argv)
 	size_t tlen = 0;
 	const double *tv;
 	double t0 = now();
+	struct ilab_calib_fold_id id;
+	struct ilab_calib_merged merged = { 0 };
+	uint64_t fold = 0;
 	FILE *mem;
 	int ret;
 
@@ -370,8 +455,31 @@ int cmd_calibrate(int argc, char **argv)
 		ilab_calib_set_free(set);
 		return CLI_EXIT_USAGE;
 	}
+	id = (struct ilab_calib_fold_id){ .seed = o.seed, .starts = (unsigned)o.starts,
+					  .max_evals = (unsigned)o.max_evals,
+					  .folds = (unsigned)o.folds };
+	if (o.fold && !strcmp(o.fold, "list")) {
+		ret = list_folds(set, &o);
+		ilab_calib_set_free(set);
+		return ret;
+	}
+	if (o.fold && cli_parse_count(o.fold, 0, ilab_calib_cv_nr_folds(set, id.folds) - 1,
+				      &fold)) {
+		ilab_calib_set_free(set);
+		return cli_usage_error("calibrate", "--fold must be 'list' or 0 to %u (the folds "
+				       "of this set: --fold list), not '%s'",
+				       ilab_calib_cv_nr_folds(set, id.folds) - 1, o.fold);
+	}
+	/* --merge: the folds' files in place of the fits (the same report, record and
+	 * correlator), each checked before anything is written */
+	if (o.merge && ilab_calib_fold_merge(set, &id, o.merge, &merged, err, sizeof(err))) {
+		fprintf(stderr, "%s calibrate: %s\n", CLI_PROG, err);
+		ilab_calib_set_free(set);
+		return CLI_EXIT_USAGE;
+	}
 	ret = prepare_out(o.out);
 	if (ret) {
+		ilab_calib_merged_free(&merged);
 		ilab_calib_set_free(set);
 		return ret;
 	}
@@ -381,28 +489,30 @@ int cmd_calibrate(int argc, char **argv)
 	fprintf(stderr, "%s calibrate: %s: %u free constants, %u cases, %u terms, %llu starts, "
 		"-j %u\n", CLI_PROG, set->profile_name, set->nr_free, set->nr_cases, set->nr_terms,
 		(unsigned long long)o.starts, set->jobs);
-	ret = ilab_calib_fit(set, o.seed, (unsigned)o.starts, (unsigned)o.max_evals, &fit, err,
-			     sizeof(err));
-	if (!ret)
-		ret = ilab_calib_analyse(set, fit.theta, fit.objective, &sens, err, sizeof(err));
-	if (!ret && o.cv)
-		ret = ilab_calib_crossval(set, o.seed, (unsigned)o.starts, (unsigned)o.max_evals,
-					  (unsigned)o.folds, &cv, err, sizeof(err));
-	if (!ret)
-		ret = ilab_calib_eval(set, fit.theta, &tv, err, sizeof(err));
+	if (o.fold)
+		return run_fold(set, &o, &id, (unsigned)fold);
+	if (o.merge) {
+		fit = merged.whole.fit;
+		sens = merged.whole.sens;
+		tv = merged.whole.values;
+		cv = merged.cv;
+		memset(&merged.cv, 0, sizeof(merged.cv));
+	} else {
+		ret = ilab_calib_fit(set, o.seed, (unsigned)o.starts, (unsigned)o.max_evals, &fit,
+				     err, sizeof(err));
+		if (!ret)
+			ret = ilab_calib_analyse(set, fit.theta, fit.objective, &sens, err,
+						 sizeof(err));
+		if (!ret && o.cv)
+			ret = ilab_calib_crossval(set, o.seed, (unsigned)o.starts,
+						  (unsigned)o.max_evals, (unsigned)o.folds, &cv, err,
+						  sizeof(err));
+		if (!ret)
+			ret = ilab_calib_eval(set, fit.theta, &tv, err, sizeof(err));
+	}
 	if (ret && ilab_pool_stop_signal()) {
-		/* TERM/INT/HUP stopped an evaluation's workers (the pool is gone): say so, and
-		 * end as the signal asked, as sweep does, not as a failed case */
-		int sig = ilab_pool_stop_signal();
-
-		fprintf(stderr, "%s calibrate: stopped by SIG%s after %u evaluations: its "
-			"workers are stopped, nothing written\n", CLI_PROG, sigabbrev_np(sig),
-			set->nr_evals);
 		ilab_calib_cv_free(&cv);
-		ilab_calib_set_free(set);
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return CLI_EXIT_FAIL;
+		return stopped(set);
 	}
 	if (ret) {
 		fprintf(stderr, "%s calibrate: %s\n", CLI_PROG, err);
@@ -426,6 +536,7 @@ int cmd_calibrate(int argc, char **argv)
 		set->nr_evals, now() - t0);
 	free(text);
 	ilab_calib_cv_free(&cv);
+	ilab_calib_merged_free(&merged);
 	ilab_calib_set_free(set);
 	return ret;
 }

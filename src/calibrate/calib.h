@@ -142,6 +142,9 @@ bool ilab_calib_term_within(const struct ilab_calib_term *t, double v);
  * cache. Returns 0, or a negative errno with err when a case failed. */
 int ilab_calib_eval(struct ilab_calib_set *set, const double *theta, const double **tv,
 		    char *err, size_t errlen);
+/* The points evaluated so far (the cache's keys, one whole number per free constant). */
+unsigned ilab_calib_cache_nr(const struct ilab_calib_set *set);
+const long long *ilab_calib_cache_key(const struct ilab_calib_set *set, unsigned i);
 /* Term i's residual log(model / measured) for model value v (one-sided for gt/lt). */
 double ilab_calib_residual(const struct ilab_calib_term *t, double v);
 /* An effect's shortfall of direction for model ratio v: how far log(v) falls short of the
@@ -213,6 +216,56 @@ int ilab_calib_crossval(struct ilab_calib_set *set, uint64_t seed, unsigned star
 			unsigned max_evals, unsigned folds, struct ilab_calib_cv *cv, char *err,
 			size_t errlen);
 void ilab_calib_cv_free(struct ilab_calib_cv *cv);
+/* The cross-validation as separate folds (a Slurm array runs one each; fold_file.c keeps
+ * their results): fold 0 is the fit of the whole set with its analysis (the caller's), folds
+ * 1..E leave out experiment k-1 (E = nr_exp when there are two or more, else 0), then the K
+ * case folds. ilab_calib_crossval runs folds 1.. in turn and assembles them. */
+unsigned ilab_calib_cv_nr_folds(const struct ilab_calib_set *set, unsigned folds);
+/* "seed000-cmdsync left out", "case fold 1 of 3", ...; -EINVAL past the last fold. */
+int ilab_calib_cv_fold_name(const struct ilab_calib_set *set, unsigned folds, unsigned k,
+			    char *buf, size_t len);
+/* Fold k >= 1: pred[i] the left-out term i's model value at that fold's fit, NAN for the
+ * terms it kept; pinned the constants held at their prior ("a=87, b=3"). */
+int ilab_calib_cv_fold(struct ilab_calib_set *set, unsigned folds, unsigned k, uint64_t seed,
+		       unsigned starts, unsigned max_evals, double *pred, char *pinned,
+		       size_t plen, char *err, size_t errlen);
+/* The cross-validation from folds 1..N-1's predictions and pinned lists (pred[k - 1] is fold
+ * k's), in fold order. */
+int ilab_calib_cv_assemble(const struct ilab_calib_set *set, unsigned folds,
+			   const double *const *pred, const char *const *pinned,
+			   struct ilab_calib_cv *cv, char *err, size_t errlen);
+
+/* ---- fold_file.c: the cross-validation's folds run apart (a Slurm array) and merged ---- */
+struct ilab_calib_fold_id { /* the options a fold's result depends on, beside the set */
+	uint64_t seed;
+	unsigned starts, max_evals, folds;
+};
+struct ilab_calib_fold_result {
+	struct ilab_calib_fit fit;   /* fold 0: the fit of the whole set */
+	struct ilab_calib_sens sens; /* fold 0: its analysis */
+	double *values;              /* fold 0: the model's values at the fit; fold k: the
+				      * left-out terms' predictions (NAN for the others) */
+	char pinned[256];            /* fold k: constants held at their prior */
+};
+struct ilab_calib_merged {
+	struct ilab_calib_fold_result whole; /* fold 0 (values malloc'd) */
+	struct ilab_calib_cv cv;
+};
+/* <dir>/calibrate-<profile>-fold-<k>.json */
+void ilab_calib_fold_path(const char *dir, const char *profile, unsigned k, char *buf,
+			  size_t len);
+/* Fold k's result file: the result, the points evaluated (the set's cache) and what it ran
+ * on. */
+struct json_t *ilab_calib_fold_json(const struct ilab_calib_set *set,
+				    const struct ilab_calib_fold_id *id, unsigned k,
+				    const struct ilab_calib_fold_result *res);
+/* Every fold file of dir for this set and options, merged: fold 0's fit, analysis and values,
+ * the cross-validation assembled as one run does, and set->nr_evals the distinct points
+ * evaluated over all folds (one run's shared cache). -EINVAL with err (one line) for a
+ * missing, duplicate, unreadable or mismatched fold. */
+int ilab_calib_fold_merge(struct ilab_calib_set *set, const struct ilab_calib_fold_id *id,
+			  const char *dir, struct ilab_calib_merged *m, char *err, size_t errlen);
+void ilab_calib_merged_free(struct ilab_calib_merged *m);
 
 /* ---- profile_out.c ---- */
 /* The set's profile text with each free constant's value replaced in place by theta's (its
@@ -303,6 +356,9 @@ int ilab_calib_import_core_to_core(const char *path, FILE *out, char *err, size_
 int ilab_calib_set_add_scenario(struct ilab_calib_set *set, struct ilab_scenario *s);
 
 /* ---- record.c ---- */
+/* git's tree hash of the source tree (12 digits, "+changes" when the work tree differs),
+ * "unknown" outside a checkout. */
+void ilab_calib_source_tree(char *buf, size_t len);
 /* X.yaml -> X.calibration.json: where a profile's calibration record is. */
 void ilab_calib_record_path(const char *profile, char *buf, size_t len);
 /* The record of this fit (its set, the cross-validation when r->cv, the source tree). */

@@ -90,72 +90,135 @@ static void score(const struct ilab_calib_set *set, const double *pred, unsigned
 	free(v);
 }
 
-int ilab_calib_crossval(struct ilab_calib_set *set, uint64_t seed, unsigned starts,
-			unsigned max_evals, unsigned folds, struct ilab_calib_cv *cv, char *err, size_t errlen)
+unsigned ilab_calib_cv_nr_folds(const struct ilab_calib_set *set, unsigned folds)
 {
-	unsigned n = set->nr_terms;
+	return 1 + (set->nr_exp > 1 ? set->nr_exp : 0) + folds;
+}
+
+int ilab_calib_cv_fold_name(const struct ilab_calib_set *set, unsigned folds, unsigned k,
+			    char *buf, size_t len)
+{
+	unsigned loeo = set->nr_exp > 1 ? set->nr_exp : 0;
+
+	if (k >= ilab_calib_cv_nr_folds(set, folds))
+		return -EINVAL;
+	if (k == 0)
+		snprintf(buf, len, "the whole set (the fit and its analysis)");
+	else if (k <= loeo)
+		snprintf(buf, len, "%s left out", set->exp[k - 1]->name);
+	else
+		snprintf(buf, len, "case fold %u of %u", k - 1 - loeo, folds);
+	return 0;
+}
+
+int ilab_calib_cv_fold(struct ilab_calib_set *set, unsigned folds, unsigned k, uint64_t seed,
+		       unsigned starts, unsigned max_evals, double *pred, char *pinned,
+		       size_t plen, char *err, size_t errlen)
+{
+	unsigned n = set->nr_terms, loeo = set->nr_exp > 1 ? set->nr_exp : 0;
 	bool *out = calloc(n + 1, sizeof(*out));
-	double *loeo = malloc((n + 1) * sizeof(*loeo)), *fold = malloc((n + 1) * sizeof(*fold));
 	double theta0[ILAB_CALIB_MAX_FREE];
+	int rc;
+
+	if (!out)
+		return ilab_errf(err, errlen, -ENOMEM, "out of memory");
+	for (unsigned j = 0; j < set->nr_free; j++)
+		theta0[j] = round(fmin(fmax(set->free[j].prior, set->free[j].min), set->free[j].max));
+	for (unsigned i = 0; i < n; i++) {
+		const struct ilab_calib_term *t = &set->terms[i];
+		unsigned f = k - 1 - loeo;
+
+		pred[i] = NAN;
+		out[i] = k <= loeo ? t->exp == k - 1 : t->c % folds == f || t->from % folds == f;
+	}
+	rc = fit_without(set, out, theta0, seed, starts, max_evals, pred, pinned, plen, err,
+			 errlen);
+	free(out);
+	return rc;
+}
+
+int ilab_calib_cv_assemble(const struct ilab_calib_set *set, unsigned folds,
+			   const double *const *pred, const char *const *pinned,
+			   struct ilab_calib_cv *cv, char *err, size_t errlen)
+{
+	unsigned n = set->nr_terms, loeo = set->nr_exp > 1 ? set->nr_exp : 0;
+	double *lo = malloc((n + 1) * sizeof(*lo)), *fold = malloc((n + 1) * sizeof(*fold));
 	int rc = 0;
 
 	memset(cv, 0, sizeof(*cv));
 	cv->oos = malloc((n + 1) * sizeof(*cv->oos));
 	cv->oos_loeo = calloc(n + 1, sizeof(*cv->oos_loeo));
-	if (!out || !loeo || !fold || !cv->oos || !cv->oos_loeo) {
-		rc = -ENOMEM;
+	if (!lo || !fold || !cv->oos || !cv->oos_loeo) {
+		rc = ilab_errf(err, errlen, -ENOMEM, "out of memory");
+		ilab_calib_cv_free(cv);
 		goto done;
 	}
-	for (unsigned i = 0; i < n; i++)
-		loeo[i] = fold[i] = NAN;
-	for (unsigned j = 0; j < set->nr_free; j++)
-		theta0[j] = round(fmin(fmax(set->free[j].prior, set->free[j].min), set->free[j].max));
+	/* in fold order: an effect left out by two case folds keeps the later's value, as
+	 * one process running them in turn did (effects have no out-of-sample figure) */
+	for (unsigned i = 0; i < n; i++) {
+		lo[i] = fold[i] = NAN;
+		for (unsigned k = 0; k < loeo; k++)
+			if (!isnan(pred[k][i]))
+				lo[i] = pred[k][i];
+		for (unsigned f = 0; f < folds; f++)
+			if (!isnan(pred[loeo + f][i]))
+				fold[i] = pred[loeo + f][i];
+	}
 	cv->nr = set->nr_exp;
-	for (unsigned e = 0; !rc && e < set->nr_exp; e++) {
-		struct ilab_calib_cv_exp *x = &cv->e[e];
-
-		x->exp = e;
-		x->loeo = set->nr_exp > 1;
-		if (!x->loeo)
-			break;
-		for (unsigned i = 0; i < n; i++)
-			out[i] = set->terms[i].exp == e;
-		rc = fit_without(set, out, theta0, seed, starts, max_evals, loeo, x->pinned_only,
-				 sizeof(x->pinned_only), err, errlen);
-	}
 	cv->folds = folds;
-	for (unsigned f = 0; !rc && f < folds; f++) {
-		char pinned[256];
-
-		for (unsigned i = 0; i < n; i++)
-			out[i] = set->terms[i].c % folds == f || set->terms[i].from % folds == f;
-		rc = fit_without(set, out, theta0, seed, starts, max_evals, fold, pinned, sizeof(pinned),
-				 err, errlen);
-	}
-	if (rc)
-		goto done;
+	for (unsigned e = 0; e < loeo; e++)
+		snprintf(cv->e[e].pinned_only, sizeof(cv->e[e].pinned_only), "%s", pinned[e]);
 	score(set, fold, ~0u, &cv->fold_figures, &cv->fold_within, &cv->fold_median_abs_log);
 	for (unsigned e = 0; e < set->nr_exp; e++) {
 		struct ilab_calib_cv_exp *x = &cv->e[e];
 
 		x->exp = e;
 		x->loeo = set->nr_exp > 1;
-		score(set, x->loeo ? loeo : fold, e, &x->figures, &x->within, &x->median_abs_log);
+		score(set, x->loeo ? lo : fold, e, &x->figures, &x->within, &x->median_abs_log);
 	}
 	for (unsigned i = 0; i < n; i++) {
-		bool l = set->terms[i].kind == ILAB_CALIB_FIGURE && !isnan(loeo[i]);
+		bool l = set->terms[i].kind == ILAB_CALIB_FIGURE && !isnan(lo[i]);
 
-		cv->oos[i] = set->terms[i].kind != ILAB_CALIB_FIGURE ? NAN : l ? loeo[i] : fold[i];
+		cv->oos[i] = set->terms[i].kind != ILAB_CALIB_FIGURE ? NAN : l ? lo[i] : fold[i];
 		cv->oos_loeo[i] = l;
 	}
 done:
-	free(out);
-	free(loeo);
+	free(lo);
 	free(fold);
-	if (rc == -ENOMEM)
-		ilab_errf(err, errlen, rc, "out of memory");
-	if (rc)
-		ilab_calib_cv_free(cv);
+	return rc;
+}
+
+int ilab_calib_crossval(struct ilab_calib_set *set, uint64_t seed, unsigned starts,
+			unsigned max_evals, unsigned folds, struct ilab_calib_cv *cv, char *err,
+			size_t errlen)
+{
+	unsigned nf = ilab_calib_cv_nr_folds(set, folds) - 1, n = set->nr_terms;
+	double **pred = calloc(nf + 1, sizeof(*pred));
+	char (*pinned)[256] = calloc(nf + 1, sizeof(*pinned));
+	const char **pp = calloc(nf + 1, sizeof(*pp));
+	int rc = 0;
+
+	memset(cv, 0, sizeof(*cv));
+	if (!pred || !pinned || !pp)
+		rc = ilab_errf(err, errlen, -ENOMEM, "out of memory");
+	/* folds 1.. in turn, as an array of single folds would run them (the fit of the whole
+	 * set, fold 0, is the caller's) */
+	for (unsigned k = 0; !rc && k < nf; k++) {
+		pred[k] = malloc((n + 1) * sizeof(**pred));
+		pp[k] = pinned[k];
+		rc = pred[k] ? ilab_calib_cv_fold(set, folds, k + 1, seed, starts, max_evals,
+						   pred[k], pinned[k], sizeof(pinned[k]), err,
+						   errlen)
+			     : ilab_errf(err, errlen, -ENOMEM, "out of memory");
+	}
+	if (!rc)
+		rc = ilab_calib_cv_assemble(set, folds, (const double *const *)pred, pp, cv, err,
+					    errlen);
+	for (unsigned k = 0; pred && k < nf; k++)
+		free(pred[k]);
+	free(pred);
+	free(pinned);
+	free(pp);
 	return rc;
 }
 

@@ -56,6 +56,16 @@ static double *lookup(const struct ilab_calib_set *set, const long long *iv)
 	return NULL;
 }
 
+unsigned ilab_calib_cache_nr(const struct ilab_calib_set *set)
+{
+	return set->cache ? set->cache->nr : 0;
+}
+
+const long long *ilab_calib_cache_key(const struct ilab_calib_set *set, unsigned i)
+{
+	return set->cache->e[i].iv;
+}
+
 static int insert(struct ilab_calib_set *set, const long long *iv, double *tv)
 {
 	struct ilab_calib_cache *c = set->cache;

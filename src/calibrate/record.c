@@ -33,7 +33,7 @@ void ilab_calib_record_path(const char *profile, char *buf, size_t len)
 
 /* The source tree the figures came from: git's tree hash of HEAD, "+changes" when the work
  * tree differs from it; "unknown" outside a git checkout. */
-static void source_tree(char *buf, size_t len)
+void ilab_calib_source_tree(char *buf, size_t len)
 {
 	char cmd[sizeof(ILAB_SRCDIR) + 128], line[64] = "";
 	FILE *p;
@@ -60,7 +60,7 @@ json_t *ilab_calib_record_json(const struct ilab_calib_report *r)
 	json_t *doc = json_object(), *exps = json_array();
 	char tree[64];
 
-	source_tree(tree, sizeof(tree));
+	ilab_calib_source_tree(tree, sizeof(tree));
 	for (unsigned e = 0; e < set->nr_exp; e++) {
 		json_t *o = json_pack("{s:s, s:b}", "name", set->exp[e]->name, "in_sample", 1);
 
