@@ -287,18 +287,24 @@ static void text_line(const char *id, double a, double b, uint64_t bytes, const 
 	printf("[%s] %6.2f-%-6.2f sec  %s  %s/sec                  %s\n", id, a, b, tr, bw, tail);
 }
 
+/* iperf3's opening lines: the control connection, then one line per stream's socket. */
+static void print_connected(const struct ip_opts *o)
+{
+	printf("Connecting to host %s, port %u\n", o->host, o->port);
+	if (o->reverse)
+		printf("Reverse mode, remote host %s is sending\n", o->host);
+	for (unsigned q = 0; q < o->cfg.queues; q++)
+		printf("[%3u] local 0.0.0.0 port %u connected to %s port %u\n",
+		       IPERF3_FIRST_SOCKET + 2 * q, 40000 + q, o->host, o->port);
+}
+
 static void print_text(const struct ip_run *x, const struct ilab_nic_env_info *in)
 {
 	const struct ip_opts *o = x->o;
 	unsigned nq = o->cfg.queues;
 	char id[8];
 
-	printf("Connecting to host %s, port %u\n", o->host, o->port);
-	if (o->reverse)
-		printf("Reverse mode, remote host %s is sending\n", o->host);
-	for (unsigned q = 0; q < nq; q++)
-		printf("[%3u] local 0.0.0.0 port %u connected to %s port %u\n",
-		       IPERF3_FIRST_SOCKET + 2 * q, 40000 + q, o->host, o->port);
+	print_connected(o);
 	printf("[ ID] Interval           Transfer     Bitrate\n");
 	for (unsigned i = 0; i < x->nint; i++) {
 		double a = i * (o->interval_ns / 1e9), b = interval_end(x, i);
@@ -476,10 +482,7 @@ static void print_text_udp(const struct ip_run *x, const struct ilab_nic_env_inf
 	double jitter = 0;
 	char id[8];
 
-	printf("Connecting to host %s, port %u\n", o->host, o->port);
-	for (unsigned q = 0; q < nq; q++)
-		printf("[%3u] local 0.0.0.0 port %u connected to %s port %u\n",
-		       IPERF3_FIRST_SOCKET + 2 * q, 40000 + q, o->host, o->port);
+	print_connected(o);
 	printf("[ ID] Interval           Transfer     Bitrate         Total Datagrams\n");
 	for (unsigned i = 0; i < x->nint; i++) {
 		double a = i * (o->interval_ns / 1e9), b = interval_end(x, i);
