@@ -11,18 +11,7 @@ set -u
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
 . "$SRC/tests/support/cli_lib.sh" # fail, bad
-skip() { echo "SKIPPED: Slurm not installable here ($*)"; exit 77; }
-
-if ! command -v sinfo >/dev/null || [ -z "$(sinfo -h -N -t idle,mix,alloc -o %N 2>/dev/null)" ]; then
-	[ "${ILAB_SLURM_INSTALL:-0}" = 1 ] ||
-		skip "no Slurm node answers sinfo; scripts/slurm/install-single-node.sh starts one, or set ILAB_SLURM_INSTALL=1"
-	why=$("$SRC/scripts/slurm/install-single-node.sh" 2>&1 >/dev/null) ||
-		skip "${why#install-single-node: not installable: }"
-fi
-TMP=$(mktemp -d)
-jobs=()
-trap '[ ${#jobs[@]} -gt 0 ] && scancel "${jobs[@]}" 2>/dev/null; rm -rf "$TMP"' EXIT
-cd "$TMP" || exit 1
+. "$SRC/tests/support/slurm_lib.sh" # skip, TMP, jobs
 sed '/^free:$/,$d' "$SRC/profiles/kunpeng920.yaml" >k.yaml
 ARGS=(k.yaml 000 002 --quick --case cma-pernuma --case t1-g256-map_pages --case t1-g256-per-page
       --starts 1 --max-evals 20 --free smmu.sync_ns=10:2000 --free smmu.tlbi_ns=5:500
