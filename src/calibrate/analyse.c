@@ -1,8 +1,8 @@
 /* analyse.c — what a fit's set says about each constant. Each free constant is moved to x0.9
- * and x1.1 of its fitted value (rounded; +-1 where rounding would not move it): the
- * objective's change is its sensitivity, and the change of each active term's log-value over
- * the change of the log-constant is a column of the Jacobian J (d log figure / d log
- * constant). The set cannot separate constants when
+ * and x1.1 of its fitted value (rounded; +-1 where rounding would not move it; within its
+ * bounds): the objective's change is its sensitivity, and the change of each active term's
+ * log-value over the change of the log-constant is a column of the Jacobian J (d log figure
+ * / d log constant). The set cannot separate constants when
  *   - no term responds to one (max |J_ij| < 0.01: +-10 % moves no figure by 0.1 %);
  *   - two columns are near-collinear (|cos| > 0.99): every figure moves with both in the same
  *     proportion, so only a combination of the two is pinned (seed 000's local CMD_SYNC wait
@@ -186,6 +186,14 @@ int ilab_calib_analyse(struct ilab_calib_set *set, const double *theta, double f
 			lo[j] = theta[j] - 1;
 		if (hi[j] <= theta[j])
 			hi[j] = theta[j] + 1;
+		/* never outside the constant's bounds: they lie within what the profile loader
+		 * and the model accept, which x1.1 of a value at its bound need not (a fitted
+		 * nic.ats_outstanding of 15 probed at 17 ran out of simulated agents); at a
+		 * bound the probe is one-sided */
+		if (lo[j] < set->free[j].min)
+			lo[j] = set->free[j].min;
+		if (hi[j] > set->free[j].max)
+			hi[j] = set->free[j].max;
 		if (lo[j] < 1)
 			lo[j] = 1;
 		dl = log(hi[j] / lo[j]);

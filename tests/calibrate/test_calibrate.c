@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -129,6 +130,48 @@ static void test_inseparable_reported(void **state)
 	ilab_calib_set_free(set);
 }
 
+/* The analysis probes x0.9 and x1.1 of each fitted value, but never outside its bounds: a
+ * value fitted at its upper bound is probed below it only (bounds lie within what the model
+ * accepts; a probe above them once asked for more simulated agents than there are). */
+static void test_probe_within_bounds(void **state)
+{
+	static const char *const scn[] = { "000" };
+	static const char *const cases[] = { "cma-pernuma" };
+	static const char *const frees[] = { "smmu.sync_ns=10:100" };
+	struct ilab_calib_set *set = open_set(scn, 1, cases, 1, frees, 1);
+	struct ilab_calib_sens sens;
+	double theta[] = { 100 };
+	const double *tv;
+	char err[2048], line[512];
+	unsigned evals = 0;
+	FILE *log = tmpfile();
+
+	(void)state;
+	assert_non_null(log);
+	set->progress = log;
+	if (ilab_calib_eval(set, theta, &tv, err, sizeof(err)))
+		fail_msg("eval: %s", err);
+	if (ilab_calib_analyse(set, theta, ilab_calib_objective(set, tv), &sens, err,
+			       sizeof(err)))
+		fail_msg("analyse: %s", err);
+	rewind(log);
+	while (fgets(line, sizeof(line), log)) {
+		const char *v = strstr(line, "smmu.sync_ns=");
+		long long x;
+
+		if (!v)
+			continue;
+		x = atoll(v + strlen("smmu.sync_ns="));
+		printf("# evaluated smmu.sync_ns=%lld\n", x);
+		assert_true(x >= 10 && x <= 100);
+		evals++;
+	}
+	assert_int_equal(evals, 2); /* the fitted point and the one probe below it */
+	fclose(log);
+	set->progress = NULL;
+	ilab_calib_set_free(set);
+}
+
 /* Truncated to 0.1 us, as dma_map_benchmark prints and `iommulab run` compares. */
 static double trunc01(double us)
 {
@@ -203,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_direction_kept),
 		cmocka_unit_test(test_inseparable_reported),
 		cmocka_unit_test(test_planted_recovered),
+		cmocka_unit_test(test_probe_within_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
