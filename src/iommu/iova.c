@@ -65,7 +65,10 @@ static inline struct ilab_iova *to_iova(struct ilab_rb_node *n)
  * if another CPU wrote it last (an insert or erase there), memory on a first fill. One line
  * per node: Linux's iova kmem_cache is SLAB_HWCACHE_ALIGN. The instructions and the writes of
  * insert/erase stay in compute.iova_rbtree_ns; what grows with the tree and with its
- * fragmentation is the number of nodes visited. No-op natively. */
+ * fragmentation is the number of nodes visited. No-op natively. Nodes come from
+ * plat_zalloc_array (line-aligned, and fresh to the simulator): a node must not inherit the
+ * line state of whatever host object malloc last put at its address, or its first access
+ * would cost what the heap's history makes it and figures would change between runs. */
 static inline void visit_node(const struct ilab_rb_node *n)
 {
 	plat_mem_touch(n, 1, false);
@@ -276,7 +279,7 @@ struct ilab_iova *ilab_alloc_iova(struct ilab_iova_domain *iovad, uint64_t size_
 		return NULL;
 	if (limit_pfn >= IOVA_ANCHOR - 1)
 		limit_pfn = IOVA_ANCHOR - 2;
-	new = malloc(sizeof(*new));
+	new = plat_zalloc_array(1, sizeof(*new)); /* line-aligned and fresh: iova kmem_cache */
 	if (!new)
 		return NULL;
 	plat_spin_lock(&iovad->iova_rbtree_lock);
@@ -347,7 +350,7 @@ int ilab_reserve_iova(struct ilab_iova_domain *iovad, uint64_t pfn_lo, uint64_t 
 
 	if (!iovad || pfn_lo > pfn_hi || pfn_hi >= IOVA_ANCHOR)
 		return -EINVAL;
-	iova = malloc(sizeof(*iova));
+	iova = plat_zalloc_array(1, sizeof(*iova));
 	if (!iova)
 		return -ENOMEM;
 	iova->pfn_lo = pfn_lo;
