@@ -413,7 +413,7 @@ static void test_fq_iova_options_scenario(void **state)
 
 /* The depot collapse (issue 32 item 2, not a built-in): after the first shared flush the list
  * depot's maps get faster the longer the run, the fixed depot's stay on the tree. Ratios only:
- * the cases after the first vary by a few per cent between runs (docs/iova.md). */
+ * the cases after the first vary slightly between runs (docs/iova.md). */
 static double pair_ns(const struct ilab_scenario_result *r, const struct ilab_scenario *s,
 		      const char *label)
 {
