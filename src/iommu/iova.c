@@ -60,6 +60,20 @@ static inline struct ilab_iova *to_iova(struct ilab_rb_node *n)
 	return ilab_rb_entry(n, struct ilab_iova, node);
 }
 
+/* Simulation: the walk's one dependent load of a tree node (its pfns and links), charged from
+ * where the node's line is: a hit if this CPU read it since anyone last wrote it, a transfer
+ * if another CPU wrote it last (an insert or erase there), memory on a first fill. One line
+ * per node: Linux's iova kmem_cache is SLAB_HWCACHE_ALIGN. The instructions and the writes of
+ * insert/erase stay in compute.iova_rbtree_ns; what grows with the tree and with its
+ * fragmentation is the number of nodes visited. No-op natively. Nodes come from
+ * plat_zalloc_array (line-aligned, and fresh to the simulator): a node must not inherit the
+ * line state of whatever host object malloc last put at its address, or its first access
+ * would cost what the heap's history makes it and figures would change between runs. */
+static inline void visit_node(const struct ilab_rb_node *n)
+{
+	plat_mem_touch(n, 1, false);
+}
+
 static unsigned fls64_(uint64_t x)
 {
 	return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
@@ -125,6 +139,7 @@ static bool iova_insert_rbtree(struct ilab_rb_root *root, struct ilab_iova *iova
 	while (*link) {
 		struct ilab_iova *this = to_iova(*link);
 
+		visit_node(*link);
 		parent = *link;
 		if (iova->pfn_lo < this->pfn_lo)
 			link = &(*link)->left;
@@ -145,6 +160,7 @@ static struct ilab_rb_node *iova_find_limit(struct ilab_iova_domain *iovad, uint
 	struct ilab_rb_node *n = iovad->rbroot.node, *best = &iovad->anchor.node;
 
 	while (n) {
+		visit_node(n);
 		if (to_iova(n)->pfn_lo >= limit_pfn) {
 			best = n;
 			n = n->left;
@@ -178,6 +194,7 @@ static struct ilab_iova *private_find_iova(struct ilab_iova_domain *iovad, uint6
 	while (n) {
 		struct ilab_iova *iova = to_iova(n);
 
+		visit_node(n);
 		if (pfn < iova->pfn_lo)
 			n = n->left;
 		else if (pfn > iova->pfn_hi)
@@ -207,6 +224,7 @@ static int alloc_and_insert_iova_range(struct ilab_iova_domain *iovad, uint64_t 
 
 	plat_charge(PLAT_CHARGE_IOVA_RBTREE); /* simulation: the search and insert, lock held */
 	curr = get_cached_rbnode(iovad, limit_pfn);
+	visit_node(curr);
 	curr_iova = to_iova(curr);
 	retry_pfn = curr_iova->pfn_hi;
 
@@ -218,6 +236,8 @@ retry:
 		prev = curr;
 		curr = ilab_rb_prev(curr);
 		curr_iova = curr ? to_iova(curr) : NULL;
+		if (curr)
+			visit_node(curr); /* each range passed: linear below a fragmented cache */
 	} while (curr && new_pfn <= curr_iova->pfn_hi && new_pfn >= low_pfn);
 
 	if (high_pfn < size || new_pfn < low_pfn) {
@@ -237,6 +257,7 @@ retry:
 	new->pfn_lo = new_pfn;
 	new->pfn_hi = new_pfn + size - 1;
 	new->cached = false;
+	plat_mem_touch(new, 1, true); /* simulation: the new node's line is this CPU's */
 	iova_insert_rbtree(&iovad->rbroot, new);
 	cached_rbnode_insert_update(iovad, new);
 	return 0;
@@ -258,7 +279,7 @@ struct ilab_iova *ilab_alloc_iova(struct ilab_iova_domain *iovad, uint64_t size_
 		return NULL;
 	if (limit_pfn >= IOVA_ANCHOR - 1)
 		limit_pfn = IOVA_ANCHOR - 2;
-	new = malloc(sizeof(*new));
+	new = plat_zalloc_array(1, sizeof(*new)); /* line-aligned and fresh: iova kmem_cache */
 	if (!new)
 		return NULL;
 	plat_spin_lock(&iovad->iova_rbtree_lock);
@@ -329,7 +350,7 @@ int ilab_reserve_iova(struct ilab_iova_domain *iovad, uint64_t pfn_lo, uint64_t 
 
 	if (!iovad || pfn_lo > pfn_hi || pfn_hi >= IOVA_ANCHOR)
 		return -EINVAL;
-	iova = malloc(sizeof(*iova));
+	iova = plat_zalloc_array(1, sizeof(*iova));
 	if (!iova)
 		return -ENOMEM;
 	iova->pfn_lo = pfn_lo;

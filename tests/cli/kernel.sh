@@ -48,13 +48,15 @@ pair map_pages DIFFER 5.14 5.15 -t 1 -n 2 -g 16 --iterations 300
 pair map_pages-given SAME 5.14 5.15 -t 1 -n 2 -g 16 --iterations 300 --map-pages on
 pair mag_size DIFFER 5.19 6.0 --mode lazy -t 32 -n -1 --iterations 5000
 pair sac_latch SAME 6.4 6.5 $STRICT16 # the 32-bit space never runs out here
-pair depot DIFFER 6.6 6.7 --mode lazy -t 64 -n -1 --iterations 3000
+# one shared flush queue frees thousands of IOVAs on one CPU: the fixed depot overflows
+# (scenarios/options/iova-depot-collapse.yaml); per-CPU queues, as here before, no longer do
+pair depot DIFFER 6.6 6.7 --mode lazy --fq single -t 16 -n -1 --iterations 3000
 pair fq_kind SAME 6.6 6.7 --mode lazy -t 32 -n -1 --iterations 2000 # depot too, unseen here
 pair ste_writer SAME 6.8 6.9 $STRICT16 # set-up only
 pair split SAME 6.12 6.13 $STRICT16    # dma-iommu never unmaps part of a block
 pair fair_lock SAME 6.19 7.0 $STRICT16 # starves only near a full queue (test_smmuv3_drv_cmdq_fair)
 # the bench switches win over the kernel's
-pair depot-given SAME 6.6 6.7 --mode lazy -t 64 -n -1 --iterations 3000 --iova-depot list
+pair depot-given SAME 6.6 6.7 --mode lazy --fq single -t 16 -n -1 --iterations 3000 --iova-depot list
 out=$("$BIN" bench --engine sim --kernel 6.19 -t 1 --iterations 10 --json)
 echo "$out" | grep -q '"cmdq_lock": "shared"' || bad "bench --kernel 6.19: not the old cmdq lock"
 out=$("$BIN" bench --engine sim -t 1 --iterations 10 --json)
