@@ -228,7 +228,7 @@ static int run_batch(struct fio_cli *o, struct fio_run *run, unsigned first, uns
 
 static void merge_result(struct fio_report *to, const struct ilab_nvme_job_result *r)
 {
-	for (unsigned d = 0; d < 2; d++) {
+	for (unsigned d = 0; d < ILAB_FIO_DDIRS; d++) {
 		struct ilab_nvme_dir_result *t = &to->r.dir[d];
 
 		ilab_lat_hist_merge(&t->slat, &r->dir[d].slat);
@@ -265,7 +265,7 @@ static unsigned build_reports(const struct fio_run *run, struct ilab_nvme_job_re
 		for (unsigned k = 0; k < j->cfg.numjobs; k++) {
 			if (n && j->group_reporting && reps[n - 1].groupid == j->groupid) {
 				merge_result(&reps[n - 1], &jr[i][k]);
-				for (unsigned d = 0; d < 2; d++)
+				for (unsigned d = 0; d < ILAB_FIO_DDIRS; d++)
 					reps[n - 1].does[d] |= ilab_fio_rw_does(j->cfg.rw, d);
 				continue;
 			}
@@ -274,7 +274,8 @@ static unsigned build_reports(const struct fio_run *run, struct ilab_nvme_job_re
 						       .groupid = j->groupid,
 						       .error = jr[i][k].errors ? EIO : 0,
 						       .does = { ilab_fio_rw_does(j->cfg.rw, 0),
-								 ilab_fio_rw_does(j->cfg.rw, 1) } };
+								 ilab_fio_rw_does(j->cfg.rw, 1),
+								 ilab_fio_rw_does(j->cfg.rw, 2) } };
 			n++;
 		}
 	}

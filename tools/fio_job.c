@@ -464,11 +464,12 @@ static int apply(struct fio_job *j, const char *key, const char *v, const char *
 				   "adding to at most 100), per direction read,write,trim; sizes "
 				   "multiples of 512 up to 2m (4k/10:64k/50:32k/40)");
 	} else if (!strcmp(key, "rw") || !strcmp(key, "readwrite")) {
-		if (v && (strstr(v, "trim")))
-			return BAD("'%s': the drive model has no Dataset Management (trim) command");
+		if (v && !strcmp(v, "trimwrite"))
+			return BAD("'%s': the model does not run fio's trim-then-write pairs; trim "
+				   "and randtrim it does");
 		if (set_rw(j, v))
 			return BAD("'%s': the model runs randread, randwrite, read, write, rw "
-				   "(readwrite) and randrw");
+				   "(readwrite), randrw, trim and randtrim");
 	} else if (!strcmp(key, "rwmixread") || !strcmp(key, "rwmixwrite")) {
 		if (get_count(v, 0, 100, &x))
 			return BAD("'%s' must be a percentage, 0..100");
@@ -586,8 +587,11 @@ static void finish_bs(struct fio_job *j)
 									      : j->bs_hi[d];
 			}
 		}
-		if (d == 2)
+		if (d == 2) { /* the model's trims are all bs bytes: the trim part's */
+			if (ilab_fio_rw_is_trim(c->rw))
+				c->bs = j->bs_hi[2];
 			break;
+		}
 		c->bs_dist[d] = (struct ilab_nvme_bs_dist){ .min = j->bs_lo[d],
 							    .max = j->bs_hi[d],
 							    .nsplit = b->nsplit };
@@ -626,6 +630,9 @@ static int finish(struct fio_job *j, const char *name)
 	int ret;
 
 	finish_bs(j);
+	if (ilab_fio_rw_is_trim(c->rw) && j->bs_lo[2] != j->bs_hi[2])
+		return usage(NULL, "job '%s': trims of varying sizes (bsrange, bssplit) are not "
+			     "modelled: give the trim part one size%s", name, "");
 	ret = finish_cpus(j, name);
 	if (ret)
 		return ret < 0 ? usage(NULL, "out of memory%s%s", "", "") : ret;

@@ -52,15 +52,16 @@ static json_t *stat_obj(const struct ilab_lat_hist *h, const struct fio_job *j, 
 	return o;
 }
 
-/* Direction d's figures (d 2, trim: none); active: the direction ran in the window. */
+/* Direction d's figures (fio's DDIR_READ, DDIR_WRITE, DDIR_TRIM); active: the direction ran
+ * in the window. */
 static const struct ilab_nvme_dir_result *dir_of(const struct fio_report *rep, unsigned d,
 						 bool *active)
 {
-	static const struct ilab_nvme_dir_result none;
-
-	*active = d < 2 && rep->does[d];
-	return d < 2 ? &rep->r.dir[d] : &none;
+	*active = rep->does[d];
+	return &rep->r.dir[d];
 }
+
+static const char *const ddir_name[ILAB_FIO_DDIRS] = { "read", "write", "trim" };
 
 static json_t *dir_obj(const struct fio_report *rep, unsigned d, bool plus)
 {
@@ -115,7 +116,7 @@ static void lat_buckets(const struct ilab_nvme_job_result *r, uint64_t ns[10], u
 	memset(ns, 0, 10 * sizeof(*ns));
 	memset(us, 0, 10 * sizeof(*us));
 	memset(ms, 0, 12 * sizeof(*ms));
-	for (unsigned i = 0; i < 2 * ILAB_LAT_HIST_NR; i++) {
+	for (unsigned i = 0; i < ILAB_FIO_DDIRS * ILAB_LAT_HIST_NR; i++) {
 		const struct ilab_lat_hist *h = &r->dir[i / ILAB_LAT_HIST_NR].clat;
 		uint64_t v = ilab_lat_hist_value(i % ILAB_LAT_HIST_NR), *row = ns;
 		unsigned k = 0, lim = 10;
@@ -281,7 +282,7 @@ static void print_lat_buckets(FILE *f, const struct ilab_nvme_job_result *r)
 {
 	static const char *const units[] = { "nsec", "usec", "msec" };
 	static const unsigned lim[] = { 10, 10, 12 };
-	uint64_t b[3][12], n = r->dir[0].clat.n + r->dir[1].clat.n;
+	uint64_t b[3][12], n = r->dir[0].clat.n + r->dir[1].clat.n + r->dir[2].clat.n;
 
 	lat_buckets(r, b[0], b[1], b[2]);
 	for (unsigned u = 0; u < 3; u++) {
@@ -324,9 +325,9 @@ static void print_dir(FILE *f, const struct fio_report *rep, unsigned d)
 	iec(bw, sizeof(bw), bps);
 	si(bws, sizeof(bws), bps);
 	iec(io, sizeof(io), (double)r->bytes);
-	fprintf(f, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%llumsec)%s\n", d ? "write" : "read", n, bw,
+	fprintf(f, "  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%llumsec)%s\n", ddir_name[d], n, bw,
 		bws, io, (unsigned long long)runtime_ms(rep->window_ns),
-		d ? "; 0 zone resets" : "");
+		d == 1 ? "; 0 zone resets" : "");
 	if (!j->sync_engine)
 		print_stat(f, "slat", &r->slat);
 	print_stat(f, "clat", &r->clat);
@@ -344,7 +345,7 @@ static void print_job(FILE *f, const struct fio_report *rep, const char *date)
 
 	fprintf(f, "%s: (groupid=%u, jobs=%u): err=%2d: pid=0: %s\n", j->sec->name, rep->groupid,
 		rep->jobs, rep->error, date);
-	for (unsigned d = 0; d < 2; d++)
+	for (unsigned d = 0; d < ILAB_FIO_DDIRS; d++)
 		if (shows_dir(rep, d))
 			print_dir(f, rep, d);
 	print_lat_buckets(f, r);
@@ -366,8 +367,9 @@ static void print_job(FILE *f, const struct fio_report *rep, const char *date)
 	for (unsigned i = 0; i < 7; i++)
 		fprintf(f, " %s=%.1f%%%s", bk[i], tc ? 100.0 * r->complete_batch[i] / tc : 0,
 			i < 6 ? "," : "\n");
-	fprintf(f, "     issued rwts: total=%llu,%llu,0,0 short=0,0,0,0 dropped=0,0,0,0\n",
-		(unsigned long long)r->dir[0].ios, (unsigned long long)r->dir[1].ios);
+	fprintf(f, "     issued rwts: total=%llu,%llu,%llu,0 short=0,0,0,0 dropped=0,0,0,0\n",
+		(unsigned long long)r->dir[0].ios, (unsigned long long)r->dir[1].ios,
+		(unsigned long long)r->dir[2].ios);
 	fprintf(f, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n\n",
 		j->iodepth_opt);
 }
@@ -375,8 +377,8 @@ static void print_job(FILE *f, const struct fio_report *rep, const char *date)
 /* fio's "Run status group N" lines of the reports of group g. */
 static void print_group(FILE *f, const struct fio_report *reps, unsigned nreps, unsigned g)
 {
-	double lo[2] = { INFINITY, INFINITY }, hi[2] = { 0, 0 }, span[2] = { 0, 0 };
-	uint64_t bytes[2] = { 0, 0 }, rlo[2] = { UINT64_MAX, UINT64_MAX }, rhi[2] = { 0, 0 };
+	double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { 0 }, span[3] = { 0 };
+	uint64_t bytes[3] = { 0 }, rlo[3] = { UINT64_MAX, UINT64_MAX, UINT64_MAX }, rhi[3] = { 0 };
 
 	for (unsigned i = 0; i < nreps; i++) {
 		const struct fio_report *rep = &reps[i];
@@ -385,7 +387,7 @@ static void print_group(FILE *f, const struct fio_report *reps, unsigned nreps, 
 
 		if (rep->groupid != g)
 			continue;
-		for (unsigned d = 0; d < 2; d++) {
+		for (unsigned d = 0; d < ILAB_FIO_DDIRS; d++) {
 			double b = s > 0 ? rep->r.dir[d].bytes / s : 0;
 
 			if (!shows_dir(rep, d))
@@ -399,7 +401,8 @@ static void print_group(FILE *f, const struct fio_report *reps, unsigned nreps, 
 		}
 	}
 	fprintf(f, "%sRun status group %u (all jobs):\n", g ? "\n" : "", g);
-	for (unsigned d = 0; d < 2; d++) {
+	for (unsigned d = 0; d < ILAB_FIO_DDIRS; d++) {
+		static const char *const up[] = { "READ", "WRITE", "TRIM" };
 		char a[32], as[32], l[32], ls[32], h[32], hs[32], io[32], ios[32];
 
 		if (!bytes[d] && rlo[d] == UINT64_MAX)
@@ -413,7 +416,7 @@ static void print_group(FILE *f, const struct fio_report *reps, unsigned nreps, 
 		iec(io, sizeof(io), (double)bytes[d]);
 		si(ios, sizeof(ios), (double)bytes[d]);
 		fprintf(f, "%7s: bw=%s/s (%s/s), %s/s-%s/s (%s/s-%s/s), io=%s (%s), "
-			"run=%llu-%llumsec\n", d ? "WRITE" : "READ", a, as, l, h, ls, hs, io, ios,
+			"run=%llu-%llumsec\n", up[d], a, as, l, h, ls, hs, io, ios,
 			(unsigned long long)rlo[d], (unsigned long long)rhi[d]);
 	}
 }
@@ -520,7 +523,7 @@ static void write_terse(FILE *f, const struct fio_report *reps, unsigned nreps)
 		for (unsigned k = 0; k < ILAB_NVME_DEPTH_BUCKETS; k++)
 			fprintf(f, ";%3.1f%%", depths ? 100.0 * r->depth[k] / depths : 0);
 		lat_buckets(r, ns, us, ms);
-		total = r->dir[0].clat.n + r->dir[1].clat.n;
+		total = r->dir[0].clat.n + r->dir[1].clat.n + r->dir[2].clat.n;
 		for (unsigned k = 0; k < 10; k++)
 			nsum += ns[k];
 		/* fio keeps the terse fields: the nsec buckets go into the first usec one */

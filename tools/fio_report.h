@@ -16,7 +16,7 @@ struct fio_report {
 	struct ilab_nvme_job_result r;  /* merged */
 	uint64_t window_ns;
 	unsigned groupid;
-	bool does[2];                   /* it holds jobs that read (write) */
+	bool does[3];                   /* it holds jobs that read (write, trim) */
 	int error;
 };
 

@@ -38,6 +38,10 @@ extern "C" {
 #define ILAB_NVME_DEFAULT_QUEUE 1024u    /* Linux nvme io_queue_depth */
 #define ILAB_NVME_OPC_WRITE 0x01
 #define ILAB_NVME_OPC_READ 0x02
+#define ILAB_NVME_OPC_DSM 0x09           /* Dataset Management (NVM command set) */
+#define ILAB_NVME_DSM_AD (1u << 2)       /* CDW11 Attribute - Deallocate */
+#define ILAB_NVME_DSM_RANGE_BYTES 16u    /* one range: attributes, NLB, SLBA */
+#define ILAB_NVME_DSM_MAX_RANGES 256u    /* CDW10 NR is 0-based, 8 bits */
 /* Completion status field (CQE DW3 bits 31:17): generic command status (SCT 0). */
 #define ILAB_NVME_SC_SUCCESS 0x00
 #define ILAB_NVME_SC_DATA_XFER_ERROR 0x04 /* the drive's DMA was aborted */
@@ -45,9 +49,12 @@ extern "C" {
 /* fio's rw= values this model runs; the mixes draw each I/O's direction (rwmixread). */
 enum ilab_fio_rw {
 	ILAB_FIO_RANDREAD = 0, ILAB_FIO_RANDWRITE, ILAB_FIO_READ, ILAB_FIO_WRITE,
-	ILAB_FIO_RW, ILAB_FIO_RANDRW
+	ILAB_FIO_RW, ILAB_FIO_RANDRW, ILAB_FIO_TRIM, ILAB_FIO_RANDTRIM
 };
-const char *ilab_fio_rw_name(enum ilab_fio_rw rw); /* "randread" ... "rw", "randrw" */
+/* fio's data directions, its DDIR_READ, DDIR_WRITE, DDIR_TRIM: the index of a job's
+ * per-direction figures. */
+#define ILAB_FIO_DDIRS 3u
+const char *ilab_fio_rw_name(enum ilab_fio_rw rw); /* "randread" ... "randrw", "trim", "randtrim" */
 /* 0 and *rw (fio's alias "readwrite" is rw), or -EINVAL for a name fio has that this model
  * does not run (or no such name). */
 int ilab_fio_rw_parse(const char *name, enum ilab_fio_rw *rw);
@@ -59,9 +66,15 @@ static inline bool ilab_fio_rw_is_mixed(enum ilab_fio_rw rw)
 {
 	return rw == ILAB_FIO_RW || rw == ILAB_FIO_RANDRW;
 }
-/* Does rw issue I/Os of direction d (0 read, 1 write)? */
+static inline bool ilab_fio_rw_is_trim(enum ilab_fio_rw rw)
+{
+	return rw == ILAB_FIO_TRIM || rw == ILAB_FIO_RANDTRIM;
+}
+/* Does rw issue I/Os of direction d (0 read, 1 write, 2 trim)? */
 static inline bool ilab_fio_rw_does(enum ilab_fio_rw rw, unsigned d)
 {
+	if (ilab_fio_rw_is_trim(rw) || d == 2)
+		return ilab_fio_rw_is_trim(rw) && d == 2;
 	return ilab_fio_rw_is_mixed(rw) || ilab_fio_rw_is_write(rw) == (d == 1);
 }
 
@@ -144,6 +157,9 @@ struct ilab_nvme_cfg {
 	/* the drive (profile nvme:) */
 	uint64_t read_latency_ns, write_latency_ns;
 	uint64_t read_iops, write_iops;  /* 0: no limit */
+	/* Dataset Management (deallocate): command slot rate and latency, needed by trim jobs
+	 * only; the range list crosses the link at write_mbps. 0 iops: no limit */
+	uint64_t trim_latency_ns, trim_iops;
 	uint64_t read_mbps, write_mbps;  /* 0: no limit */
 	/* the CPU's block stack (profile nvme:) */
 	uint64_t submit_ns, complete_ns, irq_ns;
@@ -195,7 +211,8 @@ struct ilab_nvme_job_result {
 	/* I/Os per submission round and per interrupt's CQ walk, fio's iodepth_submit and
 	 * iodepth_complete buckets: 0, 1-4, 5-8, 9-16, 17-32, 33-64, >64 */
 	uint64_t submit_batch[ILAB_NVME_DEPTH_BUCKETS], complete_batch[ILAB_NVME_DEPTH_BUCKETS];
-	struct ilab_nvme_dir_result dir[2]; /* read, write */
+	struct ilab_nvme_dir_result dir[ILAB_FIO_DDIRS]; /* read, write, trim (bytes: the
+							  * ranges' deallocated bytes) */
 };
 
 struct ilab_nvme_result {
@@ -221,6 +238,9 @@ struct ilab_nvme_result {
 	uint64_t iova_depot_max;   /* most full magazines its depot held (any class) */
 	uint64_t commands;         /* commands the drive completed (whole run) */
 	uint64_t prp_lists;        /* ... of which with a PRP list */
+	uint64_t dsm_commands;     /* ... of which Dataset Management (deallocate) */
+	uint64_t dsm_range_reads;  /* range lists the drive read by DMA */
+	uint64_t dsm_blocks;       /* 512-byte blocks those ranges deallocated */
 	uint64_t sq_wraps;         /* submission queue tails that wrapped to entry 0 */
 	uint64_t cq_wraps;         /* completion queue heads that wrapped (phase flips) */
 };

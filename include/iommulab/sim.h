@@ -78,12 +78,15 @@ struct ilab_profile_nic {
 
 /* The machine's NVMe drive and the block stack that drives it (profile "nvme:" section,
  * every NVMe device of the topology; docs/fio.md). 0 = not given; the section, when present,
- * gives every key. The device model is src/workloads/nvme.c. */
+ * gives every key but the optional trim pair. The device model is src/workloads/nvme.c. */
 struct ilab_profile_nvme {
 	uint64_t read_latency_ns;  /* one 4 KiB read, QD1, the media and controller's time */
 	uint64_t write_latency_ns; /* one 4 KiB write, QD1 */
 	uint64_t read_iops;        /* the drive's 4 KiB random read limit, all queues */
 	uint64_t write_iops;       /* ... random write */
+	uint64_t trim_latency_ns;  /* one deallocate (Dataset Management), QD1; optional: 0
+				    * and trim jobs are refused */
+	uint64_t trim_iops;        /* deallocate commands per second, all queues; optional */
 	uint64_t read_mbps;        /* data rate, device to host, MB/s (10^6 B/s) */
 	uint64_t write_mbps;       /* host to device */
 	uint64_t submit_ns;        /* CPU: fio + syscall + block layer + nvme_queue_rq, per I/O,

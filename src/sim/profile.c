@@ -622,7 +622,7 @@ static int parse_nvme_positive(struct pctx *c, const yaml_node_t *v, const char 
 	return rc ? rc : check_range(c, v, key, *(uint64_t *)dst);
 }
 
-/* nvme: every key but model (the fio workload reads them all): a missing one is an error
+/* nvme: every key but model and the trim pair (trim jobs are refused without them): a missing one is an error
  * here, not a zero the run would take for an infinitely fast drive or a free stack. The rates
  * are bounded so that the model's picosecond arithmetic never overflows. */
 static int parse_nvme(struct pctx *c, const yaml_node_t *v, const char *key, void *dst)
@@ -634,6 +634,8 @@ static int parse_nvme(struct pctx *c, const yaml_node_t *v, const char *key, voi
 		{ "write_latency_ns", true, parse_nvme_positive, &n->write_latency_ns, false },
 		{ "read_iops", true, parse_nvme_positive, &n->read_iops, false },
 		{ "write_iops", true, parse_nvme_positive, &n->write_iops, false },
+		{ "trim_latency_ns", false, parse_nvme_positive, &n->trim_latency_ns, false },
+		{ "trim_iops", false, parse_nvme_positive, &n->trim_iops, false },
 		{ "read_mbps", true, parse_nvme_positive, &n->read_mbps, false },
 		{ "write_mbps", true, parse_nvme_positive, &n->write_mbps, false },
 		{ "submit_ns", true, parse_u64, &n->submit_ns, false },

@@ -90,6 +90,8 @@ static const struct ilab_profile_range ranges[] = {
 	{ "nvme.write_latency_ns", 1, 100 * MS, "ns" },
 	{ "nvme.read_iops", 1, 100000000, "IOPS" },
 	{ "nvme.write_iops", 1, 100000000, "IOPS" },
+	{ "nvme.trim_latency_ns", 1, 100 * MS, "ns" },
+	{ "nvme.trim_iops", 1, 100000000, "IOPS" },
 	{ "nvme.read_mbps", 1, 1000000, "MB/s" },
 	{ "nvme.write_mbps", 1, 1000000, "MB/s" },
 	{ "nvme.submit_ns", 0, 100 * MS, "ns" },

@@ -43,7 +43,7 @@
 #define UNMAPPED_IOVA ILAB_MSI_IOVA_BASE
 
 static const char *const rw_names[] = { "randread", "randwrite", "read", "write", "rw",
-					"randrw" };
+					"randrw", "trim", "randtrim" };
 #define NR_RW (sizeof(rw_names) / sizeof(rw_names[0]))
 
 const char *ilab_fio_rw_name(enum ilab_fio_rw rw)
@@ -103,8 +103,9 @@ struct slot {
 	ilab_dma_addr_t list_dma;
 	uint64_t *list_va;
 	uint64_t t_start, t_submit; /* submission began; the doorbell */
-	unsigned len;               /* the I/O's bytes and direction (0 read, 1 write) */
-	unsigned write;
+	unsigned len;               /* the I/O's bytes and direction (0 read, 1 write, 2 trim) */
+	unsigned ddir;
+	unsigned map_len;           /* bytes mapped: the data, or a trim's range list */
 	bool has_buf, has_list, mapped;
 };
 
@@ -113,8 +114,9 @@ struct pending {
 	uint16_t cid;
 	uint16_t status;
 	uint64_t prp1, prp2;
-	unsigned len;            /* from the command's NLB ... */
-	bool write;              /* ... and opcode */
+	unsigned len;            /* from the command's NLB (DSM: its range list's bytes) ... */
+	unsigned ddir;           /* ... and opcode (0 read, 1 write, 2 DSM) */
+	unsigned nr;             /* DSM: ranges (CDW10 NR + 1) */
 	uint64_t t_data, t_done; /* ns */
 	bool data_done;
 };
@@ -157,7 +159,7 @@ struct job {
 	struct pending *fifo;   /* booked commands, in fetch order */
 	unsigned fifo_head, fifo_n;
 	unsigned dev_sq_head, dev_cq_tail, dev_phase;
-	uint64_t faults, commands, prp_lists;
+	uint64_t faults, commands, prp_lists, dsm_commands, dsm_range_reads, dsm_blocks;
 	uint64_t *pages;        /* the command being moved: its PRP entries ... */
 	uint8_t *prp_raw;       /* ... and its PRP list as read (a fiber's stack is small) */
 };
@@ -200,7 +202,7 @@ struct nvme {
 	void *payload;          /* what the drive writes on a read (one I/O's bytes) */
 	void *scratch;          /* what it reads on a write */
 	/* the drive's booking, shared by its queues (picoseconds; per direction) */
-	uint64_t slot_ps[2], latency_ps[2], mbps[2];
+	uint64_t slot_ps[ILAB_FIO_DDIRS], latency_ps[ILAB_FIO_DDIRS], mbps[ILAB_FIO_DDIRS];
 	uint64_t next_slot_ps, link_free_ps[2]; /* the link each way (PCIe is full duplex) */
 };
 
@@ -213,9 +215,10 @@ static unsigned order_of(size_t bytes)
 	return o;
 }
 
-static enum ilab_dma_dir dma_dir(unsigned write)
+/* A write's data and a trim's range list go to the device; a read's come from it. */
+static enum ilab_dma_dir dma_dir(unsigned ddir)
 {
-	return write ? ILAB_DMA_TO_DEVICE : ILAB_DMA_FROM_DEVICE;
+	return ddir ? ILAB_DMA_TO_DEVICE : ILAB_DMA_FROM_DEVICE;
 }
 
 /* ---- set-up and tear-down, on each job's CPU ---------------------------------------------- */
@@ -275,7 +278,7 @@ static void job_teardown(unsigned idx, void *arg)
 		struct slot *s = &j->slots[i];
 
 		if (s->mapped)
-			ilab_dma_unmap_single(n->dev, s->dma, s->len, dma_dir(s->write));
+			ilab_dma_unmap_single(n->dev, s->dma, s->map_len, dma_dir(s->ddir));
 		if (s->has_list)
 			ilab_dma_free_coherent(n->dev, ILAB_NVME_PAGE, s->list_pa, s->list_dma);
 		if (s->has_buf)
@@ -310,23 +313,24 @@ static uint64_t get_le(const uint8_t *p, unsigned bytes)
 
 /* Book a command on the drive: a command slot, the media latency, the link in order, each
  * by the command's direction's figures (a mix shares the one slot timeline; the link is one
- * timeline each way). */
+ * timeline each way: a DSM's range list goes host to device, as a write's data). */
 static void book(struct nvme *n, struct pending *p)
 {
-	uint64_t now, start, x0, mbps = n->mbps[p->write];
+	uint64_t now, start, x0, mbps = n->mbps[p->ddir];
+	unsigned link = p->ddir != 0;
 	/* bytes / (MB/s) = us: x 1e6 for ps */
 	uint64_t xfer_ps = mbps ? ((uint64_t)p->len * 1000000ull + mbps / 2) / mbps : 0;
 
 	ilab_sim_sync(); /* the booking is shared: take it in virtual-time order */
 	now = plat_now_ns() * 1000;
 	start = n->next_slot_ps > now ? n->next_slot_ps : now;
-	n->next_slot_ps = start + n->slot_ps[p->write];
-	x0 = start + n->latency_ps[p->write];
-	if (n->link_free_ps[p->write] > x0)
-		x0 = n->link_free_ps[p->write];
-	n->link_free_ps[p->write] = x0 + xfer_ps;
+	n->next_slot_ps = start + n->slot_ps[p->ddir];
+	x0 = start + n->latency_ps[p->ddir];
+	if (n->link_free_ps[link] > x0)
+		x0 = n->link_free_ps[link];
+	n->link_free_ps[link] = x0 + xfer_ps;
 	p->t_data = x0 / 1000;
-	p->t_done = (n->link_free_ps[p->write] + 999) / 1000;
+	p->t_done = (n->link_free_ps[link] + 999) / 1000;
 }
 
 /* Fetch the SQ entry at the drive's head (and its PRP list), book it. */
@@ -351,8 +355,13 @@ static void fetch(struct nvme *n, struct job *j)
 		return;
 	}
 	p->cid = (uint16_t)get_le(sqe + 2, 2);
-	p->write = sqe[0] == ILAB_NVME_OPC_WRITE;
-	p->len = ((unsigned)get_le(sqe + 48, 2) + 1) * 512; /* NLB, 0-based, 512-byte blocks */
+	p->ddir = sqe[0] == ILAB_NVME_OPC_DSM ? 2 : sqe[0] == ILAB_NVME_OPC_WRITE;
+	if (p->ddir == 2) { /* CDW10 NR, 0-based: the data is the range list */
+		p->nr = (unsigned)(get_le(sqe + 40, 4) & 0xff) + 1;
+		p->len = p->nr * ILAB_NVME_DSM_RANGE_BYTES;
+	} else {
+		p->len = ((unsigned)get_le(sqe + 48, 2) + 1) * 512; /* NLB, 0-based, 512 B blocks */
+	}
 	p->prp1 = get_le(sqe + 24, 8);
 	p->prp2 = get_le(sqe + 32, 8);
 	book(n, p);
@@ -385,13 +394,40 @@ static int read_prps(struct nvme *n, struct job *j, const struct pending *p, uin
 	return (int)np;
 }
 
+/* A DSM command's range list, read by DMA through the IOMMU at PRP1 (it fits one page:
+ * 256 ranges of 16 bytes), then deallocated: each range's NLB (bytes 4-7) from its SLBA
+ * (bytes 8-15). The mapping table update costs the drive its booked trim slot and latency;
+ * no data moves. */
+static void deallocate(struct nvme *n, struct job *j, struct pending *p)
+{
+	uint8_t *ranges = j->prp_raw; /* a page: ILAB_NVME_DSM_MAX_RANGES x 16 bytes */
+
+	p->data_done = true;
+	j->dsm_commands++;
+	if ((p->prp1 & (ILAB_NVME_PAGE - 1)) + p->len > ILAB_NVME_PAGE ||
+	    ilab_board_dma_read(n->board, n->unit, n->dev->sid, 0, false, p->prp1, ranges,
+				p->len, NULL)) {
+		j->faults++;
+		p->status = ILAB_NVME_SC_DATA_XFER_ERROR;
+		return;
+	}
+	j->dsm_range_reads++;
+	for (unsigned i = 0; i < p->nr; i++)
+		j->dsm_blocks += get_le(ranges + i * ILAB_NVME_DSM_RANGE_BYTES + 4, 4);
+}
+
 /* Move the data of the FIFO's head by DMA, page by page through the IOMMU. */
 static void move_data(struct nvme *n, struct job *j, struct pending *p)
 {
 	uint64_t *pages = j->pages;
 	size_t done = 0, len = p->len;
-	int np = read_prps(n, j, p, pages);
+	int np;
 
+	if (p->ddir == 2) {
+		deallocate(n, j, p);
+		return;
+	}
+	np = read_prps(n, j, p, pages);
 	p->data_done = true;
 	if (np < 0) {
 		p->status = ILAB_NVME_SC_DATA_XFER_ERROR;
@@ -408,7 +444,7 @@ static void move_data(struct nvme *n, struct job *j, struct pending *p)
 		}
 		if (chunk > len - done)
 			chunk = len - done;
-		if (p->write)
+		if (p->ddir)
 			rc = ilab_board_dma_read(n->board, n->unit, n->dev->sid, 0, false, pages[i],
 						 (char *)n->scratch + done, chunk, NULL);
 		else
@@ -522,10 +558,12 @@ static bool may_issue(const struct nvme *n, const struct job *j)
 	       (!j->cfg->io_bytes || j->issued_bytes < j->cfg->io_bytes);
 }
 
-/* The next I/O's direction (1: write): a mix draws it, a read when a draw in 1..100 is at
- * most rwmixread (fio's get_rand_ddir). */
+/* The next I/O's direction (1: write, 2: trim): a mix draws it, a read when a draw in
+ * 1..100 is at most rwmixread (fio's get_rand_ddir). */
 static unsigned next_dir(const struct ilab_nvme_cfg *c, struct job *j)
 {
+	if (ilab_fio_rw_is_trim(c->rw))
+		return 2;
 	if (!ilab_fio_rw_is_mixed(c->rw))
 		return ilab_fio_rw_is_write(c->rw);
 	return next_rand(&j->rng) % 100 + 1 > c->rwmixread;
@@ -534,11 +572,11 @@ static unsigned next_dir(const struct ilab_nvme_cfg *c, struct job *j)
 /* The next I/O's bytes in direction d: fio's get_next_buflen (nvme.h, ilab_nvme_bs_dist). */
 static unsigned next_len(const struct ilab_nvme_cfg *c, struct job *j, unsigned d)
 {
-	const struct ilab_nvme_bs_dist *b = &c->bs_dist[d];
+	const struct ilab_nvme_bs_dist *b = &c->bs_dist[d < 2 ? d : 0];
 	uint64_t len;
 	double u;
 
-	if (!b->min)
+	if (d == 2 || !b->min) /* a trim is bs bytes */
 		return c->bs;
 	if (b->min == b->max)
 		return b->min;
@@ -569,7 +607,8 @@ static uint64_t next_offset(const struct nvme *n, struct job *j, unsigned len)
 	const struct ilab_nvme_cfg *c = j->cfg;
 	uint64_t region = c->size_bytes ? c->size_bytes : 1ull << 40, off, nblocks;
 
-	if (c->rw == ILAB_FIO_READ || c->rw == ILAB_FIO_WRITE || c->rw == ILAB_FIO_RW) {
+	if (c->rw == ILAB_FIO_READ || c->rw == ILAB_FIO_WRITE || c->rw == ILAB_FIO_RW ||
+	    c->rw == ILAB_FIO_TRIM) {
 		if (j->seq_off + len > region)
 			j->seq_off = 0;
 		off = j->seq_off;
@@ -580,8 +619,21 @@ static uint64_t next_offset(const struct nvme *n, struct job *j, unsigned len)
 	return next_rand(&j->rng) % nblocks * j->min_bs;
 }
 
+/* A trim's Dataset Management range list in the slot's buffer (Linux's nvme_setup_discard:
+ * one range per discard bio, the whole I/O, in 512-byte blocks): 16 bytes to map. */
+static unsigned write_dsm_range(struct nvme *n, struct slot *s, uint64_t off)
+{
+	uint8_t *r = ilab_mem_va(n->mem, s->buf_pa, ILAB_NVME_DSM_RANGE_BYTES);
+
+	memset(r, 0, ILAB_NVME_DSM_RANGE_BYTES);      /* context attributes 0 */
+	put_le(r + 4, s->len / 512, 4);               /* length in logical blocks */
+	put_le(r + 8, off / 512, 8);                  /* starting LBA */
+	plat_mem_touch(r, ILAB_NVME_DSM_RANGE_BYTES, true);
+	return ILAB_NVME_DSM_RANGE_BYTES;
+}
+
 /* Submit one I/O in slot s: map, PRPs, the SQ entry, the doorbell. Returns false when the
- * map failed (the slot stays free). */
+ * map failed (the slot stays free). A trim maps its range list, not data. */
 static bool submit(struct nvme *n, struct job *j, unsigned si)
 {
 	const struct ilab_nvme_cfg *c = j->cfg;
@@ -592,9 +644,11 @@ static bool submit(struct nvme *n, struct job *j, unsigned si)
 
 	s->t_start = plat_now_ns();
 	plat_charge_ns(n->cfg->submit_ns); /* the machine's block stack */
-	s->write = next_dir(c, j);
-	s->len = next_len(c, j, s->write);
-	s->dma = ilab_dma_map_single(n->dev, s->buf_pa, s->len, dma_dir(s->write));
+	s->ddir = next_dir(c, j);
+	s->len = next_len(c, j, s->ddir);
+	off = next_offset(n, j, s->len) + c->offset_bytes;
+	s->map_len = s->ddir == 2 ? write_dsm_range(n, s, off) : s->len;
+	s->dma = ilab_dma_map_single(n->dev, s->buf_pa, s->map_len, dma_dir(s->ddir));
 	if (ilab_dma_mapping_error(s->dma)) {
 		j->map_errors++;
 		return false;
@@ -602,20 +656,25 @@ static bool submit(struct nvme *n, struct job *j, unsigned si)
 	s->mapped = true;
 	j->issued++;
 	j->issued_bytes += s->len;
-	nl = ilab_nvme_build_prps(s->dma, s->len, s->list_dma, s->list_va, 512, &prp1, &prp2);
+	nl = ilab_nvme_build_prps(s->dma, s->map_len, s->list_dma, s->list_va, 512, &prp1, &prp2);
 	if (nl > 0)
 		plat_mem_touch(s->list_va, (size_t)nl * 8, true);
 	if (c->inject_unmapped_every && j->issued % c->inject_unmapped_every == 0)
 		prp1 = UNMAPPED_IOVA;
-	off = next_offset(n, j, s->len) + c->offset_bytes;
 	memset(sqe, 0, ILAB_NVME_SQE_BYTES);
-	sqe[0] = s->write ? ILAB_NVME_OPC_WRITE : ILAB_NVME_OPC_READ;
 	put_le(sqe + 2, si, 2);                       /* CID */
 	put_le(sqe + 4, 1, 4);                        /* NSID */
 	put_le(sqe + 24, prp1, 8);
 	put_le(sqe + 32, prp2, 8);
-	put_le(sqe + 40, off / 512, 8);               /* SLBA in 512-byte blocks */
-	put_le(sqe + 48, s->len / 512 - 1, 2);        /* NLB, 0-based */
+	if (s->ddir == 2) {
+		sqe[0] = ILAB_NVME_OPC_DSM;
+		put_le(sqe + 40, 0, 4);               /* CDW10 NR: one range, 0-based */
+		put_le(sqe + 44, ILAB_NVME_DSM_AD, 4); /* CDW11: deallocate */
+	} else {
+		sqe[0] = s->ddir ? ILAB_NVME_OPC_WRITE : ILAB_NVME_OPC_READ;
+		put_le(sqe + 40, off / 512, 8);       /* SLBA in 512-byte blocks */
+		put_le(sqe + 48, s->len / 512 - 1, 2); /* NLB, 0-based */
+	}
 	plat_mem_touch(sqe, ILAB_NVME_SQE_BYTES, true);
 	j->sq_tail = ilab_nvme_q_next(j->sq_tail, n->qsize);
 	if (!j->sq_tail)
@@ -651,7 +710,7 @@ static unsigned batch_bucket(unsigned n)
 
 static void record(struct job *j, const struct slot *s, uint64_t now, bool error)
 {
-	struct ilab_nvme_dir_result *d = &j->r.dir[s->write];
+	struct ilab_nvme_dir_result *d = &j->r.dir[s->ddir];
 
 	j->r.ios++;
 	j->r.errors += error;
@@ -669,7 +728,7 @@ static void record(struct job *j, const struct slot *s, uint64_t now, bool error
 static void complete_io(struct nvme *n, struct job *j, struct slot *s)
 {
 	plat_charge_ns(n->cfg->complete_ns);
-	ilab_dma_unmap_single(n->dev, s->dma, s->len, dma_dir(s->write));
+	ilab_dma_unmap_single(n->dev, s->dma, s->map_len, dma_dir(s->ddir));
 	s->mapped = false;
 }
 
@@ -897,8 +956,9 @@ static int check_section(const struct ilab_nvme_cfg *c, unsigned q, char *err, s
 	if (c->bs < 512 || c->bs % 512 || c->bs > ILAB_NVME_MAX_BS)
 		return BAD("bs must be a multiple of 512 up to %u bytes, not %u", ILAB_NVME_MAX_BS,
 			   c->bs);
-	if ((unsigned)c->rw > ILAB_FIO_RANDRW)
-		return BAD("rw must be randread, randwrite, read, write, rw or randrw");
+	if ((unsigned)c->rw > ILAB_FIO_RANDTRIM)
+		return BAD("rw must be randread, randwrite, read, write, rw, randrw, trim or "
+			   "randtrim");
 	if (ilab_fio_rw_is_mixed(c->rw) && c->rwmixread > 100)
 		return BAD("rwmixread must be 0..100, not %u", c->rwmixread);
 	for (unsigned d = 0; d < 2; d++) {
@@ -947,6 +1007,9 @@ static int check(const struct ilab_nvme_cfg *c, char *err, size_t errlen)
 			   plat_cpu_count());
 	if (!c->read_latency_ns || !c->write_latency_ns)
 		return BAD("the drive needs a read and a write latency");
+	for (unsigned i = 0; i <= c->nalso; i++)
+		if (ilab_fio_rw_is_trim((i ? c->also[i - 1] : c)->rw) && !c->trim_latency_ns)
+			return BAD("trim needs the drive's trim latency (profile nvme.trim_latency_ns)");
 	return 0;
 }
 
@@ -1115,6 +1178,9 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 		res->remote_completions += j->remote;
 		res->commands += j->commands;
 		res->prp_lists += j->prp_lists;
+		res->dsm_commands += j->dsm_commands;
+		res->dsm_range_reads += j->dsm_range_reads;
+		res->dsm_blocks += j->dsm_blocks;
 		res->sq_wraps += j->sq_wraps;
 		res->cq_wraps += j->cq_wraps;
 		if (j->last_done > end)
@@ -1126,9 +1192,10 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 		j->r.window_ns = j->win_hi != UINT64_MAX ? j->cfg->runtime_ns
 			       : j->last_done > n->start_ns ? j->last_done - n->start_ns : 0;
 		res->cpu_busy += j->r.cpu_busy;
-		bytes += j->r.dir[0].bytes + j->r.dir[1].bytes;
-		ilab_lat_hist_merge(all, &j->r.dir[0].clat);
-		ilab_lat_hist_merge(all, &j->r.dir[1].clat);
+		for (unsigned d = 0; d < ILAB_FIO_DDIRS; d++) {
+			bytes += j->r.dir[d].bytes;
+			ilab_lat_hist_merge(all, &j->r.dir[d].clat);
+		}
 		if (j->cfg->job_results)
 			j->cfg->job_results[j->local] = j->r;
 	}
@@ -1168,12 +1235,14 @@ static void drive_rates(struct nvme *n)
 {
 	const struct ilab_nvme_cfg *c = n->cfg;
 
-	for (unsigned w = 0; w < 2; w++) {
-		uint64_t iops = w ? c->write_iops : c->read_iops;
+	const uint64_t iops[] = { c->read_iops, c->write_iops, c->trim_iops };
+	const uint64_t lat[] = { c->read_latency_ns, c->write_latency_ns, c->trim_latency_ns };
+	const uint64_t mbps[] = { c->read_mbps, c->write_mbps, c->write_mbps };
 
-		n->slot_ps[w] = iops ? (1000000000000ull + iops / 2) / iops : 0;
-		n->latency_ps[w] = (w ? c->write_latency_ns : c->read_latency_ns) * 1000;
-		n->mbps[w] = w ? c->write_mbps : c->read_mbps;
+	for (unsigned d = 0; d < ILAB_FIO_DDIRS; d++) {
+		n->slot_ps[d] = iops[d] ? (1000000000000ull + iops[d] / 2) / iops[d] : 0;
+		n->latency_ps[d] = lat[d] * 1000;
+		n->mbps[d] = mbps[d];
 	}
 }
 
@@ -1184,9 +1253,9 @@ static void job_sizes(struct job *j)
 
 	j->max_bs = 0;
 	j->min_bs = UINT32_MAX;
-	for (unsigned d = 0; d < 2; d++) {
-		const struct ilab_nvme_bs_dist *b = &c->bs_dist[d];
-		unsigned lo = b->min ? b->min : c->bs, hi = b->min ? b->max : c->bs;
+	for (unsigned d = 0; d < ILAB_FIO_DDIRS; d++) {
+		const struct ilab_nvme_bs_dist *b = &c->bs_dist[d < 2 ? d : 0];
+		unsigned lo = b->min && d < 2 ? b->min : c->bs, hi = b->min && d < 2 ? b->max : c->bs;
 
 		if (!ilab_fio_rw_does(c->rw, d))
 			continue;
@@ -1264,7 +1333,7 @@ static int alloc_jobs(struct nvme *n, char *err, size_t errlen)
 			j->local = l;
 			job_sizes(j);
 			n->max_bs = j->max_bs > n->max_bs ? j->max_bs : n->max_bs;
-			for (unsigned d = 0; d < 2; d++) {
+			for (unsigned d = 0; d < ILAB_FIO_DDIRS; d++) {
 				ilab_lat_hist_init(&j->r.dir[d].slat);
 				ilab_lat_hist_init(&j->r.dir[d].clat);
 				ilab_lat_hist_init(&j->r.dir[d].lat);

@@ -37,6 +37,8 @@ void ilab_nvme_env_drive_from_profile(const struct ilab_profile *p, struct ilab_
 	c->write_latency_ns = n->write_latency_ns;
 	c->read_iops = n->read_iops;
 	c->write_iops = n->write_iops;
+	c->trim_latency_ns = n->trim_latency_ns;
+	c->trim_iops = n->trim_iops;
 	c->read_mbps = n->read_mbps;
 	c->write_mbps = n->write_mbps;
 	c->submit_ns = n->submit_ns;

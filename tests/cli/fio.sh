@@ -27,10 +27,10 @@ check_usage "option 'numjobs': '129' must be a number in 1..128" --name=x --numj
 check_usage "option 'iodepth': '1024' must be a number in 1..1023" --name=x --iodepth=1024
 check_usage "option 'bs': '3000' must be a size" --name=x --bs=3000
 check_usage "option 'bs': '4q' must be a size" --name=x --bs=4q
-check_usage "option 'rw': 'randtrim': the drive model has no Dataset Management (trim)" \
-	--name=x --rw=randtrim
-check_usage "option 'rw': 'trimwrite': the drive model has no Dataset Management" \
+check_usage "option 'rw': 'trimwrite': the model does not run fio's trim-then-write pairs" \
 	--name=x --rw=trimwrite
+check_usage "job 'x': trims of varying sizes (bsrange, bssplit) are not modelled" \
+	--name=x --rw=randtrim --bsrange=4k-8k
 check_usage "option 'rw': 'readwrit': the model runs randread, randwrite, read, write, rw" \
 	--name=x --rw=readwrit
 check_usage "option 'rwmixread': '101' must be a percentage" --name=x --rw=randrw --rwmixread=101
@@ -169,6 +169,25 @@ assert list(j["read"]["clat_ns"]["percentile"]) == ["50.000000", "99.000000"], j
 assert j["iodepth_level"]["1"] == 100 and j["read"]["slat_ns"]["N"] == 0, j
 ' || bad "fio percentile_list / psync"
 fi
+# trims: Dataset Management commands, reported in fio's trim section (JSON, the same keys as
+# read's) and its `trim:` and `TRIM:` lines, reads and writes 0; rw=trim is sequential
+if have python3 "fio's trim JSON"; then
+	"$BIN" fio --name=t --ioengine=libaio --iodepth=8 --rw=randtrim --bs=8k --number_ios=200 \
+		--output-format=json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)["jobs"][0]
+t, r, w = j["trim"], j["read"], j["write"]
+assert t["iops"] > 0 and t["total_ios"] == 200 and t["io_bytes"] == 200 * 8192, t
+assert r["iops"] == 0 and w["iops"] == 0 and r["total_ios"] == 0 and w["total_ios"] == 0, (r, w)
+assert t["clat_ns"]["N"] == 200 and t["slat_ns"]["N"] == 200, t
+assert set(t) == set(r), set(t) ^ set(r)
+' || bad "fio randtrim JSON"
+fi
+out=$("$BIN" fio --name=t --ioengine=libaio --rw=trim --number_ios=20) || bad "fio trim: rc $?"
+printf '%s\n' "$out" | grep -q '^  trim: IOPS=' || bad "fio trim: no trim: line: $out"
+printf '%s\n' "$out" | grep -q '^   TRIM: bw=' || bad "fio trim: no TRIM: status line: $out"
+printf '%s\n' "$out" | grep -q 'issued rwts: total=0,0,20,0 ' || bad "fio trim: issued: $out"
+printf '%s\n' "$out" | grep -qE '^  (read|write):' && bad "fio trim: a read/write line: $out"
 # mixes: both directions reported, each I/O's direction drawn by rwmixread (rwmixwrite, the
 # later, overrides it), per-direction bs; bssplit and bsrange sizes; the run status has both
 out=$("$BIN" fio --name=m --ioengine=libaio --rw=randrw --rwmixread=70 --bs=4k,64k \

@@ -100,7 +100,12 @@ static void test_rw_names(void **state)
 	assert_string_equal(ilab_fio_rw_name(rw), "rw");
 	assert_true(ilab_fio_rw_does(rw, 0) && ilab_fio_rw_does(rw, 1));
 	assert_false(ilab_fio_rw_does(ILAB_FIO_READ, 1));
-	assert_int_equal(ilab_fio_rw_parse("trim", &rw), -EINVAL);
+	assert_int_equal(ilab_fio_rw_parse("randtrim", &rw), 0);
+	assert_true(ilab_fio_rw_is_trim(rw) && ilab_fio_rw_does(rw, 2));
+	assert_false(ilab_fio_rw_does(rw, 0) || ilab_fio_rw_does(rw, 1));
+	assert_false(ilab_fio_rw_does(ILAB_FIO_RANDRW, 2));
+	assert_string_equal(ilab_fio_rw_name(ILAB_FIO_TRIM), "trim");
+	assert_int_equal(ilab_fio_rw_parse("trimwrite", &rw), -EINVAL);
 }
 
 /* ---- through the model ---------------------------------------------------------------------- */
@@ -458,6 +463,62 @@ static void test_rw_mix(void **state)
 	assert_true(jr[0].dir[1].clat.min < c.read_latency_ns);
 }
 
+/* randtrim: each I/O is a Dataset Management command (deallocate) whose one-range list the
+ * host maps and the drive reads by DMA through the IOMMU (strict: mapped and unmapped per
+ * command). The drive reads every list (the blocks it deallocates are the bytes the host
+ * trimmed), books each on the trim figures, not a read's or a write's: at a trim latency of
+ * 300 us, above both, every clat is at least that; limited to 50k trims/s at iodepth 32 the
+ * drive gives 50k IOPS, not a read's 840k or a write's 285k. Reads and writes stay 0. */
+static void test_trim_is_dsm_read_through_the_iommu(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(1, 2, 8192);
+	struct ilab_nvme_job_result jr[1];
+	struct ilab_nvme_result r;
+	struct ilab_nvme_env e = env(ILAB_NVME_ENV_STRICT);
+	char err[600] = "";
+
+	(void)state;
+	c.rw = ILAB_FIO_RANDTRIM;
+	c.trim_latency_ns = 300000;
+	assert_true(c.trim_latency_ns > c.read_latency_ns && c.trim_latency_ns > c.write_latency_ns);
+	c.number_ios = 40;
+	c.job_results = jr;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &r);
+	assert_int_equal(r.ios, 40);
+	assert_int_equal(r.dsm_commands, 40);
+	assert_int_equal(r.dsm_range_reads, 40);
+	assert_int_equal(jr[0].dir[2].ios, 40);
+	assert_int_equal(jr[0].dir[2].bytes, 40 * 8192);
+	assert_int_equal(r.dsm_blocks * 512, jr[0].dir[2].bytes);
+	assert_int_equal(jr[0].dir[0].ios + jr[0].dir[1].ios, 0);
+	assert_int_equal(r.prp_lists, 0); /* the list is 16 bytes in one page */
+	assert_true(jr[0].dir[2].clat.min >= c.trim_latency_ns);
+	assert_true(jr[0].dir[2].clat.max < c.trim_latency_ns + overhead_ns(&c));
+
+	/* the range list's pointer unmapped on every 5th: the IOMMU aborts the drive's read */
+	c.inject_unmapped_every = 5;
+	c.job_results = NULL;
+	assert_int_equal(ilab_nvme_env_run(&e, &c, &r, NULL, NULL, err, sizeof(err)), -EIO);
+	assert_int_equal(r.errors, 8);
+	assert_int_equal(r.dma_faults, 8);
+	assert_int_equal(r.dsm_range_reads, 32);
+
+	/* drive-bound on the trim rate */
+	c = cfg(1, 32, 4096);
+	c.rw = ILAB_FIO_TRIM;
+	c.trim_iops = 50000;
+	c.runtime_ns = 5000000;
+	c.ramp_ns = 1000000;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &r);
+	if (fabs(r.iops - 50000) / 50000 > 1.0 / (5e-3 * 50000) + 1e-9)
+		fail_msg("trim iops %.0f, expected the drive's trim rate 50000", r.iops);
+	c.trim_latency_ns = 0; /* a profile without the trim pair: refused, not a free trim */
+	c.runtime_ns = 0;
+	c.number_ios = 1;
+	assert_int_equal(ilab_nvme_env_run(&e, &c, &r, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "trim latency"));
+}
+
 /* bssplit 4k/25:128k/75 on reads: a quarter of the I/Os are 4 KiB, the rest 128 KiB, and only
  * those carry a PRP list (the drive sizes each command by its NLB). */
 static void test_bs_split(void **state)
@@ -694,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_iops_drive_bound),
 		cmocka_unit_test(test_strict_slower_than_passthrough),
 		cmocka_unit_test(test_rw_mix),
+		cmocka_unit_test(test_trim_is_dsm_read_through_the_iommu),
 		cmocka_unit_test(test_bs_split),
 		cmocka_unit_test(test_bs_range_and_byte_budget),
 		cmocka_unit_test(test_polled),
