@@ -119,6 +119,34 @@ static int parse_length(const char *s, uint64_t *ns)
 	return *ns ? 0 : -1;
 }
 
+/* -T LCPU[,RCPU] (netsh.c's break_args): "N" binds both, "N," the local only, ",N" the
+ * remote only; each a CPU number (netperf's convert, without its unit suffixes). */
+static int parse_bind(const char *s, struct ilab_netperf_cfg *c)
+{
+	const char *comma = strchr(s, ',');
+	char local[16] = "", remote[16] = "";
+	size_t n = comma ? (size_t)(comma - s) : strlen(s);
+	uint64_t v;
+
+	if (n >= sizeof(local) || (comma && strlen(comma + 1) >= sizeof(remote)))
+		return -1;
+	memcpy(local, s, n);
+	snprintf(remote, sizeof(remote), "%s", comma ? comma + 1 : local);
+	if (!local[0] && !remote[0])
+		return -1;
+	if (local[0]) {
+		if (cli_parse_count(local, 0, 4095, &v))
+			return -1;
+		c->bind = true, c->bind_cpu = (unsigned)v;
+	}
+	if (remote[0]) {
+		if (cli_parse_count(remote, 0, 4095, &v))
+			return -1;
+		c->remote_bind = true, c->remote_cpu = (unsigned)v;
+	}
+	return 0;
+}
+
 enum { O_MODE = 256, O_QUEUES, O_CHANNELS, O_IRQ_SHIFT, O_PROFILE, O_SEED, O_JSON, O_HELP, O_TRACE, O_TRACE_US,
        O_TRACE_MB };
 
@@ -166,6 +194,11 @@ static int parse_global(int opt, struct np_opts *o)
 		if (!*optarg)
 			return USAGE("-H needs a host name");
 		o->host = optarg;
+		return 0;
+	case 'T':
+		if (parse_bind(optarg, &o->cfg))
+			return USAGE("-T must be LCPU[,RCPU], ,RCPU or LCPU, (CPU numbers), not '%s'",
+				     optarg);
 		return 0;
 	case 'P':
 		if (strcmp(optarg, "0") && strcmp(optarg, "1"))
@@ -379,7 +412,7 @@ static int parse(int argc, char **argv, struct np_opts *o)
 	o->env.map_pages = true;
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+:t:l:H:P:cCji:I:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:t:l:H:P:T:cCji:I:h", opts, NULL)) != -1) {
 		if (opt == 'h' || opt == O_HELP) {
 			cli_print_command_help(cli_find_command("netperf"), stdout);
 			return -1;
@@ -432,6 +465,12 @@ static int parse(int argc, char **argv, struct np_opts *o)
 		return USAGE("-r %u,%u: UDP_RR's request and response are one packet each, at most "
 			     "%u bytes (IP fragments are modelled in UDP_STREAM only)",
 			     o->cfg.req_bytes, o->cfg.rsp_bytes, ILAB_NETPERF_UDP_FIRST);
+	if (o->cfg.bind && o->cfg.queues != 1)
+		return USAGE("-T binds the one netperf process: not with --queues=%u",
+			     o->cfg.queues);
+	if (o->cfg.bind && o->cfg.test == ILAB_NETPERF_MAERTS)
+		return USAGE("-T %u: TCP_MAERTS's receive model does not place its queue on a CPU "
+			     "(-T ,RCPU binds the peer only)", o->cfg.bind_cpu);
 	if (o->cfg.test == ILAB_NETPERF_MAERTS && (o->local_cpu || o->remote_cpu))
 		return USAGE("-c and -C: TCP_MAERTS's receive model does not measure CPU time");
 	if (o->cfg.transactions) {
@@ -723,6 +762,10 @@ static const char *omni_value(const char *name, void *arg)
 					   : IS("P50_LATENCY") ? r->lat_p50_ns
 					   : IS("P90_LATENCY") ? r->lat_p90_ns : r->lat_p99_ns) / 1000));
 	}
+	if (IS("LOCAL_CPU_BIND")) /* netperf's -1: not bound */
+		return fmt(x, "%d", c->bind ? (int)c->bind_cpu : -1);
+	if (IS("REMOTE_CPU_BIND"))
+		return fmt(x, "%d", c->remote_bind ? (int)c->remote_cpu : -1);
 	if (IS("SD_UNITS"))
 		return fmt(x, "%s", rr ? "usec/Tran" : "usec/KB");
 	if (maerts) /* the receive model measures no CPU time */
@@ -859,12 +902,17 @@ static void print_json(const struct np_opts *o, const struct ilab_nic_env_info *
 
 	json_object_set_new(test, "channels", json_integer(c->channels));
 	json_object_set_new(test, "irq_shift", json_integer(c->irq_shift));
+	json_object_set_new(test, "local_cpu_bind", json_integer(c->bind ? (int)c->bind_cpu : -1));
+	json_object_set_new(test, "remote_cpu_bind",
+			    json_integer(c->remote_bind ? (int)c->remote_cpu : -1));
 	json_object_set_new(test, "transactions", json_integer((json_int_t)c->transactions));
 	json_object_set_new(res, "tx_remote_unmaps", json_integer((json_int_t)r->tx_remote_unmaps));
 	json_object_set_new(res, "messages", json_integer((json_int_t)r->messages));
 	json_object_set_new(res, "remote_messages", json_integer((json_int_t)r->remote_messages));
 	json_object_set_new(res, "remote_gbps", json_real(r->remote_gbps));
 	json_object_set_new(res, "work_cpus", json_integer(r->work_cpus));
+	json_object_set_new(res, "stream_cpu", json_integer(r->stream_cpu));
+	json_object_set_new(res, "stream_node", json_integer(r->stream_node));
 	json_object_set_new(res, "local_cpu_util", json_real(f.local_util));
 	json_object_set_new(res, "remote_cpu_util", json_real(f.remote_util));
 	json_object_set_new(res, "local_service_demand", json_real(f.local_sd));

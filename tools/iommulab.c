@@ -86,7 +86,7 @@ static const struct cli_command commands[] = {
 	  "  --no-plot         no correlator plot\n"
 	  "  -v, --verbose     a line per evaluation on stderr\n"
 	  "  -h, --help        show this help\n" },
-	{ "netperf", cmd_netperf, "netperf [-H HOST] [-t TCP_STREAM|TCP_MAERTS|TCP_RR|TCP_CRR|UDP_STREAM|UDP_RR|OMNI] [-l SECONDS|-N] [-P 0|1] [-c] [-C] [-j] [-i MAX[,MIN]] [-I LEVEL[,WIDTH]] [--iommu-mode=strict|lazy|passthrough] [--queues=N] [--channels=N] [--irq-shift=K] [--profile=NAME|FILE] [--seed=N] [--json] [--trace FILE [--trace-limit-us N] [--trace-limit-mb M]] [-- -m SIZE | -r REQ,RSP] [-s SIZE] [-S SIZE] [-D] [-M SIZE] [-o|-O|-k [LIST]] [-d send|recv|rr] [-T tcp|udp]",
+	{ "netperf", cmd_netperf, "netperf [-H HOST] [-t TCP_STREAM|TCP_MAERTS|TCP_RR|TCP_CRR|UDP_STREAM|UDP_RR|OMNI] [-l SECONDS|-N] [-P 0|1] [-T LCPU[,RCPU]] [-c] [-C] [-j] [-i MAX[,MIN]] [-I LEVEL[,WIDTH]] [--iommu-mode=strict|lazy|passthrough] [--queues=N] [--channels=N] [--irq-shift=K] [--profile=NAME|FILE] [--seed=N] [--json] [--trace FILE [--trace-limit-us N] [--trace-limit-mb M]] [-- -m SIZE | -r REQ,RSP] [-s SIZE] [-S SIZE] [-D] [-M SIZE] [-o|-O|-k [LIST]] [-d send|recv|rr] [-T tcp|udp]",
 	  "run netperf's TCP and UDP tests on the machine's NIC in the simulator (docs/netperf.md)",
 	  "  -t TEST            TCP_STREAM, UDP_STREAM (this host sends), TCP_MAERTS (it\n"
 	  "                     receives), TCP_RR, UDP_RR, TCP_CRR (request/response) (TCP_STREAM)\n"

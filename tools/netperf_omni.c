@@ -49,6 +49,8 @@ static const struct omni_out outs[] = {
 	{ "REMOTE_CPU_PERCENT_IRQ", { "Remote", "CPU", "IRQ", "%" } },
 	{ "REMOTE_CPU_PERCENT_SWINTR", { "Remote", "CPU", "swintr", "%" } },
 	{ "REMOTE_CPU_METHOD", { "Remote", "CPU", "Util", "Method" } },
+	{ "LOCAL_CPU_BIND", { "Local", "CPU", "Bind", "" } },
+	{ "REMOTE_CPU_BIND", { "Remote", "CPU", "Bind", "" } },
 	{ "LOCAL_SD", { "Local", "Service", "Demand", "" } },
 	{ "REMOTE_SD", { "Remote", "Service", "Demand", "" } },
 	{ "SD_UNITS", { "Service", "Demand", "Units", "" } },

@@ -80,6 +80,15 @@ struct ilab_netperf_cfg {
 	 * UDP_STREAM; the request/response tests reap on the stream's CPU). */
 	unsigned channels;
 	unsigned irq_shift;
+	/* netperf -T: the one stream runs on bind_cpu instead of the spread order's first CPU
+	 * (queues must be 1); XPS then sends it on that CPU's channel */
+	bool bind;
+	unsigned bind_cpu;
+	/* netperf -T ,N: the CPU netserver is asked to bind to, checked against the machine
+	 * (the peer is modelled as the same machine) and reported; the peer's model has no
+	 * CPU placement */
+	bool remote_bind;
+	unsigned remote_cpu;
 	uint64_t duration_ns;      /* measured window, after the warm-up; with transactions, the
 				    * most the run may take */
 	uint64_t transactions;     /* RR tests: each stream stops after this many (netperf's
@@ -135,6 +144,7 @@ struct ilab_netperf_result {
 	 * work; each machine has cpus CPUs */
 	uint64_t busy_ns, run_ns, peer_busy_ns;
 	unsigned cpus, work_cpus;
+	int stream_cpu, stream_node; /* stream 0's CPU and its node (-1: TCP_MAERTS) */
 	uint64_t dma_faults, map_errors;
 };
 

@@ -805,6 +805,14 @@ static int check(const struct ilab_netperf_cfg *c, char *err, size_t errlen)
 		return BAD("a rate limit is modelled for UDP_STREAM only");
 	if (c->transactions && !is_rr(c))
 		return BAD("a count of transactions needs a request/response test");
+	if (c->bind && c->bind_cpu >= plat_cpu_count())
+		return BAD("-T %u: the machine has CPUs 0..%u", c->bind_cpu, plat_cpu_count() - 1);
+	if (c->remote_bind && c->remote_cpu >= plat_cpu_count())
+		return BAD("-T ,%u: the peer (modelled as this machine) has CPUs 0..%u",
+			   c->remote_cpu, plat_cpu_count() - 1);
+	if (c->bind && (c->queues != 1 || c->test == ILAB_NETPERF_MAERTS))
+		return BAD("-T binds the one stream of a sending test: not with %u queues or "
+			   "TCP_MAERTS", c->queues);
 	if (c->irq_shift >= plat_cpu_count())
 		return BAD("irq_shift must be below the machine's %u CPUs, not %u",
 			   plat_cpu_count(), c->irq_shift);
@@ -1026,10 +1034,20 @@ static int alloc_queues(struct np *n, unsigned nq)
 }
 
 /* Where the streams' completions are reaped (netperf.h, cfg->channels): one np_cpu per
- * stream (entry i for stream i, on order[i]) and one per interrupt CPU that sends nothing.
+ * stream (entry i for stream i, on cpus[i]) and one per interrupt CPU that sends nothing.
+ * A stream's XPS channel is its CPU's place in the spread order (i, unless bound by -T).
  * n->cross stays false, and nothing is allocated, when each stream's interrupt is its own
  * CPU's (the run is then stream_cpu's, as before the mechanism existed). */
-static int plan_cpus(struct np *n, const int *order, unsigned ncpus)
+static unsigned spread_pos(const int *order, unsigned ncpus, int cpu)
+{
+	unsigned p = 0;
+
+	while (p < ncpus - 1 && order[p] != cpu)
+		p++;
+	return p;
+}
+
+static int plan_cpus(struct np *n, const int *cpus, const int *order, unsigned ncpus)
 {
 	const struct ilab_netperf_cfg *c = n->cfg;
 	unsigned nq = c->queues, nr = nq;
@@ -1038,8 +1056,11 @@ static int plan_cpus(struct np *n, const int *order, unsigned ncpus)
 
 	if (is_rr(c))
 		return 0; /* the request/response tests reap on the stream's CPU */
-	for (unsigned i = 0; i < nq; i++)
-		n->cross |= ilab_netperf_irq_slot(c, i, ncpus) != i;
+	for (unsigned i = 0; i < nq; i++) {
+		unsigned pos = spread_pos(order, ncpus, cpus[i]);
+
+		n->cross |= ilab_netperf_irq_slot(c, pos, ncpus) != pos;
+	}
 	if (!n->cross)
 		return 0;
 	plan_of = malloc(ncpus * sizeof(*plan_of));
@@ -1051,14 +1072,15 @@ static int plan_cpus(struct np *n, const int *order, unsigned ncpus)
 	}
 	memset(n->cpu, 0, 2 * nq * sizeof(*n->cpu));
 	for (unsigned i = 0; i < ncpus; i++)
-		plan_of[i] = i < nq ? (int)i : -1;
+		plan_of[i] = -1;
 	for (unsigned i = 0; i < nq; i++) {
-		n->cpu[i].cpu = order[i];
+		plan_of[spread_pos(order, ncpus, cpus[i])] = (int)i;
+		n->cpu[i].cpu = cpus[i];
 		n->cpu[i].stream = (int)i;
 		n->q[i].plan = i;
 	}
 	for (unsigned i = 0; i < nq; i++) {
-		unsigned sl = ilab_netperf_irq_slot(c, i, ncpus);
+		unsigned sl = ilab_netperf_irq_slot(c, spread_pos(order, ncpus, cpus[i]), ncpus);
 
 		if (plan_of[sl] < 0) {
 			n->cpu[nr].cpu = order[sl];
@@ -1152,6 +1174,7 @@ int ilab_netperf_run(struct ilab_board *board, struct ilab_dev *dev,
 	if (ret)
 		return ret;
 	memset(res, 0, sizeof(*res));
+	res->stream_cpu = res->stream_node = -1;
 	if (cfg->test == ILAB_NETPERF_MAERTS)
 		return run_maerts(board, dev, cfg, res, err, errlen);
 	unit = ilab_board_dev_iommu(board, dev);
@@ -1172,8 +1195,12 @@ int ilab_netperf_run(struct ilab_board *board, struct ilab_dev *dev,
 		goto out;
 	}
 	pick_cpus(cfg->queues, dev->node, cpus);
+	if (cfg->bind)
+		cpus[0] = (int)cfg->bind_cpu; /* netperf -T */
+	res->stream_cpu = cpus[0];
+	res->stream_node = plat_cpu_node((unsigned)cpus[0]);
 	pick_cpus(plat_cpu_count(), dev->node, order); /* the NIC's spread order */
-	if (plan_cpus(&n, order, plat_cpu_count())) {
+	if (plan_cpus(&n, cpus, order, plat_cpu_count())) {
 		snprintf(err, errlen, "out of memory");
 		ret = -ENOMEM;
 		goto out;

@@ -223,6 +223,31 @@ printf '%s\n' "$out" | grep -q '^iommulab: 3 runs (seeds 7 to 9)' || bad "-i 1 i
 out=$("$BIN" netperf -t UDP_STREAM -l 0.001 --queues 2 --irq-shift 40 -- -m 64) || bad "--irq-shift run: rc $?"
 printf '%s\n' "$out" | grep -Eq '^iommulab: TX completions: [1-9][0-9]* of [0-9]+ unmaps on another CPU than their map.s \(channels from the profile, irq shift 40\), 4 CPUs did the work$' ||
 	bad "--irq-shift 40: '$out'"
+# the global -T LCPU[,RCPU] (netsh.c's break_args): N binds both, N, the local only, ,N the
+# remote only; the stream runs on the local CPU, and XPS sends it on that CPU's channel
+check_usage "-T 128: the machine has CPUs 0..127" -T 128 -l 0.0001
+check_usage "-T ,128: the peer (modelled as this machine) has CPUs 0..127" -T ,128 -l 0.0001
+check_usage "-T must be LCPU[,RCPU], ,RCPU or LCPU, (CPU numbers), not 'x'" -T x
+check_usage "-T must be LCPU[,RCPU], ,RCPU or LCPU, (CPU numbers), not ','" -T ,
+check_usage "-T must be LCPU[,RCPU], ,RCPU or LCPU, (CPU numbers), not '1,2,3'" -T 1,2,3
+check_usage "-T must be LCPU[,RCPU], ,RCPU or LCPU, (CPU numbers), not '-1'" -T -1
+check_usage "-T binds the one netperf process: not with --queues=2" -T 3 --queues=2
+check_usage "-T 3: TCP_MAERTS's receive model does not place its queue on a CPU" -T 3 -t TCP_MAERTS
+for tb in "7:7,7" "7,:7,-1" ",7:-1,7" "40,3:40,3" ":-1,-1"; do
+	bind=(); [ -n "${tb%%:*}" ] && bind=(-T "${tb%%:*}")
+	out=$("$BIN" netperf -t TCP_RR -l 0.001 -P 0 "${bind[@]}" -- -o LOCAL_CPU_BIND,REMOTE_CPU_BIND) ||
+		bad "-T ${tb%%:*}: rc $?"
+	[ "$out" = "${tb#*:}" ] || bad "-T ${tb%%:*} -o LOCAL_CPU_BIND,REMOTE_CPU_BIND: '$out', not '${tb#*:}'"
+done
+# kunpeng920's NIC is on node 2 (CPUs 64..95, the spread order's first 32): unbound, the
+# stream reaps its own completions; -T 40 (node 1, the order's 73rd CPU) sends on channel
+# 72 mod the profile's channels, whose interrupt is another CPU's
+out=$("$BIN" netperf -t TCP_STREAM -l 0.001) || bad "unbound TCP_STREAM: rc $?"
+printf '%s\n' "$out" | grep -Eq '^iommulab: TX completions: 0 of [0-9]+ unmaps .*, 1 CPUs did the work$' ||
+	bad "unbound: '$out'"
+out=$("$BIN" netperf -t TCP_STREAM -l 0.001 -T 40) || bad "-T 40 TCP_STREAM: rc $?"
+printf '%s\n' "$out" | grep -Eq '^iommulab: TX completions: [1-9][0-9]* of [0-9]+ unmaps .*, 2 CPUs did the work$' ||
+	bad "-T 40: '$out'"
 if have python3 "netperf --json"; then
 	"$BIN" netperf -t TCP_RR -l 0.001 --queues 2 --json -- -r 100,2000 | python3 -c '
 import json, sys
@@ -236,5 +261,15 @@ assert r["lat_min_ns"] <= r["lat_p50_ns"] <= r["lat_p99_ns"] <= r["lat_max_ns"],
 assert r["tx_maps"] == r["tx_unmaps"], r
 assert "cpus" in d["stats"], list(d)
 ' || bad "netperf --json content"
+	for tb in "40:40:1:40" ",5:64:2:5" "3,:3:0:-1"; do
+		"$BIN" netperf -t TCP_RR -l 0.001 -T "${tb%%:*}" --json | TB=$tb python3 -c '
+import json, os, sys
+cpu, node, rcpu = (int(x) for x in os.environ["TB"].split(":")[1:])
+d = json.load(sys.stdin)
+t, r = d["test"], d["result"]
+assert r["stream_cpu"] == cpu and r["stream_node"] == node, r
+assert t["remote_cpu_bind"] == rcpu, t
+' || bad "netperf -T ${tb%%:*} --json: the stream's CPU and node"
+	done
 fi
 exit $fail
