@@ -71,6 +71,19 @@ for f in sys.argv[1:]:
     j = json.load(open(f))["jobs"][0]
     assert j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0, (f, "one direction empty")
 ' real.json ours.json || bad "randrw: a direction is empty"
+# trims: the trim direction filled, the same keys as fio's (Dataset Management on the model)
+fio --name=t --ioengine=null --rw=randtrim --size=1m --output-format=json >real.json \
+	2>real.err || bad "fio randtrim: $(cat real.err)"
+"$BIN" fio --name=t --ioengine=libaio --rw=randtrim --size=1m --output-format=json \
+	>ours.json 2>ours.err || bad "iommulab fio randtrim: $(cat ours.err)"
+out=$(python3 "$SRC/tests/cli/json_keys.py" real.json ours.json) ||
+	bad "randtrim key sets differ from fio's: $out"
+python3 -c '
+import json, sys
+for f in sys.argv[1:]:
+    j = json.load(open(f))["jobs"][0]
+    assert j["trim"]["total_ios"] > 0 and j["read"]["total_ios"] == 0, (f, "not a trim job")
+' real.json ours.json || bad "randtrim: the trim direction is empty"
 for job in "--rw=randread" "$mixopts --description=two_words"; do
 	# shellcheck disable=SC2086 # the options are words
 	fio --name=t --ioengine=null --size=1m $job --output-format=terse >real.txt 2>real.err ||
