@@ -71,7 +71,9 @@ static int parse_rate(const char *s, double *bps)
 	case 't': case 'T': v *= 1e12; end++; break;
 	default: break;
 	}
-	if (*end)
+	/* 0 is no limit; a pace below 1 bit/s or above 1 Pbit/s is no rate a NIC runs at, and
+	 * its interval between datagrams, or the JSON's integer target_bitrate, would overflow */
+	if (*end || (v != 0 && v < 1) || v > 1e15)
 		return -1;
 	*bps = v;
 	return 0;
@@ -122,8 +124,9 @@ static int parse_opt(int opt, struct ip_opts *o)
 	case 'u': o->udp = true; break;
 	case 'b':
 		if (parse_rate(optarg, &o->cfg.rate_bps))
-			return USAGE("-b must be a bit rate, a number with K, M, G or T (powers of "
-				     "1000): 100M, 1.5G, 0 (no limit); not '%s'", optarg);
+			return USAGE("-b must be a bit rate from 1 bit/s to 1000T, a number with K, "
+				     "M, G or T (powers of 1000): 100M, 1.5G, 0 (no limit); not "
+				     "'%s'", optarg);
 		o->rate_set = true;
 		break;
 	case 's': return USAGE("-s: iommulab iperf3 is the client; the server is simulated");

@@ -23,6 +23,8 @@ check_usage "-s: iommulab iperf3 is the client" -s
 check_usage "-b: a rate limit is modelled for UDP (-u) only" -c h -b 1G
 check_usage "-b must be a bit rate" -c h -u -b 1X
 check_usage "-b must be a bit rate" -c h -u -b 10M/100
+check_usage "-b must be a bit rate from 1 bit/s" -c h -u -b 0.0000001
+check_usage "-b must be a bit rate from 1 bit/s" -c h -u -b 100000000T
 check_usage "-u with -R: UDP receive is not modelled" -c h -u -R
 check_usage "-l 65508: a UDP datagram holds at most 65507 bytes" -c h -u -l 65508
 check_usage "-t must be seconds" -c h -t x
