@@ -623,6 +623,20 @@ static int finish_cpus(struct fio_job *j, const char *name)
 	return 0;
 }
 
+/* A job's smallest I/O in the directions it does: each direction's range minimum, else bs. */
+static unsigned smallest_io(const struct ilab_nvme_cfg *c)
+{
+	unsigned lo = 0;
+
+	for (unsigned d = 0; d < 2; d++) {
+		unsigned m = c->bs_dist[d].min ? c->bs_dist[d].min : c->bs;
+
+		if (ilab_fio_rw_does(c->rw, d) && (!lo || m < lo))
+			lo = m;
+	}
+	return lo ? lo : 512;
+}
+
 static int finish(struct fio_job *j, const char *name)
 {
 	struct ilab_nvme_cfg *c = &j->cfg;
@@ -663,9 +677,10 @@ static int finish(struct fio_job *j, const char *name)
 			if (c->bs_dist[0].min != c->bs_dist[0].max ||
 			    c->bs_dist[1].min != c->bs_dist[1].max ||
 			    (ilab_fio_rw_is_mixed(c->rw) && c->bs_dist[0].min != c->bs_dist[1].min)) {
-				/* sizes vary: the job ends after size bytes, as fio's */
+				/* sizes vary: the job ends after size bytes, as fio's; at most
+				 * size over its smallest I/O (the host-time estimate's count) */
 				c->io_bytes = j->size_set;
-				c->number_ios = j->size_set / 512;
+				c->number_ios = (j->size_set + smallest_io(c) - 1) / smallest_io(c);
 			}
 		}
 	}
