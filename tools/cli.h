@@ -62,9 +62,10 @@ int cli_trace_open(const char *cmd, const struct cli_trace_opt *o,
 		   struct ilab_output_set *files, struct ilab_trace **t);
 int cli_trace_close(const char *cmd, const struct cli_trace_opt *o, struct ilab_trace *t);
 int cli_trace_own_opt(const char *cmd, const char *key, const char *val, struct cli_trace_opt *o);
-/* netperf's and iperf3's host-time check (tools/cmd_netperf.c): 0 or CLI_EXIT_USAGE. */
+/* netperf's and iperf3's host-time check (tools/cmd_netperf.c) of `runs` runs of cfg (netperf's
+ * -i repeats it): 0 or CLI_EXIT_USAGE. */
 struct ilab_netperf_cfg;
-int cli_netperf_check_time(const char *cmd, const struct ilab_netperf_cfg *cfg,
+int cli_netperf_check_time(const char *cmd, const struct ilab_netperf_cfg *cfg, unsigned runs,
 			   const char *shorten, double *estimate_s, uint64_t *sim_ns);
 int cli_trace_start(const char *cmd, const struct cli_trace_opt *o, const char *profile,
 		    const char *label, struct ilab_trace **t);

@@ -644,7 +644,7 @@ int cmd_iperf3(int argc, char **argv)
 		return ret < 0 ? CLI_EXIT_OK : ret; /* -1: --help was printed */
 	if (o.udp)
 		o.cfg.streams = st; /* -P is at most 128 */
-	ret = cli_netperf_check_time("iperf3", &o.cfg, "shorten -t or lower -P", &estimate_s,
+	ret = cli_netperf_check_time("iperf3", &o.cfg, 1, "shorten -t or lower -P", &estimate_s,
 				     &sim_ns);
 	if (ret)
 		return ret;

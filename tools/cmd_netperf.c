@@ -922,15 +922,15 @@ static void print_json(const struct np_opts *o, const struct ilab_nic_env_info *
 
 /* The limit of run's netperf cases (case_checks.c), before anything is built: the host-time
  * estimate of cfg's streams for their simulated time (netperf's and iperf3's). */
-int cli_netperf_check_time(const char *cmd, const struct ilab_netperf_cfg *cfg,
+int cli_netperf_check_time(const char *cmd, const struct ilab_netperf_cfg *cfg, unsigned runs,
 			   const char *shorten, double *estimate_s, uint64_t *sim_ns)
 {
-	char work[96], err[300];
+	char work[128], err[300];
 
-	*sim_ns = cfg->duration_ns + cfg->warmup_ns;
-	*estimate_s = cfg->queues * (*sim_ns / 1e3) * ILAB_HOST_S_NETPERF;
-	snprintf(work, sizeof(work), "%u stream%s for %.3f simulated s", cfg->queues,
-		 cfg->queues == 1 ? "" : "s", *sim_ns / 1e9);
+	*sim_ns = cfg->duration_ns + cfg->warmup_ns; /* one run's, for the progress line */
+	*estimate_s = runs * cfg->queues * (*sim_ns / 1e3) * ILAB_HOST_S_NETPERF;
+	snprintf(work, sizeof(work), "%u stream%s for %.3f simulated s, %u run%s", cfg->queues,
+		 cfg->queues == 1 ? "" : "s", *sim_ns / 1e9, runs, runs == 1 ? "" : "s (-i)");
 	if (ilab_host_time_check(*estimate_s, work, "run", shorten, err, sizeof(err)))
 		return cli_usage_error(cmd, "%s", err);
 	return 0;
@@ -1053,8 +1053,9 @@ int cmd_netperf(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	ret = cli_netperf_check_time("netperf", &o.cfg, "shorten -l or lower --queues",
-				     &estimate_s, &sim_ns);
+	ret = cli_netperf_check_time("netperf", &o.cfg,
+				     np_confid_on(&o.conf) ? o.conf.it_max : 1,
+				     "shorten -l, lower --queues or -i", &estimate_s, &sim_ns);
 	if (ret)
 		return ret;
 	snprintf(label, sizeof(label), "netperf %s (%s, iommu=%s, seed %llu)",

@@ -17,6 +17,11 @@ check_usage() { # want-substring args...: must exit 2 with that message on stder
 	fi
 }
 check_usage "-l must be a test length in seconds" -l 0
+# -i repeats the run up to its maximum: the host-time limit covers every run (100 s of one
+# stream is ~200 s of host time, 30 runs ~100 min), refused before anything runs
+out=$(timeout 20 "$BIN" netperf -t TCP_STREAM -l 100 -i 30,3 -P 0 2>&1 >/dev/null); rc=$?
+{ [ $rc -eq 2 ] && printf '%s' "$out" | grep -qF "30 runs (-i)"; } ||
+	bad "netperf -l 100 -i 30,3 -> rc $rc, '$out'"
 # below 100 us a window holds no transaction: refused, not a throughput of 0.00
 check_usage "-l must be a test length in seconds, at least 0.0001" -l 1e-9
 check_usage "-l must be a test length in seconds, at least 0.0001" -l 0.00009
