@@ -1052,7 +1052,6 @@ static int plan_cpus(struct np *n, const int *cpus, const int *order, unsigned n
 	const struct ilab_netperf_cfg *c = n->cfg;
 	unsigned nq = c->queues, nr = nq;
 	int *plan_of = NULL;
-	size_t bytes;
 
 	if (is_rr(c))
 		return 0; /* the request/response tests reap on the stream's CPU */
@@ -1064,13 +1063,12 @@ static int plan_cpus(struct np *n, const int *cpus, const int *order, unsigned n
 	if (!n->cross)
 		return 0;
 	plan_of = malloc(ncpus * sizeof(*plan_of));
-	bytes = (2 * nq * sizeof(*n->cpu) + PLAT_CACHELINE - 1) / PLAT_CACHELINE * PLAT_CACHELINE;
-	n->cpu = aligned_alloc(PLAT_CACHELINE, bytes);
+	/* zeroed and fresh to the simulator, as every object with a tracked word (plat.h) */
+	n->cpu = plat_zalloc_array(2 * nq, sizeof(*n->cpu));
 	if (!plan_of || !n->cpu) {
 		free(plan_of);
 		return -ENOMEM;
 	}
-	memset(n->cpu, 0, 2 * nq * sizeof(*n->cpu));
 	for (unsigned i = 0; i < ncpus; i++)
 		plan_of[i] = -1;
 	for (unsigned i = 0; i < nq; i++) {
