@@ -929,8 +929,10 @@ int cli_netperf_check_time(const char *cmd, const struct ilab_netperf_cfg *cfg, 
 
 	*sim_ns = cfg->duration_ns + cfg->warmup_ns; /* one run's, for the progress line */
 	*estimate_s = runs * cfg->queues * (*sim_ns / 1e3) * ILAB_HOST_S_NETPERF;
-	snprintf(work, sizeof(work), "%u stream%s for %.3f simulated s, %u run%s", cfg->queues,
-		 cfg->queues == 1 ? "" : "s", *sim_ns / 1e9, runs, runs == 1 ? "" : "s (-i)");
+	snprintf(work, sizeof(work), "%u stream%s for %.3f simulated s", cfg->queues,
+		 cfg->queues == 1 ? "" : "s", *sim_ns / 1e9);
+	if (runs > 1)
+		snprintf(work + strlen(work), sizeof(work) - strlen(work), ", %u runs (-i)", runs);
 	if (ilab_host_time_check(*estimate_s, work, "run", shorten, err, sizeof(err)))
 		return cli_usage_error(cmd, "%s", err);
 	return 0;
@@ -1053,9 +1055,10 @@ int cmd_netperf(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	ret = cli_netperf_check_time("netperf", &o.cfg,
-				     np_confid_on(&o.conf) ? o.conf.it_max : 1,
-				     "shorten -l, lower --queues or -i", &estimate_s, &sim_ns);
+	ret = cli_netperf_check_time("netperf", &o.cfg, np_confid_on(&o.conf) ? o.conf.it_max : 1,
+				     np_confid_on(&o.conf) ? "shorten -l, lower --queues or -i"
+							   : "shorten -l or lower --queues",
+				     &estimate_s, &sim_ns);
 	if (ret)
 		return ret;
 	snprintf(label, sizeof(label), "netperf %s (%s, iommu=%s, seed %llu)",
