@@ -465,10 +465,11 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	if (o.fold && cli_parse_count(o.fold, 0, ilab_calib_cv_nr_folds(set, id.folds) - 1,
 				      &fold)) {
+		unsigned last = ilab_calib_cv_nr_folds(set, id.folds) - 1; /* before the free */
+
 		ilab_calib_set_free(set);
 		return cli_usage_error("calibrate", "--fold must be 'list' or 0 to %u (the folds "
-				       "of this set: --fold list), not '%s'",
-				       ilab_calib_cv_nr_folds(set, id.folds) - 1, o.fold);
+				       "of this set: --fold list), not '%s'", last, o.fold);
 	}
 	/* --merge: the folds' files in place of the fits (the same report, record and
 	 * correlator), each checked before anything is written */
