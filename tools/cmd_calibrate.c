@@ -31,6 +31,7 @@ struct opts {
 	unsigned nr_scenarios, nr_frees, nr_cases;
 	uint64_t seed, starts, jobs, max_evals, folds;
 	bool quick, cv, plot, verbose, nodes;
+	enum ilab_calib_weights weights; /* --weights terms|experiments */
 	int cpu_node, memory_node; /* --nodes, for --import lat_mem_rd */
 };
 
@@ -48,6 +49,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "free", required_argument, NULL, 'F' },
 		{ "case", required_argument, NULL, 'c' },
 		{ "quick", no_argument, NULL, 'q' },
+		{ "weights", required_argument, NULL, 'W' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "starts", required_argument, NULL, 's' },
 		{ "max-evals", required_argument, NULL, 'M' },
@@ -88,6 +90,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				o->cases[o->nr_cases++] = optarg;
 			break;
 		case 'q': o->quick = true; break;
+		case 'W':
+			if (!strcmp(optarg, "terms"))
+				o->weights = ILAB_CALIB_WEIGH_TERMS;
+			else if (!strcmp(optarg, "experiments"))
+				o->weights = ILAB_CALIB_WEIGH_EXPERIMENTS;
+			else
+				return cli_usage_error("calibrate", "--weights: terms or "
+						       "experiments, not '%s'", optarg);
+			break;
 		case 'X': o->cv = true; break;
 		case 'f': o->fold = optarg; o->cv = true; break;
 		case 'G': o->merge = optarg; o->cv = true; break;
@@ -210,7 +221,9 @@ static void fitted_on(const struct ilab_calib_set *set, const struct opts *o, ch
 	if (o->nr_cases && off < len)
 		off += (size_t)snprintf(buf + off, len - off, "]");
 	if (off < len)
-		snprintf(buf + off, len - off, " (%s sizes)", set->quick ? "quick" : "full");
+		snprintf(buf + off, len - off, " (%s sizes%s)", set->quick ? "quick" : "full",
+			 set->weights == ILAB_CALIB_WEIGH_EXPERIMENTS ? ", weighted by experiment"
+								      : "");
 }
 
 static int save_text(const char *path, const char *text, size_t len, char *err, size_t errlen)
@@ -442,6 +455,7 @@ int cmd_calibrate(int argc, char **argv)
 		fprintf(stderr, "%s calibrate: %s\n", CLI_PROG, err);
 		return CLI_EXIT_USAGE;
 	}
+	set->weights = o.weights;
 	if (o.measurements)
 		ret = ilab_calib_measurements_add(set, o.measurements, err, sizeof(err));
 	for (unsigned i = 0; !ret && i < o.nr_frees; i++)

@@ -57,7 +57,7 @@ static const struct cli_command commands[] = {
 	  "  --no-plot         no plots\n"
 	  "  -h, --help        show this help\n"
 	  "Shards of another sweep, overlapping or missing cases: exit 2.\n" },
-	{ "calibrate", cmd_calibrate, "calibrate PROFILE [SCENARIO...] [--free SECTION.KEY=MIN:MAX]... [--case LABEL]... [--quick] [--seed N] [--starts N] [--max-evals N] [-j N] [--out DIR] [--cross-validate [--folds K] [--fold K|list | --merge DIR]] [--measurements FILE.yaml] [--no-plot] [-v] | calibrate --import dma_map_benchmark|fio|lat_mem_rd|core-to-core-latency FILE [--nodes CPU,MEMORY]",
+	{ "calibrate", cmd_calibrate, "calibrate PROFILE [SCENARIO...] [--free SECTION.KEY=MIN:MAX]... [--case LABEL]... [--quick] [--weights terms|experiments] [--seed N] [--starts N] [--max-evals N] [-j N] [--out DIR] [--cross-validate [--folds K] [--fold K|list | --merge DIR]] [--measurements FILE.yaml] [--no-plot] [-v] | calibrate --import dma_map_benchmark|fio|lat_mem_rd|core-to-core-latency FILE [--nodes CPU,MEMORY]",
 	  "fit a profile's free constants jointly to the seeds' published figures (docs/calibration.md)",
 	  "  PROFILE           a profile name (kunpeng920) or file; its free: section names the\n"
 	  "                    constants fitted, with their bounds\n"

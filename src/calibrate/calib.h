@@ -52,6 +52,14 @@ struct ilab_calib_free {
 
 enum ilab_calib_term_kind { ILAB_CALIB_FIGURE, ILAB_CALIB_EFFECT };
 
+/* How the objective weighs its terms. By term, an experiment counts as many times as it has
+ * figures and effects: seed 002's 132 terms outweigh seed 000's 3 by 44 to 1, so a joint
+ * fit gives seed 000's one CMD_SYNC wait away for a little on seed 002's many correlated
+ * sizes. By experiment, each experiment with an active term weighs the same in all: its
+ * terms are each multiplied by (active terms) / (experiments x its active terms), which keeps
+ * the objective's total weight the number of active terms. */
+enum ilab_calib_weights { ILAB_CALIB_WEIGH_TERMS, ILAB_CALIB_WEIGH_EXPERIMENTS };
+
 /* One term of the objective: a published figure, or an effect (the ratio of two cases'
  * published figures of one metric). */
 struct ilab_calib_term {
@@ -97,6 +105,7 @@ struct ilab_calib_set {
 	unsigned nr_free;
 	struct ilab_calib_free free[ILAB_CALIB_MAX_FREE];
 	bool quick;
+	enum ilab_calib_weights weights;
 	unsigned jobs;               /* cases of one evaluation run at once */
 	FILE *progress;              /* a line per evaluation, NULL: quiet */
 	unsigned nr_evals;           /* evaluations run (cache misses) */

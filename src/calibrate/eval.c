@@ -267,20 +267,38 @@ static double direction_loss(const struct ilab_calib_term *t, double v)
 	return h > 0 ? w * m * (1 - exp(-h / m)) : 0;
 }
 
+/* Active terms per experiment into per_exp; the number of experiments that have one. */
+static unsigned active_terms(const struct ilab_calib_set *set, unsigned *per_exp,
+			     unsigned *active)
+{
+	unsigned exps = 0;
+
+	*active = 0;
+	memset(per_exp, 0, ILAB_CALIB_MAX_EXP * sizeof(*per_exp));
+	for (unsigned i = 0; i < set->nr_terms; i++)
+		if (set->terms[i].active) {
+			exps += !per_exp[set->terms[i].exp]++;
+			(*active)++;
+		}
+	return exps;
+}
+
 double ilab_calib_objective(const struct ilab_calib_set *set, const double *tv)
 {
 	const double s = ILAB_CALIB_LOSS_SCALE;
+	unsigned per_exp[ILAB_CALIB_MAX_EXP], active, exps = active_terms(set, per_exp, &active);
 	double sum = 0;
 
 	for (unsigned i = 0; i < set->nr_terms; i++) {
 		const struct ilab_calib_term *t = &set->terms[i];
-		double z;
+		double z, w = 1;
 
 		if (!t->active)
 			continue;
+		if (set->weights == ILAB_CALIB_WEIGH_EXPERIMENTS)
+			w = (double)active / ((double)exps * per_exp[t->exp]);
 		z = ilab_calib_residual(t, tv[i]) / s;
-		sum += s * s * 2 * (sqrt(1 + z * z) - 1);
-		sum += direction_loss(t, tv[i]);
+		sum += w * (s * s * 2 * (sqrt(1 + z * z) - 1) + direction_loss(t, tv[i]));
 	}
 	return sum;
 }

@@ -53,8 +53,9 @@ static json_t *identity(const struct ilab_calib_set *set, const struct ilab_cali
 	}
 	for (unsigned i = 0; i < set->nr_terms; i++)
 		h = fnv1a(h, set->terms[i].label, strlen(set->terms[i].label) + 1);
-	snprintf(line, sizeof(line), "%u experiments, %u cases, %u terms (labels %016llx)",
-		 set->nr_exp, set->nr_cases, set->nr_terms, (unsigned long long)h);
+	snprintf(line, sizeof(line), "%u experiments, %u cases, %u terms (labels %016llx)%s",
+		 set->nr_exp, set->nr_cases, set->nr_terms, (unsigned long long)h,
+		 set->weights == ILAB_CALIB_WEIGH_EXPERIMENTS ? ", weighted by experiment" : "");
 	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)fnv1a(0xcbf29ce484222325ull,
 			set->profile_text, set->profile_len));
 	return json_pack("{s:s, s:s, s:s, s:o, s:s, s:s, s:I, s:i, s:i, s:i, s:i}",

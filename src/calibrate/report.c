@@ -51,8 +51,10 @@ void ilab_calib_report_text(const struct ilab_calib_report *r, FILE *f)
 			set->terms[i].kind == ILAB_CALIB_FIGURE ? nf++ : ne++;
 	fprintf(f, "calibrate %s on %s\n", set->profile_name, r->fitted_on);
 	fprintf(f, "%u free constants, %u cases, %u figures and %u effects in the objective "
-		"(soft-L1 on log(model / measured), scale log 1.1)\n", set->nr_free,
-		set->nr_cases, nf, ne);
+		"(soft-L1 on log(model / measured), scale log 1.1; weighted by %s)\n",
+		set->nr_free, set->nr_cases, nf, ne,
+		set->weights == ILAB_CALIB_WEIGH_EXPERIMENTS ? "experiment, each the same"
+							     : "term");
 	if (set->parts_note[0])
 		fprintf(f, "measured parts (set, not fitted): %s\n", set->parts_note);
 	fprintf(f, "objective %.6g at the priors, %.6g fitted; %u starts (seed %llu), %u "
@@ -194,6 +196,8 @@ json_t *ilab_calib_report_json(const struct ilab_calib_report *r)
 	json_object_set_new(doc, "experiments", exps);
 	json_object_set_new(doc, "fitted_on", json_string(r->fitted_on));
 	json_object_set_new(doc, "quick", json_boolean(set->quick));
+	json_object_set_new(doc, "weights", json_string(set->weights == ILAB_CALIB_WEIGH_EXPERIMENTS
+							? "experiments" : "terms"));
 	json_object_set_new(doc, "seed", json_integer((json_int_t)r->seed));
 	json_object_set_new(doc, "starts", json_integer(r->fit->starts));
 	json_object_set_new(doc, "evaluations", json_integer(set->nr_evals));

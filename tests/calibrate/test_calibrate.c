@@ -240,10 +240,56 @@ static void test_direction_kept(void **state)
 	assert_true(effect.margin > log(1 / 0.98) + 0.1 / 3.85 + 0.1 / 3.25 - 1e-12);
 }
 
+/* Two experiments of one constant x: the first has one figure that wants x = 0.3 (its model
+ * value 100 exp(x - 0.3)), the second nine that want x = 0 (100 exp(x)). The best x on a grid
+ * and the objective where every residual is 0.05. */
+static double best_x_weighted(enum ilab_calib_weights weights, double *f_equal)
+{
+	struct ilab_calib_term terms[10] = { 0 };
+	struct ilab_calib_set set = { .nr_terms = 10, .terms = terms, .weights = weights };
+	double best = NAN, fbest = INFINITY, tv[10];
+
+	for (unsigned i = 0; i < 10; i++)
+		terms[i] = (struct ilab_calib_term){ .kind = ILAB_CALIB_FIGURE, .exp = i ? 1 : 0,
+						     .measured = 100, .rel = ILAB_REL_EQ,
+						     .tolerance = 0.1, .active = true };
+	for (int k = -100; k <= 400; k++) {
+		double x = k / 1000.0, f;
+
+		for (unsigned i = 0; i < 10; i++)
+			tv[i] = 100 * exp(i ? x : x - 0.3);
+		f = ilab_calib_objective(&set, tv);
+		if (f < fbest) {
+			fbest = f;
+			best = x;
+		}
+	}
+	for (unsigned i = 0; i < 10; i++)
+		tv[i] = 100 * exp(0.05);
+	*f_equal = ilab_calib_objective(&set, tv);
+	return best;
+}
+
+static void test_experiments_weigh_the_same(void **state)
+{
+	double f_terms, f_exps;
+	double x_terms = best_x_weighted(ILAB_CALIB_WEIGH_TERMS, &f_terms);
+	double x_exps = best_x_weighted(ILAB_CALIB_WEIGH_EXPERIMENTS, &f_exps);
+
+	(void)state;
+	printf("# best x by term %.3f, by experiment %.3f\n", x_terms, x_exps);
+	/* by term the nine figures win; by experiment the two experiments meet halfway */
+	assert_true(x_terms < 0.05);
+	assert_true(fabs(x_exps - 0.15) < 0.005);
+	/* the same total weight: equal residuals cost the same either way */
+	assert_true(fabs(f_terms - f_exps) < 1e-12 * f_terms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_direction_kept),
+		cmocka_unit_test(test_experiments_weigh_the_same),
 		cmocka_unit_test(test_inseparable_reported),
 		cmocka_unit_test(test_planted_recovered),
 		cmocka_unit_test(test_probe_within_bounds),
