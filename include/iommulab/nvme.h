@@ -1,6 +1,6 @@
 /* nvme.h — an NVMe drive model and the fio-like block workload on it, for the simulator: one
- * submission/completion queue pair per job (per CPU, as Linux's nvme driver gives each CPU its
- * own), each I/O's buffer mapped through dma-iommu and described by PRP entries (a PRP list,
+ * submission/completion queue pair per hardware queue (per CPU, as Linux's nvme driver gives
+ * each CPU its own; shared by a group of CPUs when the controller grants fewer), each I/O's buffer mapped through dma-iommu and described by PRP entries (a PRP list,
  * itself a mapped coherent page, above two pages), the drive fetching commands and PRP lists
  * and moving data by DMA through the board's IOMMU, a completion entry and an interrupt per
  * command, and fio's figures (IOPS, bandwidth, completion-latency percentiles).
@@ -137,7 +137,7 @@ struct ilab_nvme_bs_dist {
 };
 
 struct ilab_nvme_cfg {
-	unsigned numjobs;          /* fio numjobs: one CPU and one queue pair each */
+	unsigned numjobs;          /* fio numjobs: one CPU each, and its CPU's queue pair */
 	const int *cpus;           /* CPU of job i; NULL: the drive's node's CPUs, then the
 				    * others from CPU 0 */
 	unsigned iodepth;          /* I/Os in flight per job */
@@ -145,7 +145,9 @@ struct ilab_nvme_cfg {
 	enum ilab_fio_rw rw;
 	unsigned rwmixread;        /* the mixes: percent of I/Os that are reads, 0..100 */
 	struct ilab_nvme_bs_dist bs_dist[2]; /* per direction (read, write); min 0: bs */
-	unsigned queue_entries;    /* per SQ and CQ, > iodepth; 0 = ILAB_NVME_DEFAULT_QUEUE */
+	unsigned queue_entries;    /* per SQ and CQ, > iodepth; 0 = ILAB_NVME_DEFAULT_QUEUE. A
+				    * hardware queue has one tag fewer (blk-mq's queue_depth):
+				    * the I/Os in flight of the jobs sharing it, together */
 	uint64_t runtime_ns;       /* measured window after the ramp; 0: number_ios decides */
 	uint64_t ramp_ns;          /* fio ramp_time: I/O before the window, not counted */
 	uint64_t number_ios;       /* per job, with runtime_ns 0 (fio number_ios) */
@@ -167,12 +169,14 @@ struct ilab_nvme_cfg {
 	 * queue has its own MSI-X vector on the job's CPU (Linux's managed affinity with a queue
 	 * per CPU), so completions run on the submitter. */
 	const int *irq_cpus;       /* CPU that takes job i's queue interrupt (an smp_affinity
-				    * mask of one CPU); NULL: as the queues give it */
+				    * mask of one CPU; a shared queue: its first job's); NULL:
+				    * as the queues give it */
 	unsigned nr_queues;        /* I/O queues the controller grants (NVMe Number of Queues,
 				    * Feature 07h); 0: one per CPU. With fewer than the machine's
 				    * CPUs, the CPUs are spread over the queues in contiguous
-				    * groups (Linux's group_cpus_evenly) and each queue's interrupt
-				    * lands on its group's first CPU */
+				    * groups (Linux's group_cpus_evenly): a group's CPUs share its
+				    * queue's SQ (sq_lock), CQ and tags, and its interrupt lands on
+				    * the group's first CPU */
 	enum ilab_nvme_rq_affinity rq_affinity;
 	bool hipri;                /* polled queues (io_uring hipri, nvme.poll_queues): no
 				    * interrupt, the submitter polls its CQ and is never idle */
@@ -243,6 +247,12 @@ struct ilab_nvme_result {
 	uint64_t dsm_blocks;       /* 512-byte blocks those ranges deallocated */
 	uint64_t sq_wraps;         /* submission queue tails that wrapped to entry 0 */
 	uint64_t cq_wraps;         /* completion queue heads that wrapped (phase flips) */
+	unsigned hw_queues;        /* hardware queues (SQ/CQ pairs) the jobs' CPUs map to */
+	unsigned queue_jobs_max;   /* most jobs sharing one of them */
+	unsigned queue_inflight_max; /* most commands outstanding on one of them (its tags
+				      * taken): at most queue_entries - 1 */
+	uint64_t tag_waits;        /* submissions that found every tag of their queue taken and
+				    * slept until a completion freed one */
 };
 
 /* Run the jobs on dev (an NVMe of board, probed, its DMA options set), in the simulator.

@@ -1,17 +1,26 @@
 /* nvme.c — the NVMe drive model and fio's job loop on it (include/iommulab/nvme.h): per job a
- * CPU thread (fio + the Linux block stack + the nvme driver's submission and completion) and
- * a queue agent of the drive on the drive's node; the drive's command rate, latency and data
- * rate are shared by all its queues. Simulator only.
+ * CPU thread (fio + the Linux block stack + the nvme driver's submission and completion), per
+ * hardware queue an SQ/CQ pair and a queue agent of the drive on the drive's node; the
+ * drive's command rate, latency and data rate are shared by all its queues. Simulator only.
  * It is not the machine's set-up (nvme_env.c) nor the scenario glue (fio_experiments.c).
  *
+ * Hardware queues: one per CPU by default; with fewer (nr_queues) the CPUs of a group share
+ * one (blk-mq maps them to one hardware context), as Linux's nvme driver shares its struct
+ * nvme_queue: one SQ its submitters fill under sq_lock, one CQ reaped in order on the CPU
+ * its vector targets, and blk-mq's tags of the hardware context (the queue's entries less
+ * one), which bound the I/Os in flight of all its CPUs together.
+ *
  * CPU side, per job (a plat thread on the job's CPU): while fewer than iodepth I/Os are in
- * flight, submit one, its direction (rw mixes) and size (bs_dist) drawn as fio's: submit_ns, dma_map_single of the I/O's buffer (pages on the CPU's node,
- * allocated once, as fio's), the PRP entries (a PRP list in the slot's coherent page above two
- * pages), the 64-byte command into the SQ (coherent memory on the drive's node) and the SQ
- * tail doorbell. Then wait for the interrupt (polled: spin on the CQ, busy, no handler):
- * irq_ns per handler run, and for each new CQE
- * (phase tag) complete_ns and dma_unmap_single; then the CQ head doorbell. clat is from the
- * doorbell to the end of the I/O's completion work (fio's clat: submission to reap).
+ * flight, take a tag of its queue (none free: sleep until a completion frees one), submit
+ * one I/O, its direction (rw mixes) and size (bs_dist) drawn as fio's: submit_ns,
+ * dma_map_single of the I/O's buffer (pages on the CPU's node, allocated once, as fio's), the
+ * PRP entries (a PRP list in the slot's coherent page above two pages), then under the
+ * queue's sq_lock the 64-byte command into the SQ (coherent memory on the drive's node) and
+ * the SQ tail doorbell. Then wait for the interrupt (polled: spin on the CQ, busy, no
+ * handler): irq_ns per handler run, and for each new CQE (phase tag), whoever submitted it,
+ * complete_ns, dma_unmap_single and the tag's release; then the CQ head doorbell once for
+ * the walk. clat is from the doorbell to the end of the I/O's completion work (fio's clat:
+ * submission to reap).
  *
  * Drive side, per queue (an agent on the drive's node): when the SQ tail doorbell moves, fetch
  * each new command by DMA (64 bytes at the SQ's IOVA), and its PRP list by DMA when PRP2
@@ -106,6 +115,7 @@ struct slot {
 	unsigned len;               /* the I/O's bytes and direction (0 read, 1 write, 2 trim) */
 	unsigned ddir;
 	unsigned map_len;           /* bytes mapped: the data, or a trim's range list */
+	unsigned tag;               /* its command's tag in the queue (the CID) */
 	bool has_buf, has_list, mapped;
 };
 
@@ -122,8 +132,6 @@ struct pending {
 };
 
 struct job {
-	/* written by the CPU, polled by the drive: SQ tail doorbell */
-	_Alignas(PLAT_CACHELINE) plat_word32 sq_db;
 	_Alignas(PLAT_CACHELINE) unsigned index; /* over all the run's jobs */
 	const struct ilab_nvme_cfg *cfg;        /* its section's (n->cfg or one of also[]) */
 	unsigned local;                         /* its index in that section */
@@ -131,32 +139,65 @@ struct job {
 						 * number_ios decides) */
 	unsigned max_bs, min_bs;                /* its largest I/O (its buffers), smallest */
 	int cpu;
-	struct plat_agent *agent;
-	/* the queue pair, coherent memory on the drive's node */
-	ilab_pa_t sq_pa, cq_pa;
-	ilab_dma_addr_t sq_dma, cq_dma;
-	uint8_t *sq_va, *cq_va;
-	bool has_sq, has_cq;
+	struct hwq *q;                          /* the hardware queue its CPU maps to */
 	struct slot *slots;
 	unsigned buf_order;
 	int setup_failed;       /* -ENOMEM, -EIO */
 	/* CPU side: the submitter's, and the CQ walk's (the interrupt CPU's) */
-	unsigned ctx, irq_ctx;  /* the submitter's and the interrupt's cpu_ctx */
+	unsigned ctx;           /* the submitter's cpu_ctx */
 	bool complete_on_irq;   /* the completion work runs on the interrupt CPU */
 	bool finished;          /* every I/O reaped: the job's thread is done with it */
+	bool tag_wait;          /* a free slot, but no free tag in its queue: asleep on it */
+	uint64_t tag_waits;     /* submission rounds that ended so */
 	unsigned *free_stack, nfree, inflight;
 	struct done *ring;      /* completions handed to the submitter (iodepth entries) */
 	unsigned ring_prod, ring_cons;
-	uint32_t msi_raised, msi_seen; /* the queue's interrupts: sent by the drive, handled */
-	unsigned sq_tail, cq_head, cq_phase;
+	unsigned walk_done, walk_handed; /* of the CQ walk under way */
 	uint64_t issued, issued_bytes, rng, seq_off;
 	struct ilab_nvme_job_result r; /* the window's latencies and depths */
-	uint64_t map_errors, sq_wraps, cq_wraps;
+	uint64_t map_errors;
 	uint64_t remote;        /* completion work done on the interrupt CPU, not here */
 	uint64_t last_done;
 	uint64_t t_begin, t_end, idle_ns; /* the job's run and its waits for interrupts */
+};
+
+/* Whose command a tag (the CID) is: a job's slot. */
+struct tag_owner {
+	unsigned job, slot;     /* job UINT32_MAX: the tag is free */
+};
+
+/* One hardware queue (Linux's struct nvme_queue behind one blk-mq hardware context): every
+ * CPU that maps to it submits into its one SQ under sq_lock (nvme_submit_cmd: copy the
+ * command at the tail, ring the tail doorbell), and its one CQ is walked in order by the CPU
+ * its vector targets (nvme_irq -> nvme_poll_cq), the CQ head doorbell once per walk. Its
+ * commands carry tags of the hardware context (blk-mq's tags, as many as the queue holds,
+ * qsize - 1), so the I/Os in flight of all its CPUs never exceed the queue's depth. */
+struct hwq {
+	/* written by the CPUs under sq_lock, polled by the drive: SQ tail doorbell */
+	_Alignas(PLAT_CACHELINE) plat_word32 sq_db;
+	_Alignas(PLAT_CACHELINE) plat_word32 cq_db;  /* CQ head doorbell, the walker's */
+	_Alignas(PLAT_CACHELINE) plat_spinlock sq_lock;
+	_Alignas(PLAT_CACHELINE) unsigned index;
+	int key;                /* the first CPU of its group (the CPU itself: one per CPU) */
+	bool polled;            /* a polled queue (hipri): its job's own */
+	unsigned *jobs, njobs;  /* the jobs whose CPUs map to it */
+	unsigned irq_ctx;       /* the cpu_ctx its vector targets (polled: the submitter) */
+	/* the queue pair, coherent memory on the drive's node, set up by its first job */
+	ilab_pa_t sq_pa, cq_pa;
+	ilab_dma_addr_t sq_dma, cq_dma;
+	uint8_t *sq_va, *cq_va;
+	bool has_sq, has_cq;
+	unsigned sq_tail;       /* under sq_lock */
+	unsigned cq_head, cq_phase; /* the walker's */
+	uint32_t msi_raised, msi_seen; /* the queue's interrupts: sent by the drive, handled */
+	/* blk-mq's tags: free ones, and whose each taken one is */
+	unsigned *tag_free, ntag_free;
+	struct tag_owner *owner;
+	unsigned inflight, inflight_max; /* tags taken */
+	uint64_t sq_wraps, cq_wraps;
 	/* drive private */
-	struct pending *fifo;   /* booked commands, in fetch order */
+	struct plat_agent *agent;
+	struct pending *fifo;   /* booked commands, in fetch order (qsize entries) */
 	unsigned fifo_head, fifo_n;
 	unsigned dev_sq_head, dev_cq_tail, dev_phase;
 	uint64_t faults, commands, prp_lists, dsm_commands, dsm_range_reads, dsm_blocks;
@@ -180,7 +221,7 @@ struct cpu_ctx {
 	_Alignas(PLAT_CACHELINE) plat_word32 events;
 	_Alignas(PLAT_CACHELINE) int cpu;
 	int job;                /* the job it submits for, -1: none */
-	unsigned *irq_jobs, nirq; /* jobs whose queue interrupt it takes */
+	unsigned *irq_qs, nirq; /* queues whose interrupt it takes */
 	bool shared;            /* more than one producer raises its events word */
 	uint32_t raised;        /* its single producer's count (!shared) */
 	uint64_t interrupts, ipis, t_begin, t_end, idle_ns;
@@ -197,6 +238,8 @@ struct nvme {
 	unsigned njobs;         /* over all sections */
 	uint64_t start_ns;
 	struct job *jobs;
+	struct hwq *qs;         /* the hardware queues, at most one per job */
+	unsigned nq;
 	struct cpu_ctx *ctx;
 	unsigned nctx;
 	void *payload;          /* what the drive writes on a read (one I/O's bytes) */
@@ -237,20 +280,41 @@ static int alloc_coherent(struct nvme *n, size_t size, ilab_pa_t *pa, ilab_dma_a
 	return 0;
 }
 
+/* The queue's SQ and CQ, allocated by its first job (nvme_alloc_queue at probe). */
+static int queue_setup(struct nvme *n, struct hwq *q)
+{
+	void *va;
+
+	if (alloc_coherent(n, (size_t)n->qsize * ILAB_NVME_SQE_BYTES, &q->sq_pa, &q->sq_dma, &va))
+		return -ENOMEM;
+	q->sq_va = va;
+	q->has_sq = true;
+	if (alloc_coherent(n, (size_t)n->qsize * ILAB_NVME_CQE_BYTES, &q->cq_pa, &q->cq_dma, &va))
+		return -ENOMEM;
+	q->cq_va = va;
+	q->has_cq = true;
+	return 0;
+}
+
+static void queue_teardown(struct nvme *n, struct hwq *q)
+{
+	if (q->has_sq)
+		ilab_dma_free_coherent(n->dev, (size_t)n->qsize * ILAB_NVME_SQE_BYTES, q->sq_pa,
+				       q->sq_dma);
+	if (q->has_cq)
+		ilab_dma_free_coherent(n->dev, (size_t)n->qsize * ILAB_NVME_CQE_BYTES, q->cq_pa,
+				       q->cq_dma);
+	q->has_sq = q->has_cq = false;
+}
+
 static void job_setup(unsigned idx, void *arg)
 {
 	struct nvme *n = arg;
 	struct job *j = &n->jobs[idx];
 	void *va;
 
-	if (alloc_coherent(n, (size_t)n->qsize * ILAB_NVME_SQE_BYTES, &j->sq_pa, &j->sq_dma, &va))
+	if (j->q->jobs[0] == idx && queue_setup(n, j->q))
 		goto fail;
-	j->sq_va = va;
-	j->has_sq = true;
-	if (alloc_coherent(n, (size_t)n->qsize * ILAB_NVME_CQE_BYTES, &j->cq_pa, &j->cq_dma, &va))
-		goto fail;
-	j->cq_va = va;
-	j->has_cq = true;
 	for (unsigned i = 0; i < j->cfg->iodepth; i++) {
 		struct slot *s = &j->slots[i];
 
@@ -285,13 +349,8 @@ static void job_teardown(unsigned idx, void *arg)
 			ilab_mem_free_pages(n->mem, s->buf_pa, j->buf_order);
 		s->mapped = s->has_list = s->has_buf = false;
 	}
-	if (j->has_sq)
-		ilab_dma_free_coherent(n->dev, (size_t)n->qsize * ILAB_NVME_SQE_BYTES, j->sq_pa,
-				       j->sq_dma);
-	if (j->has_cq)
-		ilab_dma_free_coherent(n->dev, (size_t)n->qsize * ILAB_NVME_CQE_BYTES, j->cq_pa,
-				       j->cq_dma);
-	j->has_sq = j->has_cq = false;
+	if (j->q->jobs[0] == idx)
+		queue_teardown(n, j->q);
 }
 
 /* ---- the drive: one agent per queue -------------------------------------------------------- */
@@ -334,20 +393,20 @@ static void book(struct nvme *n, struct pending *p)
 }
 
 /* Fetch the SQ entry at the drive's head (and its PRP list), book it. */
-static void fetch(struct nvme *n, struct job *j)
+static void fetch(struct nvme *n, struct hwq *q)
 {
-	struct pending *p = &j->fifo[(j->fifo_head + j->fifo_n) % j->cfg->iodepth];
+	struct pending *p = &q->fifo[(q->fifo_head + q->fifo_n) % n->qsize];
 	uint8_t sqe[ILAB_NVME_SQE_BYTES];
-	uint64_t iova = j->sq_dma + (uint64_t)j->dev_sq_head * ILAB_NVME_SQE_BYTES;
+	uint64_t iova = q->sq_dma + (uint64_t)q->dev_sq_head * ILAB_NVME_SQE_BYTES;
 
 	memset(p, 0, sizeof(*p));
-	j->dev_sq_head = ilab_nvme_q_next(j->dev_sq_head, n->qsize);
-	j->fifo_n++;
+	q->dev_sq_head = ilab_nvme_q_next(q->dev_sq_head, n->qsize);
+	q->fifo_n++;
 	if (ilab_board_dma_read(n->board, n->unit, n->dev->sid, 0, false, iova, sqe, sizeof(sqe),
 				NULL)) {
 		/* the SQ itself is unreachable: nothing names the command; a real drive would
 		 * report it as a controller fatal status. The driver never unmaps its SQ. */
-		j->faults++;
+		q->faults++;
 		p->status = ILAB_NVME_SC_DATA_XFER_ERROR;
 		p->cid = UINT16_MAX;
 		p->t_data = p->t_done = plat_now_ns();
@@ -369,7 +428,7 @@ static void fetch(struct nvme *n, struct job *j)
 
 /* The PRP entries of a fetched command, the list read by DMA when there is one. Returns the
  * number of pages, or -EIO when the list cannot be read. */
-static int read_prps(struct nvme *n, struct job *j, const struct pending *p, uint64_t *pages)
+static int read_prps(struct nvme *n, struct hwq *q, const struct pending *p, uint64_t *pages)
 {
 	size_t len = p->len;
 	uint64_t first = ILAB_NVME_PAGE - (p->prp1 & (ILAB_NVME_PAGE - 1));
@@ -383,14 +442,14 @@ static int read_prps(struct nvme *n, struct job *j, const struct pending *p, uin
 		return 2;
 	}
 	np += (unsigned)((len - first + ILAB_NVME_PAGE - 1) / ILAB_NVME_PAGE);
-	j->prp_lists++;
-	if (ilab_board_dma_read(n->board, n->unit, n->dev->sid, 0, false, p->prp2, j->prp_raw,
+	q->prp_lists++;
+	if (ilab_board_dma_read(n->board, n->unit, n->dev->sid, 0, false, p->prp2, q->prp_raw,
 				(size_t)(np - 1) * 8, NULL)) {
-		j->faults++;
+		q->faults++;
 		return -EIO;
 	}
 	for (unsigned i = 1; i < np; i++)
-		pages[i] = get_le(j->prp_raw + (i - 1) * 8, 8);
+		pages[i] = get_le(q->prp_raw + (i - 1) * 8, 8);
 	return (int)np;
 }
 
@@ -398,36 +457,36 @@ static int read_prps(struct nvme *n, struct job *j, const struct pending *p, uin
  * 256 ranges of 16 bytes), then deallocated: each range's NLB (bytes 4-7) from its SLBA
  * (bytes 8-15). The mapping table update costs the drive its booked trim slot and latency;
  * no data moves. */
-static void deallocate(struct nvme *n, struct job *j, struct pending *p)
+static void deallocate(struct nvme *n, struct hwq *q, struct pending *p)
 {
-	uint8_t *ranges = j->prp_raw; /* a page: ILAB_NVME_DSM_MAX_RANGES x 16 bytes */
+	uint8_t *ranges = q->prp_raw; /* a page: ILAB_NVME_DSM_MAX_RANGES x 16 bytes */
 
 	p->data_done = true;
-	j->dsm_commands++;
+	q->dsm_commands++;
 	if ((p->prp1 & (ILAB_NVME_PAGE - 1)) + p->len > ILAB_NVME_PAGE ||
 	    ilab_board_dma_read(n->board, n->unit, n->dev->sid, 0, false, p->prp1, ranges,
 				p->len, NULL)) {
-		j->faults++;
+		q->faults++;
 		p->status = ILAB_NVME_SC_DATA_XFER_ERROR;
 		return;
 	}
-	j->dsm_range_reads++;
+	q->dsm_range_reads++;
 	for (unsigned i = 0; i < p->nr; i++)
-		j->dsm_blocks += get_le(ranges + i * ILAB_NVME_DSM_RANGE_BYTES + 4, 4);
+		q->dsm_blocks += get_le(ranges + i * ILAB_NVME_DSM_RANGE_BYTES + 4, 4);
 }
 
 /* Move the data of the FIFO's head by DMA, page by page through the IOMMU. */
-static void move_data(struct nvme *n, struct job *j, struct pending *p)
+static void move_data(struct nvme *n, struct hwq *q, struct pending *p)
 {
-	uint64_t *pages = j->pages;
+	uint64_t *pages = q->pages;
 	size_t done = 0, len = p->len;
 	int np;
 
 	if (p->ddir == 2) {
-		deallocate(n, j, p);
+		deallocate(n, q, p);
 		return;
 	}
-	np = read_prps(n, j, p, pages);
+	np = read_prps(n, q, p, pages);
 	p->data_done = true;
 	if (np < 0) {
 		p->status = ILAB_NVME_SC_DATA_XFER_ERROR;
@@ -452,7 +511,7 @@ static void move_data(struct nvme *n, struct job *j, struct pending *p)
 						  pages[i], (const char *)n->payload + done, chunk,
 						  NULL);
 		if (rc) {
-			j->faults++;
+			q->faults++;
 			p->status = ILAB_NVME_SC_DATA_XFER_ERROR;
 			return;
 		}
@@ -471,26 +530,26 @@ static void raise_events(struct cpu_ctx *x)
 }
 
 /* Post the FIFO head's completion entry by DMA and raise the interrupt. */
-static void complete(struct nvme *n, struct job *j, struct pending *p)
+static void complete(struct nvme *n, struct hwq *q, struct pending *p)
 {
 	uint8_t cqe[ILAB_NVME_CQE_BYTES] = { 0 };
-	uint64_t iova = j->cq_dma + (uint64_t)j->dev_cq_tail * ILAB_NVME_CQE_BYTES;
+	uint64_t iova = q->cq_dma + (uint64_t)q->dev_cq_tail * ILAB_NVME_CQE_BYTES;
 
-	put_le(cqe + 8, j->dev_sq_head, 2);    /* SQHD */
-	put_le(cqe + 10, j->index + 1u, 2);    /* SQID (queue 0 is the admin queue) */
+	put_le(cqe + 8, q->dev_sq_head, 2);    /* SQHD */
+	put_le(cqe + 10, q->index + 1u, 2);    /* SQID (queue 0 is the admin queue) */
 	put_le(cqe + 12, p->cid, 2);
-	put_le(cqe + 14, (uint64_t)p->status << 1 | j->dev_phase, 2);
+	put_le(cqe + 14, (uint64_t)p->status << 1 | q->dev_phase, 2);
 	if (ilab_board_dma_write(n->board, n->unit, n->dev->sid, 0, false, iova, cqe, sizeof(cqe),
 				 NULL))
-		j->faults++; /* the CQ is never unmapped: the CPU would wait, the run deadlock */
-	j->dev_cq_tail = ilab_nvme_q_next(j->dev_cq_tail, n->qsize);
-	if (!j->dev_cq_tail)
-		j->dev_phase ^= 1;
-	j->commands++;
-	j->fifo_head = (j->fifo_head + 1) % j->cfg->iodepth;
-	j->fifo_n--;
-	j->msi_raised++; /* MSI-X: one message per entry, to the vector's CPU */
-	raise_events(&n->ctx[j->irq_ctx]);
+		q->faults++; /* the CQ is never unmapped: the CPU would wait, the run deadlock */
+	q->dev_cq_tail = ilab_nvme_q_next(q->dev_cq_tail, n->qsize);
+	if (!q->dev_cq_tail)
+		q->dev_phase ^= 1;
+	q->commands++;
+	q->fifo_head = (q->fifo_head + 1) % n->qsize;
+	q->fifo_n--;
+	q->msi_raised++; /* MSI-X: one message per entry, to the vector's CPU */
+	raise_events(&n->ctx[q->irq_ctx]);
 }
 
 struct db_arg {
@@ -504,36 +563,36 @@ static bool db_moved(uint64_t v, void *arg)
 
 struct agent_arg {
 	struct nvme *n;
-	struct job *j;
+	struct hwq *q;
 };
 
 static void drive_queue(struct plat_agent *agent, void *arg)
 {
 	struct agent_arg *a = arg;
 	struct nvme *n = a->n;
-	struct job *j = a->j;
+	struct hwq *q = a->q;
 	struct db_arg db = { 0 };
 
-	j->dev_phase = 1;
+	q->dev_phase = 1;
 	while (!plat_agent_should_stop(agent)) {
 		uint64_t now = plat_now_ns(), next = 0;
-		struct pending *p = j->fifo_n ? &j->fifo[j->fifo_head] : NULL;
+		struct pending *p = q->fifo_n ? &q->fifo[q->fifo_head] : NULL;
 
 		if (p) {
 			next = p->data_done ? p->t_done : p->t_data;
 			if (now >= next) {
 				if (!p->data_done)
-					move_data(n, j, p);
+					move_data(n, q, p);
 				else
-					complete(n, j, p);
+					complete(n, q, p);
 				continue;
 			}
 		}
-		if (plat_poll(&j->sq_db, 4, db_moved, &db, p ? next - now : 0))
+		if (plat_poll(&q->sq_db, 4, db_moved, &db, p ? next - now : 0))
 			continue; /* the next event's time, or asked to stop */
-		db.seen = plat_load32(&j->sq_db);
-		while (j->dev_sq_head != db.seen && j->fifo_n < j->cfg->iodepth)
-			fetch(n, j);
+		db.seen = plat_load32(&q->sq_db);
+		while (q->dev_sq_head != db.seen && q->fifo_n + 1 < n->qsize)
+			fetch(n, q);
 	}
 }
 
@@ -638,8 +697,9 @@ static bool submit(struct nvme *n, struct job *j, unsigned si)
 {
 	const struct ilab_nvme_cfg *c = j->cfg;
 	struct slot *s = &j->slots[si];
+	struct hwq *q = j->q;
 	uint64_t off, prp1, prp2;
-	uint8_t *sqe = j->sq_va + (size_t)j->sq_tail * ILAB_NVME_SQE_BYTES;
+	uint8_t cmd[ILAB_NVME_SQE_BYTES], *sqe;
 	int nl;
 
 	s->t_start = plat_now_ns();
@@ -661,25 +721,30 @@ static bool submit(struct nvme *n, struct job *j, unsigned si)
 		plat_mem_touch(s->list_va, (size_t)nl * 8, true);
 	if (c->inject_unmapped_every && j->issued % c->inject_unmapped_every == 0)
 		prp1 = UNMAPPED_IOVA;
-	memset(sqe, 0, ILAB_NVME_SQE_BYTES);
-	put_le(sqe + 2, si, 2);                       /* CID */
-	put_le(sqe + 4, 1, 4);                        /* NSID */
-	put_le(sqe + 24, prp1, 8);
-	put_le(sqe + 32, prp2, 8);
+	memset(cmd, 0, ILAB_NVME_SQE_BYTES);         /* built on the stack, as nvme_setup_cmd */
+	put_le(cmd + 2, s->tag, 2);                   /* CID: the request's tag */
+	put_le(cmd + 4, 1, 4);                        /* NSID */
+	put_le(cmd + 24, prp1, 8);
+	put_le(cmd + 32, prp2, 8);
 	if (s->ddir == 2) {
-		sqe[0] = ILAB_NVME_OPC_DSM;
-		put_le(sqe + 40, 0, 4);               /* CDW10 NR: one range, 0-based */
-		put_le(sqe + 44, ILAB_NVME_DSM_AD, 4); /* CDW11: deallocate */
+		cmd[0] = ILAB_NVME_OPC_DSM;
+		put_le(cmd + 40, 0, 4);               /* CDW10 NR: one range, 0-based */
+		put_le(cmd + 44, ILAB_NVME_DSM_AD, 4); /* CDW11: deallocate */
 	} else {
-		sqe[0] = s->ddir ? ILAB_NVME_OPC_WRITE : ILAB_NVME_OPC_READ;
-		put_le(sqe + 40, off / 512, 8);       /* SLBA in 512-byte blocks */
-		put_le(sqe + 48, s->len / 512 - 1, 2); /* NLB, 0-based */
+		cmd[0] = s->ddir ? ILAB_NVME_OPC_WRITE : ILAB_NVME_OPC_READ;
+		put_le(cmd + 40, off / 512, 8);       /* SLBA in 512-byte blocks */
+		put_le(cmd + 48, s->len / 512 - 1, 2); /* NLB, 0-based */
 	}
+	/* nvme_submit_cmd: the queue's CPUs copy into its one SQ and ring its doorbell in turn */
+	plat_spin_lock(&q->sq_lock);
+	sqe = q->sq_va + (size_t)q->sq_tail * ILAB_NVME_SQE_BYTES;
+	memcpy(sqe, cmd, ILAB_NVME_SQE_BYTES);
 	plat_mem_touch(sqe, ILAB_NVME_SQE_BYTES, true);
-	j->sq_tail = ilab_nvme_q_next(j->sq_tail, n->qsize);
-	if (!j->sq_tail)
-		j->sq_wraps++;
-	plat_store32(&j->sq_db, j->sq_tail);          /* the SQ tail doorbell */
+	q->sq_tail = ilab_nvme_q_next(q->sq_tail, n->qsize);
+	if (!q->sq_tail)
+		q->sq_wraps++;
+	plat_store32(&q->sq_db, q->sq_tail);          /* the SQ tail doorbell */
+	plat_spin_unlock(&q->sq_lock);
 	s->t_submit = plat_now_ns();
 	return true;
 }
@@ -722,14 +787,49 @@ static void record(struct job *j, const struct slot *s, uint64_t now, bool error
 	ilab_lat_hist_add(&d->lat, now - s->t_start);
 }
 
+/* blk_mq_get_tag: a free tag of the job's hardware queue for slot si, or false (the
+ * submitter sleeps until a completion frees one). */
+static bool get_tag(struct job *j, unsigned si)
+{
+	struct hwq *q = j->q;
+	unsigned tag;
+
+	if (!q->ntag_free)
+		return false;
+	tag = q->tag_free[--q->ntag_free];
+	q->owner[tag] = (struct tag_owner){ .job = j->index, .slot = si };
+	j->slots[si].tag = tag;
+	if (++q->inflight > q->inflight_max)
+		q->inflight_max = q->inflight;
+	return true;
+}
+
+/* blk_mq_put_tag at the end of the request's completion, on CPU ctx: the tag is free again,
+ * and the queue's submitters asleep for one on other CPUs are woken (sbitmap's wake-up). */
+static void put_tag(struct nvme *n, unsigned ctx, struct hwq *q, unsigned tag)
+{
+	q->owner[tag].job = UINT32_MAX;
+	q->tag_free[q->ntag_free++] = tag;
+	q->inflight--;
+	for (unsigned i = 0; i < q->njobs; i++) {
+		struct job *w = &n->jobs[q->jobs[i]];
+
+		if (w->tag_wait && w->ctx != ctx) {
+			w->tag_wait = false;
+			raise_events(&n->ctx[w->ctx]);
+		}
+	}
+}
+
 /* The completion work of one I/O on this CPU (nvme_pci_complete_rq): complete_ns and the
  * unmap, whose cost (strict: the invalidation and its sync) lands here and whose IOVA goes
  * into this CPU's rcache. */
-static void complete_io(struct nvme *n, struct job *j, struct slot *s)
+static void complete_io(struct nvme *n, unsigned ctx, struct job *j, struct slot *s)
 {
 	plat_charge_ns(n->cfg->complete_ns);
 	ilab_dma_unmap_single(n->dev, s->dma, s->map_len, dma_dir(s->ddir));
 	s->mapped = false;
+	put_tag(n, ctx, j->q, s->tag);
 }
 
 /* The submitter's reap of a completed I/O (fio's io_getevents): the slot is free again. at is
@@ -743,50 +843,71 @@ static void reaped(struct job *j, unsigned cid, uint16_t sf, uint64_t at)
 	j->inflight--;
 }
 
-/* The interrupt handler's walk of job j's CQ, on its interrupt CPU x: every entry with the
- * current phase. An entry completed here on the submitter's own CPU is reaped at once;
- * otherwise it goes to the submitter's ring, done or (an IPI) still to do. Returns entries. */
-static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct job *j)
+/* One CQ entry of the walk on CPU x: its job's completion work here (the submitter's own CPU,
+ * or rq_affinity keeps it on the interrupt's), reaped at once when here is the submitter's;
+ * otherwise handed to the submitter's ring, done or (an IPI) still to do. */
+static void walk_entry(struct nvme *n, struct cpu_ctx *x, struct job *j, unsigned si,
+		       uint16_t sf)
 {
-	const struct ilab_nvme_cfg *c = j->cfg;
-	bool local = j->ctx == (unsigned)(x - n->ctx);
-	unsigned done = 0, handed = 0;
+	unsigned xi = (unsigned)(x - n->ctx);
+	bool local = j->ctx == xi;
+	struct done *d;
+
+	j->walk_done++;
+	if (local || j->complete_on_irq) {
+		complete_io(n, xi, j, &j->slots[si]);
+		if (local) {
+			reaped(j, si, sf, plat_now_ns());
+			return;
+		}
+		j->remote++;
+	}
+	d = &j->ring[j->ring_prod++ % j->cfg->iodepth];
+	*d = (struct done){ .cid = (uint16_t)si, .sf = sf, .work = !j->complete_on_irq,
+			    .t = plat_now_ns() };
+	j->walk_handed++;
+}
+
+/* The interrupt handler's walk of queue q's one CQ on its vector's CPU x (nvme_poll_cq):
+ * every entry with the current phase, in CQ order, whichever of the queue's CPUs submitted
+ * it; then the CQ head doorbell, once for the walk, and each submitter that was handed
+ * entries is woken once. Returns entries. */
+static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct hwq *q)
+{
+	unsigned done = 0;
 
 	for (;;) {
-		uint8_t *cqe = j->cq_va + (size_t)j->cq_head * ILAB_NVME_CQE_BYTES;
+		uint8_t *cqe = q->cq_va + (size_t)q->cq_head * ILAB_NVME_CQE_BYTES;
 		uint16_t sf, cid;
-		struct done *d;
+		struct tag_owner o;
 
 		plat_mem_touch(cqe, ILAB_NVME_CQE_BYTES, false);
 		sf = (uint16_t)get_le(cqe + 14, 2);
-		if ((sf & 1) != j->cq_phase)
+		if ((sf & 1) != q->cq_phase)
 			break;
 		cid = (uint16_t)get_le(cqe + 12, 2);
-		j->cq_head = ilab_nvme_q_next(j->cq_head, n->qsize);
-		if (!j->cq_head) {
-			j->cq_phase ^= 1;
-			j->cq_wraps++;
+		q->cq_head = ilab_nvme_q_next(q->cq_head, n->qsize);
+		if (!q->cq_head) {
+			q->cq_phase ^= 1;
+			q->cq_wraps++;
 		}
-		if (cid >= c->iodepth || !j->slots[cid].mapped)
-			continue; /* not one of ours: a drive bug, counted by the I/O never ending */
 		done++;
-		if (local || j->complete_on_irq) {
-			complete_io(n, j, &j->slots[cid]);
-			if (local) {
-				reaped(j, cid, sf, plat_now_ns());
-				continue;
-			}
-			j->remote++;
-		}
-		d = &j->ring[j->ring_prod++ % c->iodepth];
-		*d = (struct done){ .cid = cid, .sf = sf, .work = !j->complete_on_irq,
-				    .t = plat_now_ns() };
-		handed++;
+		o = cid + 1u < n->qsize ? q->owner[cid] : (struct tag_owner){ .job = UINT32_MAX };
+		if (o.job >= n->njobs || !n->jobs[o.job].slots[o.slot].mapped)
+			continue; /* not one of ours: a drive bug, counted by the I/O never ending */
+		walk_entry(n, x, &n->jobs[o.job], o.slot, sf);
 	}
-	if (handed)
-		raise_events(&n->ctx[j->ctx]);
-	if (done && plat_now_ns() >= j->win_lo)
-		j->r.complete_batch[batch_bucket(done)]++;
+	if (done)
+		plat_store32(&q->cq_db, q->cq_head); /* nvme_ring_cq_doorbell */
+	for (unsigned i = 0; i < q->njobs; i++) {
+		struct job *j = &n->jobs[q->jobs[i]];
+
+		if (j->walk_handed)
+			raise_events(&n->ctx[j->ctx]);
+		if (j->walk_done && plat_now_ns() >= j->win_lo)
+			j->r.complete_batch[batch_bucket(j->walk_done)]++;
+		j->walk_done = j->walk_handed = 0;
+	}
 	return done;
 }
 
@@ -799,11 +920,11 @@ static unsigned handle_irq(struct nvme *n, struct cpu_ctx *x)
 	bool fired = false, vector = false;
 
 	for (unsigned i = 0; i < x->nirq; i++) {
-		struct job *j = &n->jobs[x->irq_jobs[i]];
+		struct hwq *q = &n->qs[x->irq_qs[i]];
 
-		if (j->msi_raised != j->msi_seen) {
+		if (q->msi_raised != q->msi_seen) {
 			fired = true;
-			vector |= !j->cfg->hipri; /* a polled queue's CQE wakes no handler */
+			vector |= !q->polled; /* a polled queue's CQE wakes no handler */
 		}
 	}
 	if (!fired)
@@ -813,12 +934,12 @@ static unsigned handle_irq(struct nvme *n, struct cpu_ctx *x)
 		x->interrupts++;
 	}
 	for (unsigned i = 0; i < x->nirq; i++) {
-		struct job *j = &n->jobs[x->irq_jobs[i]];
+		struct hwq *q = &n->qs[x->irq_qs[i]];
 
-		if (j->msi_raised == j->msi_seen)
+		if (q->msi_raised == q->msi_seen)
 			continue;
-		j->msi_seen = j->msi_raised;
-		done += walk_cq(n, x, j);
+		q->msi_seen = q->msi_raised;
+		done += walk_cq(n, x, q);
 	}
 	return done;
 }
@@ -840,7 +961,7 @@ static unsigned reap_ring(struct nvme *n, struct cpu_ctx *x, struct job *j)
 				x->ipis++;
 				ipi = true;
 			}
-			complete_io(n, j, &j->slots[d.cid]);
+			complete_io(n, (unsigned)(x - n->ctx), j, &j->slots[d.cid]);
 			d.t = plat_now_ns();
 		}
 		/* clat ends when fio can reap it: not before this CPU sees it */
@@ -855,11 +976,19 @@ static void submit_some(struct nvme *n, struct job *j)
 {
 	unsigned submitted = 0;
 
+	j->tag_wait = false;
 	while (j->nfree && may_issue(n, j)) {
 		unsigned si = j->free_stack[j->nfree - 1];
 
-		if (!submit(n, j, si))
+		if (!get_tag(j, si)) {
+			j->tag_wait = true; /* woken by put_tag */
+			j->tag_waits++;
 			break;
+		}
+		if (!submit(n, j, si)) {
+			put_tag(n, j->ctx, j->q, j->slots[si].tag);
+			break;
+		}
 		j->nfree--;
 		j->inflight++;
 		submitted++;
@@ -879,14 +1008,19 @@ static bool ev_moved(uint64_t v, void *arg)
 	return (uint32_t)v != ((struct ev_arg *)arg)->seen;
 }
 
-/* Is CPU x done: its own job finished and every job whose interrupt it takes too? */
+/* Is CPU x done: its own job finished and every job of the queues whose interrupt it takes
+ * too? */
 static bool ctx_done(const struct nvme *n, const struct cpu_ctx *x)
 {
 	if (x->job >= 0 && !n->jobs[x->job].finished)
 		return false;
-	for (unsigned i = 0; i < x->nirq; i++)
-		if (!n->jobs[x->irq_jobs[i]].finished)
-			return false;
+	for (unsigned i = 0; i < x->nirq; i++) {
+		const struct hwq *q = &n->qs[x->irq_qs[i]];
+
+		for (unsigned k = 0; k < q->njobs; k++)
+			if (!n->jobs[q->jobs[k]].finished)
+				return false;
+	}
 	return true;
 }
 
@@ -910,11 +1044,11 @@ static void cpu_run(unsigned idx, void *arg)
 		if (j && !j->finished) {
 			submit_some(n, j);
 			issuing = may_issue(n, j);
-			if (!j->inflight) { /* done, or every map failed */
+			if (!j->inflight && !j->tag_wait) { /* done, or every map failed */
 				j->finished = true;
 				j->t_end = plat_now_ns();
-				if (j->irq_ctx != j->ctx)
-					raise_events(&n->ctx[j->irq_ctx]);
+				if (j->q->irq_ctx != j->ctx)
+					raise_events(&n->ctx[j->q->irq_ctx]);
 			}
 		}
 		if (ctx_done(n, x))
@@ -1028,20 +1162,16 @@ int ilab_nvme_rq_affinity_from_sysfs(int v, enum ilab_nvme_rq_affinity *a)
 
 
 
-/* The CPU that takes the interrupt of job j's queue (the job on CPU cpu). With fewer queues
- * than CPUs, Linux spreads the CPUs over the vectors in groups (group_cpus_evenly: the
- * machine's CPUs in order here, the first ncpu % nr_queues groups one CPU larger) and the
- * vector's effective affinity is one CPU of its mask: its first, in this model. The queues
- * are the controller's (n->cfg); irq_cpus and hipri are the job's section's. */
-static int irq_cpu_of(const struct nvme *n, const struct job *j, int cpu)
+/* The first CPU of the group cpu belongs to: with fewer queues than CPUs, Linux spreads the
+ * CPUs over the queues in groups (group_cpus_evenly: the machine's CPUs in order here, the
+ * first ncpu % nr_queues groups one CPU larger), and every CPU of a group maps to the group's
+ * one hardware queue (blk_mq_map_queues). The queues are the controller's (n->cfg). With a
+ * queue per CPU, the CPU itself. */
+static int group_of(const struct nvme *n, int cpu)
 {
 	unsigned ncpu = plat_cpu_count(), nq = n->cfg->nr_queues, per, extra, big;
 	unsigned ucpu = (unsigned)cpu;
 
-	if (j->cfg->hipri)
-		return cpu; /* a polled queue has no vector: its submitter polls it */
-	if (j->cfg->irq_cpus)
-		return j->cfg->irq_cpus[j->local];
 	if (!nq || nq >= ncpu)
 		return cpu;
 	per = ncpu / nq;
@@ -1050,6 +1180,20 @@ static int irq_cpu_of(const struct nvme *n, const struct job *j, int cpu)
 	if (ucpu < big)
 		return (int)(ucpu / (per + 1) * (per + 1));
 	return (int)(big + (ucpu - big) / per * per);
+}
+
+/* The CPU that takes queue q's interrupt: its first job's section's irq_cpus when given (an
+ * smp_affinity mask of one CPU), else the vector's effective affinity, one CPU of its
+ * group's mask: its first, in this model. A polled queue's submitter polls it. */
+static int irq_cpu_of(const struct nvme *n, const struct hwq *q)
+{
+	const struct job *j = &n->jobs[q->jobs[0]];
+
+	if (q->polled)
+		return j->cpu;
+	if (j->cfg->irq_cpus)
+		return j->cfg->irq_cpus[j->local];
+	return q->key;
 }
 
 static unsigned ctx_of(struct nvme *n, int cpu)
@@ -1066,28 +1210,58 @@ static unsigned ctx_of(struct nvme *n, int cpu)
 	return i;
 }
 
-/* Job j's queue interrupt: its CPU's cpu_ctx, and where its completion work runs
+/* Job j's hardware queue: its group's (a polled job's own: poll queues are not modelled as
+ * shared), made when j is the first job there. */
+static void place_queue(struct nvme *n, struct job *j)
+{
+	int key = group_of(n, j->cpu);
+	struct hwq *q = NULL;
+
+	for (unsigned i = 0; !j->cfg->hipri && i < n->nq && !q; i++)
+		if (!n->qs[i].polled && n->qs[i].key == key)
+			q = &n->qs[i];
+	if (!q) {
+		q = &n->qs[n->nq];
+		q->index = n->nq++;
+		q->key = j->cfg->hipri ? j->cpu : key;
+		q->polled = j->cfg->hipri;
+		/* named for the line statistics: the queues in use only */
+		plat_track(&q->sq_db, "nvme.sq.doorbell");
+		plat_track(&q->cq_db, "nvme.cq.doorbell");
+		plat_spin_init(&q->sq_lock, "nvme.sq.lock");
+	}
+	q->jobs[q->njobs++] = j->index;
+	j->q = q;
+}
+
+/* Queue q's interrupt: its CPU's cpu_ctx, and where each of its jobs' completion work runs
  * (rq_affinity, the controller's). producers counts who raises each cpu_ctx's events word. */
-static int place_irq(struct nvme *n, struct job *j, unsigned *producers, char *err,
+static int place_irq(struct nvme *n, struct hwq *q, unsigned *producers, char *err,
 		     size_t errlen)
 {
 	const struct ilab_nvme_cfg *c = n->cfg;
-	int irq = irq_cpu_of(n, j, j->cpu);
+	int irq = irq_cpu_of(n, q);
 	struct cpu_ctx *x;
 
 	if (irq < 0 || (unsigned)irq >= plat_cpu_count())
-		return BAD("job %u: interrupt CPU %d is not one of the machine's %u", j->index, irq,
+		return BAD("job %u: interrupt CPU %d is not one of the machine's %u", q->jobs[0], irq,
 			   plat_cpu_count());
-	j->irq_ctx = ctx_of(n, irq);
-	x = &n->ctx[j->irq_ctx];
-	x->irq_jobs[x->nirq++] = j->index;
-	j->complete_on_irq = c->rq_affinity == ILAB_NVME_RQ_AFFINITY_NONE ||
-			     (c->rq_affinity == ILAB_NVME_RQ_AFFINITY_LLC &&
-			      plat_cpu_node((unsigned)irq) == plat_cpu_node((unsigned)j->cpu));
-	/* the drive's interrupts; from another CPU also the job's end, and back the completions
-	 * handed to the submitter */
-	producers[j->irq_ctx] += j->irq_ctx == j->ctx ? 1 : 2;
-	producers[j->ctx] += j->irq_ctx != j->ctx;
+	q->irq_ctx = ctx_of(n, irq);
+	x = &n->ctx[q->irq_ctx];
+	x->irq_qs[x->nirq++] = q->index;
+	producers[q->irq_ctx]++; /* the drive's interrupts */
+	for (unsigned i = 0; i < q->njobs; i++) {
+		struct job *j = &n->jobs[q->jobs[i]];
+
+		j->complete_on_irq = c->rq_affinity == ILAB_NVME_RQ_AFFINITY_NONE ||
+				     (c->rq_affinity == ILAB_NVME_RQ_AFFINITY_LLC &&
+				      plat_cpu_node((unsigned)irq) == plat_cpu_node((unsigned)j->cpu));
+		/* from another CPU the job's end, and back the completions handed to the
+		 * submitter; on a shared queue also the tags other CPUs free */
+		producers[q->irq_ctx] += q->irq_ctx != j->ctx;
+		producers[j->ctx] += q->irq_ctx != j->ctx || q->njobs > 1;
+		producers[j->ctx] += q->njobs > 1;
+	}
 	return 0;
 }
 
@@ -1146,7 +1320,9 @@ static int pick_cpus(struct nvme *n, int node, int *ctx_cpus, char *err, size_t 
 		n->ctx[n->jobs[i].ctx].job = (int)i;
 	}
 	for (unsigned i = 0; !ret && i < n->njobs; i++)
-		ret = place_irq(n, &n->jobs[i], producers, err, errlen);
+		place_queue(n, &n->jobs[i]);
+	for (unsigned i = 0; !ret && i < n->nq; i++)
+		ret = place_irq(n, &n->qs[i], producers, err, errlen);
 	for (unsigned i = 0; !ret && i < n->nctx; i++) {
 		n->ctx[i].shared = producers[i] > 1;
 		ctx_cpus[i] = n->ctx[i].cpu;
@@ -1174,15 +1350,8 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 		res->ios += j->r.ios;
 		res->errors += j->r.errors;
 		res->map_errors += j->map_errors;
-		res->dma_faults += j->faults;
 		res->remote_completions += j->remote;
-		res->commands += j->commands;
-		res->prp_lists += j->prp_lists;
-		res->dsm_commands += j->dsm_commands;
-		res->dsm_range_reads += j->dsm_range_reads;
-		res->dsm_blocks += j->dsm_blocks;
-		res->sq_wraps += j->sq_wraps;
-		res->cq_wraps += j->cq_wraps;
+		res->tag_waits += j->tag_waits;
 		if (j->last_done > end)
 			end = j->last_done;
 		if (j->t_end > j->t_begin) {
@@ -1200,6 +1369,23 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 			j->cfg->job_results[j->local] = j->r;
 	}
 	res->cpu_busy /= n->njobs;
+	res->hw_queues = n->nq;
+	for (unsigned i = 0; i < n->nq; i++) {
+		const struct hwq *q = &n->qs[i];
+
+		res->dma_faults += q->faults;
+		res->commands += q->commands;
+		res->prp_lists += q->prp_lists;
+		res->dsm_commands += q->dsm_commands;
+		res->dsm_range_reads += q->dsm_range_reads;
+		res->dsm_blocks += q->dsm_blocks;
+		res->sq_wraps += q->sq_wraps;
+		res->cq_wraps += q->cq_wraps;
+		if (q->inflight_max > res->queue_inflight_max)
+			res->queue_inflight_max = q->inflight_max;
+		if (q->njobs > res->queue_jobs_max)
+			res->queue_jobs_max = q->njobs;
+	}
 	for (unsigned i = 0; i < n->nctx; i++) {
 		const struct cpu_ctx *x = &n->ctx[i];
 
@@ -1268,12 +1454,12 @@ static void job_sizes(struct job *j)
 
 static int start_agents(struct nvme *n, struct agent_arg *aa, char *err, size_t errlen)
 {
-	for (unsigned i = 0; i < n->njobs; i++) {
+	for (unsigned i = 0; i < n->nq; i++) {
 		int ret;
 
-		aa[i] = (struct agent_arg){ .n = n, .j = &n->jobs[i] };
+		aa[i] = (struct agent_arg){ .n = n, .q = &n->qs[i] };
 		ret = plat_agent_start("nvme.q", n->dev->node, drive_queue, &aa[i],
-				       &n->jobs[i].agent);
+				       &n->qs[i].agent);
 		if (ret)
 			return snprintf(err, errlen, "cannot start the drive's queue agents (%d)",
 					ret), ret;
@@ -1287,22 +1473,40 @@ static const struct ilab_nvme_cfg *section(const struct ilab_nvme_cfg *c, unsign
 	return k ? c->also[k - 1] : c;
 }
 
-/* A job's slots, booked commands, PRP scratch, free slots (all free) and completion ring. */
+/* A job's slots, free slots (all free) and completion ring. */
 static int alloc_job(struct job *j)
 {
 	unsigned depth = j->cfg->iodepth;
 
 	j->slots = plat_zalloc_array(depth, sizeof(*j->slots));
-	j->fifo = plat_zalloc_array(depth, sizeof(*j->fifo));
-	j->pages = plat_zalloc_array(ILAB_NVME_MAX_BS / ILAB_NVME_PAGE + 1, sizeof(*j->pages));
-	j->prp_raw = plat_zalloc_array(1, ILAB_NVME_PAGE);
 	j->free_stack = plat_zalloc_array(depth, sizeof(*j->free_stack));
 	j->ring = plat_zalloc_array(depth, sizeof(*j->ring));
-	if (!j->slots || !j->fifo || !j->pages || !j->prp_raw || !j->free_stack || !j->ring)
+	if (!j->slots || !j->free_stack || !j->ring)
 		return -ENOMEM;
 	for (unsigned k = depth; k-- > 0;)
 		j->free_stack[j->nfree++] = k;
-	j->cq_phase = 1;
+	return 0;
+}
+
+/* A hardware queue's jobs, tags (all free; blk-mq's queue_depth is the queue's entries less
+ * one), booked commands and PRP scratch. */
+static int alloc_queue(struct nvme *n, struct hwq *q)
+{
+	unsigned tags = n->qsize - 1;
+
+	q->jobs = plat_zalloc_array(n->njobs, sizeof(*q->jobs));
+	q->tag_free = plat_zalloc_array(tags, sizeof(*q->tag_free));
+	q->owner = plat_zalloc_array(tags, sizeof(*q->owner));
+	q->fifo = plat_zalloc_array(n->qsize, sizeof(*q->fifo));
+	q->pages = plat_zalloc_array(ILAB_NVME_MAX_BS / ILAB_NVME_PAGE + 1, sizeof(*q->pages));
+	q->prp_raw = plat_zalloc_array(1, ILAB_NVME_PAGE);
+	if (!q->jobs || !q->tag_free || !q->owner || !q->fifo || !q->pages || !q->prp_raw)
+		return -ENOMEM;
+	for (unsigned k = tags; k-- > 0;) {
+		q->tag_free[q->ntag_free++] = k;
+		q->owner[k].job = UINT32_MAX;
+	}
+	q->cq_phase = 1;
 	return 0;
 }
 
@@ -1315,15 +1519,19 @@ static int alloc_jobs(struct nvme *n, char *err, size_t errlen)
 	for (unsigned k = 0; k <= c->nalso; k++)
 		n->njobs += section(c, k)->numjobs;
 	n->jobs = plat_zalloc_array(n->njobs, sizeof(*n->jobs));
-	/* a CPU per job and at most one more per job's interrupt */
+	n->qs = plat_zalloc_array(n->njobs, sizeof(*n->qs)); /* at most one per job */
+	/* a CPU per job and at most one more per queue's interrupt */
 	n->ctx = plat_zalloc_array(2 * n->njobs, sizeof(*n->ctx));
 	for (unsigned k = 0; n->ctx && k < 2 * n->njobs; k++) {
-		n->ctx[k].irq_jobs = plat_zalloc_array(n->njobs, sizeof(*n->ctx[k].irq_jobs));
-		if (!n->ctx[k].irq_jobs)
+		n->ctx[k].irq_qs = plat_zalloc_array(n->njobs, sizeof(*n->ctx[k].irq_qs));
+		if (!n->ctx[k].irq_qs)
 			return snprintf(err, errlen, "out of memory"), -ENOMEM;
 	}
-	if (!n->jobs || !n->ctx)
+	if (!n->jobs || !n->ctx || !n->qs)
 		return snprintf(err, errlen, "out of memory"), -ENOMEM;
+	for (unsigned k = 0; k < n->njobs; k++)
+		if (alloc_queue(n, &n->qs[k]))
+			return snprintf(err, errlen, "out of memory"), -ENOMEM;
 	for (unsigned k = 0; k <= c->nalso; k++)
 		for (unsigned l = 0; l < section(c, k)->numjobs; l++, i++) {
 			struct job *j = &n->jobs[i];
@@ -1342,7 +1550,6 @@ static int alloc_jobs(struct nvme *n, char *err, size_t errlen)
 			if (alloc_job(j))
 				return snprintf(err, errlen, "out of memory"), -ENOMEM;
 			j->rng = j->cfg->seed * 0x100000001b3ull + i;
-			plat_track(&j->sq_db, "nvme.sq.doorbell");
 		}
 	n->payload = plat_zalloc_array(1, n->max_bs);
 	n->scratch = plat_zalloc_array(1, n->max_bs);
@@ -1356,14 +1563,20 @@ static void free_jobs(struct nvme *n)
 {
 	for (unsigned i = 0; n->jobs && i < n->njobs; i++) {
 		free(n->jobs[i].slots);
-		free(n->jobs[i].fifo);
-		free(n->jobs[i].pages);
-		free(n->jobs[i].prp_raw);
 		free(n->jobs[i].free_stack);
 		free(n->jobs[i].ring);
 	}
+	for (unsigned i = 0; n->qs && i < n->njobs; i++) {
+		free(n->qs[i].jobs);
+		free(n->qs[i].tag_free);
+		free(n->qs[i].owner);
+		free(n->qs[i].fifo);
+		free(n->qs[i].pages);
+		free(n->qs[i].prp_raw);
+	}
 	for (unsigned i = 0; n->ctx && i < 2 * n->njobs; i++)
-		free(n->ctx[i].irq_jobs);
+		free(n->ctx[i].irq_qs);
+	free(n->qs);
 	free(n->ctx);
 	free(n->jobs);
 	free(n->payload);
@@ -1437,9 +1650,9 @@ int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct i
 		if (ret)
 			snprintf(err, errlen, "cannot run %u threads (%d)", n.nctx, ret);
 	}
-	for (unsigned i = 0; i < n.njobs; i++)
-		if (n.jobs[i].agent)
-			plat_agent_stop(n.jobs[i].agent, &n.jobs[i].sq_db);
+	for (unsigned i = 0; i < n.nq; i++)
+		if (n.qs[i].agent)
+			plat_agent_stop(n.qs[i].agent, &n.qs[i].sq_db);
 	if (!ret) {
 		ret = summarise(&n, res);
 		if (ret)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "iommulab/nvme.h"
 #include "iommulab/scenario.h"
@@ -418,6 +419,133 @@ static void test_fewer_queues_share_vectors(void **state)
 	assert_true(r.irq_cpu_busy == 0); /* CPUs 0 and 4 run jobs too */
 }
 
+/* ---- shared hardware queues ------------------------------------------------------------ */
+
+static const int cpus01[] = { 0, 1 };
+
+/* Two jobs on CPUs 0 and 1 with 64 queues over the 128 CPUs (groups of 2): one hardware
+ * queue, or (shared false) each its own. */
+static struct ilab_nvme_cfg two_jobs(unsigned depth, bool shared)
+{
+	struct ilab_nvme_cfg c = cfg(2, depth, 4096);
+
+	c.cpus = cpus01;
+	c.nr_queues = shared ? 64 : 0;
+	return c;
+}
+
+/* The line statistics of one named word (the run's stats JSON): lines, acquisitions,
+ * transfers. */
+struct line_stats {
+	uint64_t lines, acquisitions, transfers;
+};
+
+static struct line_stats run_lines(const struct ilab_nvme_cfg *c, const char *name,
+				   struct ilab_nvme_result *r)
+{
+	struct ilab_nvme_env e = env(ILAB_NVME_ENV_STRICT);
+	struct line_stats ls = { 0 };
+	char err[600] = "", *js = NULL;
+	json_t *root, *l;
+
+	if (ilab_nvme_env_run(&e, c, r, &js, NULL, err, sizeof(err)))
+		fail_msg("nvme run: %s", err);
+	root = json_loads(js, 0, NULL);
+	assert_non_null(root);
+	l = json_object_get(json_object_get(root, "lines"), name);
+	if (l) {
+		ls.lines = (uint64_t)json_integer_value(json_object_get(l, "lines"));
+		ls.acquisitions = (uint64_t)json_integer_value(json_object_get(l, "acquisitions"));
+		ls.transfers = (uint64_t)json_integer_value(json_object_get(l, "transfers"));
+	}
+	json_decref(root);
+	free(js);
+	return ls;
+}
+
+/* CPUs that share a hardware queue submit under its one sq_lock (nvme_submit_cmd): one lock
+ * line that both CPUs write, moving between them; with a queue each, two lines, each staying
+ * with its CPU. Killed by giving each job its own queue whatever the groups (place_queue), or
+ * by not taking sq_lock. */
+static void test_shared_queue_one_sq_lock_line(void **state)
+{
+	struct ilab_nvme_cfg sh = two_jobs(8, true), own = two_jobs(8, false);
+	struct ilab_nvme_result rs, ro;
+	struct line_stats ls, lo, ds;
+
+	(void)state;
+	sh.runtime_ns = own.runtime_ns = 2000000;
+	ls = run_lines(&sh, "nvme.sq.lock", &rs);
+	lo = run_lines(&own, "nvme.sq.lock", &ro);
+	ds = run_lines(&sh, "nvme.sq.doorbell", &rs);
+	assert_int_equal(rs.hw_queues, 1);
+	assert_int_equal(rs.queue_jobs_max, 2);
+	assert_int_equal(ro.hw_queues, 2);
+	assert_int_equal(ro.queue_jobs_max, 1);
+	assert_int_equal(ls.lines, 1);
+	assert_int_equal(lo.lines, 2);
+	assert_true(ls.acquisitions >= rs.commands); /* every submission took it */
+	/* the line goes back and forth: a fair share of the submissions find it on the other
+	 * CPU; each CPU's own stays put */
+	assert_true(ls.transfers * 4 >= rs.commands);
+	assert_true(lo.transfers * 20 < ls.transfers); /* its first touches only */
+	assert_int_equal(ds.lines, 1); /* one SQ tail doorbell */
+	assert_true(ds.transfers * 4 >= rs.commands);
+}
+
+/* blk-mq's tags are the hardware queue's (its entries less one): two jobs of iodepth 6 on a
+ * queue of 8 entries have at most 7 commands outstanding together, and every I/O completes
+ * (the one waiting for a tag is woken by the other's completion). Each its own queue: 6 each.
+ * Killed by tags per job (or no tag limit) and by a lost tag wake-up (the run deadlocks). */
+static void test_shared_queue_tags_bound_the_depth(void **state)
+{
+	struct ilab_nvme_cfg sh = two_jobs(6, true), own = two_jobs(6, false);
+	struct ilab_nvme_result rs, ro;
+
+	(void)state;
+	sh.queue_entries = own.queue_entries = 8;
+	sh.number_ios = own.number_ios = 300;
+	run_ok(ILAB_NVME_ENV_STRICT, &sh, &rs);
+	run_ok(ILAB_NVME_ENV_STRICT, &own, &ro);
+	assert_int_equal(rs.ios, 600);
+	assert_int_equal(rs.queue_inflight_max, 7);
+	assert_int_equal(ro.ios, 600);
+	assert_int_equal(ro.queue_inflight_max, 6);
+	/* one tag (a queue of 2 entries) for two jobs of iodepth 1: the one without it waits
+	 * with nothing in flight, and only the tag's release by the other's completion wakes
+	 * it (a lost wake-up deadlocks the run) */
+	sh = two_jobs(1, true);
+	sh.queue_entries = 2;
+	sh.number_ios = 50;
+	run_ok(ILAB_NVME_ENV_STRICT, &sh, &rs);
+	assert_int_equal(rs.ios, 100);
+	assert_int_equal(rs.queue_inflight_max, 1);
+	assert_true(rs.tag_waits > 0);
+}
+
+/* One CQ for the queue, walked in order on the vector's CPU (CPU 0, the group's first): 12
+ * commands through one SQ and one CQ of 8 entries wrap each once (two private ones of 8 with
+ * 6 commands each never wrap), and all of CPU 1's completions are taken from that CQ on CPU 0
+ * (same node: rq_affinity=1 completes them there). Killed by per-job SQs or CQs. */
+static void test_shared_queue_one_cq_walked_on_the_vector_cpu(void **state)
+{
+	struct ilab_nvme_cfg sh = two_jobs(3, true), own = two_jobs(3, false);
+	struct ilab_nvme_result rs, ro;
+
+	(void)state;
+	sh.queue_entries = own.queue_entries = 8;
+	sh.number_ios = own.number_ios = 6;
+	run_ok(ILAB_NVME_ENV_STRICT, &sh, &rs);
+	run_ok(ILAB_NVME_ENV_STRICT, &own, &ro);
+	assert_int_equal(rs.commands, 12);
+	assert_int_equal(rs.sq_wraps, 1);
+	assert_int_equal(rs.cq_wraps, 1);
+	assert_int_equal(rs.remote_completions, 6);
+	assert_int_equal(ro.sq_wraps, 0);
+	assert_int_equal(ro.cq_wraps, 0);
+	assert_int_equal(ro.remote_completions, 0);
+}
+
 static void test_bad_irq_cpu(void **state)
 {
 	struct ilab_nvme_cfg c = cfg(1, 1, 4096);
@@ -768,6 +896,9 @@ int main(void)
 		cmocka_unit_test(test_cross_cpu_free_fills_the_depot),
 		cmocka_unit_test(test_hipri_polls),
 		cmocka_unit_test(test_fewer_queues_share_vectors),
+		cmocka_unit_test(test_shared_queue_one_sq_lock_line),
+		cmocka_unit_test(test_shared_queue_tags_bound_the_depth),
+		cmocka_unit_test(test_shared_queue_one_cq_walked_on_the_vector_cpu),
 		cmocka_unit_test(test_bad_irq_cpu),
 		cmocka_unit_test(test_scenario_runs_three_modes),
 		cmocka_unit_test(test_scenario_refused_at_load),
