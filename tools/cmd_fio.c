@@ -26,6 +26,7 @@ struct fio_cli {
 	char machine[300];  /* what ran, for the normal output */
 	enum fio_format fmt;
 	const char *output;
+	uint64_t nr_queues; /* --nr-queues: the controller's I/O queues (0: one per CPU) */
 	struct cli_trace_opt trace;  /* --trace FILE and its limits (docs/trace.md) */
 	struct ilab_output_set files; /* the job files read, then the outputs: none over another */
 };
@@ -54,6 +55,10 @@ static int parse_own(struct fio_cli *o, const char *key, const char *val)
 		if (!val || !*val)
 			return USAGE("--device needs a device name");
 		o->env.device = val;
+	} else if (!strcmp(key, "nr-queues")) {
+		if (!val || cli_parse_count(val, 1, 65535, &o->nr_queues))
+			return USAGE("--nr-queues must be a whole number from 1 to 65535 (the "
+				     "controller's I/O queues), not '%s'", val ? val : "");
 	} else if (!strcmp(key, "seed")) {
 		if (!val || cli_parse_count(val, 1, CLI_SEED_MAX, &o->env.seed))
 			return USAGE("--seed must be a whole number from 1 to %llu, not '%s'",
@@ -126,6 +131,7 @@ static int parse(int argc, char **argv, struct fio_cli *o, struct fio_run *run)
 		/* iommulab's own options also take "--opt value" */
 		if (!eq && i + 1 < argc && (!strcmp(key, "iommu-mode") || !strcmp(key, "profile") ||
 					    !strcmp(key, "device") || !strcmp(key, "seed") ||
+					    !strcmp(key, "nr-queues") ||
 					    !strcmp(key, "output") || !strcmp(key, "output-format") ||
 					    !strcmp(key, "terse-version") ||
 					    !strcmp(key, "trace") || !strcmp(key, "trace-limit-us") ||
@@ -215,6 +221,7 @@ static int run_batch(struct fio_cli *o, struct fio_run *run, unsigned first, uns
 	}
 	m->cfg.also = last - first > 1 ? also : NULL;
 	m->cfg.nalso = last - first - 1;
+	m->cfg.nr_queues = (unsigned)o->nr_queues; /* the controller's: the first section's */
 	ret = ilab_nvme_env_run(&o->env, &m->cfg, &res, NULL, &info, err, errlen);
 	snprintf(o->machine, sizeof(o->machine), "iommulab: simulated time, profile %s, device %s "
 		 "(node %d, iommu unit %u), iommu=%s, seed %llu", info.profile, info.device,

@@ -102,6 +102,16 @@ out=$("$BIN" fio --name=t --numjobs=2 --rw=randwrite --runtime=1ms --group_repor
 [ "$(printf '%s\n' "$out" | grep -c '^t: (groupid=0, jobs=2): err= 0: ')" = 1 ] ||
 	bad "fio: group_reporting is one report of 2 jobs: '$out'"
 "$BIN" fio --help | grep -q -- '--output-format=F' || bad "fio --help"
+# --nr-queues: the controller's queues; CPUs 0-7 in groups of 16 (8 queues over 128 CPUs)
+# share one, and its vector's CPU 0 runs the completion work of all eight
+check_usage "--nr-queues must be a whole number from 1 to 65535" --nr-queues=0 --name=q
+check_usage "--nr-queues must be a whole number from 1 to 65535" --nr-queues=x --name=q
+own=$("$BIN" fio --name=q --numjobs=8 --iodepth=32 --ioengine=libaio --runtime=2ms --group_reporting) ||
+	bad "fio own queues: rc $?"
+shared=$("$BIN" fio --nr-queues 8 --name=q --numjobs=8 --iodepth=32 --ioengine=libaio --runtime=2ms --group_reporting) ||
+	bad "fio --nr-queues 8: rc $?"
+[ "$(printf '%s\n' "$own" | grep 'sys=')" != "$(printf '%s\n' "$shared" | grep 'sys=')" ] ||
+	bad "fio --nr-queues 8 changes nothing: '$shared'"
 
 # a job file as fio's HOWTO writes them: global section, include, two jobs, units, ${VAR}
 cat >inc.fio <<'EOT'
