@@ -149,6 +149,7 @@ struct job {
 	bool finished;          /* every I/O reaped: the job's thread is done with it */
 	bool tag_wait;          /* a free slot, but no free tag in its queue: asleep on it */
 	uint64_t tag_waits;     /* submission rounds that ended so */
+	uint64_t wait_since;    /* when the wait for a tag began (0: not waiting) */
 	unsigned *free_stack, nfree, inflight;
 	struct done *ring;      /* completions handed to the submitter (iodepth entries) */
 	unsigned ring_prod, ring_cons;
@@ -702,7 +703,9 @@ static bool submit(struct nvme *n, struct job *j, unsigned si)
 	uint8_t cmd[ILAB_NVME_SQE_BYTES], *sqe;
 	int nl;
 
-	s->t_start = plat_now_ns();
+	/* fio's slat holds io_submit's sleep for a tag (blk_mq_get_tag) */
+	s->t_start = j->wait_since ? j->wait_since : plat_now_ns();
+	j->wait_since = 0;
 	plat_charge_ns(n->cfg->submit_ns); /* the machine's block stack */
 	s->ddir = next_dir(c, j);
 	s->len = next_len(c, j, s->ddir);
@@ -983,6 +986,8 @@ static void submit_some(struct nvme *n, struct job *j)
 		if (!get_tag(j, si)) {
 			j->tag_wait = true; /* woken by put_tag */
 			j->tag_waits++;
+			if (!j->wait_since)
+				j->wait_since = plat_now_ns();
 			break;
 		}
 		if (!submit(n, j, si)) {

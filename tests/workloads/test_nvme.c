@@ -501,6 +501,7 @@ static void test_shared_queue_tags_bound_the_depth(void **state)
 {
 	struct ilab_nvme_cfg sh = two_jobs(6, true), own = two_jobs(6, false);
 	struct ilab_nvme_result rs, ro;
+	struct ilab_nvme_job_result jr[2];
 
 	(void)state;
 	sh.queue_entries = own.queue_entries = 8;
@@ -517,10 +518,15 @@ static void test_shared_queue_tags_bound_the_depth(void **state)
 	sh = two_jobs(1, true);
 	sh.queue_entries = 2;
 	sh.number_ios = 50;
+	sh.job_results = jr;
 	run_ok(ILAB_NVME_ENV_STRICT, &sh, &rs);
 	assert_int_equal(rs.ios, 100);
 	assert_int_equal(rs.queue_inflight_max, 1);
 	assert_true(rs.tag_waits > 0);
+	/* the sleep for the tag is in slat (io_submit's), at least the other's I/O's media
+	 * latency; killed by starting slat when the tag is got */
+	assert_true(jr[0].dir[0].slat.max > sh.read_latency_ns ||
+		    jr[1].dir[0].slat.max > sh.read_latency_ns);
 }
 
 /* One CQ for the queue, walked in order on the vector's CPU (CPU 0, the group's first): 12
