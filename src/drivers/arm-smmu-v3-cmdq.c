@@ -154,9 +154,7 @@ int arm_smmu_cmdq_init(struct arm_smmu_device *smmu, struct arm_smmu_cmdq *cmdq)
 		return arm_smmu_set_error(-ENODEV, "smmuv3: command queue of %u entries is too small",
 					  nents);
 	cmdq->valid_words = nents / 64;
-	cmdq->valid_map = aligned_alloc(PLAT_CACHELINE,
-					(cmdq->valid_words * sizeof(plat_word64) + PLAT_CACHELINE - 1) /
-						PLAT_CACHELINE * PLAT_CACHELINE);
+	cmdq->valid_map = plat_zalloc_array(cmdq->valid_words, sizeof(plat_word64));
 	if (!cmdq->valid_map)
 		return arm_smmu_set_error(-ENOMEM, "smmuv3: no memory for the valid bitmap");
 	plat_store32(&cmdq->owner_prod, 0);

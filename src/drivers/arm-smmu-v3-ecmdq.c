@@ -237,7 +237,7 @@ static int ecmdq_setup(struct arm_smmu_device *smmu, unsigned log2numq, unsigned
 	count = plat_zalloc_array(nq, sizeof(*count));
 	cpu_cmdq = plat_zalloc_array(cpus, sizeof(*cpu_cmdq));
 	bytes = ((size_t)nq * sizeof(*qs) + PLAT_CACHELINE - 1) / PLAT_CACHELINE * PLAT_CACHELINE;
-	qs = aligned_alloc(PLAT_CACHELINE, bytes);
+	qs = plat_zalloc_array(1, bytes);
 	if (!count || !cpu_cmdq || !qs)
 		goto fail;
 	memset(qs, 0, bytes);

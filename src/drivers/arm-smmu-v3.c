@@ -215,8 +215,7 @@ int ilab_smmu_drv_probe(struct plat_mmio *mmio, struct ilab_mem *mem, int node,
 		return arm_smmu_set_error(-EINVAL, "smmuv3: node %d is not a memory node", node);
 	if (opts && opts->cmdq_log2 > 19)
 		return arm_smmu_set_error(-EINVAL, "smmuv3: cmdq_log2 %u > 19", opts->cmdq_log2);
-	smmu = aligned_alloc(PLAT_CACHELINE, (sizeof(*smmu) + PLAT_CACHELINE - 1) /
-						     PLAT_CACHELINE * PLAT_CACHELINE);
+	smmu = plat_zalloc_array(1, sizeof(*smmu));
 	if (!smmu)
 		return arm_smmu_set_error(-ENOMEM, "smmuv3: out of memory");
 	memset(smmu, 0, sizeof(*smmu));

@@ -192,7 +192,7 @@ static int alloc_lvcmdqs(struct arm_smmu_device *smmu, unsigned log2)
 		       PLAT_CACHELINE * PLAT_CACHELINE;
 	int err;
 
-	cmdqv->lvcmdqs = aligned_alloc(PLAT_CACHELINE, bytes);
+	cmdqv->lvcmdqs = plat_zalloc_array(1, bytes);
 	if (!cmdqv->lvcmdqs)
 		return -ENOMEM;
 	memset(cmdqv->lvcmdqs, 0, bytes);

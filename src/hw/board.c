@@ -285,7 +285,7 @@ static int make_units(struct ilab_board *b, const struct ilab_board_opts *o, cha
 	b->nr_units = ilab_topo_nr_smmus(b->topo);
 	if (!b->nr_units)
 		return 0;
-	b->units = aligned_alloc(PLAT_CACHELINE, b->nr_units * sizeof(*b->units));
+	b->units = plat_zalloc_array(b->nr_units, sizeof(*b->units));
 	if (!b->units)
 		return ilab_errf(err, errlen, -ENOMEM, "board: out of memory");
 	memset(b->units, 0, b->nr_units * sizeof(*b->units));

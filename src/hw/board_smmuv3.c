@@ -570,7 +570,7 @@ static int smmuv3_create(struct ilab_iommu_unit *u, const char **why)
 	 * MSI) while the model would hold its lock: another fiber entering the model would spin
 	 * on that lock forever. */
 	cfg.thread_safe = plat_engine_kind() == PLAT_ENGINE_NATIVE;
-	bs = calloc(1, sizeof(*bs));
+	bs = plat_zalloc(sizeof(*bs)); /* line-aligned: the MSI path's words each have their own */
 	if (!bs) {
 		*why = "out of memory";
 		return -ENOMEM;

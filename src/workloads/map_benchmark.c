@@ -315,7 +315,7 @@ int ilab_map_bench_run(struct ilab_dev *dev, struct ilab_mem *mem,
 	if (ret)
 		return ret;
 	*res = (struct ilab_map_bench_result){ 0 };
-	b = aligned_alloc(PLAT_CACHELINE, (sizeof(*b) + PLAT_CACHELINE - 1) & ~(size_t)(PLAT_CACHELINE - 1));
+	b = plat_zalloc_array(1, sizeof(*b));
 	cpus = plat_zalloc_array(cfg->threads, sizeof(*cpus));
 	if (!b || !cpus) {
 		free(b);
@@ -323,15 +323,13 @@ int ilab_map_bench_run(struct ilab_dev *dev, struct ilab_mem *mem,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	memset(b, 0, sizeof(*b));
-	b->ts = aligned_alloc(PLAT_CACHELINE, cfg->threads * sizeof(*b->ts));
+	b->ts = plat_zalloc_array(cfg->threads, sizeof(*b->ts));
 	if (!b->ts) {
 		free(b);
 		free(cpus);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	memset(b->ts, 0, cfg->threads * sizeof(*b->ts));
 	b->dev = dev;
 	b->mem = mem;
 	b->cfg = cfg;

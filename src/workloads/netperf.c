@@ -1007,12 +1007,9 @@ static void pick_cpus(unsigned nq, int node, int *cpus)
 
 static int alloc_queues(struct np *n, unsigned nq)
 {
-	size_t bytes = (nq * sizeof(*n->q) + PLAT_CACHELINE - 1) / PLAT_CACHELINE * PLAT_CACHELINE;
-
-	n->q = aligned_alloc(PLAT_CACHELINE, bytes);
+	n->q = plat_zalloc_array(nq, sizeof(*n->q));
 	if (!n->q)
 		return -ENOMEM;
-	memset(n->q, 0, nq * sizeof(*n->q));
 	for (unsigned i = 0; i < nq; i++) {
 		struct np_queue *q = &n->q[i];
 

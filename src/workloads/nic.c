@@ -342,8 +342,7 @@ int ilab_nic_run(struct ilab_board *board, struct ilab_dev *dev, const struct il
 	n.interval_ns = (uint64_t)((wire_ns > rate_ns ? wire_ns : rate_ns) * nq + 0.5);
 	if (!n.interval_ns)
 		n.interval_ns = 1;
-	n.q = aligned_alloc(PLAT_CACHELINE, (nq * sizeof(*n.q) + PLAT_CACHELINE - 1) /
-						    PLAT_CACHELINE * PLAT_CACHELINE);
+	n.q = plat_zalloc_array(nq, sizeof(*n.q));
 	cpus = plat_zalloc_array(nq, sizeof(*cpus));
 	aa = plat_zalloc_array(nq, sizeof(*aa));
 	n.payload = plat_zalloc_array(1, n.buf_bytes);

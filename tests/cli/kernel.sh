@@ -49,7 +49,7 @@ pair map_pages-given SAME 5.14 5.15 -t 1 -n 2 -g 16 --iterations 300 --map-pages
 pair mag_size DIFFER 5.19 6.0 --mode lazy -t 32 -n -1 --iterations 5000
 pair sac_latch SAME 6.4 6.5 $STRICT16 # the 32-bit space never runs out here
 # one shared flush queue frees thousands of IOVAs on one CPU: the fixed depot overflows
-# (scenarios/options/iova-depot-collapse.yaml); per-CPU queues, as here before, no longer do
+# (scenarios/iova-depot-collapse.yaml); per-CPU queues, as here before, no longer do
 pair depot DIFFER 6.6 6.7 --mode lazy --fq single -t 16 -n -1 --iterations 3000
 pair fq_kind SAME 6.6 6.7 --mode lazy -t 32 -n -1 --iterations 2000 # depot too, unseen here
 pair ste_writer SAME 6.8 6.9 $STRICT16 # set-up only

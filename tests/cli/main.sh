@@ -33,7 +33,7 @@ out=$("$BIN" run --quick --out "$TMP/all" 2>/dev/null); rc=$?
 for id in 000 001 002 003 004; do
 	printf '%s\n' "$out" | grep -q "^seed $id " || bad "run has no table for seed $id"
 done
-printf '%s\n' "$out" | grep -Eq '^10 scenarios, [0-9]+ cases: [0-9]+ run, 0 not implemented yet, 0 failed' ||
+printf '%s\n' "$out" | grep -Eq '^11 scenarios, [0-9]+ cases: [0-9]+ run, 0 not implemented yet, 0 failed' ||
 	bad "run: summary line missing or some case not run"
 out=$("$BIN" run --quick --out "$TMP/one" 004 2>/dev/null); rc=$?
 [ $rc -eq 0 ] || bad "run 004: exit $rc"
