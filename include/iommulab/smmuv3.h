@@ -216,7 +216,8 @@ struct smmu_host_ops {
      * with the other queues; the host calls smmu_process_commands again later, and the
      * entry is read again then. */
     bool (*cmd_defer)(void *ctx, unsigned queue, uint64_t d0, uint64_t d1);
-    /* Optional: that command has executed without error, before CONS moves past it.
+    /* Optional: that command has executed without error and CONS has moved past it (a
+     * CMD_SYNC's completion signal, MSI, interrupt or SEV, has been sent just before).
      * `dropped` is the number of TLB and walk-cache entries it invalidated (0 for a command
      * that is not a TLBI), so a host can charge for the entries a TLBI touched. */
     void (*cmd_done)(void *ctx, unsigned queue, uint64_t d0, uint64_t d1, uint32_t dropped);

@@ -211,7 +211,7 @@ static void prod_written(struct board_smmuv3 *bs, unsigned qi, uint32_t prod)
 	/* *_BASE.ADDR is bits [51:5], aligned to the queue's size (IHI 0070 §6.3.22, §6.3.107) */
 	q->q_base = base & 0x000ffffffffffffe0ull & ~((16ull << log2) - 1);
 	q->q_log2 = log2;
-	board_smmuv3_trace_queue(bs, qi, 0);
+	board_smmuv3_trace_queue(bs, qi);
 	if (!delta || qi) /* the measurements below are SMMU_CMDQ's */
 		return;
 	cons = (uint32_t)smmu_mmio_read(bs->smmu, SMMU_REG_CMDQ_CONS, 4);
@@ -377,7 +377,7 @@ static void host_cmd_done(void *ctx, unsigned qi, uint64_t d0, uint64_t d1, uint
 			board_smmuv3_trace_engine(bs, op, start, cost);
 	}
 	board_smmuv3_trace_cmd(bs, qi, op, tr->cmd_start, tr->last_entry_pa);
-	board_smmuv3_trace_queue(bs, queue_index(tr, qi), 1);
+	board_smmuv3_trace_queue(bs, queue_index(tr, qi));
 }
 
 /* CMD_ATC_INV: an ATS Invalidation Request to the endpoint; the devices' model answers it. */

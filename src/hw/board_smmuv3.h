@@ -78,6 +78,6 @@ void board_smmuv3_trace_cmd(struct board_smmuv3 *bs, unsigned qi, unsigned op, u
 			    uint64_t entry_pa);
 void board_smmuv3_trace_engine(struct board_smmuv3 *bs, unsigned op, uint64_t start,
 			       uint64_t dur);
-void board_smmuv3_trace_queue(struct board_smmuv3 *bs, unsigned qi, unsigned executing);
+void board_smmuv3_trace_queue(struct board_smmuv3 *bs, unsigned qi);
 
 #endif

@@ -94,10 +94,10 @@ static uint64_t queue_reg(const struct board_smmuv3 *bs, unsigned qi, bool prod)
 	       (prod ? SMMU_ECMDQ_REG_PROD : SMMU_ECMDQ_REG_CONS);
 }
 
-/* Entries of queue qi published and not yet consumed, as the registers say now, less
- * `executing` (the command the model is executing has not moved CONS yet). The registers are
- * read from the model directly: no simulated cost. */
-void board_smmuv3_trace_queue(struct board_smmuv3 *bs, unsigned qi, unsigned executing)
+/* Entries of queue qi published and not yet consumed, as the registers say now (cmd_done
+ * comes after CONS has moved past the command). The registers are read from the model
+ * directly: no simulated cost. */
+void board_smmuv3_trace_queue(struct board_smmuv3 *bs, unsigned qi)
 {
 	struct board_cmdq_track *q = &bs->sim.q[qi];
 	uint32_t m = (2u << q->q_log2) - 1, prod, cons, used;
@@ -112,5 +112,5 @@ void board_smmuv3_trace_queue(struct board_smmuv3 *bs, unsigned qi, unsigned exe
 		snprintf(name, sizeof(name), "%s ecmdq%u", bs->unit->name, qi - 1);
 	else
 		snprintf(name, sizeof(name), "%s cmdq", bs->unit->name);
-	ilab_sim_trace_counter(name, "entries", used >= executing ? used - executing : 0);
+	ilab_sim_trace_counter(name, "entries", used);
 }

@@ -122,6 +122,38 @@ static void test_sync_sev(void **state)
     assert_int_equal(cons_err(f), 1);
 }
 
+/* A CMD_SYNC's completion signal is observable only once CONS has moved past it (IHI 0070
+ * §3.18, §4.7.3). Linux depends on it: an MSI waiter takes its CMD_SYNC's slot + 1 as the
+ * queue's cons, which a producer waiting for space may then replace by the CONS register. A
+ * CONS still on the CMD_SYNC there took the driver's cons back by one; on a full queue prod
+ * was then a lap and one ahead, which queue_has_space read as room, and the producers
+ * overwrote entries the SMMU had not read (test_smmuv3_drv_mt lost a lap of TLBIs, rarely). */
+static void test_sync_signal_after_cons(void **state)
+{
+    struct fx *f = *state;
+    uint64_t slot;
+
+    f->e.mem.smmu = f->e.smmu; /* CONS recorded at each signal */
+    for (unsigned lap = 0; lap < 2; lap++) { /* the second lap: CONS's wrap bit set */
+        smt_cmd(&f->e, SMT_OP_TLBI_NH_ALL, 0);
+        slot = f->e.cmdq + 16ULL * (f->e.prod & 255);
+        smt_cmd(&f->e, SMT_OP_CMD_SYNC | (1ULL << 12), slot); /* MSI to its own slot */
+        smt_cmd(&f->e, SMT_OP_CMD_SYNC | (1ULL << 12), 0);    /* wired CMD_SYNC interrupt */
+        smt_cmd(&f->e, SMT_OP_CMD_SYNC | (2ULL << 12), 0);    /* SEV */
+        uint32_t sync = (f->e.prod - 3) & 511;                /* the first CMD_SYNC */
+        assert_int_equal(smt_run(&f->e), 4);
+        assert_int_equal(f->e.mem.nmsi, lap + 1);
+        assert_int_equal(f->e.mem.msi_cons[lap], (sync + 1) & 511);
+        assert_int_equal(f->e.mem.irq_cons[SMMU_IRQ_CMD_SYNC], (sync + 2) & 511);
+        assert_int_equal(f->e.mem.irq_cons[SMMU_IRQ_SEV], (sync + 3) & 511);
+        /* on to the next lap: 252 commands that signal nothing */
+        for (unsigned i = 0; lap == 0 && i < 252; i++)
+            smt_cmd(&f->e, SMT_OP_CMD_SYNC, 0);
+        smt_run(&f->e);
+    }
+    assert_int_equal(cons(f), 256 | 4); /* wrap bit, index 4 */
+}
+
 static void test_sync_msi_abort(void **state)
 {
     struct fx *f = *state;
@@ -490,6 +522,7 @@ int main(void)
         T(test_sync_irq_wired),
         T(test_sync_sev),
         T(test_sync_msi_abort),
+        T(test_sync_signal_after_cons),
         T(test_illegal_opcodes_sweep),
         T(test_legal_opcodes_accepted),
         T(test_reserved_fields_sweep),

@@ -102,12 +102,20 @@ static int host_write(void *ctx, uint64_t pa, const void *buf, size_t len)
     return 0;
 }
 
+/* CMDQ_CONS now (a lock-free register: callable from inside the model's command processing) */
+static uint32_t cmdq_cons_now(struct smt_mem *m)
+{
+    return m->smmu ? (uint32_t)smmu_mmio_read(m->smmu, SMT_CMDQ_CONS, 4) : 0;
+}
+
+/* Called by the model right after it wrote the MSI's data (smmu_msi_write). */
 static void host_msi(void *ctx, uint64_t addr, uint32_t data)
 {
     struct smt_mem *m = ctx;
     if (m->nmsi < 64) {
         m->msi_addr[m->nmsi] = addr;
         m->msi_data[m->nmsi] = data;
+        m->msi_cons[m->nmsi] = cmdq_cons_now(m);
     }
     m->nmsi++;
 }
@@ -115,8 +123,10 @@ static void host_msi(void *ctx, uint64_t addr, uint32_t data)
 static void host_irq(void *ctx, enum smmu_irq_line line)
 {
     struct smt_mem *m = ctx;
-    if ((unsigned)line < 8)
+    if ((unsigned)line < 8) {
         m->nirq[line]++;
+        m->irq_cons[line] = cmdq_cons_now(m);
+    }
 }
 
 const struct smmu_host_ops smt_host_ops = {

@@ -110,6 +110,12 @@ struct smt_mem {
     uint32_t msi_data[64];
     unsigned nirq[8];
     uint64_t reads, writes;
+    /* With smmu set (by a test, to the model that has this memory as its ctx):
+     * SMMU_CMDQ_CONS as it was when each MSI was made and at the last pulse of each
+     * interrupt line, i.e. what a CPU woken by it would read. */
+    struct smmu *smmu;
+    uint32_t msi_cons[64];
+    uint32_t irq_cons[8];
 };
 
 int smt_mem_init(struct smt_mem *m, uint64_t base, uint64_t size);

@@ -238,9 +238,9 @@ static int tlbi_va_scope(const struct smmu *s, uint64_t d0, uint64_t d1, struct 
 }
 
 /* Execute one command; *dropped: the TLB and walk-cache entries a TLBI invalidated (0 for
- * any other command). */
-static int exec_cmd(struct smmu *s, struct smmu_cmdq *q, uint64_t d0, uint64_t d1,
-                    uint32_t *dropped)
+ * any other command); *signal: a CMD_SYNC whose completion signal is still to be sent
+ * (signal_sync). */
+static int exec_cmd(struct smmu *s, uint64_t d0, uint64_t d1, uint32_t *dropped, bool *signal)
 {
     unsigned op = (unsigned)(d0 & 0xFF);
     uint64_t m0, m1;
@@ -319,34 +319,47 @@ static int exec_cmd(struct smmu *s, struct smmu_cmdq *q, uint64_t d0, uint64_t d
         m.any_regime = true;
         *dropped = smmu_tlbi(s, &m);
         break;
-    case OP_CMD_SYNC: {
+    case OP_CMD_SYNC:
         /* Everything before the CMD_SYNC has completed: this model executes each command to
-         * completion before CONS moves past it (§4.7.3). */
-        unsigned cs = (unsigned)fld(d0, 13, 12);
-        if (cs == 3)
-            return CERROR_ILL; /* Reserved */
-        if (cs == 1) { /* SIG_IRQ */
-            uint64_t msiaddr = d1 & GENMASK64(51, 2);
-            if (s->cfg.msi && msiaddr) {
-                if (!smmu_msi_write(s, msiaddr, (uint32_t)(d0 >> 32)))
-                    smmu_gerror_raise(s, GERROR_MSI_CMDQ_ABT_ERR);
-                q->st.syncs_msi++;
-            } else {
-                s->st.irq_pulses++;
-                if (s->ops.irq)
-                    s->ops.irq(s->ctx, SMMU_IRQ_CMD_SYNC);
-                q->st.syncs_irq++;
-            }
-        } else if (cs == 2 && s->cfg.sev) { /* SIG_SEV; without IDR0.SEV it is SIG_NONE */
-            s->st.irq_pulses++;
-            if (s->ops.irq)
-                s->ops.irq(s->ctx, SMMU_IRQ_SEV);
-            q->st.syncs_sev++;
-        }
+         * completion before CONS moves past it (§4.7.3). Its signal is consume()'s, once CONS
+         * has moved past it. */
+        if (fld(d0, 13, 12) == 3)
+            return CERROR_ILL; /* CS 0b11: Reserved */
+        *signal = true;
         break;
     }
-    }
     return CERROR_NONE;
+}
+
+/* The completion signal of a CMD_SYNC (§4.7.3), sent after CONS has moved past it: a CMD_SYNC
+ * whose MSI (or interrupt, or SEV) is observable is consumed (§3.18). Software relies on that:
+ * Linux's MSI waiter takes the CMD_SYNC's slot + 1 as the queue's cons
+ * (__arm_smmu_cmdq_poll_until_msi), which a producer waiting for space may then replace by
+ * the CONS register (arm_smmu_cmdq_poll_until_not_full). A CONS still on the CMD_SYNC there
+ * takes the driver's cons back by one: on a full queue prod is then a lap and one ahead,
+ * which queue_has_space reads as room, and producers overwrite entries not yet read
+ * (test_sync_signal_after_cons). */
+static void signal_sync(struct smmu *s, struct smmu_cmdq *q, uint64_t d0, uint64_t d1)
+{
+    unsigned cs = (unsigned)fld(d0, 13, 12);
+    if (cs == 1) { /* SIG_IRQ */
+        uint64_t msiaddr = d1 & GENMASK64(51, 2);
+        if (s->cfg.msi && msiaddr) {
+            if (!smmu_msi_write(s, msiaddr, (uint32_t)(d0 >> 32)))
+                smmu_gerror_raise(s, GERROR_MSI_CMDQ_ABT_ERR);
+            q->st.syncs_msi++;
+        } else {
+            s->st.irq_pulses++;
+            if (s->ops.irq)
+                s->ops.irq(s->ctx, SMMU_IRQ_CMD_SYNC);
+            q->st.syncs_irq++;
+        }
+    } else if (cs == 2 && s->cfg.sev) { /* SIG_SEV; without IDR0.SEV it is SIG_NONE */
+        s->st.irq_pulses++;
+        if (s->ops.irq)
+            s->ops.irq(s->ctx, SMMU_IRQ_SEV);
+        q->st.syncs_sev++;
+    }
 }
 
 /* Consume up to `max` commands of queue `q`. Called with the model lock held. */
@@ -383,20 +396,24 @@ static unsigned consume(struct smmu *s, struct smmu_cmdq *q, unsigned max)
         if (s->ops.cmd_exec)
             s->ops.cmd_exec(s->ctx, q->index, d0, d1);
         uint32_t dropped = 0;
+        bool signal = false;
         int err = q->kind == CMDQ_KIND_VCMDQ ? (int)smmu_vcmdq_check_cmd(s, q, d0) : 0;
         if (!err)
-            err = exec_cmd(s, q, d0, d1, &dropped);
+            err = exec_cmd(s, d0, d1, &dropped, &signal);
         if (err) {
             q_raise_error(s, q, (unsigned)err);
             break;
         }
-        if (s->ops.cmd_done)
-            s->ops.cmd_done(s->ctx, q->index, d0, d1, dropped);
         /* CONS advances only after the command completed (§4.1.4); the bits above the index
          * (main: ERR; ECMDQ: ENACK, ERR, ERR_REASON) are kept. Nothing else writes CONS while
          * the queue is enabled, and every writer holds the model lock. */
         uint32_t nc = ((c + 1) & m) | (consv & ~Q_IDX_MASK);
         atomic_store_explicit(&q->cons, nc, memory_order_release);
+        /* then a CMD_SYNC's signal: whoever observes it finds CONS past the CMD_SYNC */
+        if (signal)
+            signal_sync(s, q, d0, d1);
+        if (s->ops.cmd_done)
+            s->ops.cmd_done(s->ctx, q->index, d0, d1, dropped);
         if (q->kind == CMDQ_KIND_VCMDQ)
             smmu_vcmdq_cons_written(s, q);
         q->st.commands++;
