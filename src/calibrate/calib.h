@@ -110,6 +110,8 @@ struct ilab_calib_set {
 	FILE *progress;              /* a line per evaluation, NULL: quiet */
 	unsigned nr_evals;           /* evaluations run (cache misses) */
 	char parts_note[512];        /* the measured parts applied (parts.c), "" for none */
+	char tree[64];               /* the source tree when the set was opened (record.c): a fit
+				      * of an hour outlives the HEAD it started on */
 	struct ilab_calib_cache *cache;
 };
 

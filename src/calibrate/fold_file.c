@@ -39,11 +39,11 @@ void ilab_calib_fold_path(const char *dir, const char *profile, unsigned k, char
 /* What a fold was run on: every fold of one merge must carry the same. */
 static json_t *identity(const struct ilab_calib_set *set, const struct ilab_calib_fold_id *id)
 {
-	char tree[64], hex[32], line[ILAB_CALIB_KEY_MAX + 96];
+	const char *tree = set->tree;
+	char hex[32], line[ILAB_CALIB_KEY_MAX + 96];
 	json_t *free_set = json_array();
 	uint64_t h = 0xcbf29ce484222325ull;
 
-	ilab_calib_source_tree(tree, sizeof(tree));
 	for (unsigned j = 0; j < set->nr_free; j++) {
 		const struct ilab_calib_free *c = &set->free[j];
 

@@ -58,9 +58,8 @@ json_t *ilab_calib_record_json(const struct ilab_calib_report *r)
 {
 	const struct ilab_calib_set *set = r->set;
 	json_t *doc = json_object(), *exps = json_array();
-	char tree[64];
+	const char *tree = set->tree;
 
-	ilab_calib_source_tree(tree, sizeof(tree));
 	for (unsigned e = 0; e < set->nr_exp; e++) {
 		json_t *o = json_pack("{s:s, s:b}", "name", set->exp[e]->name, "in_sample", 1);
 

@@ -283,6 +283,7 @@ int ilab_calib_set_open(struct ilab_calib_set **out, const char *profile,
 		return -ENOMEM;
 	set->quick = quick;
 	set->jobs = 1;
+	ilab_calib_source_tree(set->tree, sizeof(set->tree));
 	rc = ilab_profile_resolve(profile, set->profile_path, sizeof(set->profile_path), err,
 				  errlen);
 	if (!rc)
