@@ -299,6 +299,56 @@ static long fold_of_name(const char *file, const char *profile)
 	return strcmp(end, ".json") || k > 1000000 ? -1 : k;
 }
 
+/* A fold file of the merge's directory: its fold number and its name. */
+struct fold_name {
+	long k;
+	char *name;
+};
+
+static int by_fold(const void *a, const void *b)
+{
+	const struct fold_name *x = a, *y = b;
+
+	return x->k != y->k ? (x->k < y->k ? -1 : 1) : strcmp(x->name, y->name);
+}
+
+/* The directory's fold files of this profile, by fold number then name: readdir's order is
+ * the file system's, and of several bad files the merge names the first it reads. */
+static int fold_files(DIR *d, const char *profile, struct fold_name **out, size_t *nr)
+{
+	struct fold_name *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+
+	while ((de = readdir(d))) {
+		long k = fold_of_name(de->d_name, profile);
+
+		if (k < 0)
+			continue;
+		if (n == cap) {
+			struct fold_name *w = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+			if (!w)
+				goto nomem;
+			v = w;
+		}
+		v[n].k = k;
+		if (!(v[n].name = strdup(de->d_name)))
+			goto nomem;
+		n++;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), by_fold);
+	*out = v;
+	*nr = n;
+	return 0;
+nomem:
+	while (n)
+		free(v[--n].name);
+	free(v);
+	return -ENOMEM;
+}
+
 void ilab_calib_merged_free(struct ilab_calib_merged *m)
 {
 	free(m->whole.values);
@@ -316,7 +366,8 @@ int ilab_calib_fold_merge(struct ilab_calib_set *set, const struct ilab_calib_fo
 	const char **pinned = calloc(nf, sizeof(*pinned));
 	struct points pts = { .width = set->nr_free };
 	char path[1024], diff[1024], missing[256] = "";
-	struct dirent *de;
+	struct fold_name *names = NULL;
+	size_t nr_names = 0;
 	DIR *d = NULL;
 	int rc = 0;
 
@@ -330,15 +381,18 @@ int ilab_calib_fold_merge(struct ilab_calib_set *set, const struct ilab_calib_fo
 		rc = ilab_errf(err, errlen, -EINVAL, "--merge %s: %s", dir, strerror(errno));
 		goto done;
 	}
-	while (!rc && (de = readdir(d))) {
-		long k = fold_of_name(de->d_name, set->profile_name);
+	rc = fold_files(d, set->profile_name, &names, &nr_names);
+	if (rc) {
+		rc = ilab_errf(err, errlen, rc, "--merge %s: %s", dir, strerror(-rc));
+		goto done;
+	}
+	for (size_t i = 0; !rc && i < nr_names; i++) {
+		long k = names[i].k;
 		json_error_t je;
 		json_int_t inner;
 		json_t *doc;
 
-		if (k < 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i].name);
 		doc = json_load_file(path, 0, &je);
 		if (!doc || json_unpack(doc, "{s:I}", "fold", &inner) ||
 		    strcmp(json_string_value(json_object_get(doc, "schema")) ?: "", FOLD_SCHEMA)) {
@@ -399,6 +453,9 @@ int ilab_calib_fold_merge(struct ilab_calib_set *set, const struct ilab_calib_fo
 done:
 	if (d)
 		closedir(d);
+	for (size_t i = 0; i < nr_names; i++)
+		free(names[i].name);
+	free(names);
 	for (unsigned k = 0; docs && k < nf; k++) {
 		json_decref(docs[k]);
 		if (pred)

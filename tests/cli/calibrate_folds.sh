@@ -71,6 +71,12 @@ fresh && rm d/calibrate-kunpeng920-fold-3.json &&
 refuse "a fold under another's name" "its name says fold 3, it holds fold 2" d
 fresh && echo '{' >d/calibrate-kunpeng920-fold-2.json
 refuse "not JSON" "calibrate-kunpeng920-fold-2.json: not a fold of calibrate" d
+# of two bad files the lower fold is named, whatever order the directory lists them in
+# (tmpfs lists the newest first: fold 4 is spoiled last)
+fresh && echo '{' >d/calibrate-kunpeng920-fold-1.json && echo '{' >d/calibrate-kunpeng920-fold-4.json
+refuse "two bad folds" "calibrate-kunpeng920-fold-1.json: not a fold of calibrate" d
+fresh
+refuse "another weighting" "was run on another set" d --weights experiments
 # mismatched: the same fold run on another free set, another seed, another profile
 fresh && (cd d && "$BIN" calibrate "${ARGS[@]}" --free smmu.tlbi_ns=5:400 --fold 2 --out . 2>/dev/null)
 refuse "another free set" "fold 2 was run on another free" d
