@@ -148,7 +148,7 @@ struct job {
 	bool complete_on_irq;   /* the completion work runs on the interrupt CPU */
 	bool finished;          /* every I/O reaped: the job's thread is done with it */
 	bool tag_wait;          /* a free slot, but no free tag in its queue: asleep on it */
-	uint64_t tag_waits;     /* submission rounds that ended so */
+	uint64_t tag_waits;     /* submissions that waited for a tag, each once */
 	uint64_t wait_since;    /* when the wait for a tag began (0: not waiting) */
 	unsigned *free_stack, nfree, inflight;
 	struct done *ring;      /* completions handed to the submitter (iodepth entries) */
@@ -992,9 +992,10 @@ static void submit_some(struct nvme *n, struct job *j)
 
 		if (!get_tag(j, si)) {
 			j->tag_wait = true; /* woken by put_tag */
-			j->tag_waits++;
-			if (!j->wait_since)
+			if (!j->wait_since) { /* not a wake-up that found the tags taken again */
 				j->wait_since = plat_now_ns();
+				j->tag_waits++;
+			}
 			break;
 		}
 		if (!submit(n, j, si)) {
