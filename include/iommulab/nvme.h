@@ -146,8 +146,9 @@ struct ilab_nvme_cfg {
 	unsigned rwmixread;        /* the mixes: percent of I/Os that are reads, 0..100 */
 	struct ilab_nvme_bs_dist bs_dist[2]; /* per direction (read, write); min 0: bs */
 	unsigned queue_entries;    /* per SQ and CQ, > iodepth; 0 = ILAB_NVME_DEFAULT_QUEUE. A
-				    * hardware queue has one tag fewer (blk-mq's queue_depth):
-				    * the I/Os in flight of the jobs sharing it, together */
+				    * hardware queue has one tag fewer (blk-mq's queue_depth), at
+				    * most 10239 (BLK_MQ_MAX_DEPTH - 1): the I/Os in flight of the
+				    * jobs sharing it, together */
 	uint64_t runtime_ns;       /* measured window after the ramp; 0: number_ios decides */
 	uint64_t ramp_ns;          /* fio ramp_time: I/O before the window, not counted */
 	uint64_t number_ios;       /* per job, with runtime_ns 0 (fio number_ios) */
@@ -250,7 +251,7 @@ struct ilab_nvme_result {
 	unsigned hw_queues;        /* hardware queues (SQ/CQ pairs) the jobs' CPUs map to */
 	unsigned queue_jobs_max;   /* most jobs sharing one of them */
 	unsigned queue_inflight_max; /* most commands outstanding on one of them (its tags
-				      * taken): at most queue_entries - 1 */
+				      * taken): at most queue_entries - 1, and 10239 */
 	uint64_t tag_waits;        /* submissions that found every tag of their queue taken and
 				    * slept until a completion freed one */
 };

@@ -148,7 +148,7 @@ struct job {
 	bool complete_on_irq;   /* the completion work runs on the interrupt CPU */
 	bool finished;          /* every I/O reaped: the job's thread is done with it */
 	bool tag_wait;          /* a free slot, but no free tag in its queue: asleep on it */
-	uint64_t tag_waits;     /* submission rounds that ended so */
+	uint64_t tag_waits;     /* submissions that waited for a tag, each once */
 	uint64_t wait_since;    /* when the wait for a tag began (0: not waiting) */
 	unsigned *free_stack, nfree, inflight;
 	struct done *ring;      /* completions handed to the submitter (iodepth entries) */
@@ -167,12 +167,18 @@ struct tag_owner {
 	unsigned job, slot;     /* job UINT32_MAX: the tag is free */
 };
 
+/* blk-mq's most tags per hardware queue: nvme_alloc_io_tag_set takes min(sqsize,
+ * BLK_MQ_MAX_DEPTH - 1), BLK_MQ_MAX_DEPTH being 10240 (include/linux/blk-mq.h), so a queue
+ * deeper than 10240 entries still has 10239 commands outstanding at most. */
+#define BLK_MQ_TAGS_MAX 10239u
+
 /* One hardware queue (Linux's struct nvme_queue behind one blk-mq hardware context): every
  * CPU that maps to it submits into its one SQ under sq_lock (nvme_submit_cmd: copy the
  * command at the tail, ring the tail doorbell), and its one CQ is walked in order by the CPU
  * its vector targets (nvme_irq -> nvme_poll_cq), the CQ head doorbell once per walk. Its
  * commands carry tags of the hardware context (blk-mq's tags, as many as the queue holds,
- * qsize - 1), so the I/Os in flight of all its CPUs never exceed the queue's depth. */
+ * qsize - 1, at most BLK_MQ_TAGS_MAX), so the I/Os in flight of all its CPUs never exceed
+ * the queue's depth. */
 struct hwq {
 	/* written by the CPUs under sq_lock, polled by the drive: SQ tail doorbell */
 	_Alignas(PLAT_CACHELINE) plat_word32 sq_db;
@@ -235,6 +241,7 @@ struct nvme {
 	const struct ilab_nvme_cfg *cfg; /* the drive, the CPU costs, the first section */
 	unsigned unit;
 	unsigned qsize;
+	unsigned ntags;         /* tags per hardware queue: qsize - 1, at most BLK_MQ_TAGS_MAX */
 	unsigned max_bs;        /* the largest I/O of any job: payload and scratch */
 	unsigned njobs;         /* over all sections */
 	uint64_t start_ns;
@@ -895,7 +902,7 @@ static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct hwq *q)
 			q->cq_wraps++;
 		}
 		done++;
-		o = cid + 1u < n->qsize ? q->owner[cid] : (struct tag_owner){ .job = UINT32_MAX };
+		o = cid < n->ntags ? q->owner[cid] : (struct tag_owner){ .job = UINT32_MAX };
 		if (o.job >= n->njobs || !n->jobs[o.job].slots[o.slot].mapped)
 			continue; /* not one of ours: a drive bug, counted by the I/O never ending */
 		walk_entry(n, x, &n->jobs[o.job], o.slot, sf);
@@ -985,9 +992,10 @@ static void submit_some(struct nvme *n, struct job *j)
 
 		if (!get_tag(j, si)) {
 			j->tag_wait = true; /* woken by put_tag */
-			j->tag_waits++;
-			if (!j->wait_since)
+			if (!j->wait_since) { /* not a wake-up that found the tags taken again */
 				j->wait_since = plat_now_ns();
+				j->tag_waits++;
+			}
 			break;
 		}
 		if (!submit(n, j, si)) {
@@ -1494,10 +1502,10 @@ static int alloc_job(struct job *j)
 }
 
 /* A hardware queue's jobs, tags (all free; blk-mq's queue_depth is the queue's entries less
- * one), booked commands and PRP scratch. */
+ * one, at most BLK_MQ_TAGS_MAX), booked commands and PRP scratch. */
 static int alloc_queue(struct nvme *n, struct hwq *q)
 {
-	unsigned tags = n->qsize - 1;
+	unsigned tags = n->ntags;
 
 	q->jobs = plat_zalloc_array(n->njobs, sizeof(*q->jobs));
 	q->tag_free = plat_zalloc_array(tags, sizeof(*q->tag_free));
@@ -1619,6 +1627,7 @@ int ilab_nvme_run(struct ilab_board *board, struct ilab_dev *dev, const struct i
 	n.unit = (unsigned)unit;
 	n.mem = ilab_board_mem(board);
 	n.qsize = cfg->queue_entries ? cfg->queue_entries : ILAB_NVME_DEFAULT_QUEUE;
+	n.ntags = n.qsize - 1 < BLK_MQ_TAGS_MAX ? n.qsize - 1 : BLK_MQ_TAGS_MAX;
 	drive_rates(&n);
 	ret = alloc_jobs(&n, err, errlen);
 	if (ret)

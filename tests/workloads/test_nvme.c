@@ -529,6 +529,49 @@ static void test_shared_queue_tags_bound_the_depth(void **state)
 		    jr[1].dir[0].slat.max > sh.read_latency_ns);
 }
 
+/* blk-mq gives a hardware queue at most BLK_MQ_MAX_DEPTH - 1 = 10239 tags, however deep the
+ * queue (nvme_alloc_io_tag_set: min(sqsize, BLK_MQ_MAX_DEPTH - 1)): eight jobs of iodepth 4096
+ * on one queue of 16384 entries want 32768 commands outstanding and have 10239, the rest
+ * waiting for tags. Killed by tags = entries - 1 (16383: the jobs' 16384 I/Os pile up past
+ * 10239 before the drive drains them). */
+static void test_shared_queue_tags_capped_at_blk_mq_max_depth(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(8, 4096, 4096);
+	struct ilab_nvme_result r;
+
+	(void)state;
+	c.nr_queues = 1; /* the 128 CPUs in one group: one hardware queue */
+	c.queue_entries = 16384;
+	c.number_ios = 2048;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &r);
+	assert_int_equal(r.hw_queues, 1);
+	assert_int_equal(r.ios, 8 * 2048);
+	assert_int_equal(r.queue_inflight_max, 10239);
+	assert_true(r.tag_waits > 0);
+}
+
+/* tag_waits counts the submissions that had to sleep for a tag, each once however often it
+ * was woken without getting one: eight jobs of iodepth 64 on one queue of 64 entries (63
+ * tags) wait often, but never more than once per I/O. Killed by counting every wake-up that
+ * finds the tags still taken (put_tag wakes every sleeper of the queue, one gets the tag). */
+static void test_shared_queue_tag_waits_once_per_submission(void **state)
+{
+	static const int cpus[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	struct ilab_nvme_cfg c = cfg(8, 63, 4096);
+	struct ilab_nvme_result r;
+
+	(void)state;
+	c.cpus = cpus;
+	c.nr_queues = 8; /* CPUs 0-15: one queue */
+	c.queue_entries = 64;
+	c.number_ios = 400;
+	run_ok(ILAB_NVME_ENV_PASSTHROUGH, &c, &r);
+	assert_int_equal(r.hw_queues, 1);
+	assert_int_equal(r.ios, 8 * 400);
+	assert_true(r.tag_waits > 0);
+	assert_true(r.tag_waits <= r.ios);
+}
+
 /* One CQ for the queue, walked in order on the vector's CPU (CPU 0, the group's first): 12
  * commands through one SQ and one CQ of 8 entries wrap each once (two private ones of 8 with
  * 6 commands each never wrap), and all of CPU 1's completions are taken from that CQ on CPU 0
@@ -904,6 +947,8 @@ int main(void)
 		cmocka_unit_test(test_fewer_queues_share_vectors),
 		cmocka_unit_test(test_shared_queue_one_sq_lock_line),
 		cmocka_unit_test(test_shared_queue_tags_bound_the_depth),
+		cmocka_unit_test(test_shared_queue_tags_capped_at_blk_mq_max_depth),
+		cmocka_unit_test(test_shared_queue_tag_waits_once_per_submission),
 		cmocka_unit_test(test_shared_queue_one_cq_walked_on_the_vector_cpu),
 		cmocka_unit_test(test_bad_irq_cpu),
 		cmocka_unit_test(test_scenario_runs_three_modes),
