@@ -30,7 +30,9 @@
  * transfer start the agent moves the data by DMA through the IOMMU page by page (its
  * translations and memory accesses charged to the agent, overlapping the link time), then at
  * the booked end writes the CQE by DMA and raises the interrupt (a tracked store the CPU
- * polls). A DMA the IOMMU aborts ends the command with status Data Transfer Error.
+ * polls), in order, and only into a CQ with room as the CQ head doorbell last told it (a full
+ * CQ: the completions wait for the doorbell, commands are still fetched and moved). A DMA the
+ * IOMMU aborts ends the command with status Data Transfer Error.
  * The agents share the drive's booking through plain fields, touched after ilab_sim_sync(),
  * in virtual-time order (as dma_engine.c). A write's data is fetched at the end of its media
  * latency, like a read's delivered: the order does not change what the IOMMU translates.
@@ -201,12 +203,17 @@ struct hwq {
 	unsigned *tag_free, ntag_free;
 	struct tag_owner *owner;
 	unsigned inflight, inflight_max; /* tags taken */
+	uint64_t walk_max, walk_max_ns; /* the longest CQ walk: entries, and its time */
 	uint64_t sq_wraps, cq_wraps;
 	/* drive private */
 	struct plat_agent *agent;
 	struct pending *fifo;   /* booked commands, in fetch order (qsize entries) */
 	unsigned fifo_head, fifo_n;
 	unsigned dev_sq_head, dev_cq_tail, dev_phase;
+	unsigned dev_cq_head;   /* the CQ head doorbell as the drive last read it */
+	bool cq_rung;           /* the host wrote the CQ head doorbell since the drive read it */
+	bool cq_stalled;        /* the drive waits for the doorbell: its next CQE has no room */
+	uint64_t cq_full_waits; /* times the drive found the CQ full and waited for room */
 	uint64_t faults, commands, prp_lists, dsm_commands, dsm_range_reads, dsm_blocks;
 	uint64_t *pages;        /* the command being moved: its PRP entries ... */
 	uint8_t *prp_raw;       /* ... and its PRP list as read (a fiber's stack is small) */
@@ -560,13 +567,37 @@ static void complete(struct nvme *n, struct hwq *q, struct pending *p)
 	raise_events(&n->ctx[q->irq_ctx]);
 }
 
+/* Room in the CQ for one more entry, as the controller sees it (NVM Express Base
+ * Specification 2.0, 3.3.1.5 Full Queue: a queue is full when its head equals its tail plus
+ * one; 3.3.1.2 Queue Usage, Completion Queue Flow Control: with no free slot the controller
+ * shall not post status until the host frees slots by the CQ head doorbell). The drive reads
+ * the doorbell only when the CQ looks full by the head it read last and the host has written
+ * it since. */
+static bool cq_has_room(struct nvme *n, struct hwq *q)
+{
+	unsigned next = ilab_nvme_q_next(q->dev_cq_tail, n->qsize);
+
+	if (next != q->dev_cq_head)
+		return true;
+	if (q->cq_rung) {
+		q->cq_rung = false;
+		q->dev_cq_head = plat_load32(&q->cq_db);
+	}
+	return next != q->dev_cq_head;
+}
+
 struct db_arg {
 	uint32_t seen;
+	const struct hwq *q;
 };
 
+/* The SQ tail doorbell moved, or (the drive waiting for CQ room) the CQ head doorbell was
+ * written: the host's doorbell writes are the controller's registers, seen as written. */
 static bool db_moved(uint64_t v, void *arg)
 {
-	return (uint32_t)v != ((struct db_arg *)arg)->seen;
+	const struct db_arg *a = arg;
+
+	return (uint32_t)v != a->seen || (a->q->cq_stalled && a->q->cq_rung);
 }
 
 struct agent_arg {
@@ -579,24 +610,34 @@ static void drive_queue(struct plat_agent *agent, void *arg)
 	struct agent_arg *a = arg;
 	struct nvme *n = a->n;
 	struct hwq *q = a->q;
-	struct db_arg db = { 0 };
+	struct db_arg db = { .q = q };
 
 	q->dev_phase = 1;
 	while (!plat_agent_should_stop(agent)) {
 		uint64_t now = plat_now_ns(), next = 0;
 		struct pending *p = q->fifo_n ? &q->fifo[q->fifo_head] : NULL;
+		bool full = false;
 
 		if (p) {
 			next = p->data_done ? p->t_done : p->t_data;
 			if (now >= next) {
-				if (!p->data_done)
+				if (!p->data_done) {
 					move_data(n, q, p);
-				else
+					continue;
+				}
+				if (cq_has_room(n, q)) {
+					q->cq_stalled = false;
 					complete(n, q, p);
-				continue;
+					continue;
+				}
+				/* the CQ is full: the completions wait for the head doorbell
+				 * (in order); commands are still fetched and processed */
+				full = true;
+				q->cq_full_waits += !q->cq_stalled;
 			}
 		}
-		if (plat_poll(&q->sq_db, 4, db_moved, &db, p ? next - now : 0))
+		q->cq_stalled = full; /* the walker's doorbell write wakes the drive */
+		if (plat_poll(&q->sq_db, 4, db_moved, &db, p && !full ? next - now : 0))
 			continue; /* the next event's time, or asked to stop */
 		db.seen = plat_load32(&q->sq_db);
 		while (q->dev_sq_head != db.seen && q->fifo_n + 1 < n->qsize)
@@ -880,10 +921,11 @@ static void walk_entry(struct nvme *n, struct cpu_ctx *x, struct job *j, unsigne
 
 /* The interrupt handler's walk of queue q's one CQ on its vector's CPU x (nvme_poll_cq):
  * every entry with the current phase, in CQ order, whichever of the queue's CPUs submitted
- * it; then the CQ head doorbell, once for the walk, and each submitter that was handed
- * entries is woken once. Returns entries. */
+ * it; then the CQ head doorbell, once for the walk, which gives the drive room in a full
+ * CQ, and each submitter that was handed entries is woken once. Returns entries. */
 static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct hwq *q)
 {
+	uint64_t t0 = plat_now_ns();
 	unsigned done = 0;
 
 	for (;;) {
@@ -907,8 +949,16 @@ static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct hwq *q)
 			continue; /* not one of ours: a drive bug, counted by the I/O never ending */
 		walk_entry(n, x, &n->jobs[o.job], o.slot, sf);
 	}
-	if (done)
+	if (done) {
 		plat_store32(&q->cq_db, q->cq_head); /* nvme_ring_cq_doorbell */
+		q->cq_rung = true;
+		if (q->cq_stalled) /* the register write reaches the waiting controller */
+			plat_agent_wake(q->agent);
+	}
+	if (done > q->walk_max) {
+		q->walk_max = done;
+		q->walk_max_ns = plat_now_ns() - t0;
+	}
 	for (unsigned i = 0; i < q->njobs; i++) {
 		struct job *j = &n->jobs[q->jobs[i]];
 
@@ -1398,6 +1448,11 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 			res->queue_inflight_max = q->inflight_max;
 		if (q->njobs > res->queue_jobs_max)
 			res->queue_jobs_max = q->njobs;
+		res->cq_full_waits += q->cq_full_waits;
+		if (q->walk_max > res->cq_walk_max) {
+			res->cq_walk_max = q->walk_max;
+			res->cq_walk_max_ns = q->walk_max_ns;
+		}
 	}
 	for (unsigned i = 0; i < n->nctx; i++) {
 		const struct cpu_ctx *x = &n->ctx[i];

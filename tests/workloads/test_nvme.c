@@ -595,6 +595,36 @@ static void test_shared_queue_one_cq_walked_on_the_vector_cpu(void **state)
 	assert_int_equal(ro.remote_completions, 0);
 }
 
+/* Eight jobs x 64 strict on one queue of CPUs 0-15: the vector's CPU, the limit, walks the
+ * CQ while the others keep submitting (each tag freed in the walk is taken again at once). */
+static struct ilab_nvme_cfg busy_shared_queue(unsigned entries)
+{
+	static const int cpus[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	struct ilab_nvme_cfg c = cfg(8, 64, 4096);
+
+	c.cpus = cpus;
+	c.nr_queues = 8; /* CPUs 0-15: one queue */
+	c.queue_entries = entries;
+	c.number_ios = 1500;
+	return c;
+}
+
+/* The drive posts no completion into a full CQ (NVMe Base 2.0, 3.3.1.5 Full Queue; 3.3.1.2's
+ * completion queue flow control): with the walker behind, the drive finds its CQ full and
+ * waits for the head doorbell, and so no walk reaps more than the CQ holds, entries - 1.
+ * Killed by posting without reading the head doorbell (walks of thousands of entries). */
+static void test_shared_queue_drive_waits_for_cq_room(void **state)
+{
+	struct ilab_nvme_cfg c = busy_shared_queue(128);
+	struct ilab_nvme_result r;
+
+	(void)state;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &r);
+	assert_int_equal(r.ios, 8 * 1500);
+	assert_true(r.cq_walk_max <= 127);
+	assert_true(r.cq_full_waits > 0);
+}
+
 static void test_bad_irq_cpu(void **state)
 {
 	struct ilab_nvme_cfg c = cfg(1, 1, 4096);
@@ -950,6 +980,7 @@ int main(void)
 		cmocka_unit_test(test_shared_queue_tags_capped_at_blk_mq_max_depth),
 		cmocka_unit_test(test_shared_queue_tag_waits_once_per_submission),
 		cmocka_unit_test(test_shared_queue_one_cq_walked_on_the_vector_cpu),
+		cmocka_unit_test(test_shared_queue_drive_waits_for_cq_room),
 		cmocka_unit_test(test_bad_irq_cpu),
 		cmocka_unit_test(test_scenario_runs_three_modes),
 		cmocka_unit_test(test_scenario_refused_at_load),
