@@ -259,6 +259,8 @@ struct ilab_nvme_result {
 	uint64_t cq_walk_max_ns;   /* ... and that walk's time */
 	uint64_t cq_full_waits;    /* times a drive found a CQ full and waited for its head
 				    * doorbell (whole run) */
+	uint64_t handoff_max_ns;   /* longest a completion handed to its submitter's CPU waited
+				    * there to be reaped */
 };
 
 /* Run the jobs on dev (an NVMe of board, probed, its DMA options set), in the simulator.

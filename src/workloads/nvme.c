@@ -18,9 +18,9 @@
  * queue's sq_lock the 64-byte command into the SQ (coherent memory on the drive's node) and
  * the SQ tail doorbell. Then wait for the interrupt (polled: spin on the CQ, busy, no
  * handler): irq_ns per handler run, and for each new CQE (phase tag), whoever submitted it,
- * complete_ns, dma_unmap_single and the tag's release; then the CQ head doorbell once for
- * the walk. clat is from the doorbell to the end of the I/O's completion work (fio's clat:
- * submission to reap).
+ * complete_ns, dma_unmap_single and the tag's release, the completion delivered to its
+ * submitter then; then the CQ head doorbell once for the walk. clat is from the doorbell to
+ * the end of the I/O's completion work (fio's clat: submission to reap).
  *
  * Drive side, per queue (an agent on the drive's node): when the SQ tail doorbell moves, fetch
  * each new command by DMA (64 bytes at the SQ's IOVA), and its PRP list by DMA when PRP2
@@ -155,7 +155,8 @@ struct job {
 	unsigned *free_stack, nfree, inflight;
 	struct done *ring;      /* completions handed to the submitter (iodepth entries) */
 	unsigned ring_prod, ring_cons;
-	unsigned walk_done, walk_handed; /* of the CQ walk under way */
+	unsigned walk_done;     /* of the CQ walk under way */
+	uint64_t handoff_max;   /* longest a completion handed here waited to be reaped */
 	uint64_t issued, issued_bytes, rng, seq_off;
 	struct ilab_nvme_job_result r; /* the window's latencies and depths */
 	uint64_t map_errors;
@@ -226,7 +227,7 @@ struct hwq {
 struct done {
 	uint16_t cid, sf;
 	bool work;
-	uint64_t t;
+	uint64_t t;             /* handed over (the work done), or its work's end */
 };
 
 /* One simulated CPU of the run: a submitter (job >= 0), an interrupt target, or both. Its
@@ -896,12 +897,13 @@ static void reaped(struct job *j, unsigned cid, uint16_t sf, uint64_t at)
 
 /* One CQ entry of the walk on CPU x: its job's completion work here (the submitter's own CPU,
  * or rq_affinity keeps it on the interrupt's), reaped at once when here is the submitter's;
- * otherwise handed to the submitter's ring, done or (an IPI) still to do. */
+ * otherwise handed to the submitter's ring, done or (an IPI) still to do, and the submitter
+ * woken. */
 static void walk_entry(struct nvme *n, struct cpu_ctx *x, struct job *j, unsigned si,
 		       uint16_t sf)
 {
 	unsigned xi = (unsigned)(x - n->ctx);
-	bool local = j->ctx == xi;
+	bool local = j->ctx == xi, was_empty;
 	struct done *d;
 
 	j->walk_done++;
@@ -913,16 +915,23 @@ static void walk_entry(struct nvme *n, struct cpu_ctx *x, struct job *j, unsigne
 		}
 		j->remote++;
 	}
+	was_empty = j->ring_cons == j->ring_prod;
 	d = &j->ring[j->ring_prod++ % j->cfg->iodepth];
 	*d = (struct done){ .cid = (uint16_t)si, .sf = sf, .work = !j->complete_on_irq,
 			    .t = plat_now_ns() };
-	j->walk_handed++;
+	/* Delivered now, not at the walk's end: Linux completes each entry as nvme_poll_cq
+	 * handles it (its IPI, or the submitter's wake-up, goes out then), and the submitter
+	 * runs meanwhile on its own CPU. As blk_mq_complete_send_ipi's llist_add, the submitter
+	 * is signalled when its ring was empty: one that has not drained it yet will see this
+	 * entry too, since it drains up to the producer's index before it sleeps again. */
+	if (was_empty)
+		raise_events(&n->ctx[j->ctx]);
 }
 
 /* The interrupt handler's walk of queue q's one CQ on its vector's CPU x (nvme_poll_cq):
  * every entry with the current phase, in CQ order, whichever of the queue's CPUs submitted
- * it; then the CQ head doorbell, once for the walk, which gives the drive room in a full
- * CQ, and each submitter that was handed entries is woken once. Returns entries. */
+ * it, each delivered as it is handled; then the CQ head doorbell, once for the walk, which
+ * gives the drive room in a full CQ. Returns entries. */
 static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct hwq *q)
 {
 	uint64_t t0 = plat_now_ns();
@@ -962,11 +971,9 @@ static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct hwq *q)
 	for (unsigned i = 0; i < q->njobs; i++) {
 		struct job *j = &n->jobs[q->jobs[i]];
 
-		if (j->walk_handed)
-			raise_events(&n->ctx[j->ctx]);
 		if (j->walk_done && plat_now_ns() >= j->win_lo)
 			j->r.complete_batch[batch_bucket(j->walk_done)]++;
-		j->walk_done = j->walk_handed = 0;
+		j->walk_done = 0;
 	}
 	return done;
 }
@@ -1015,6 +1022,8 @@ static unsigned reap_ring(struct nvme *n, struct cpu_ctx *x, struct job *j)
 	while (j->ring_cons != j->ring_prod) {
 		struct done d = j->ring[j->ring_cons++ % j->cfg->iodepth];
 
+		if (plat_now_ns() > d.t && plat_now_ns() - d.t > j->handoff_max)
+			j->handoff_max = plat_now_ns() - d.t; /* since it was handed over */
 		if (d.work) {
 			if (!ipi) {
 				plat_charge_ns(n->cfg->irq_ns);
@@ -1415,6 +1424,8 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 		res->map_errors += j->map_errors;
 		res->remote_completions += j->remote;
 		res->tag_waits += j->tag_waits;
+		if (j->handoff_max > res->handoff_max_ns)
+			res->handoff_max_ns = j->handoff_max;
 		if (j->last_done > end)
 			end = j->last_done;
 		if (j->t_end > j->t_begin) {
