@@ -11,7 +11,8 @@
  * one), which bound the I/Os in flight of all its CPUs together.
  *
  * CPU side, per job (a plat thread on the job's CPU): while fewer than iodepth I/Os are in
- * flight, take a tag of its queue (none free: sleep until a completion frees one), submit
+ * flight, take a tag of its queue (none free: sleep on the tags' wait queue until freed tags
+ * wake it, about one sleeper a tag as sbitmap), submit
  * one I/O, its direction (rw mixes) and size (bs_dist) drawn as fio's: submit_ns,
  * dma_map_single of the I/O's buffer (pages on the CPU's node, allocated once, as fio's), the
  * PRP entries (a PRP list in the slot's coherent page above two pages), then under the
@@ -149,7 +150,9 @@ struct job {
 	unsigned ctx;           /* the submitter's cpu_ctx */
 	bool complete_on_irq;   /* the completion work runs on the interrupt CPU */
 	bool finished;          /* every I/O reaped: the job's thread is done with it */
-	bool tag_wait;          /* a free slot, but no free tag in its queue: asleep on it */
+	bool tag_wait;          /* a free slot, but no free tag in its queue: asleep on one of
+				 * its wait queues (wsi) */
+	unsigned wsi;
 	uint64_t tag_waits;     /* submissions that waited for a tag, each once */
 	uint64_t wait_since;    /* when the wait for a tag began (0: not waiting) */
 	unsigned *free_stack, nfree, inflight;
@@ -175,13 +178,24 @@ struct tag_owner {
  * deeper than 10240 entries still has 10239 commands outstanding at most. */
 #define BLK_MQ_TAGS_MAX 10239u
 
+/* sbitmap's wait queues per tag set, and most waiters one wake-up wakes
+ * (include/linux/sbitmap.h: SBQ_WAIT_QUEUES, SBQ_WAKE_BATCH). */
+#define SBQ_WAIT_QUEUES 8u
+#define SBQ_WAKE_BATCH 8u
+
+/* One of sbitmap's wait queues (struct sbq_wait_state): the jobs asleep on it for a tag, in
+ * the order they went to sleep (exclusive waiters: a wake-up takes them from the head). */
+struct tag_wait_queue {
+	unsigned *jobs, n;
+};
+
 /* One hardware queue (Linux's struct nvme_queue behind one blk-mq hardware context): every
  * CPU that maps to it submits into its one SQ under sq_lock (nvme_submit_cmd: copy the
  * command at the tail, ring the tail doorbell), and its one CQ is walked in order by the CPU
  * its vector targets (nvme_irq -> nvme_poll_cq), the CQ head doorbell once per walk. Its
  * commands carry tags of the hardware context (blk-mq's tags, as many as the queue holds,
  * qsize - 1, at most BLK_MQ_TAGS_MAX), so the I/Os in flight of all its CPUs never exceed
- * the queue's depth. */
+ * the queue's depth; a submitter without one sleeps on one of the tags' wait queues. */
 struct hwq {
 	/* written by the CPUs under sq_lock, polled by the drive: SQ tail doorbell */
 	_Alignas(PLAT_CACHELINE) plat_word32 sq_db;
@@ -204,6 +218,12 @@ struct hwq {
 	unsigned *tag_free, ntag_free;
 	struct tag_owner *owner;
 	unsigned inflight, inflight_max; /* tags taken */
+	/* sbitmap_queue's wake-up: its wait queues (a sleeper goes on the next, wait_index;
+	 * a wake-up serves the next active one, wake_index), the sleepers, and every
+	 * wake_batch tags freed while some sleep, up to wake_batch of them woken */
+	struct tag_wait_queue ws[SBQ_WAIT_QUEUES];
+	unsigned wait_index, wake_index, ws_active, wake_batch;
+	uint64_t completion_cnt, wakeup_cnt, tag_wakeups;
 	uint64_t walk_max, walk_max_ns; /* the longest CQ walk: entries, and its time */
 	uint64_t sq_wraps, cq_wraps;
 	/* drive private */
@@ -856,20 +876,72 @@ static bool get_tag(struct job *j, unsigned si)
 	return true;
 }
 
-/* blk_mq_put_tag at the end of the request's completion, on CPU ctx: the tag is free again,
- * and the queue's submitters asleep for one on other CPUs are woken (sbitmap's wake-up). */
+/* blk_mq_get_tag's sleep (sbitmap_prepare_to_wait on bt_wait_ptr): job j goes to the tail
+ * of the queue's next wait queue, round robin. */
+static void tag_sleep(struct hwq *q, struct job *j)
+{
+	struct tag_wait_queue *ws = &q->ws[q->wait_index];
+
+	j->wsi = q->wait_index;
+	q->wait_index = (q->wait_index + 1) % SBQ_WAIT_QUEUES;
+	ws->jobs[ws->n++] = j->index;
+	q->ws_active++;
+	j->tag_wait = true;
+}
+
+/* Off its wait queue (sbitmap_finish_wait, or the wake-up's autoremove). */
+static void tag_unsleep(struct hwq *q, struct job *j)
+{
+	struct tag_wait_queue *ws = &q->ws[j->wsi];
+	unsigned k = 0;
+
+	while (k < ws->n && ws->jobs[k] != j->index)
+		k++;
+	memmove(&ws->jobs[k], &ws->jobs[k + 1], (ws->n - k - 1) * sizeof(*ws->jobs));
+	ws->n--;
+	q->ws_active--;
+	j->tag_wait = false;
+}
+
+/* The wait queue a wake-up serves (sbq_wake_ptr): the next one with sleepers from
+ * wake_index, which then moves past it so that the queues take turns. */
+static struct tag_wait_queue *tag_wake_ptr(struct hwq *q)
+{
+	for (unsigned i = 0; i < SBQ_WAIT_QUEUES; i++) {
+		struct tag_wait_queue *ws = &q->ws[q->wake_index];
+
+		q->wake_index = (q->wake_index + 1) % SBQ_WAIT_QUEUES;
+		if (ws->n)
+			return ws;
+	}
+	return NULL;
+}
+
+/* blk_mq_put_tag at the end of the request's completion, on CPU ctx: the tag is free again.
+ * sbitmap's wake-up (__sbitmap_queue_wake_up, Linux 6.2 on): while submitters sleep, every
+ * wake_batch tags freed wake up to wake_batch of them, from the head of one wait queue:
+ * about one per tag. A woken one on this CPU needs no wake-up: it retries when this CPU's
+ * loop comes back to it. */
 static void put_tag(struct nvme *n, unsigned ctx, struct hwq *q, unsigned tag)
 {
+	struct tag_wait_queue *ws;
+
 	q->owner[tag].job = UINT32_MAX;
 	q->tag_free[q->ntag_free++] = tag;
 	q->inflight--;
-	for (unsigned i = 0; i < q->njobs; i++) {
-		struct job *w = &n->jobs[q->jobs[i]];
+	if (!q->ws_active)
+		return;
+	if (++q->completion_cnt - q->wakeup_cnt < q->wake_batch)
+		return;
+	q->wakeup_cnt += q->wake_batch;
+	ws = tag_wake_ptr(q);
+	for (unsigned k = 0; ws && k < q->wake_batch && ws->n; k++) {
+		struct job *w = &n->jobs[ws->jobs[0]];
 
-		if (w->tag_wait && w->ctx != ctx) {
-			w->tag_wait = false;
+		tag_unsleep(q, w);
+		q->tag_wakeups++;
+		if (w->ctx != ctx)
 			raise_events(&n->ctx[w->ctx]);
-		}
 	}
 }
 
@@ -1045,12 +1117,13 @@ static void submit_some(struct nvme *n, struct job *j)
 {
 	unsigned submitted = 0;
 
-	j->tag_wait = false;
+	if (j->tag_wait) /* awake before its wake-up: off the wait queue, retry */
+		tag_unsleep(j->q, j);
 	while (j->nfree && may_issue(n, j)) {
 		unsigned si = j->free_stack[j->nfree - 1];
 
 		if (!get_tag(j, si)) {
-			j->tag_wait = true; /* woken by put_tag */
+			tag_sleep(j->q, j); /* woken by put_tag */
 			if (!j->wait_since) { /* not a wake-up that found the tags taken again */
 				j->wait_since = plat_now_ns();
 				j->tag_waits++;
@@ -1459,6 +1532,7 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 			res->queue_inflight_max = q->inflight_max;
 		if (q->njobs > res->queue_jobs_max)
 			res->queue_jobs_max = q->njobs;
+		res->tag_wakeups += q->tag_wakeups;
 		res->cq_full_waits += q->cq_full_waits;
 		if (q->walk_max > res->cq_walk_max) {
 			res->cq_walk_max = q->walk_max;
@@ -1568,11 +1642,22 @@ static int alloc_job(struct job *j)
 }
 
 /* A hardware queue's jobs, tags (all free; blk-mq's queue_depth is the queue's entries less
- * one, at most BLK_MQ_TAGS_MAX), booked commands and PRP scratch. */
+ * one, at most BLK_MQ_TAGS_MAX) and their wait queues, booked commands and PRP scratch. */
 static int alloc_queue(struct nvme *n, struct hwq *q)
 {
 	unsigned tags = n->ntags;
 
+	for (unsigned k = 0; k < SBQ_WAIT_QUEUES; k++) {
+		q->ws[k].jobs = plat_zalloc_array(n->njobs, sizeof(*q->ws[k].jobs));
+		if (!q->ws[k].jobs)
+			return -ENOMEM;
+	}
+	/* sbq_calc_wake_batch: the depth spread over the wait queues, 1..SBQ_WAKE_BATCH */
+	q->wake_batch = tags / SBQ_WAIT_QUEUES;
+	if (q->wake_batch < 1)
+		q->wake_batch = 1;
+	if (q->wake_batch > SBQ_WAKE_BATCH)
+		q->wake_batch = SBQ_WAKE_BATCH;
 	q->jobs = plat_zalloc_array(n->njobs, sizeof(*q->jobs));
 	q->tag_free = plat_zalloc_array(tags, sizeof(*q->tag_free));
 	q->owner = plat_zalloc_array(tags, sizeof(*q->owner));
@@ -1652,6 +1737,8 @@ static void free_jobs(struct nvme *n)
 		free(n->qs[i].fifo);
 		free(n->qs[i].pages);
 		free(n->qs[i].prp_raw);
+		for (unsigned k = 0; k < SBQ_WAIT_QUEUES; k++)
+			free(n->qs[i].ws[k].jobs);
 	}
 	for (unsigned i = 0; n->ctx && i < 2 * n->njobs; i++)
 		free(n->ctx[i].irq_qs);

@@ -642,6 +642,23 @@ static void test_shared_queue_completions_delivered_as_walked(void **state)
 	assert_true(r.handoff_max_ns * 4 < r.cq_walk_max_ns);
 }
 
+/* A freed tag wakes about one sleeper (sbitmap: wake_batch sleepers every wake_batch tags
+ * freed), not every submitter asleep on the queue: on the busy shared queue, where seven
+ * submitters often sleep at once, no more wake-ups than tags freed, and every I/O completes
+ * (no sleeper left behind). Killed by put_tag waking every sleeper. */
+static void test_shared_queue_tag_wakes_one_sleeper(void **state)
+{
+	struct ilab_nvme_cfg c = busy_shared_queue(128);
+	struct ilab_nvme_result r;
+
+	(void)state;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &r);
+	assert_int_equal(r.ios, 8 * 1500);
+	assert_true(r.tag_waits > 0);
+	assert_true(r.tag_wakeups > 0);
+	assert_true(r.tag_wakeups <= r.commands);
+}
+
 static void test_bad_irq_cpu(void **state)
 {
 	struct ilab_nvme_cfg c = cfg(1, 1, 4096);
@@ -999,6 +1016,7 @@ int main(void)
 		cmocka_unit_test(test_shared_queue_one_cq_walked_on_the_vector_cpu),
 		cmocka_unit_test(test_shared_queue_drive_waits_for_cq_room),
 		cmocka_unit_test(test_shared_queue_completions_delivered_as_walked),
+		cmocka_unit_test(test_shared_queue_tag_wakes_one_sleeper),
 		cmocka_unit_test(test_bad_irq_cpu),
 		cmocka_unit_test(test_scenario_runs_three_modes),
 		cmocka_unit_test(test_scenario_refused_at_load),
