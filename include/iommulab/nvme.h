@@ -254,6 +254,14 @@ struct ilab_nvme_result {
 				      * taken): at most queue_entries - 1, and 10239 */
 	uint64_t tag_waits;        /* submissions that found every tag of their queue taken and
 				    * slept until a completion freed one */
+	uint64_t tag_wakeups;      /* sleepers a freed tag woke (sbitmap: about one a tag) */
+	uint64_t cq_walk_max;      /* most entries one walk of a CQ reaped (at most entries - 1:
+				    * the drive posts into no full CQ) ... */
+	uint64_t cq_walk_max_ns;   /* ... and that walk's time */
+	uint64_t cq_full_waits;    /* times a drive found a CQ full and waited for its head
+				    * doorbell (whole run) */
+	uint64_t handoff_max_ns;   /* longest a completion handed to its submitter's CPU waited
+				    * there to be reaped */
 };
 
 /* Run the jobs on dev (an NVMe of board, probed, its DMA options set), in the simulator.

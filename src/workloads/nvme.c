@@ -11,16 +11,17 @@
  * one), which bound the I/Os in flight of all its CPUs together.
  *
  * CPU side, per job (a plat thread on the job's CPU): while fewer than iodepth I/Os are in
- * flight, take a tag of its queue (none free: sleep until a completion frees one), submit
+ * flight, take a tag of its queue (none free: sleep on the tags' wait queue until freed tags
+ * wake it, about one sleeper a tag as sbitmap), submit
  * one I/O, its direction (rw mixes) and size (bs_dist) drawn as fio's: submit_ns,
  * dma_map_single of the I/O's buffer (pages on the CPU's node, allocated once, as fio's), the
  * PRP entries (a PRP list in the slot's coherent page above two pages), then under the
  * queue's sq_lock the 64-byte command into the SQ (coherent memory on the drive's node) and
  * the SQ tail doorbell. Then wait for the interrupt (polled: spin on the CQ, busy, no
  * handler): irq_ns per handler run, and for each new CQE (phase tag), whoever submitted it,
- * complete_ns, dma_unmap_single and the tag's release; then the CQ head doorbell once for
- * the walk. clat is from the doorbell to the end of the I/O's completion work (fio's clat:
- * submission to reap).
+ * complete_ns, dma_unmap_single and the tag's release, the completion delivered to its
+ * submitter then; then the CQ head doorbell once for the walk. clat is from the doorbell to
+ * the end of the I/O's completion work (fio's clat: submission to reap).
  *
  * Drive side, per queue (an agent on the drive's node): when the SQ tail doorbell moves, fetch
  * each new command by DMA (64 bytes at the SQ's IOVA), and its PRP list by DMA when PRP2
@@ -30,7 +31,9 @@
  * transfer start the agent moves the data by DMA through the IOMMU page by page (its
  * translations and memory accesses charged to the agent, overlapping the link time), then at
  * the booked end writes the CQE by DMA and raises the interrupt (a tracked store the CPU
- * polls). A DMA the IOMMU aborts ends the command with status Data Transfer Error.
+ * polls), in order, and only into a CQ with room as the CQ head doorbell last told it (a full
+ * CQ: the completions wait for the doorbell, commands are still fetched and moved). A DMA the
+ * IOMMU aborts ends the command with status Data Transfer Error.
  * The agents share the drive's booking through plain fields, touched after ilab_sim_sync(),
  * in virtual-time order (as dma_engine.c). A write's data is fetched at the end of its media
  * latency, like a read's delivered: the order does not change what the IOMMU translates.
@@ -147,13 +150,16 @@ struct job {
 	unsigned ctx;           /* the submitter's cpu_ctx */
 	bool complete_on_irq;   /* the completion work runs on the interrupt CPU */
 	bool finished;          /* every I/O reaped: the job's thread is done with it */
-	bool tag_wait;          /* a free slot, but no free tag in its queue: asleep on it */
+	bool tag_wait;          /* a free slot, but no free tag in its queue: asleep on one of
+				 * its wait queues (wsi) */
+	unsigned wsi;
 	uint64_t tag_waits;     /* submissions that waited for a tag, each once */
 	uint64_t wait_since;    /* when the wait for a tag began (0: not waiting) */
 	unsigned *free_stack, nfree, inflight;
 	struct done *ring;      /* completions handed to the submitter (iodepth entries) */
 	unsigned ring_prod, ring_cons;
-	unsigned walk_done, walk_handed; /* of the CQ walk under way */
+	unsigned walk_done;     /* of the CQ walk under way */
+	uint64_t handoff_max;   /* longest a completion handed here waited to be reaped */
 	uint64_t issued, issued_bytes, rng, seq_off;
 	struct ilab_nvme_job_result r; /* the window's latencies and depths */
 	uint64_t map_errors;
@@ -172,13 +178,24 @@ struct tag_owner {
  * deeper than 10240 entries still has 10239 commands outstanding at most. */
 #define BLK_MQ_TAGS_MAX 10239u
 
+/* sbitmap's wait queues per tag set, and most waiters one wake-up wakes
+ * (include/linux/sbitmap.h: SBQ_WAIT_QUEUES, SBQ_WAKE_BATCH). */
+#define SBQ_WAIT_QUEUES 8u
+#define SBQ_WAKE_BATCH 8u
+
+/* One of sbitmap's wait queues (struct sbq_wait_state): the jobs asleep on it for a tag, in
+ * the order they went to sleep (exclusive waiters: a wake-up takes them from the head). */
+struct tag_wait_queue {
+	unsigned *jobs, n;
+};
+
 /* One hardware queue (Linux's struct nvme_queue behind one blk-mq hardware context): every
  * CPU that maps to it submits into its one SQ under sq_lock (nvme_submit_cmd: copy the
  * command at the tail, ring the tail doorbell), and its one CQ is walked in order by the CPU
  * its vector targets (nvme_irq -> nvme_poll_cq), the CQ head doorbell once per walk. Its
  * commands carry tags of the hardware context (blk-mq's tags, as many as the queue holds,
  * qsize - 1, at most BLK_MQ_TAGS_MAX), so the I/Os in flight of all its CPUs never exceed
- * the queue's depth. */
+ * the queue's depth; a submitter without one sleeps on one of the tags' wait queues. */
 struct hwq {
 	/* written by the CPUs under sq_lock, polled by the drive: SQ tail doorbell */
 	_Alignas(PLAT_CACHELINE) plat_word32 sq_db;
@@ -201,12 +218,23 @@ struct hwq {
 	unsigned *tag_free, ntag_free;
 	struct tag_owner *owner;
 	unsigned inflight, inflight_max; /* tags taken */
+	/* sbitmap_queue's wake-up: its wait queues (a sleeper goes on the next, wait_index;
+	 * a wake-up serves the next active one, wake_index), the sleepers, and every
+	 * wake_batch tags freed while some sleep, up to wake_batch of them woken */
+	struct tag_wait_queue ws[SBQ_WAIT_QUEUES];
+	unsigned wait_index, wake_index, ws_active, wake_batch;
+	uint64_t completion_cnt, wakeup_cnt, tag_wakeups;
+	uint64_t walk_max, walk_max_ns; /* the longest CQ walk: entries, and its time */
 	uint64_t sq_wraps, cq_wraps;
 	/* drive private */
 	struct plat_agent *agent;
 	struct pending *fifo;   /* booked commands, in fetch order (qsize entries) */
 	unsigned fifo_head, fifo_n;
 	unsigned dev_sq_head, dev_cq_tail, dev_phase;
+	unsigned dev_cq_head;   /* the CQ head doorbell as the drive last read it */
+	bool cq_rung;           /* the host wrote the CQ head doorbell since the drive read it */
+	bool cq_stalled;        /* the drive waits for the doorbell: its next CQE has no room */
+	uint64_t cq_full_waits; /* times the drive found the CQ full and waited for room */
 	uint64_t faults, commands, prp_lists, dsm_commands, dsm_range_reads, dsm_blocks;
 	uint64_t *pages;        /* the command being moved: its PRP entries ... */
 	uint8_t *prp_raw;       /* ... and its PRP list as read (a fiber's stack is small) */
@@ -219,7 +247,7 @@ struct hwq {
 struct done {
 	uint16_t cid, sf;
 	bool work;
-	uint64_t t;
+	uint64_t t;             /* handed over (the work done), or its work's end */
 };
 
 /* One simulated CPU of the run: a submitter (job >= 0), an interrupt target, or both. Its
@@ -560,13 +588,37 @@ static void complete(struct nvme *n, struct hwq *q, struct pending *p)
 	raise_events(&n->ctx[q->irq_ctx]);
 }
 
+/* Room in the CQ for one more entry, as the controller sees it (NVM Express Base
+ * Specification 2.0, 3.3.1.5 Full Queue: a queue is full when its head equals its tail plus
+ * one; 3.3.1.2 Queue Usage, Completion Queue Flow Control: with no free slot the controller
+ * shall not post status until the host frees slots by the CQ head doorbell). The drive reads
+ * the doorbell only when the CQ looks full by the head it read last and the host has written
+ * it since. */
+static bool cq_has_room(struct nvme *n, struct hwq *q)
+{
+	unsigned next = ilab_nvme_q_next(q->dev_cq_tail, n->qsize);
+
+	if (next != q->dev_cq_head)
+		return true;
+	if (q->cq_rung) {
+		q->cq_rung = false;
+		q->dev_cq_head = plat_load32(&q->cq_db);
+	}
+	return next != q->dev_cq_head;
+}
+
 struct db_arg {
 	uint32_t seen;
+	const struct hwq *q;
 };
 
+/* The SQ tail doorbell moved, or (the drive waiting for CQ room) the CQ head doorbell was
+ * written: the host's doorbell writes are the controller's registers, seen as written. */
 static bool db_moved(uint64_t v, void *arg)
 {
-	return (uint32_t)v != ((struct db_arg *)arg)->seen;
+	const struct db_arg *a = arg;
+
+	return (uint32_t)v != a->seen || (a->q->cq_stalled && a->q->cq_rung);
 }
 
 struct agent_arg {
@@ -579,24 +631,34 @@ static void drive_queue(struct plat_agent *agent, void *arg)
 	struct agent_arg *a = arg;
 	struct nvme *n = a->n;
 	struct hwq *q = a->q;
-	struct db_arg db = { 0 };
+	struct db_arg db = { .q = q };
 
 	q->dev_phase = 1;
 	while (!plat_agent_should_stop(agent)) {
 		uint64_t now = plat_now_ns(), next = 0;
 		struct pending *p = q->fifo_n ? &q->fifo[q->fifo_head] : NULL;
+		bool full = false;
 
 		if (p) {
 			next = p->data_done ? p->t_done : p->t_data;
 			if (now >= next) {
-				if (!p->data_done)
+				if (!p->data_done) {
 					move_data(n, q, p);
-				else
+					continue;
+				}
+				if (cq_has_room(n, q)) {
+					q->cq_stalled = false;
 					complete(n, q, p);
-				continue;
+					continue;
+				}
+				/* the CQ is full: the completions wait for the head doorbell
+				 * (in order); commands are still fetched and processed */
+				full = true;
+				q->cq_full_waits += !q->cq_stalled;
 			}
 		}
-		if (plat_poll(&q->sq_db, 4, db_moved, &db, p ? next - now : 0))
+		q->cq_stalled = full; /* the walker's doorbell write wakes the drive */
+		if (plat_poll(&q->sq_db, 4, db_moved, &db, p && !full ? next - now : 0))
 			continue; /* the next event's time, or asked to stop */
 		db.seen = plat_load32(&q->sq_db);
 		while (q->dev_sq_head != db.seen && q->fifo_n + 1 < n->qsize)
@@ -814,20 +876,72 @@ static bool get_tag(struct job *j, unsigned si)
 	return true;
 }
 
-/* blk_mq_put_tag at the end of the request's completion, on CPU ctx: the tag is free again,
- * and the queue's submitters asleep for one on other CPUs are woken (sbitmap's wake-up). */
+/* blk_mq_get_tag's sleep (sbitmap_prepare_to_wait on bt_wait_ptr): job j goes to the tail
+ * of the queue's next wait queue, round robin. */
+static void tag_sleep(struct hwq *q, struct job *j)
+{
+	struct tag_wait_queue *ws = &q->ws[q->wait_index];
+
+	j->wsi = q->wait_index;
+	q->wait_index = (q->wait_index + 1) % SBQ_WAIT_QUEUES;
+	ws->jobs[ws->n++] = j->index;
+	q->ws_active++;
+	j->tag_wait = true;
+}
+
+/* Off its wait queue (sbitmap_finish_wait, or the wake-up's autoremove). */
+static void tag_unsleep(struct hwq *q, struct job *j)
+{
+	struct tag_wait_queue *ws = &q->ws[j->wsi];
+	unsigned k = 0;
+
+	while (k < ws->n && ws->jobs[k] != j->index)
+		k++;
+	memmove(&ws->jobs[k], &ws->jobs[k + 1], (ws->n - k - 1) * sizeof(*ws->jobs));
+	ws->n--;
+	q->ws_active--;
+	j->tag_wait = false;
+}
+
+/* The wait queue a wake-up serves (sbq_wake_ptr): the next one with sleepers from
+ * wake_index, which then moves past it so that the queues take turns. */
+static struct tag_wait_queue *tag_wake_ptr(struct hwq *q)
+{
+	for (unsigned i = 0; i < SBQ_WAIT_QUEUES; i++) {
+		struct tag_wait_queue *ws = &q->ws[q->wake_index];
+
+		q->wake_index = (q->wake_index + 1) % SBQ_WAIT_QUEUES;
+		if (ws->n)
+			return ws;
+	}
+	return NULL;
+}
+
+/* blk_mq_put_tag at the end of the request's completion, on CPU ctx: the tag is free again.
+ * sbitmap's wake-up (__sbitmap_queue_wake_up, Linux 6.2 on): while submitters sleep, every
+ * wake_batch tags freed wake up to wake_batch of them, from the head of one wait queue:
+ * about one per tag. A woken one on this CPU needs no wake-up: it retries when this CPU's
+ * loop comes back to it. */
 static void put_tag(struct nvme *n, unsigned ctx, struct hwq *q, unsigned tag)
 {
+	struct tag_wait_queue *ws;
+
 	q->owner[tag].job = UINT32_MAX;
 	q->tag_free[q->ntag_free++] = tag;
 	q->inflight--;
-	for (unsigned i = 0; i < q->njobs; i++) {
-		struct job *w = &n->jobs[q->jobs[i]];
+	if (!q->ws_active)
+		return;
+	if (++q->completion_cnt - q->wakeup_cnt < q->wake_batch)
+		return;
+	q->wakeup_cnt += q->wake_batch;
+	ws = tag_wake_ptr(q);
+	for (unsigned k = 0; ws && k < q->wake_batch && ws->n; k++) {
+		struct job *w = &n->jobs[ws->jobs[0]];
 
-		if (w->tag_wait && w->ctx != ctx) {
-			w->tag_wait = false;
+		tag_unsleep(q, w);
+		q->tag_wakeups++;
+		if (w->ctx != ctx)
 			raise_events(&n->ctx[w->ctx]);
-		}
 	}
 }
 
@@ -855,12 +969,13 @@ static void reaped(struct job *j, unsigned cid, uint16_t sf, uint64_t at)
 
 /* One CQ entry of the walk on CPU x: its job's completion work here (the submitter's own CPU,
  * or rq_affinity keeps it on the interrupt's), reaped at once when here is the submitter's;
- * otherwise handed to the submitter's ring, done or (an IPI) still to do. */
+ * otherwise handed to the submitter's ring, done or (an IPI) still to do, and the submitter
+ * woken. */
 static void walk_entry(struct nvme *n, struct cpu_ctx *x, struct job *j, unsigned si,
 		       uint16_t sf)
 {
 	unsigned xi = (unsigned)(x - n->ctx);
-	bool local = j->ctx == xi;
+	bool local = j->ctx == xi, was_empty;
 	struct done *d;
 
 	j->walk_done++;
@@ -872,18 +987,26 @@ static void walk_entry(struct nvme *n, struct cpu_ctx *x, struct job *j, unsigne
 		}
 		j->remote++;
 	}
+	was_empty = j->ring_cons == j->ring_prod;
 	d = &j->ring[j->ring_prod++ % j->cfg->iodepth];
 	*d = (struct done){ .cid = (uint16_t)si, .sf = sf, .work = !j->complete_on_irq,
 			    .t = plat_now_ns() };
-	j->walk_handed++;
+	/* Delivered now, not at the walk's end: Linux completes each entry as nvme_poll_cq
+	 * handles it (its IPI, or the submitter's wake-up, goes out then), and the submitter
+	 * runs meanwhile on its own CPU. As blk_mq_complete_send_ipi's llist_add, the submitter
+	 * is signalled when its ring was empty: one that has not drained it yet will see this
+	 * entry too, since it drains up to the producer's index before it sleeps again. */
+	if (was_empty)
+		raise_events(&n->ctx[j->ctx]);
 }
 
 /* The interrupt handler's walk of queue q's one CQ on its vector's CPU x (nvme_poll_cq):
  * every entry with the current phase, in CQ order, whichever of the queue's CPUs submitted
- * it; then the CQ head doorbell, once for the walk, and each submitter that was handed
- * entries is woken once. Returns entries. */
+ * it, each delivered as it is handled; then the CQ head doorbell, once for the walk, which
+ * gives the drive room in a full CQ. Returns entries. */
 static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct hwq *q)
 {
+	uint64_t t0 = plat_now_ns();
 	unsigned done = 0;
 
 	for (;;) {
@@ -907,16 +1030,22 @@ static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct hwq *q)
 			continue; /* not one of ours: a drive bug, counted by the I/O never ending */
 		walk_entry(n, x, &n->jobs[o.job], o.slot, sf);
 	}
-	if (done)
+	if (done) {
 		plat_store32(&q->cq_db, q->cq_head); /* nvme_ring_cq_doorbell */
+		q->cq_rung = true;
+		if (q->cq_stalled) /* the register write reaches the waiting controller */
+			plat_agent_wake(q->agent);
+	}
+	if (done > q->walk_max) {
+		q->walk_max = done;
+		q->walk_max_ns = plat_now_ns() - t0;
+	}
 	for (unsigned i = 0; i < q->njobs; i++) {
 		struct job *j = &n->jobs[q->jobs[i]];
 
-		if (j->walk_handed)
-			raise_events(&n->ctx[j->ctx]);
 		if (j->walk_done && plat_now_ns() >= j->win_lo)
 			j->r.complete_batch[batch_bucket(j->walk_done)]++;
-		j->walk_done = j->walk_handed = 0;
+		j->walk_done = 0;
 	}
 	return done;
 }
@@ -965,6 +1094,8 @@ static unsigned reap_ring(struct nvme *n, struct cpu_ctx *x, struct job *j)
 	while (j->ring_cons != j->ring_prod) {
 		struct done d = j->ring[j->ring_cons++ % j->cfg->iodepth];
 
+		if (plat_now_ns() > d.t && plat_now_ns() - d.t > j->handoff_max)
+			j->handoff_max = plat_now_ns() - d.t; /* since it was handed over */
 		if (d.work) {
 			if (!ipi) {
 				plat_charge_ns(n->cfg->irq_ns);
@@ -986,12 +1117,13 @@ static void submit_some(struct nvme *n, struct job *j)
 {
 	unsigned submitted = 0;
 
-	j->tag_wait = false;
+	if (j->tag_wait) /* awake before its wake-up: off the wait queue, retry */
+		tag_unsleep(j->q, j);
 	while (j->nfree && may_issue(n, j)) {
 		unsigned si = j->free_stack[j->nfree - 1];
 
 		if (!get_tag(j, si)) {
-			j->tag_wait = true; /* woken by put_tag */
+			tag_sleep(j->q, j); /* woken by put_tag */
 			if (!j->wait_since) { /* not a wake-up that found the tags taken again */
 				j->wait_since = plat_now_ns();
 				j->tag_waits++;
@@ -1365,6 +1497,8 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 		res->map_errors += j->map_errors;
 		res->remote_completions += j->remote;
 		res->tag_waits += j->tag_waits;
+		if (j->handoff_max > res->handoff_max_ns)
+			res->handoff_max_ns = j->handoff_max;
 		if (j->last_done > end)
 			end = j->last_done;
 		if (j->t_end > j->t_begin) {
@@ -1398,6 +1532,12 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 			res->queue_inflight_max = q->inflight_max;
 		if (q->njobs > res->queue_jobs_max)
 			res->queue_jobs_max = q->njobs;
+		res->tag_wakeups += q->tag_wakeups;
+		res->cq_full_waits += q->cq_full_waits;
+		if (q->walk_max > res->cq_walk_max) {
+			res->cq_walk_max = q->walk_max;
+			res->cq_walk_max_ns = q->walk_max_ns;
+		}
 	}
 	for (unsigned i = 0; i < n->nctx; i++) {
 		const struct cpu_ctx *x = &n->ctx[i];
@@ -1502,11 +1642,22 @@ static int alloc_job(struct job *j)
 }
 
 /* A hardware queue's jobs, tags (all free; blk-mq's queue_depth is the queue's entries less
- * one, at most BLK_MQ_TAGS_MAX), booked commands and PRP scratch. */
+ * one, at most BLK_MQ_TAGS_MAX) and their wait queues, booked commands and PRP scratch. */
 static int alloc_queue(struct nvme *n, struct hwq *q)
 {
 	unsigned tags = n->ntags;
 
+	for (unsigned k = 0; k < SBQ_WAIT_QUEUES; k++) {
+		q->ws[k].jobs = plat_zalloc_array(n->njobs, sizeof(*q->ws[k].jobs));
+		if (!q->ws[k].jobs)
+			return -ENOMEM;
+	}
+	/* sbq_calc_wake_batch: the depth spread over the wait queues, 1..SBQ_WAKE_BATCH */
+	q->wake_batch = tags / SBQ_WAIT_QUEUES;
+	if (q->wake_batch < 1)
+		q->wake_batch = 1;
+	if (q->wake_batch > SBQ_WAKE_BATCH)
+		q->wake_batch = SBQ_WAKE_BATCH;
 	q->jobs = plat_zalloc_array(n->njobs, sizeof(*q->jobs));
 	q->tag_free = plat_zalloc_array(tags, sizeof(*q->tag_free));
 	q->owner = plat_zalloc_array(tags, sizeof(*q->owner));
@@ -1586,6 +1737,8 @@ static void free_jobs(struct nvme *n)
 		free(n->qs[i].fifo);
 		free(n->qs[i].pages);
 		free(n->qs[i].prp_raw);
+		for (unsigned k = 0; k < SBQ_WAIT_QUEUES; k++)
+			free(n->qs[i].ws[k].jobs);
 	}
 	for (unsigned i = 0; n->ctx && i < 2 * n->njobs; i++)
 		free(n->ctx[i].irq_qs);
