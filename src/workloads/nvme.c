@@ -903,29 +903,37 @@ static void tag_unsleep(struct hwq *q, struct job *j)
 	j->tag_wait = false;
 }
 
-/* The wait queue a wake-up serves (sbq_wake_ptr): the next one with sleepers from
- * wake_index, which then moves past it so that the queues take turns. */
-static struct tag_wait_queue *tag_wake_ptr(struct hwq *q)
+/* Wake nr sleepers (__sbitmap_queue_wake_up): from the wait queue at wake_index on, each
+ * index passed before its queue is looked at (so the queues take turns), up to nr from the
+ * head of each queue with sleepers, on to the next while fewer than nr are woken; the index
+ * is left past the last queue looked at. A woken one on CPU ctx needs no wake-up: it retries
+ * when this CPU's loop comes back to it. */
+static void tag_wake(struct nvme *n, unsigned ctx, struct hwq *q, unsigned nr)
 {
-	for (unsigned i = 0; i < SBQ_WAIT_QUEUES; i++) {
-		struct tag_wait_queue *ws = &q->ws[q->wake_index];
+	unsigned wi = q->wake_index;
 
-		q->wake_index = (q->wake_index + 1) % SBQ_WAIT_QUEUES;
-		if (ws->n)
-			return ws;
+	for (unsigned i = 0; i < SBQ_WAIT_QUEUES && nr; i++) {
+		struct tag_wait_queue *ws = &q->ws[wi];
+
+		wi = (wi + 1) % SBQ_WAIT_QUEUES;
+		for (; ws->n && nr; nr--) {
+			struct job *w = &n->jobs[ws->jobs[0]];
+
+			tag_unsleep(q, w);
+			q->tag_wakeups++;
+			if (w->ctx != ctx)
+				raise_events(&n->ctx[w->ctx]);
+		}
 	}
-	return NULL;
+	q->wake_index = wi;
 }
 
 /* blk_mq_put_tag at the end of the request's completion, on CPU ctx: the tag is free again.
- * sbitmap's wake-up (__sbitmap_queue_wake_up, Linux 6.2 on): while submitters sleep, every
- * wake_batch tags freed wake up to wake_batch of them, from the head of one wait queue:
- * about one per tag. A woken one on this CPU needs no wake-up: it retries when this CPU's
- * loop comes back to it. */
+ * sbitmap's wake-up (sbitmap_queue_wake_up, Linux 6.2 on): while submitters sleep, every
+ * wake_batch tags freed wake wake_batch of them, over as many wait queues as it takes: about
+ * one per tag. */
 static void put_tag(struct nvme *n, unsigned ctx, struct hwq *q, unsigned tag)
 {
-	struct tag_wait_queue *ws;
-
 	q->owner[tag].job = UINT32_MAX;
 	q->tag_free[q->ntag_free++] = tag;
 	q->inflight--;
@@ -934,15 +942,7 @@ static void put_tag(struct nvme *n, unsigned ctx, struct hwq *q, unsigned tag)
 	if (++q->completion_cnt - q->wakeup_cnt < q->wake_batch)
 		return;
 	q->wakeup_cnt += q->wake_batch;
-	ws = tag_wake_ptr(q);
-	for (unsigned k = 0; ws && k < q->wake_batch && ws->n; k++) {
-		struct job *w = &n->jobs[ws->jobs[0]];
-
-		tag_unsleep(q, w);
-		q->tag_wakeups++;
-		if (w->ctx != ctx)
-			raise_events(&n->ctx[w->ctx]);
-	}
+	tag_wake(n, ctx, q, q->wake_batch);
 }
 
 /* The completion work of one I/O on this CPU (nvme_pci_complete_rq): complete_ns and the

@@ -659,6 +659,23 @@ static void test_shared_queue_tag_wakes_one_sleeper(void **state)
 	assert_true(r.tag_wakeups <= r.commands);
 }
 
+/* The wake_batch sleepers a batch of freed tags wakes are taken over the wait queues
+ * (__sbitmap_queue_wake_up goes on to the next queue with sleepers while it has woken fewer):
+ * on the busy shared queue the sleepers go one to a queue in turn (bt_wait_ptr), and nearly
+ * every tag freed wakes one, more than half the commands (one queue a batch: about 15%).
+ * Killed by waking from one wait queue only. */
+static void test_shared_queue_tag_wake_spans_wait_queues(void **state)
+{
+	struct ilab_nvme_cfg c = busy_shared_queue(128);
+	struct ilab_nvme_result r;
+
+	(void)state;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &r);
+	assert_int_equal(r.ios, 8 * 1500);
+	assert_true(r.tag_waits * 2 > r.commands); /* most submissions sleep */
+	assert_true(r.tag_wakeups * 2 > r.commands);
+}
+
 static void test_bad_irq_cpu(void **state)
 {
 	struct ilab_nvme_cfg c = cfg(1, 1, 4096);
@@ -1017,6 +1034,7 @@ int main(void)
 		cmocka_unit_test(test_shared_queue_drive_waits_for_cq_room),
 		cmocka_unit_test(test_shared_queue_completions_delivered_as_walked),
 		cmocka_unit_test(test_shared_queue_tag_wakes_one_sleeper),
+		cmocka_unit_test(test_shared_queue_tag_wake_spans_wait_queues),
 		cmocka_unit_test(test_bad_irq_cpu),
 		cmocka_unit_test(test_scenario_runs_three_modes),
 		cmocka_unit_test(test_scenario_refused_at_load),
