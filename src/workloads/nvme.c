@@ -50,6 +50,8 @@
 #include <iommulab/plat.h>
 #include <iommulab/sim.h>
 
+#include "workloads/group_cpus.h"
+
 /* An IOVA no DMA domain ever maps (the software-MSI window every domain reserves): what the
  * fault-injection test points a PRP at. */
 #define UNMAPPED_IOVA ILAB_MSI_IOVA_BASE
@@ -1307,24 +1309,39 @@ int ilab_nvme_rq_affinity_from_sysfs(int v, enum ilab_nvme_rq_affinity *a)
 
 
 
-/* The first CPU of the group cpu belongs to: with fewer queues than CPUs, Linux spreads the
- * CPUs over the queues in groups (group_cpus_evenly: the machine's CPUs in order here, the
- * first ncpu % nr_queues groups one CPU larger), and every CPU of a group maps to the group's
+/* Each CPU's group key, the group's first CPU: with fewer queues than CPUs, Linux spreads the
+ * CPUs over the queues in groups (group_cpus_evenly, group_cpus.c: within NUMA nodes, the
+ * queues shared among the nodes by their CPUs) and every CPU of a group maps to the group's
  * one hardware queue (blk_mq_map_queues). The queues are the controller's (n->cfg). With a
- * queue per CPU, the CPU itself. */
-static int group_of(const struct nvme *n, int cpu)
+ * queue per CPU, the CPU itself. Returns the array (plat_cpu_count() keys) or NULL. */
+static int *group_keys(const struct nvme *n)
 {
-	unsigned ncpu = plat_cpu_count(), nq = n->cfg->nr_queues, per, extra, big;
-	unsigned ucpu = (unsigned)cpu;
+	unsigned ncpu = plat_cpu_count(), nq = n->cfg->nr_queues;
+	int *key = calloc(ncpu, sizeof(*key)), *node = calloc(ncpu, sizeof(*node));
+	unsigned *group = calloc(ncpu, sizeof(*group));
+	int ngroups = 0;
 
-	if (!nq || nq >= ncpu)
-		return cpu;
-	per = ncpu / nq;
-	extra = ncpu % nq;
-	big = extra * (per + 1); /* CPUs in the larger groups */
-	if (ucpu < big)
-		return (int)(ucpu / (per + 1) * (per + 1));
-	return (int)(big + (ucpu - big) / per * per);
+	if (key && node && group && nq && nq < ncpu) {
+		for (unsigned c = 0; c < ncpu; c++)
+			node[c] = plat_cpu_node(c);
+		ngroups = ilab_group_cpus_evenly(nq, ncpu, node, plat_node_count(), group);
+	}
+	for (unsigned c = 0; key && c < ncpu; c++)
+		key[c] = (int)c;
+	for (unsigned c = 0; key && ngroups > 0 && c < ncpu; c++) {
+		unsigned first = 0;
+
+		while (group[first] != group[c]) /* the CPUs in order: the group's lowest */
+			first++;
+		key[c] = (int)first;
+	}
+	if (ngroups < 0) {
+		free(key);
+		key = NULL;
+	}
+	free(node);
+	free(group);
+	return key;
 }
 
 /* The CPU that takes queue q's interrupt: its first job's section's irq_cpus when given (an
@@ -1357,9 +1374,9 @@ static unsigned ctx_of(struct nvme *n, int cpu)
 
 /* Job j's hardware queue: its group's (a polled job's own: poll queues are not modelled as
  * shared), made when j is the first job there. */
-static void place_queue(struct nvme *n, struct job *j)
+static void place_queue(struct nvme *n, struct job *j, const int *keys)
 {
-	int key = group_of(n, j->cpu);
+	int key = keys[j->cpu];
 	struct hwq *q = NULL;
 
 	for (unsigned i = 0; !j->cfg->hipri && i < n->nq && !q; i++)
@@ -1421,9 +1438,10 @@ static int pick_cpus(struct nvme *n, int node, int *ctx_cpus, char *err, size_t 
 	unsigned *order = plat_zalloc_array(ncpu, sizeof(*order));
 	bool *used = plat_zalloc_array(ncpu, sizeof(*used));
 	unsigned *producers = plat_zalloc_array(2 * n->njobs, sizeof(*producers));
+	int *keys = group_keys(n);
 	int ret = 0;
 
-	if (!order || !used || !producers) {
+	if (!order || !used || !producers || !keys) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -1465,7 +1483,7 @@ static int pick_cpus(struct nvme *n, int node, int *ctx_cpus, char *err, size_t 
 		n->ctx[n->jobs[i].ctx].job = (int)i;
 	}
 	for (unsigned i = 0; !ret && i < n->njobs; i++)
-		place_queue(n, &n->jobs[i]);
+		place_queue(n, &n->jobs[i], keys);
 	for (unsigned i = 0; !ret && i < n->nq; i++)
 		ret = place_irq(n, &n->qs[i], producers, err, errlen);
 	for (unsigned i = 0; !ret && i < n->nctx; i++) {
@@ -1476,6 +1494,7 @@ out:
 	free(order);
 	free(used);
 	free(producers);
+	free(keys);
 	return ret;
 }
 
