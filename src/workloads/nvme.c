@@ -50,6 +50,8 @@
 #include <iommulab/plat.h>
 #include <iommulab/sim.h>
 
+#include "workloads/group_cpus.h"
+
 /* An IOVA no DMA domain ever maps (the software-MSI window every domain reserves): what the
  * fault-injection test points a PRP at. */
 #define UNMAPPED_IOVA ILAB_MSI_IOVA_BASE
@@ -903,29 +905,37 @@ static void tag_unsleep(struct hwq *q, struct job *j)
 	j->tag_wait = false;
 }
 
-/* The wait queue a wake-up serves (sbq_wake_ptr): the next one with sleepers from
- * wake_index, which then moves past it so that the queues take turns. */
-static struct tag_wait_queue *tag_wake_ptr(struct hwq *q)
+/* Wake nr sleepers (__sbitmap_queue_wake_up): from the wait queue at wake_index on, each
+ * index passed before its queue is looked at (so the queues take turns), up to nr from the
+ * head of each queue with sleepers, on to the next while fewer than nr are woken; the index
+ * is left past the last queue looked at. A woken one on CPU ctx needs no wake-up: it retries
+ * when this CPU's loop comes back to it. */
+static void tag_wake(struct nvme *n, unsigned ctx, struct hwq *q, unsigned nr)
 {
-	for (unsigned i = 0; i < SBQ_WAIT_QUEUES; i++) {
-		struct tag_wait_queue *ws = &q->ws[q->wake_index];
+	unsigned wi = q->wake_index;
 
-		q->wake_index = (q->wake_index + 1) % SBQ_WAIT_QUEUES;
-		if (ws->n)
-			return ws;
+	for (unsigned i = 0; i < SBQ_WAIT_QUEUES && nr; i++) {
+		struct tag_wait_queue *ws = &q->ws[wi];
+
+		wi = (wi + 1) % SBQ_WAIT_QUEUES;
+		for (; ws->n && nr; nr--) {
+			struct job *w = &n->jobs[ws->jobs[0]];
+
+			tag_unsleep(q, w);
+			q->tag_wakeups++;
+			if (w->ctx != ctx)
+				raise_events(&n->ctx[w->ctx]);
+		}
 	}
-	return NULL;
+	q->wake_index = wi;
 }
 
 /* blk_mq_put_tag at the end of the request's completion, on CPU ctx: the tag is free again.
- * sbitmap's wake-up (__sbitmap_queue_wake_up, Linux 6.2 on): while submitters sleep, every
- * wake_batch tags freed wake up to wake_batch of them, from the head of one wait queue:
- * about one per tag. A woken one on this CPU needs no wake-up: it retries when this CPU's
- * loop comes back to it. */
+ * sbitmap's wake-up (sbitmap_queue_wake_up, Linux 6.2 on): while submitters sleep, every
+ * wake_batch tags freed wake wake_batch of them, over as many wait queues as it takes: about
+ * one per tag. */
 static void put_tag(struct nvme *n, unsigned ctx, struct hwq *q, unsigned tag)
 {
-	struct tag_wait_queue *ws;
-
 	q->owner[tag].job = UINT32_MAX;
 	q->tag_free[q->ntag_free++] = tag;
 	q->inflight--;
@@ -934,15 +944,7 @@ static void put_tag(struct nvme *n, unsigned ctx, struct hwq *q, unsigned tag)
 	if (++q->completion_cnt - q->wakeup_cnt < q->wake_batch)
 		return;
 	q->wakeup_cnt += q->wake_batch;
-	ws = tag_wake_ptr(q);
-	for (unsigned k = 0; ws && k < q->wake_batch && ws->n; k++) {
-		struct job *w = &n->jobs[ws->jobs[0]];
-
-		tag_unsleep(q, w);
-		q->tag_wakeups++;
-		if (w->ctx != ctx)
-			raise_events(&n->ctx[w->ctx]);
-	}
+	tag_wake(n, ctx, q, q->wake_batch);
 }
 
 /* The completion work of one I/O on this CPU (nvme_pci_complete_rq): complete_ns and the
@@ -1307,24 +1309,39 @@ int ilab_nvme_rq_affinity_from_sysfs(int v, enum ilab_nvme_rq_affinity *a)
 
 
 
-/* The first CPU of the group cpu belongs to: with fewer queues than CPUs, Linux spreads the
- * CPUs over the queues in groups (group_cpus_evenly: the machine's CPUs in order here, the
- * first ncpu % nr_queues groups one CPU larger), and every CPU of a group maps to the group's
+/* Each CPU's group key, the group's first CPU: with fewer queues than CPUs, Linux spreads the
+ * CPUs over the queues in groups (group_cpus_evenly, group_cpus.c: within NUMA nodes, the
+ * queues shared among the nodes by their CPUs) and every CPU of a group maps to the group's
  * one hardware queue (blk_mq_map_queues). The queues are the controller's (n->cfg). With a
- * queue per CPU, the CPU itself. */
-static int group_of(const struct nvme *n, int cpu)
+ * queue per CPU, the CPU itself. Returns the array (plat_cpu_count() keys) or NULL. */
+static int *group_keys(const struct nvme *n)
 {
-	unsigned ncpu = plat_cpu_count(), nq = n->cfg->nr_queues, per, extra, big;
-	unsigned ucpu = (unsigned)cpu;
+	unsigned ncpu = plat_cpu_count(), nq = n->cfg->nr_queues;
+	int *key = calloc(ncpu, sizeof(*key)), *node = calloc(ncpu, sizeof(*node));
+	unsigned *group = calloc(ncpu, sizeof(*group));
+	int ngroups = 0;
 
-	if (!nq || nq >= ncpu)
-		return cpu;
-	per = ncpu / nq;
-	extra = ncpu % nq;
-	big = extra * (per + 1); /* CPUs in the larger groups */
-	if (ucpu < big)
-		return (int)(ucpu / (per + 1) * (per + 1));
-	return (int)(big + (ucpu - big) / per * per);
+	if (key && node && group && nq && nq < ncpu) {
+		for (unsigned c = 0; c < ncpu; c++)
+			node[c] = plat_cpu_node(c);
+		ngroups = ilab_group_cpus_evenly(nq, ncpu, node, plat_node_count(), group);
+	}
+	for (unsigned c = 0; key && c < ncpu; c++)
+		key[c] = (int)c;
+	for (unsigned c = 0; key && ngroups > 0 && c < ncpu; c++) {
+		unsigned first = 0;
+
+		while (group[first] != group[c]) /* the CPUs in order: the group's lowest */
+			first++;
+		key[c] = (int)first;
+	}
+	if (ngroups < 0) {
+		free(key);
+		key = NULL;
+	}
+	free(node);
+	free(group);
+	return key;
 }
 
 /* The CPU that takes queue q's interrupt: its first job's section's irq_cpus when given (an
@@ -1357,9 +1374,9 @@ static unsigned ctx_of(struct nvme *n, int cpu)
 
 /* Job j's hardware queue: its group's (a polled job's own: poll queues are not modelled as
  * shared), made when j is the first job there. */
-static void place_queue(struct nvme *n, struct job *j)
+static void place_queue(struct nvme *n, struct job *j, const int *keys)
 {
-	int key = group_of(n, j->cpu);
+	int key = keys[j->cpu];
 	struct hwq *q = NULL;
 
 	for (unsigned i = 0; !j->cfg->hipri && i < n->nq && !q; i++)
@@ -1421,9 +1438,10 @@ static int pick_cpus(struct nvme *n, int node, int *ctx_cpus, char *err, size_t 
 	unsigned *order = plat_zalloc_array(ncpu, sizeof(*order));
 	bool *used = plat_zalloc_array(ncpu, sizeof(*used));
 	unsigned *producers = plat_zalloc_array(2 * n->njobs, sizeof(*producers));
+	int *keys = group_keys(n);
 	int ret = 0;
 
-	if (!order || !used || !producers) {
+	if (!order || !used || !producers || !keys) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -1465,7 +1483,7 @@ static int pick_cpus(struct nvme *n, int node, int *ctx_cpus, char *err, size_t 
 		n->ctx[n->jobs[i].ctx].job = (int)i;
 	}
 	for (unsigned i = 0; !ret && i < n->njobs; i++)
-		place_queue(n, &n->jobs[i]);
+		place_queue(n, &n->jobs[i], keys);
 	for (unsigned i = 0; !ret && i < n->nq; i++)
 		ret = place_irq(n, &n->qs[i], producers, err, errlen);
 	for (unsigned i = 0; !ret && i < n->nctx; i++) {
@@ -1476,6 +1494,7 @@ out:
 	free(order);
 	free(used);
 	free(producers);
+	free(keys);
 	return ret;
 }
 

@@ -419,6 +419,41 @@ static void test_fewer_queues_share_vectors(void **state)
 	assert_true(r.irq_cpu_busy == 0); /* CPUs 0 and 4 run jobs too */
 }
 
+/* The hardware queues two jobs on CPUs a and b map to, with nr queues. */
+static unsigned queues_of_pair(unsigned nr, int a, int b)
+{
+	static int cpus[2];
+	struct ilab_nvme_cfg c = cfg(2, 2, 4096);
+	struct ilab_nvme_result r;
+
+	cpus[0] = a;
+	cpus[1] = b;
+	c.cpus = cpus;
+	c.nr_queues = nr;
+	c.number_ios = 8;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &r);
+	assert_int_equal(r.ios, 16);
+	return r.hw_queues;
+}
+
+/* Queues that do not divide evenly over kunpeng920's 4 nodes of 32 CPUs, grouped as Linux's
+ * group_cpus_evenly: 6 queues give two nodes one group each and two nodes two (by the
+ * nodes' sorted order, nodes 1 and 3 one: group_cpus.c), never one across two nodes, so CPUs
+ * 32 and 63 (node 1) share a queue and CPUs 31 and 32 do not; 3 queues, no more than the
+ * nodes, take whole nodes in turn, nodes 0 and 3 sharing the first. Killed by contiguous
+ * groups of the CPUs in order (6: 0-21, 22-43, 44-64, ...; 3: 0-42, 43-85, 86-127). */
+static void test_uneven_queues_grouped_by_node(void **state)
+{
+	(void)state;
+	assert_int_equal(queues_of_pair(6, 32, 63), 1);
+	assert_int_equal(queues_of_pair(6, 31, 32), 2);
+	assert_int_equal(queues_of_pair(6, 64, 80), 2); /* node 2: two groups of 16 */
+	assert_int_equal(queues_of_pair(3, 0, 127), 1);
+	assert_int_equal(queues_of_pair(3, 0, 42), 2);
+	assert_int_equal(queues_of_pair(3, 42, 43), 1);
+	assert_int_equal(queues_of_pair(3, 31, 32), 2);
+}
+
 /* ---- shared hardware queues ------------------------------------------------------------ */
 
 static const int cpus01[] = { 0, 1 };
@@ -657,6 +692,23 @@ static void test_shared_queue_tag_wakes_one_sleeper(void **state)
 	assert_true(r.tag_waits > 0);
 	assert_true(r.tag_wakeups > 0);
 	assert_true(r.tag_wakeups <= r.commands);
+}
+
+/* The wake_batch sleepers a batch of freed tags wakes are taken over the wait queues
+ * (__sbitmap_queue_wake_up goes on to the next queue with sleepers while it has woken fewer):
+ * on the busy shared queue the sleepers go one to a queue in turn (bt_wait_ptr), and nearly
+ * every tag freed wakes one, more than half the commands (one queue a batch: about 15%).
+ * Killed by waking from one wait queue only. */
+static void test_shared_queue_tag_wake_spans_wait_queues(void **state)
+{
+	struct ilab_nvme_cfg c = busy_shared_queue(128);
+	struct ilab_nvme_result r;
+
+	(void)state;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &r);
+	assert_int_equal(r.ios, 8 * 1500);
+	assert_true(r.tag_waits * 2 > r.commands); /* most submissions sleep */
+	assert_true(r.tag_wakeups * 2 > r.commands);
 }
 
 static void test_bad_irq_cpu(void **state)
@@ -1009,6 +1061,7 @@ int main(void)
 		cmocka_unit_test(test_cross_cpu_free_fills_the_depot),
 		cmocka_unit_test(test_hipri_polls),
 		cmocka_unit_test(test_fewer_queues_share_vectors),
+		cmocka_unit_test(test_uneven_queues_grouped_by_node),
 		cmocka_unit_test(test_shared_queue_one_sq_lock_line),
 		cmocka_unit_test(test_shared_queue_tags_bound_the_depth),
 		cmocka_unit_test(test_shared_queue_tags_capped_at_blk_mq_max_depth),
@@ -1017,6 +1070,7 @@ int main(void)
 		cmocka_unit_test(test_shared_queue_drive_waits_for_cq_room),
 		cmocka_unit_test(test_shared_queue_completions_delivered_as_walked),
 		cmocka_unit_test(test_shared_queue_tag_wakes_one_sleeper),
+		cmocka_unit_test(test_shared_queue_tag_wake_spans_wait_queues),
 		cmocka_unit_test(test_bad_irq_cpu),
 		cmocka_unit_test(test_scenario_runs_three_modes),
 		cmocka_unit_test(test_scenario_refused_at_load),
