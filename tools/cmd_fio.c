@@ -27,6 +27,7 @@ struct fio_cli {
 	enum fio_format fmt;
 	const char *output;
 	uint64_t nr_queues; /* --nr-queues: the controller's I/O queues (0: one per CPU) */
+	struct ilab_kernel_era kernel; /* --kernel: env.kernel points here (none: today's) */
 	struct cli_trace_opt trace;  /* --trace FILE and its limits (docs/trace.md) */
 	struct ilab_output_set files; /* the job files read, then the outputs: none over another */
 };
@@ -59,6 +60,12 @@ static int parse_own(struct fio_cli *o, const char *key, const char *val)
 		if (!val || cli_parse_count(val, 1, 65535, &o->nr_queues))
 			return USAGE("--nr-queues must be a whole number from 1 to 65535 (the "
 				     "controller's I/O queues), not '%s'", val ? val : "");
+	} else if (!strcmp(key, "kernel")) {
+		char msg[160];
+
+		if (!val || ilab_kernel_era_parse(val, &o->kernel, msg, sizeof(msg)))
+			return USAGE("--%s", val ? msg : "kernel needs a version (X.Y or latest)");
+		o->env.kernel = &o->kernel;
 	} else if (!strcmp(key, "seed")) {
 		if (!val || cli_parse_count(val, 1, CLI_SEED_MAX, &o->env.seed))
 			return USAGE("--seed must be a whole number from 1 to %llu, not '%s'",
@@ -131,7 +138,7 @@ static int parse(int argc, char **argv, struct fio_cli *o, struct fio_run *run)
 		/* iommulab's own options also take "--opt value" */
 		if (!eq && i + 1 < argc && (!strcmp(key, "iommu-mode") || !strcmp(key, "profile") ||
 					    !strcmp(key, "device") || !strcmp(key, "seed") ||
-					    !strcmp(key, "nr-queues") ||
+					    !strcmp(key, "nr-queues") || !strcmp(key, "kernel") ||
 					    !strcmp(key, "output") || !strcmp(key, "output-format") ||
 					    !strcmp(key, "terse-version") ||
 					    !strcmp(key, "trace") || !strcmp(key, "trace-limit-us") ||
@@ -224,8 +231,9 @@ static int run_batch(struct fio_cli *o, struct fio_run *run, unsigned first, uns
 	m->cfg.nr_queues = (unsigned)o->nr_queues; /* the controller's: the first section's */
 	ret = ilab_nvme_env_run(&o->env, &m->cfg, &res, NULL, &info, err, errlen);
 	snprintf(o->machine, sizeof(o->machine), "iommulab: simulated time, profile %s, device %s "
-		 "(node %d, iommu unit %u), iommu=%s, seed %llu", info.profile, info.device,
-		 info.node, info.iommu, mode_name(o->env.mode), (unsigned long long)o->env.seed);
+		 "(node %d, iommu unit %u), iommu=%s%s%s, seed %llu", info.profile, info.device,
+		 info.node, info.iommu, mode_name(o->env.mode), o->env.kernel ? ", kernel " : "",
+		 o->env.kernel ? o->env.kernel->name : "", (unsigned long long)o->env.seed);
 	m->cfg.also = NULL;
 	m->cfg.nalso = 0;
 	for (unsigned i = first; i < last; i++)

@@ -51,6 +51,9 @@ struct ilab_kernel_era {
 					  * era (the single queue, 6.7, is for s390's) */
 	/* VT-d driver (ilab_intel_iommu_opts) */
 	bool vtd_drop_ih;                /* < 6.19: qi_flush_iotlb drops the invalidation hint */
+	/* NVMe driver and blk-mq (ilab_nvme_cfg) */
+	bool nvme_comp_batch;            /* >= 5.16: completions on the interrupt's CPU finished
+					  * as a batch after the CQ walk (io_comp_batch) */
 	/* Not switched (no timed path; see docs/kernel-eras.md): */
 	bool ste_hitless;                /* >= 6.9: the hitless STE/CD writer (the only one here) */
 };
@@ -67,6 +70,8 @@ void ilab_kernel_era_drv_opts(const struct ilab_kernel_era *era, struct ilab_smm
 void ilab_kernel_era_dma_opts(const struct ilab_kernel_era *era, struct ilab_dma_options *o);
 struct ilab_intel_iommu_opts;
 void ilab_kernel_era_vtd_opts(const struct ilab_kernel_era *era, struct ilab_intel_iommu_opts *o);
+struct ilab_nvme_cfg;
+void ilab_kernel_era_nvme_opts(const struct ilab_kernel_era *era, struct ilab_nvme_cfg *c);
 /* Whether a lazy (DMA_FQ) domain on an SMMUv3 runs as a backport in this era (< 4.20). */
 bool ilab_kernel_era_lazy_is_backport(const struct ilab_kernel_era *era, bool smmuv3);
 

@@ -181,6 +181,11 @@ struct ilab_nvme_cfg {
 	enum ilab_nvme_rq_affinity rq_affinity;
 	bool hipri;                /* polled queues (io_uring hipri, nvme.poll_queues): no
 				    * interrupt, the submitter polls its CQ and is never idle */
+	bool no_comp_batch;        /* every completion finished as its CQ entry is walked, as
+				    * before Linux 5.16; false (5.16 on): those finished on the
+				    * walking CPU are unmapped, freed and delivered after the
+				    * walk and its doorbell (nvme_pci_complete_batch). The
+				    * kernel era sets it (kernel_era.h) */
 	/* Per job, when not NULL: numjobs entries the run fills (fio's per-job reports). */
 	struct ilab_nvme_job_result *job_results;
 	/* Job sections running at the same time on the same drive (fio's jobs without
@@ -255,6 +260,7 @@ struct ilab_nvme_result {
 	uint64_t tag_waits;        /* submissions that found every tag of their queue taken and
 				    * slept until a completion freed one */
 	uint64_t tag_wakeups;      /* sleepers a freed tag woke (sbitmap: about one a tag) */
+	uint64_t batched_completions; /* finished after their walk (io_comp_batch, 5.16 on) */
 	uint64_t cq_walk_max;      /* most entries one walk of a CQ reaped (at most entries - 1:
 				    * the drive posts into no full CQ) ... */
 	uint64_t cq_walk_max_ns;   /* ... and that walk's time */

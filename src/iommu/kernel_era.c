@@ -12,6 +12,7 @@
 
 #include "iommulab/intel_iommu_drv.h"
 #include "iommulab/kernel_era.h"
+#include "iommulab/nvme.h"
 
 #define V(major, minor) ((major) * 100u + (minor))
 
@@ -100,6 +101,14 @@ static void set_vtd_ih(struct ilab_kernel_era *e, bool after)
 	e->vtd_drop_ih = !after;
 }
 
+/* nvme_irq and nvme_poll_cq pass an io_comp_batch from 5.16: a completion neither sent to
+ * another CPU nor failed is unmapped, freed and delivered after the walk and its doorbell
+ * (nvme_pci_complete_batch); before, each as its entry was walked. */
+static void set_comp_batch(struct ilab_kernel_era *e, bool after)
+{
+	e->nvme_comp_batch = after;
+}
+
 static const struct ilab_kernel_change changes[] = {
 	{ "sync_msi", "CMD_SYNC completion by MSI, waited for outside the queue lock (was: CONS "
 	  "polled with the lock held)", V(4, 15), "iommu/arm-smmu-v3: Use CMD_SYNC completion MSI",
@@ -121,6 +130,9 @@ static const struct ilab_kernel_change changes[] = {
 	{ "map_pages", "map_pages/unmap_pages: one walk per run of pages",
 	  V(5, 15), "iommu/arm-smmu-v3: Implement the map_pages() IOMMU driver callback",
 	  set_map_pages },
+	{ "comp_batch", "NVMe: completions on the interrupt's CPU finished as a batch after the "
+	  "CQ walk and its doorbell (was: each as its entry was walked)",
+	  V(5, 16), "nvme: wire up completion batching for the IRQ path", set_comp_batch },
 	{ "mag_size", "IOVA magazine of 127 pfns (was 128)",
 	  V(6, 0), "iommu/iova: change IOVA_MAG_SIZE to 127 to save memory", set_mag_size },
 	{ "sac_latch", "PCI 32-bit-first IOVA attempt given up after its first failure "
@@ -228,6 +240,11 @@ void ilab_kernel_era_drv_opts(const struct ilab_kernel_era *era, struct ilab_smm
 void ilab_kernel_era_vtd_opts(const struct ilab_kernel_era *era, struct ilab_intel_iommu_opts *o)
 {
 	o->drop_ih = era->vtd_drop_ih;
+}
+
+void ilab_kernel_era_nvme_opts(const struct ilab_kernel_era *era, struct ilab_nvme_cfg *c)
+{
+	c->no_comp_batch = !era->nvme_comp_batch;
 }
 
 void ilab_kernel_era_dma_opts(const struct ilab_kernel_era *era, struct ilab_dma_options *o)

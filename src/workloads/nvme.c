@@ -185,6 +185,10 @@ struct tag_owner {
 #define SBQ_WAIT_QUEUES 8u
 #define SBQ_WAKE_BATCH 8u
 
+/* Most tags blk_mq_end_request_batch frees together, one sbitmap wake-up for them
+ * (block/blk-mq.c: TAG_COMP_BATCH). */
+#define TAG_COMP_BATCH 32u
+
 /* One of sbitmap's wait queues (struct sbq_wait_state): the jobs asleep on it for a tag, in
  * the order they went to sleep (exclusive waiters: a wake-up takes them from the head). */
 struct tag_wait_queue {
@@ -228,6 +232,11 @@ struct hwq {
 	uint64_t completion_cnt, wakeup_cnt, tag_wakeups;
 	uint64_t walk_max, walk_max_ns; /* the longest CQ walk: entries, and its time */
 	uint64_t sq_wraps, cq_wraps;
+	/* the walk's io_comp_batch (5.16 on): entries whose completion is left for after the
+	 * walk and its doorbell, in CQ order (at most the tags) */
+	struct batched { uint16_t cid, sf; } *batch;
+	unsigned nbatch;
+	uint64_t batched;       /* completions finished in a batch */
 	/* drive private */
 	struct plat_agent *agent;
 	struct pending *fifo;   /* booked commands, in fetch order (qsize entries) */
@@ -930,31 +939,48 @@ static void tag_wake(struct nvme *n, unsigned ctx, struct hwq *q, unsigned nr)
 	q->wake_index = wi;
 }
 
-/* blk_mq_put_tag at the end of the request's completion, on CPU ctx: the tag is free again.
- * sbitmap's wake-up (sbitmap_queue_wake_up, Linux 6.2 on): while submitters sleep, every
- * wake_batch tags freed wake wake_batch of them, over as many wait queues as it takes: about
- * one per tag. */
-static void put_tag(struct nvme *n, unsigned ctx, struct hwq *q, unsigned tag)
+/* blk_mq_put_tag at the end of a request's completion, or blk_mq_put_tags for a batch's nr
+ * (blk_mq_end_request_batch), on CPU ctx: the tags are free again. sbitmap's wake-up
+ * (sbitmap_queue_wake_up(nr), Linux 6.2 on): while submitters sleep, the tags freed count
+ * towards the next wake_batch, and a call that reaches it wakes wake_batch of them, over as
+ * many wait queues as it takes: about one per tag freed one by one, wake_batch per call. */
+static void put_tags(struct nvme *n, unsigned ctx, struct hwq *q, const unsigned *tags,
+		     unsigned nr)
 {
-	q->owner[tag].job = UINT32_MAX;
-	q->tag_free[q->ntag_free++] = tag;
-	q->inflight--;
+	for (unsigned i = 0; i < nr; i++) {
+		q->owner[tags[i]].job = UINT32_MAX;
+		q->tag_free[q->ntag_free++] = tags[i];
+		q->inflight--;
+	}
 	if (!q->ws_active)
 		return;
-	if (++q->completion_cnt - q->wakeup_cnt < q->wake_batch)
+	q->completion_cnt += nr;
+	if (q->completion_cnt - q->wakeup_cnt < q->wake_batch)
 		return;
 	q->wakeup_cnt += q->wake_batch;
 	tag_wake(n, ctx, q, q->wake_batch);
 }
 
-/* The completion work of one I/O on this CPU (nvme_pci_complete_rq): complete_ns and the
- * unmap, whose cost (strict: the invalidation and its sync) lands here and whose IOVA goes
- * into this CPU's rcache. */
-static void complete_io(struct nvme *n, unsigned ctx, struct job *j, struct slot *s)
+static void put_tag(struct nvme *n, unsigned ctx, struct hwq *q, unsigned tag)
+{
+	put_tags(n, ctx, q, &tag, 1);
+}
+
+/* The unmap of one I/O's completion on this CPU (nvme_pci_unmap_rq), with its complete_ns:
+ * its cost (strict: the invalidation and its sync) lands here, its IOVA goes into this CPU's
+ * rcache. */
+static void unmap_io(struct nvme *n, struct slot *s)
 {
 	plat_charge_ns(n->cfg->complete_ns);
 	ilab_dma_unmap_single(n->dev, s->dma, s->map_len, dma_dir(s->ddir));
 	s->mapped = false;
+}
+
+/* The completion work of one I/O on this CPU (nvme_pci_complete_rq): the unmap, then the
+ * tag's release. */
+static void complete_io(struct nvme *n, unsigned ctx, struct job *j, struct slot *s)
+{
+	unmap_io(n, s);
 	put_tag(n, ctx, j->q, s->tag);
 }
 
@@ -969,43 +995,92 @@ static void reaped(struct job *j, unsigned cid, uint16_t sf, uint64_t at)
 	j->inflight--;
 }
 
-/* One CQ entry of the walk on CPU x: its job's completion work here (the submitter's own CPU,
- * or rq_affinity keeps it on the interrupt's), reaped at once when here is the submitter's;
- * otherwise handed to the submitter's ring, done or (an IPI) still to do, and the submitter
- * woken. */
-static void walk_entry(struct nvme *n, struct cpu_ctx *x, struct job *j, unsigned si,
-		       uint16_t sf)
+/* Hand a completion to its submitter's ring, done here or (an IPI) still to do there, and
+ * signal the submitter when its ring was empty, as blk_mq_complete_send_ipi's llist_add: one
+ * that has not drained it yet will see this entry too, since it drains up to the producer's
+ * index before it sleeps again. */
+static void hand_over(struct nvme *n, struct job *j, unsigned si, uint16_t sf)
 {
-	unsigned xi = (unsigned)(x - n->ctx);
-	bool local = j->ctx == xi, was_empty;
-	struct done *d;
+	bool was_empty = j->ring_cons == j->ring_prod;
+	struct done *d = &j->ring[j->ring_prod++ % j->cfg->iodepth];
 
-	j->walk_done++;
-	if (local || j->complete_on_irq) {
-		complete_io(n, xi, j, &j->slots[si]);
-		if (local) {
-			reaped(j, si, sf, plat_now_ns());
-			return;
-		}
-		j->remote++;
-	}
-	was_empty = j->ring_cons == j->ring_prod;
-	d = &j->ring[j->ring_prod++ % j->cfg->iodepth];
 	*d = (struct done){ .cid = (uint16_t)si, .sf = sf, .work = !j->complete_on_irq,
 			    .t = plat_now_ns() };
-	/* Delivered now, not at the walk's end: Linux completes each entry as nvme_poll_cq
-	 * handles it (its IPI, or the submitter's wake-up, goes out then), and the submitter
-	 * runs meanwhile on its own CPU. As blk_mq_complete_send_ipi's llist_add, the submitter
-	 * is signalled when its ring was empty: one that has not drained it yet will see this
-	 * entry too, since it drains up to the producer's index before it sleeps again. */
 	if (was_empty)
 		raise_events(&n->ctx[j->ctx]);
 }
 
+/* A completion whose work ran on CPU xi goes to its submitter: reaped at once when xi is the
+ * submitter's, else handed over (the submitter's wake-up, blk_mq_end_request's bio_endio). */
+static void finish_here(struct nvme *n, unsigned xi, struct job *j, unsigned si, uint16_t sf)
+{
+	if (j->ctx == xi) {
+		reaped(j, si, sf, plat_now_ns());
+		return;
+	}
+	j->remote++;
+	hand_over(n, j, si, sf);
+}
+
+/* One CQ entry of the walk on CPU x (nvme_handle_cqe). One whose completion goes to another
+ * CPU (the IPI of rq_affinity, blk_mq_complete_request_remote) is handed over as walked.
+ * One completed on this CPU (the submitter's own, or rq_affinity keeps it here) goes into
+ * the walk's batch from 5.16 (blk_mq_add_to_batch: a request without error; fio's have no
+ * I/O scheduler and no end_io), finished after the doorbell; before 5.16, or with an error,
+ * its work runs now (nvme_pci_complete_rq). Delivered as each is finished, not at the walk's
+ * end: the submitter runs meanwhile on its own CPU. */
+static void walk_entry(struct nvme *n, struct cpu_ctx *x, struct job *j, unsigned si,
+		       uint16_t sf)
+{
+	unsigned xi = (unsigned)(x - n->ctx);
+	struct hwq *q = j->q;
+
+	j->walk_done++;
+	if (j->ctx != xi && !j->complete_on_irq) {
+		hand_over(n, j, si, sf);
+		return;
+	}
+	if (!n->cfg->no_comp_batch && (sf >> 1) == ILAB_NVME_SC_SUCCESS) {
+		q->batch[q->nbatch++] = (struct batched){ .cid = (uint16_t)j->slots[si].tag,
+							  .sf = sf };
+		return;
+	}
+	complete_io(n, xi, j, &j->slots[si]);
+	finish_here(n, xi, j, si, sf);
+}
+
+/* The walk's batch on CPU xi, after its doorbell (nvme_pci_complete_batch): every I/O
+ * unmapped first, then each delivered in turn (blk_mq_end_request_batch), its tag freed
+ * with up to TAG_COMP_BATCH others, one sbitmap wake-up for them. */
+static void complete_batch(struct nvme *n, unsigned xi, struct hwq *q)
+{
+	unsigned tags[TAG_COMP_BATCH], nr = 0;
+
+	for (unsigned i = 0; i < q->nbatch; i++) {
+		struct tag_owner o = q->owner[q->batch[i].cid];
+
+		unmap_io(n, &n->jobs[o.job].slots[o.slot]);
+	}
+	for (unsigned i = 0; i < q->nbatch; i++) {
+		struct tag_owner o = q->owner[q->batch[i].cid];
+
+		finish_here(n, xi, &n->jobs[o.job], o.slot, q->batch[i].sf);
+		if (nr == TAG_COMP_BATCH) {
+			put_tags(n, xi, q, tags, nr);
+			nr = 0;
+		}
+		tags[nr++] = q->batch[i].cid;
+	}
+	if (nr)
+		put_tags(n, xi, q, tags, nr);
+	q->batched += q->nbatch;
+	q->nbatch = 0;
+}
+
 /* The interrupt handler's walk of queue q's one CQ on its vector's CPU x (nvme_poll_cq):
  * every entry with the current phase, in CQ order, whichever of the queue's CPUs submitted
- * it, each delivered as it is handled; then the CQ head doorbell, once for the walk, which
- * gives the drive room in a full CQ. Returns entries. */
+ * it, each handled as walk_entry says; then the CQ head doorbell, once for the walk, which
+ * gives the drive room in a full CQ; then the walk's batch (nvme_irq). Returns entries. */
 static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct hwq *q)
 {
 	uint64_t t0 = plat_now_ns();
@@ -1038,6 +1113,8 @@ static unsigned walk_cq(struct nvme *n, struct cpu_ctx *x, struct hwq *q)
 		if (q->cq_stalled) /* the register write reaches the waiting controller */
 			plat_agent_wake(q->agent);
 	}
+	if (q->nbatch)
+		complete_batch(n, (unsigned)(x - n->ctx), q);
 	if (done > q->walk_max) {
 		q->walk_max = done;
 		q->walk_max_ns = plat_now_ns() - t0;
@@ -1552,6 +1629,7 @@ static int summarise(struct nvme *n, struct ilab_nvme_result *res)
 		if (q->njobs > res->queue_jobs_max)
 			res->queue_jobs_max = q->njobs;
 		res->tag_wakeups += q->tag_wakeups;
+		res->batched_completions += q->batched;
 		res->cq_full_waits += q->cq_full_waits;
 		if (q->walk_max > res->cq_walk_max) {
 			res->cq_walk_max = q->walk_max;
@@ -1680,10 +1758,11 @@ static int alloc_queue(struct nvme *n, struct hwq *q)
 	q->jobs = plat_zalloc_array(n->njobs, sizeof(*q->jobs));
 	q->tag_free = plat_zalloc_array(tags, sizeof(*q->tag_free));
 	q->owner = plat_zalloc_array(tags, sizeof(*q->owner));
+	q->batch = plat_zalloc_array(tags, sizeof(*q->batch));
 	q->fifo = plat_zalloc_array(n->qsize, sizeof(*q->fifo));
 	q->pages = plat_zalloc_array(ILAB_NVME_MAX_BS / ILAB_NVME_PAGE + 1, sizeof(*q->pages));
 	q->prp_raw = plat_zalloc_array(1, ILAB_NVME_PAGE);
-	if (!q->jobs || !q->tag_free || !q->owner || !q->fifo || !q->pages || !q->prp_raw)
+	if (!q->jobs || !q->tag_free || !q->owner || !q->batch || !q->fifo || !q->pages || !q->prp_raw)
 		return -ENOMEM;
 	for (unsigned k = tags; k-- > 0;) {
 		q->tag_free[q->ntag_free++] = k;
@@ -1753,6 +1832,7 @@ static void free_jobs(struct nvme *n)
 		free(n->qs[i].jobs);
 		free(n->qs[i].tag_free);
 		free(n->qs[i].owner);
+		free(n->qs[i].batch);
 		free(n->qs[i].fifo);
 		free(n->qs[i].pages);
 		free(n->qs[i].prp_raw);

@@ -152,6 +152,7 @@ int ilab_nvme_env_run(const struct ilab_nvme_env *e, const struct ilab_nvme_cfg 
 	}
 	to.smmu_mask = 1ull << td->smmu;
 	if (e->kernel) {
+		ilab_kernel_era_nvme_opts(e->kernel, &cfg);
 		ilab_kernel_era_drv_opts(e->kernel, &to.drv);
 		ilab_kernel_era_vtd_opts(e->kernel, &to.vtd_drv);
 	}

@@ -106,6 +106,12 @@ out=$("$BIN" fio --name=t --numjobs=2 --rw=randwrite --runtime=1ms --group_repor
 # share one, and its vector's CPU 0 runs the completion work of all eight
 check_usage "--nr-queues must be a whole number from 1 to 65535" --nr-queues=0 --name=q
 check_usage "--nr-queues must be a whole number from 1 to 65535" --nr-queues=x --name=q
+# --kernel: the era (docs/kernel-eras.md), said on the machine line; a release it does not know
+# is one line + exit 2
+check_usage "--kernel: 5.20 is not a Linux release from 4.14 to 7.x (or latest)" --kernel=5.20 --name=q
+check_usage "--kernel: 'x' is not a version" --kernel x --name=q
+out=$("$BIN" fio --kernel 5.15 --name=k --rw=randread --number_ios=20 2>/dev/null)
+printf '%s\n' "$out" | grep -q 'iommu=strict, kernel 5\.15, seed 1$' || bad "fio --kernel 5.15: '$out'"
 own=$("$BIN" fio --name=q --numjobs=8 --iodepth=32 --ioengine=libaio --runtime=2ms --group_reporting) ||
 	bad "fio own queues: rc $?"
 shared=$("$BIN" fio --nr-queues 8 --name=q --numjobs=8 --iodepth=32 --ioengine=libaio --runtime=2ms --group_reporting) ||

@@ -16,6 +16,7 @@
 
 #include "iommulab/intel_iommu_drv.h"
 #include "iommulab/kernel_era.h"
+#include "iommulab/nvme.h"
 #include "iommu/dma_test_util.h"
 
 static struct tu T;
@@ -64,7 +65,7 @@ static void versions_parsed_or_refused(void **state)
 
 /* What a layer can see of an era: the options it is given. */
 enum obs { O_CMDQ, O_RIL, O_MAP_PAGES, O_MAG, O_SAC, O_DEPOT, O_FQ, O_STE, O_SPLIT, O_FAIR,
-	   O_SYNC_MODE, O_SYNC_ORDER, O_LOOKUP, O_LAZY, O_IH, O_NR };
+	   O_SYNC_MODE, O_SYNC_ORDER, O_LOOKUP, O_LAZY, O_IH, O_BATCH, O_NR };
 
 static void observe(unsigned version, long v[O_NR])
 {
@@ -72,8 +73,10 @@ static void observe(unsigned version, long v[O_NR])
 	struct ilab_smmu_drv_opts d = { 0 };
 	struct ilab_dma_options o;
 	struct ilab_intel_iommu_opts vt = { 0 };
+	struct ilab_nvme_cfg nc = { 0 };
 
 	ilab_kernel_era_at(version, &e);
+	ilab_kernel_era_nvme_opts(&e, &nc);
 	ilab_kernel_era_drv_opts(&e, &d);
 	ilab_kernel_era_vtd_opts(&e, &vt);
 	ilab_dma_options_default(&o);
@@ -95,6 +98,7 @@ static void observe(unsigned version, long v[O_NR])
 	v[O_LAZY] = ilab_kernel_era_lazy_is_backport(&e, true) * 10 +
 		    ilab_kernel_era_lazy_is_backport(&e, false);
 	v[O_IH] = vt.drop_ih;
+	v[O_BATCH] = nc.no_comp_batch;
 }
 
 /* The release before v: 5.0 follows 4.20, 6.0 follows 5.19, 7.0 follows 6.19. */
@@ -118,6 +122,7 @@ static const struct {
 	{ "cmdq", 504, O_CMDQ, ILAB_SMMU_CMDQ_SPINLOCK * 100 + 8, ILAB_SMMU_CMDQ_LOCKFREE * 100 },
 	{ "ril", 507, O_RIL, 1, 0 },
 	{ "map_pages", 515, O_MAP_PAGES, 0, 1 },
+	{ "comp_batch", 516, O_BATCH, 1, 0 },
 	{ "mag_size", 600, O_MAG, 128, 127 },
 	{ "sac_latch", 605, O_SAC, 0, 1 },
 	{ "depot", 607, O_DEPOT, ILAB_IOVA_DEPOT_FIXED32, ILAB_IOVA_DEPOT_LIST },
@@ -204,6 +209,12 @@ static void latest_is_the_defaults(void **state)
 
 		ilab_kernel_era_vtd_opts(&e, &i);
 		assert_memory_equal(&i, &i0, sizeof(i));
+	}
+	{ /* the NVMe workload's default (a zeroed cfg) is today's batching */
+		struct ilab_nvme_cfg c0 = { 0 }, c = { .no_comp_batch = true };
+
+		ilab_kernel_era_nvme_opts(&e, &c);
+		assert_memory_equal(&c, &c0, sizeof(c));
 	}
 }
 
