@@ -761,6 +761,27 @@ static void test_comp_batch_refuses_errors(void **state)
 	assert_int_equal(r.batched_completions, 8);
 }
 
+/* With one hardware queue blk_mq_complete_request_remote sends every interrupt completion to
+ * BLOCK_SOFTIRQ (nr_hw_queues == 1), so blk_mq_add_to_batch is never reached: nothing is
+ * batched, in any era. With two queues the walking CPU's completions are. Killed by
+ * batching regardless of the queue count (all 4 x 200 batched). */
+static void test_comp_batch_not_with_one_hw_queue(void **state)
+{
+	struct ilab_nvme_cfg c = cfg(4, 8, 4096);
+	struct ilab_nvme_result r;
+
+	(void)state;
+	c.number_ios = 200;
+	c.nr_queues = 1;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &r);
+	assert_int_equal(r.ios, 4 * 200);
+	assert_int_equal(r.batched_completions, 0);
+	c.nr_queues = 2;
+	run_ok(ILAB_NVME_ENV_STRICT, &c, &r);
+	assert_int_equal(r.ios, 4 * 200);
+	assert_true(r.batched_completions > 0);
+}
+
 static void test_bad_irq_cpu(void **state)
 {
 	struct ilab_nvme_cfg c = cfg(1, 1, 4096);
@@ -1123,6 +1144,7 @@ int main(void)
 		cmocka_unit_test(test_shared_queue_tag_wake_spans_wait_queues),
 		cmocka_unit_test(test_comp_batch_after_walk),
 		cmocka_unit_test(test_comp_batch_refuses_errors),
+		cmocka_unit_test(test_comp_batch_not_with_one_hw_queue),
 		cmocka_unit_test(test_bad_irq_cpu),
 		cmocka_unit_test(test_scenario_runs_three_modes),
 		cmocka_unit_test(test_scenario_refused_at_load),
